@@ -1,0 +1,61 @@
+/* geometry.h - cache shape and the address -> (slice, set) mapping.
+ *
+ * Sets are numbered globally: set = slice * sets_per_slice + set_in_slice.
+ * Mappings:
+ *   modulo  set = line mod (slices * sets_per_slice); slices are concatenated.
+ *   xor     set_in_slice = line mod sets_per_slice (the index bits, as on
+ *           Intel parts) and slice = an XOR-folding hash of the physical
+ *           address bits (Intel-like complex addressing; see docs/cache-model.md).
+ *   random  set = mix64(line ^ seed) mod total sets: the model's "uniformly
+ *           and randomly mapped" assumption, fixed for a given seed. */
+#ifndef DDIOSIM_CACHE_GEOMETRY_H
+#define DDIOSIM_CACHE_GEOMETRY_H
+
+#include <stdint.h>
+#include "sim/common/err.h"
+
+#define CACHE_MAX_WAYS 64
+#define CACHE_MAX_SETS (1u << 28)
+
+enum cache_mapping { MAP_MODULO = 0, MAP_XOR, MAP_RANDOM };
+
+typedef struct cache_geom {
+    uint32_t line_size;       /* bytes, a power of two, 16..4096 */
+    uint32_t slices;          /* >= 1 */
+    uint32_t sets_per_slice;  /* >= 1; a power of two for the xor mapping */
+    uint32_t ways;            /* 1..64 */
+    enum cache_mapping mapping;
+    uint64_t seed;            /* random mapping only */
+} cache_geom;
+
+/* Check the geometry; `what` names it in the error ("--sets", "llc"...). */
+int cache_geom_validate(const cache_geom *g, const char *what, ddio_err *e);
+
+static inline uint64_t cache_geom_total_sets(const cache_geom *g)
+{
+    return (uint64_t)g->slices * g->sets_per_slice;
+}
+
+static inline uint64_t cache_geom_bytes(const cache_geom *g)
+{
+    return cache_geom_total_sets(g) * g->ways * g->line_size;
+}
+
+/* Precomputed state of a mapping (XOR fold tables). */
+typedef struct cache_mapper {
+    enum cache_mapping kind;
+    uint32_t slices, sets_per_slice, line_shift;
+    uint64_t total_sets, seed;
+    uint16_t fold[8][256];    /* xor: per address byte, its contribution to the slice hash */
+} cache_mapper;
+
+void cache_mapper_init(cache_mapper *m, const cache_geom *g);
+/* Global set index of a line number (address >> log2(line_size)). */
+uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line);
+/* The xor mapping's raw 16-bit slice hash of a physical address (for tests). */
+uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t paddr);
+
+int cache_parse_mapping(const char *s, enum cache_mapping *out, ddio_err *e);
+const char *cache_mapping_name(enum cache_mapping m);
+
+#endif

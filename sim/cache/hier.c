@@ -1,0 +1,407 @@
+/* hier.c - executes the coherence table (coherence.c) on a way-partitioned
+ * LLC and per-core L2s.  See docs/cache-model.md for the choices made where
+ * the paper's Table 1 is silent. */
+#include "sim/cache/hier.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/common/parse.h"
+
+/* Per-line metadata byte: the coherence state (ST_M means dirty). */
+#define META_STATE(m) ((uint8_t)((m) & 3))
+
+static const uint8_t col_region[COL_COUNT] = {
+    [COL_DDIO] = REG_DDIO, [COL_L3] = REG_L3, [COL_SHARED] = REG_SHARED,
+    [COL_L2_EM] = REG_L2, [COL_L2_S] = REG_L2, [COL_MEM] = REG_MEM,
+};
+
+static const uint8_t region_col[REG_COUNT] = {
+    [REG_L2] = COL_L2_EM, [REG_DDIO] = COL_DDIO, [REG_SHARED] = COL_SHARED,
+    [REG_L3] = COL_L3, [REG_MEM] = COL_MEM,
+};
+
+void hier_config_default(hier_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->mode = HIER_NONINCLUSIVE;
+    /* Xeon Gold 6140: 18 slices x 2048 sets x 11 ways x 64 B = 24.75 MiB. */
+    c->llc = (cache_geom){.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11,
+                          .mapping = MAP_XOR, .seed = 1};
+    repl_config_default(&c->llc_repl);
+    /* 1 MiB, 16-way private L2 per core. */
+    c->l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 1024, .ways = 16,
+                         .mapping = MAP_MODULO, .seed = 1};
+    repl_config_default(&c->l2_repl);
+    c->cores = 1;
+    c->ddio_mask = 0x600;
+    c->shared_mask = 0x003;
+    c->n_cos = 1;
+    c->cos_mask[0] = 0x7FF;
+}
+
+int hier_config_validate(const hier_config *c, ddio_err *e)
+{
+    if (c->mode != HIER_NONINCLUSIVE && c->mode != HIER_INCLUSIVE)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "hierarchy: unknown mode");
+    if (cache_geom_validate(&c->llc, "llc", e) || cache_geom_validate(&c->l2, "l2", e))
+        return -1;
+    if (c->llc.line_size != c->l2.line_size)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "l2: line size %u differs from the LLC's %u",
+                         c->l2.line_size, c->llc.line_size);
+    uint64_t full = c->llc.ways == 64 ? UINT64_MAX : (1ull << c->llc.ways) - 1;
+    if (c->cores < 1 || c->cores > HIER_MAX_CORES)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "cores: %u is out of range [1, %d]", c->cores, HIER_MAX_CORES);
+    if (!c->ddio_mask || (c->ddio_mask & ~full))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "ddio_mask: 0x%llx must select at least one of the %u LLC ways",
+                         (unsigned long long)c->ddio_mask, c->llc.ways);
+    if (c->mode == HIER_NONINCLUSIVE && (!c->shared_mask || (c->shared_mask & ~full)))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "shared_mask: 0x%llx must select at least one of the %u LLC ways",
+                         (unsigned long long)c->shared_mask, c->llc.ways);
+    if (c->mode == HIER_INCLUSIVE && c->shared_mask)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "shared_mask: an inclusive LLC has no Shared ways (set it to 0)");
+    if (c->n_cos < 1 || c->n_cos > HIER_MAX_COS)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "cat: %u classes of service is out of range [1, %d]", c->n_cos,
+                         HIER_MAX_COS);
+    for (uint32_t i = 0; i < c->n_cos; i++)
+        if (!c->cos_mask[i] || (c->cos_mask[i] & ~full))
+            return ddio_errf(e, DDIO_EXIT_USAGE, "cat: class %u mask 0x%llx must select at least one of the %u LLC ways",
+                             i, (unsigned long long)c->cos_mask[i], c->llc.ways);
+    for (uint32_t i = 0; i < c->cores; i++)
+        if (c->core_cos[i] >= c->n_cos)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "cat: core %u uses class %u but only %u are defined", i,
+                             c->core_cos[i], c->n_cos);
+    return 0;
+}
+
+int hier_init(hier *h, const hier_config *c, ddio_err *e)
+{
+    memset(h, 0, sizeof *h);
+    if (hier_config_validate(c, e) != 0)
+        return -1;
+    h->cfg = *c;
+    if (cache_init(&h->llc, &c->llc, &c->llc_repl, e) != 0)
+        return -1;
+    h->l2 = calloc(c->cores, sizeof *h->l2);
+    if (!h->l2) {
+        hier_free(h);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    for (uint32_t i = 0; i < c->cores; i++) {
+        repl_config rc = c->l2_repl;
+        rc.seed += i;
+        if (cache_init(&h->l2[i], &c->l2, &rc, e) != 0) {
+            hier_free(h);
+            return -1;
+        }
+    }
+    uint64_t l2_lines = cache_geom_total_sets(&c->l2) * c->l2.ways * c->cores;
+    if (snoop_init(&h->sf, l2_lines, e) != 0) {
+        hier_free(h);
+        return -1;
+    }
+    for (uint32_t w = 0; w < c->llc.ways; w++)
+        h->way_region[w] = ((c->ddio_mask >> w) & 1) ? REG_DDIO
+                           : ((c->shared_mask >> w) & 1) ? REG_SHARED : REG_L3;
+    return 0;
+}
+
+void hier_free(hier *h)
+{
+    if (h->l2)
+        for (uint32_t i = 0; i < h->cfg.cores; i++)
+            cache_free(&h->l2[i]);
+    free(h->l2);
+    cache_free(&h->llc);
+    snoop_free(&h->sf);
+    memset(h, 0, sizeof *h);
+}
+
+void hier_reset_stats(hier *h)
+{
+    memset(&h->stats, 0, sizeof h->stats);
+}
+
+static uint64_t core_mask(const hier *h, uint32_t core)
+{
+    return h->cfg.cos_mask[h->cfg.core_cos[core]];
+}
+
+/* --- evictions ----------------------------------------------------------- */
+
+/* Remove `line` from `core`'s L2; returns its state. */
+static uint8_t l2_take(hier *h, uint32_t core, uint64_t line)
+{
+    cache *l2 = &h->l2[core];
+    uint32_t set = cache_set(l2, line);
+    int way = cache_find(l2, set, line);
+    assert(way >= 0 && "snoop filter and L2 disagree");
+    uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
+    cache_remove(l2, set, (uint32_t)way);
+    snoop_erase(&h->sf, line);
+    return st;
+}
+
+
+static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res)
+{
+    h->stats.llc_evictions++;
+    int wb = META_STATE(meta) == ST_M;
+    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, region_col[h->way_region[way]]);
+    assert(cell->llc == LLC_TO_MEM);
+    if (cell->l2 == L2_DROP) {
+        /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
+        int owner = snoop_get(&h->sf, line);
+        if (owner >= 0)
+            wb |= l2_take(h, (uint32_t)owner, line) == ST_M;
+    }
+    if (wb)
+        res->mem_writebacks++;
+}
+
+static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
+{
+    uint32_t set = cache_set(&h->llc, line);
+    assert(cache_find(&h->llc, set, line) < 0);
+    cache_evicted ev;
+    uint32_t way = cache_fill(&h->llc, set, mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID)
+        on_llc_victim(h, way, ev.line, ev.meta, res);
+}
+
+static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_result *res)
+{
+    h->stats.l2_evictions++;
+    snoop_erase(&h->sf, line);
+    uint8_t st = META_STATE(meta);
+    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, st == ST_S ? COL_L2_S : COL_L2_EM);
+    assert(cell->defined);
+    if (cell->llc == LLC_TO_CORE) {
+        /* Non-inclusive: an E/M line leaves L2 for the core's L3* ways. */
+        h->stats.l2_to_llc++;
+        llc_insert(h, line, core_mask(h, core), st == ST_M ? ST_M : ST_E, res);
+    } else if (cell->llc == LLC_KEEP && cell->llc_state == ST_M && st == ST_M) {
+        /* Inclusive: a dirty L2 victim is written into its LLC copy. */
+        uint32_t set = cache_set(&h->llc, line);
+        int way = cache_find(&h->llc, set, line);
+        assert(way >= 0 && "inclusive LLC lost an L2 line");
+        *cache_meta(&h->llc, set, (uint32_t)way) = ST_M;
+    }
+}
+
+static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier_result *res)
+{
+    cache *l2 = &h->l2[core];
+    uint32_t set = cache_set(l2, line);
+    cache_evicted ev;
+    cache_fill(l2, set, l2->full_mask, line, state, &ev);
+    snoop_put(&h->sf, line, (int)core);
+    if (ev.line != CACHE_INVALID)
+        on_l2_victim(h, core, ev.line, ev.meta, res);
+}
+
+/* --- one access ---------------------------------------------------------- */
+
+static void account(hier *h, enum coh_req req, hier_result *res)
+{
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    if (res->hit) {
+        rs->hits++;
+        rs->hit_col[res->col]++;
+        if (res->region == REG_L2 && (req == REQ_CORE_RD || req == REQ_CORE_WR))
+            rs->l2_hits++;
+    } else {
+        rs->misses++;
+    }
+    rs->mem_reads += res->mem_reads;
+    rs->mem_writebacks += res->mem_writebacks;
+}
+
+/* A core request for a line some L2 holds: served by L2 (Table 1 has no
+ * row for it).  A line in another core's L2 migrates to the requester. */
+static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uint64_t line,
+                        int llc_way, uint32_t llc_set, hier_result *res)
+{
+    cache *l2 = &h->l2[owner];
+    uint32_t set = cache_set(l2, line);
+    int way = cache_find(l2, set, line);
+    assert(way >= 0);
+    uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
+    res->hit = 1;
+    res->col = st == ST_S ? COL_L2_S : COL_L2_EM;
+    res->region = REG_L2;
+    if ((uint32_t)owner != core) {
+        l2_take(h, (uint32_t)owner, line);
+        l2_insert(h, core, line, st, res);
+        l2 = &h->l2[core];
+        set = cache_set(l2, line);
+        way = cache_find(l2, set, line);
+        assert(way >= 0);
+    } else {
+        cache_hit(l2, set, (uint32_t)way);
+    }
+    if (req == REQ_CORE_WR && st != ST_M) {
+        /* Upgrade: a non-inclusive LLC gives up its (Shared) copy, and its
+         * dirt, to the writer; an inclusive one keeps a stale copy. */
+        if (st == ST_S && h->cfg.mode == HIER_NONINCLUSIVE && llc_way >= 0)
+            cache_remove(&h->llc, llc_set, (uint32_t)llc_way);
+        *cache_meta(l2, set, (uint32_t)way) = ST_M;
+    }
+}
+
+void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
+{
+    assert(req < REQ_EVICT);
+    memset(res, 0, sizeof *res);
+    const int is_core = req == REQ_CORE_RD || req == REQ_CORE_WR;
+    const int is_pcie_write = req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART;
+    assert(!is_core || core < h->cfg.cores);
+
+    uint32_t llc_set = cache_set(&h->llc, line);
+    int llc_way = cache_find(&h->llc, llc_set, line);
+    uint8_t llc_st = llc_way >= 0 ? META_STATE(*cache_meta(&h->llc, llc_set, (uint32_t)llc_way)) : ST_I;
+    int owner = snoop_get(&h->sf, line);
+    uint8_t l2_st = ST_I;
+    if (owner >= 0) {
+        cache *l2 = &h->l2[owner];
+        uint32_t s = cache_set(l2, line);
+        int w = cache_find(l2, s, line);
+        assert(w >= 0 && "snoop filter and L2 disagree");
+        l2_st = META_STATE(*cache_meta(l2, s, (uint32_t)w));
+    }
+    /* Hierarchy invariants. */
+    assert(h->cfg.mode != HIER_NONINCLUSIVE || !(llc_way >= 0 && (l2_st == ST_E || l2_st == ST_M)));
+    assert(h->cfg.mode != HIER_INCLUSIVE || owner < 0 || llc_way >= 0);
+
+    if (is_core && owner >= 0) {
+        core_l2_hit(h, req, core, owner, line, llc_way, llc_set, res);
+        account(h, req, res);
+        return;
+    }
+
+    /* Which Table 1 column the line is in. */
+    enum coh_col col;
+    if (owner >= 0 && (h->cfg.mode == HIER_INCLUSIVE || l2_st != ST_S))
+        col = l2_st == ST_S ? COL_L2_S : COL_L2_EM;
+    else if (llc_way >= 0)
+        col = region_col[h->way_region[llc_way]];
+    else if (owner >= 0)
+        col = COL_L2_S;
+    else
+        col = COL_MEM;
+    const coh_cell *cell = coh_lookup(h->cfg.mode, req, col);
+    assert(cell && cell->defined && "request met a state Table 1 does not cover");
+
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->hit = col != COL_MEM;
+    res->mem_reads = cell->mem_read;
+    int dirty = l2_st == ST_M || llc_st == ST_M || is_pcie_write;
+
+    /* L2 copy first: a dropped copy hands its dirt to `dirty`. */
+    if (cell->l2 == L2_DROP && owner >= 0)
+        l2_take(h, (uint32_t)owner, line);
+    else if (cell->l2 == L2_TO_S && owner >= 0) {
+        cache *l2 = &h->l2[owner];
+        uint32_t s = cache_set(l2, line);
+        *cache_meta(l2, s, (uint32_t)cache_find(l2, s, line)) = ST_S;
+    }
+
+    switch ((enum coh_llc)cell->llc) {
+    case LLC_KEEP:
+        if (llc_way >= 0) {
+            cache_hit(&h->llc, llc_set, (uint32_t)llc_way);
+            if (dirty)
+                *cache_meta(&h->llc, llc_set, (uint32_t)llc_way) = ST_M;
+        }
+        break;
+    case LLC_DROP:
+        assert(llc_way >= 0);
+        cache_remove(&h->llc, llc_set, (uint32_t)llc_way);
+        break;
+    case LLC_TO_DDIO:
+        llc_insert(h, line, h->cfg.ddio_mask, dirty ? ST_M : ST_E, res);
+        break;
+    case LLC_TO_SHARED:
+        llc_insert(h, line, h->cfg.shared_mask, dirty ? ST_M : ST_E, res);
+        break;
+    case LLC_TO_CORE:
+        /* Inclusive miss: L3(E) + an L2 copy that carries any later write. */
+        llc_insert(h, line, core_mask(h, core), ST_E, res);
+        dirty = 0;
+        break;
+    case LLC_TO_MEM:
+        assert(0 && "eviction row used for an access");
+        break;
+    }
+
+    /* New L2 copy for core requests. */
+    if (is_core) {
+        uint8_t st;
+        switch ((enum coh_l2)cell->l2) {
+        case L2_TO_S: st = ST_S; break;
+        case L2_TO_E: st = ST_E; break;
+        case L2_TO_M: st = ST_M; break;
+        case L2_TO_EM:
+            /* Inclusive: the LLC keeps the dirt, the L2 copy starts clean. */
+            st = (dirty && h->cfg.mode == HIER_NONINCLUSIVE) ? ST_M : ST_E;
+            break;
+        default: assert(0 && "core request without an L2 destination"); st = ST_E;
+        }
+        if (req == REQ_CORE_WR)
+            st = ST_M;    /* the store completes after the RFO */
+        l2_insert(h, core, line, st, res);
+    }
+    account(h, req, res);
+}
+
+hier_where hier_locate(const hier *h, uint64_t line)
+{
+    hier_where w = {.l2_core = -1, .l2_state = ST_I, .llc_region = REG_MEM, .llc_state = ST_I};
+    int owner = snoop_get(&h->sf, line);
+    if (owner >= 0) {
+        const cache *l2 = &h->l2[owner];
+        uint32_t s = cache_set(l2, line);
+        int way = cache_find(l2, s, line);
+        assert(way >= 0);
+        w.l2_core = owner;
+        w.l2_state = META_STATE(l2->meta[(uint64_t)s * l2->ways + (uint32_t)way]);
+    }
+    uint32_t s = cache_set(&h->llc, line);
+    int way = cache_find(&h->llc, s, line);
+    if (way >= 0) {
+        w.llc_region = h->way_region[way];
+        w.llc_state = META_STATE(h->llc.meta[(uint64_t)s * h->llc.ways + (uint32_t)way]);
+    }
+    return w;
+}
+
+void hier_occupancy(const hier *h, uint64_t lines[REG_COUNT])
+{
+    memset(lines, 0, sizeof(uint64_t) * REG_COUNT);
+    const cache *c = &h->llc;
+    for (uint64_t s = 0; s < c->nsets; s++)
+        for (uint32_t w = 0; w < c->ways; w++)
+            if (c->tags[s * c->ways + w] != CACHE_INVALID)
+                lines[h->way_region[w]]++;
+    lines[REG_L2] = h->sf.count;
+}
+
+const char *hier_region_name(enum hier_region r)
+{
+    static const char *names[REG_COUNT] = {"L2", "DDIO", "Shared", "L3*", "Memory"};
+    return (unsigned)r < REG_COUNT ? names[r] : "?";
+}
+
+int hier_parse_mode(const char *s, enum hier_mode *out, ddio_err *e)
+{
+    if (strcmp(s, "non-inclusive") == 0 || strcmp(s, "noninclusive") == 0)
+        *out = HIER_NONINCLUSIVE;
+    else if (strcmp(s, "inclusive") == 0)
+        *out = HIER_INCLUSIVE;
+    else
+        return ddio_errf(e, DDIO_EXIT_USAGE, "hierarchy '%s' is not one of non-inclusive, inclusive", s);
+    return 0;
+}

@@ -1,0 +1,95 @@
+/* hier.h - the cache hierarchy: a way-partitioned LLC (DDIO / Shared / L3*
+ * ways, CAT classes) and one private L2 per core, moving lines by the
+ * coherence table of coherence.h (the paper's Table 1).
+ *
+ * Every access reports whether it hit, the table column (state) the line was
+ * in, and the memory traffic it caused; per-request counters accumulate in
+ * `stats`.  A line lives in at most one L2 at a time. */
+#ifndef DDIOSIM_CACHE_HIER_H
+#define DDIOSIM_CACHE_HIER_H
+
+#include <stdint.h>
+
+#include "sim/cache/cache.h"
+#include "sim/cache/coherence.h"
+#include "sim/cache/snoop.h"
+
+#define HIER_MAX_CORES 256
+#define HIER_MAX_COS 16
+
+/* Where a line was found (the paper's physical states). */
+enum hier_region { REG_L2 = 0, REG_DDIO, REG_SHARED, REG_L3, REG_MEM, REG_COUNT };
+
+typedef struct hier_config {
+    enum hier_mode mode;
+    cache_geom llc;
+    repl_config llc_repl;
+    cache_geom l2;
+    repl_config l2_repl;
+    uint32_t cores;                 /* 1..HIER_MAX_CORES (a distractor is one more core) */
+    uint64_t ddio_mask;             /* IIO_LLC_WAYS, e.g. 0x600 */
+    uint64_t shared_mask;           /* non-inclusive only, e.g. 0x003; 0 when inclusive */
+    uint32_t n_cos;                 /* CAT classes of service, >= 1 */
+    uint64_t cos_mask[HIER_MAX_COS];
+    uint8_t core_cos[HIER_MAX_CORES];
+} hier_config;
+
+typedef struct hier_req_stats {
+    uint64_t accesses, hits, misses;
+    uint64_t hit_col[COL_COUNT];    /* state met by hits (table column) */
+    uint64_t l2_hits;               /* core requests: hits in the requester's or another L2 */
+    uint64_t mem_reads;             /* lines read from memory */
+    uint64_t mem_writebacks;        /* dirty lines written back to memory */
+} hier_req_stats;
+
+typedef struct hier_stats {
+    hier_req_stats req[REQ_COUNT];  /* REQ_EVICT unused */
+    uint64_t llc_evictions, l2_evictions, l2_to_llc;
+} hier_stats;
+
+typedef struct hier_result {
+    uint8_t hit;
+    uint8_t col;        /* enum coh_col met before the access (COL_L2_EM for any L2 hit of a core) */
+    uint8_t region;     /* enum hier_region met */
+    uint8_t mem_reads, mem_writebacks;
+} hier_result;
+
+/* Where a line is right now (for tests and the explain output). */
+typedef struct hier_where {
+    int l2_core;        /* -1: in no L2 */
+    uint8_t l2_state;   /* enum coh_state */
+    uint8_t llc_region; /* REG_DDIO / REG_SHARED / REG_L3, or REG_MEM if not in the LLC */
+    uint8_t llc_state;  /* enum coh_state, ST_I if absent */
+} hier_where;
+
+typedef struct hier {
+    hier_config cfg;
+    cache llc;
+    cache *l2;              /* cfg.cores private L2s */
+    snoop_filter sf;
+    uint8_t way_region[CACHE_MAX_WAYS];
+    hier_stats stats;
+} hier;
+
+/* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */
+void hier_config_default(hier_config *c);
+int hier_config_validate(const hier_config *c, ddio_err *e);
+
+int hier_init(hier *h, const hier_config *c, ddio_err *e);
+void hier_free(hier *h);
+
+/* One request for one line (line number = address / line size). `core` is
+ * the requesting core for core requests, ignored for PCIe requests. */
+void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res);
+
+hier_where hier_locate(const hier *h, uint64_t line);
+
+/* Valid LLC lines per region (occupancy) and in all L2s. */
+void hier_occupancy(const hier *h, uint64_t llc_lines[REG_COUNT]);
+
+void hier_reset_stats(hier *h);
+
+const char *hier_region_name(enum hier_region r);
+int hier_parse_mode(const char *s, enum hier_mode *out, ddio_err *e);
+
+#endif

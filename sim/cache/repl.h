@@ -1,0 +1,80 @@
+/* repl.h - replacement policies behind one ops interface (libCacheSim style).
+ *
+ * A policy keeps per-line metadata for an (nsets x ways) tag store that the
+ * cache owns.  The cache calls:
+ *   on_hit(set, way)       a lookup found the line in `way`
+ *   victim(set, mask)      every way in `mask` is valid: choose one to evict
+ *   on_fill(set, way)      a new line was placed in `way` (after a miss)
+ *   on_invalidate(set, way) the line left the cache (moved up, or dropped)
+ * The cache itself prefers an invalid way inside the mask before it asks for
+ * a victim, so policies only ever rank valid lines.
+ *
+ * Policies of one `family` share a metadata layout (recency stamps, or 2-bit
+ * RRPVs) and differ only in how they insert, which is what lets the dueling
+ * policy (repl_duel.c) run two of them on one shared state.
+ *
+ * Adding a policy: one file with its ops, plus one line in repl.c's registry. */
+#ifndef DDIOSIM_CACHE_REPL_H
+#define DDIOSIM_CACHE_REPL_H
+
+#include <stdint.h>
+#include "sim/common/err.h"
+#include "sim/common/rng.h"
+
+typedef struct repl_policy repl_policy;
+
+typedef struct repl_ops {
+    const char *name;
+    const char *family;   /* "recency" or "rrip" */
+    int (*init)(repl_policy *p, ddio_err *e);
+    void (*on_hit)(repl_policy *p, uint32_t set, uint32_t way);
+    void (*on_fill)(repl_policy *p, uint32_t set, uint32_t way);
+    uint32_t (*victim)(repl_policy *p, uint32_t set, uint64_t mask);
+    void (*on_invalidate)(repl_policy *p, uint32_t set, uint32_t way);
+    void (*free)(repl_policy *p);
+} repl_ops;
+
+/* Parameters a policy may use; defaults from repl_config_default(). */
+typedef struct repl_config {
+    char name[16];          /* lru, bip, srrip (= qlru), brrip, drrip, dip */
+    double bip_epsilon;     /* BIP/BRRIP: probability of an MRU / long insertion (1/32) */
+    uint32_t duel_leaders;  /* dueling: leader sets per policy (32) */
+    uint32_t psel_bits;     /* dueling: PSEL counter width (10) */
+    uint64_t seed;          /* for the policies' coin flips */
+} repl_config;
+
+struct repl_policy {
+    const repl_ops *ops;
+    uint32_t nsets, ways;
+    double epsilon;
+    ddio_rng rng;
+    void *state;            /* family metadata, owned unless `shared_state` */
+    int shared_state;       /* 1: state belongs to another policy (dueling) */
+    void *priv;             /* policy-private extra data (dueling) */
+    repl_config cfg;
+};
+
+void repl_config_default(repl_config *c);
+
+/* Create the policy named c->name for nsets x ways; NULL + error if unknown. */
+repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, ddio_err *e);
+void repl_destroy(repl_policy *p);
+
+/* Look up an ops table by name (NULL if unknown).  Names: see repl.c. */
+const repl_ops *repl_find(const char *name);
+/* Comma-separated list of the known policy names, for usage messages. */
+const char *repl_names(void);
+
+/* Ops tables, one per policy module. */
+extern const repl_ops repl_lru_ops, repl_bip_ops;     /* repl_lru.c  */
+extern const repl_ops repl_srrip_ops, repl_brrip_ops; /* repl_rrip.c */
+extern const repl_ops repl_drrip_ops, repl_dip_ops;   /* repl_duel.c */
+
+/* Dueling policies only: current PSEL and its midpoint (-1 for others). */
+int repl_duel_psel(const repl_policy *p, uint32_t *psel, uint32_t *mid);
+
+/* Internal to the dueling module: create a non-dueling policy sharing state. */
+int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c,
+                     uint32_t nsets, uint32_t ways, void *shared_state, ddio_err *e);
+
+#endif

@@ -1,0 +1,39 @@
+/* replay.h - a single cache level driven by an address stream: what
+ * `ddiosim cache-replay` and the cache benchmarks run.
+ *
+ * Core reads and writes allocate inside `alloc_mask` (write-allocate,
+ * write-back); PCIe writes hit anywhere and allocate inside `ddio_mask`; a
+ * PCIe read that misses is served from memory without allocating. */
+#ifndef DDIOSIM_CACHE_REPLAY_H
+#define DDIOSIM_CACHE_REPLAY_H
+
+#include <stdint.h>
+
+#include "sim/cache/cache.h"
+
+/* Numbered like the din labels (traces/din.h). */
+enum replay_op {
+    OP_READ = 0, OP_WRITE = 1, OP_IFETCH = 2, OP_FLUSH = 4,
+    OP_PCIE_WR_FULL = 5, OP_PCIE_WR_PART = 6, OP_PCIE_RD = 7, OP_COUNT = 8
+};
+
+typedef struct replay_counts {
+    uint64_t accesses, hits, misses;
+    uint64_t mem_reads, writebacks;
+} replay_counts;
+
+typedef struct replay {
+    cache c;
+    uint64_t alloc_mask, ddio_mask;
+    replay_counts op[OP_COUNT];
+} replay;
+
+int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t alloc_mask,
+                uint64_t ddio_mask, ddio_err *e);
+void replay_free(replay *r);
+/* One access to byte address `addr`; returns 1 on a hit. */
+int replay_access(replay *r, enum replay_op op, uint64_t addr);
+/* Totals over every op except flushes. */
+replay_counts replay_total(const replay *r);
+
+#endif

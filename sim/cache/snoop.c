@@ -1,0 +1,92 @@
+#include "sim/cache/snoop.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/common/hash.h"
+
+#define SF_EMPTY UINT64_MAX
+
+int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e)
+{
+    memset(sf, 0, sizeof *sf);
+    uint64_t cap = 16;
+    while (cap < 2 * max_entries)
+        cap *= 2;
+    sf->keys = malloc(cap * sizeof *sf->keys);
+    sf->core = malloc(cap * sizeof *sf->core);
+    if (!sf->keys || !sf->core) {
+        snoop_free(sf);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for the snoop filter");
+    }
+    memset(sf->keys, 0xFF, cap * sizeof *sf->keys);
+    sf->mask = cap - 1;
+    return 0;
+}
+
+void snoop_free(snoop_filter *sf)
+{
+    free(sf->keys);
+    free(sf->core);
+    memset(sf, 0, sizeof *sf);
+}
+
+static inline uint64_t slot_of(const snoop_filter *sf, uint64_t line)
+{
+    return ddio_mix64(line) & sf->mask;
+}
+
+int snoop_get(const snoop_filter *sf, uint64_t line)
+{
+    for (uint64_t i = slot_of(sf, line);; i = (i + 1) & sf->mask) {
+        if (sf->keys[i] == line)
+            return sf->core[i];
+        if (sf->keys[i] == SF_EMPTY)
+            return -1;
+    }
+}
+
+void snoop_put(snoop_filter *sf, uint64_t line, int core)
+{
+    for (uint64_t i = slot_of(sf, line);; i = (i + 1) & sf->mask) {
+        if (sf->keys[i] == line) {
+            sf->core[i] = (uint16_t)core;
+            return;
+        }
+        if (sf->keys[i] == SF_EMPTY) {
+            assert(sf->count < sf->mask / 2 + 1 && "snoop filter over capacity");
+            sf->keys[i] = line;
+            sf->core[i] = (uint16_t)core;
+            sf->count++;
+            return;
+        }
+    }
+}
+
+void snoop_erase(snoop_filter *sf, uint64_t line)
+{
+    uint64_t i = slot_of(sf, line);
+    while (sf->keys[i] != line) {
+        if (sf->keys[i] == SF_EMPTY)
+            return;
+        i = (i + 1) & sf->mask;
+    }
+    /* Backward-shift deletion keeps every probe chain unbroken. */
+    uint64_t j = i;
+    for (;;) {
+        j = (j + 1) & sf->mask;
+        if (sf->keys[j] == SF_EMPTY)
+            break;
+        uint64_t home = slot_of(sf, sf->keys[j]);
+        /* Move j into the hole at i unless its home lies cyclically in (i, j]. */
+        int in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!in_range) {
+            sf->keys[i] = sf->keys[j];
+            sf->core[i] = sf->core[j];
+            i = j;
+        }
+    }
+    sf->keys[i] = SF_EMPTY;
+    sf->count--;
+}

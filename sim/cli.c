@@ -1,0 +1,99 @@
+#include "sim/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_fail(const ddio_err *e)
+{
+    fprintf(stderr, "ddiosim: %s\n", e->msg);
+    return e->exit_code ? e->exit_code : DDIO_EXIT_IO;
+}
+
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "ddiosim %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n%s", usage);
+    return DDIO_EXIT_USAGE;
+}
+
+int cli_write_output(const char *path, const char *text, ddio_err *e)
+{
+    size_t n = strlen(text);
+    if (!path || strcmp(path, "-") == 0) {
+        if (fwrite(text, 1, n, stdout) != n || fflush(stdout) != 0)
+            return ddio_errf(e, DDIO_EXIT_IO, "stdout: write failed: %s", strerror(errno));
+        return 0;
+    }
+    size_t tl = strlen(path) + 16;
+    char *tmp = malloc(tl);
+    if (!tmp)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    snprintf(tmp, tl, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    FILE *f = fdopen(fd, "w");
+    int ok = f && fwrite(text, 1, n, f) == n;
+    ok = (f && fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+void sb_printf(strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        size_t room = sb->cap - sb->len;
+        va_start(ap, fmt);
+        int n = vsnprintf(sb->data ? sb->data + sb->len : NULL, sb->data ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            abort();
+        if (sb->data && (size_t)n < room) {
+            sb->len += (size_t)n;
+            return;
+        }
+        size_t cap = sb->cap ? sb->cap * 2 : 256;
+        while (cap < sb->len + (size_t)n + 1)
+            cap *= 2;
+        char *d = realloc(sb->data, cap);
+        if (!d)
+            abort();
+        sb->data = d;
+        sb->cap = cap;
+    }
+}
+
+void sb_free(strbuf *sb)
+{
+    free(sb->data);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
+}
+
+int cli_parse_format(const char *s, enum output_format *out, ddio_err *e)
+{
+    if (strcmp(s, "json") == 0)
+        *out = FMT_JSON;
+    else if (strcmp(s, "table") == 0)
+        *out = FMT_TABLE;
+    else
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not one of json, table", s);
+    return 0;
+}

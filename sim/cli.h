@@ -1,0 +1,44 @@
+/* cli.h - the glue shared by ddiosim's subcommands.
+ *
+ * Each subcommand lives in its own sim/cmd_*.c file and exposes one
+ * `int cmd_NAME(int argc, char **argv)` returning a process exit code
+ * (enum ddio_exit).  argv[0] is the subcommand name. */
+#ifndef DDIOSIM_CLI_H
+#define DDIOSIM_CLI_H
+
+#include <stdio.h>
+#include "sim/common/err.h"
+
+typedef struct ddio_cmd {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} ddio_cmd;
+
+/* Subcommands (one file each). */
+int cmd_cache_replay(int argc, char **argv);
+
+/* Print "ddiosim: <msg>" on stderr and return e->exit_code. */
+int cli_fail(const ddio_err *e);
+
+/* Report an unknown/missing option for `cmd`, print its usage, return 2. */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Write `text` to `path` atomically (temp file + rename), or to stdout when
+ * path is NULL or "-".  A failed run never leaves a half-written file. */
+int cli_write_output(const char *path, const char *text, ddio_err *e);
+
+/* Growable string buffer for building table/JSON output before writing. */
+typedef struct strbuf {
+    char *data;
+    size_t len, cap;
+} strbuf;
+void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_free(strbuf *sb);
+
+enum output_format { FMT_TABLE, FMT_JSON };
+/* Parse "json" / "table". */
+int cli_parse_format(const char *s, enum output_format *out, ddio_err *e);
+
+#endif

@@ -1,0 +1,44 @@
+/* main.c - ddiosim entry point: dispatch to one subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli.h"
+
+static const ddio_cmd commands[] = {
+    {"cache-replay", "replay a DineroIV-style line address trace through one cache", cmd_cache_replay},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ddiosim [--version] [--help] <command> [options]\n\n"
+               "Predicts the Intel DDIO (DMA to last-level cache) hit rates of a packet\n"
+               "processing system by trace-driven simulation and by an analytical Markov model.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'ddiosim <command> --help' for the options of one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return DDIO_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return DDIO_EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+        printf("ddiosim %s\n", DDIOSIM_VERSION);
+        return DDIO_EXIT_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ddiosim: unknown command '%s'\n", name);
+    usage(stderr);
+    return DDIO_EXIT_USAGE;
+}
