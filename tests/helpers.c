@@ -1,0 +1,96 @@
+#include "tests/helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n - 1 == 0) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    fclose(f);
+    if (!buf)
+        return NULL;
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+char *write_temp(const char *suffix, const char *content, size_t len)
+{
+    char tmpl[256];
+    snprintf(tmpl, sizeof tmpl, "/tmp/ddiosim-test-XXXXXX%s", suffix ? suffix : "");
+    int fd = mkstemps(tmpl, suffix ? (int)strlen(suffix) : 0);
+    if (fd < 0)
+        return NULL;
+    if (len && write(fd, content, len) != (ssize_t)len) {
+        close(fd);
+        return NULL;
+    }
+    close(fd);
+    return strdup(tmpl);
+}
+
+cli_run run_ddiosim(const char *args)
+{
+    cli_run r = {-1, NULL, NULL};
+    char outp[] = "/tmp/ddiosim-out-XXXXXX", errp[] = "/tmp/ddiosim-err-XXXXXX";
+    int fo = mkstemp(outp), fe = mkstemp(errp);
+    if (fo < 0 || fe < 0)
+        return r;
+    close(fo);
+    close(fe);
+    size_t n = strlen(args) + strlen(DDIOSIM_BIN) + strlen(DDIOSIM_SOURCE_DIR) + 128;
+    char *cmd = malloc(n);
+    /* stdin defaults to /dev/null; a "< file" in args comes later and wins. */
+    snprintf(cmd, n, "cd '%s' && '%s' </dev/null %s >'%s' 2>'%s'", DDIOSIM_SOURCE_DIR, DDIOSIM_BIN, args,
+             outp, errp);
+    int st = system(cmd);
+    free(cmd);
+    if (st != -1 && WIFEXITED(st))
+        r.status = WEXITSTATUS(st);
+    r.out = slurp(outp, NULL);
+    r.err = slurp(errp, NULL);
+    unlink(outp);
+    unlink(errp);
+    if (!r.out) r.out = strdup("");
+    if (!r.err) r.err = strdup("");
+    return r;
+}
+
+void cli_run_free(cli_run *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+int count_lines_with(const char *s, const char *needle)
+{
+    int n = 0;
+    const char *p = s;
+    while (p && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = strndup(p, len);
+        if (strstr(line, needle))
+            n++;
+        free(line);
+        p = nl ? nl + 1 : NULL;
+    }
+    return n;
+}

@@ -1,0 +1,26 @@
+/* helpers.h - shared test helpers: run the ddiosim binary and read files. */
+#ifndef DDIOSIM_TESTS_HELPERS_H
+#define DDIOSIM_TESTS_HELPERS_H
+
+#include <stddef.h>
+
+/* Output of one CLI run. */
+typedef struct cli_run {
+    int status;     /* exit code, or -1 if it did not exit normally (crash) */
+    char *out;      /* captured stdout (NUL-terminated, caller frees with cli_run_free) */
+    char *err;      /* captured stderr */
+} cli_run;
+
+/* Run `ddiosim <args>` through /bin/sh (args are shell words, may contain
+ * redirections such as "< file"), from the project source directory. */
+cli_run run_ddiosim(const char *args);
+void cli_run_free(cli_run *r);
+
+/* Whole file into a NUL-terminated buffer (NULL if unreadable); *len optional. */
+char *slurp(const char *path, size_t *len);
+/* Write a string to a fresh temporary file; returns its malloc'ed path. */
+char *write_temp(const char *suffix, const char *content, size_t len);
+/* Number of lines in s that contain `needle`. */
+int count_lines_with(const char *s, const char *needle);
+
+#endif
