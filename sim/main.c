@@ -6,6 +6,9 @@
 
 static const ddio_cmd commands[] = {
     {"cache-replay", "replay a DineroIV-style line address trace through one cache", cmd_cache_replay},
+    {"trace", "pcap traces: stats (summarise a capture), gen (synthetic fixed/imix/mawi)", cmd_trace},
+    {"rss", "Toeplitz RSS hash and RX queue of an IPv4 flow", cmd_rss},
+    {"config", "show the resolved machine and workload configuration; list known names", cmd_config},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

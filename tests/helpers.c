@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE 1
 #include "tests/helpers.h"
 
 #include <stdio.h>

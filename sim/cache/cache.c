@@ -3,25 +3,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/common/mem.h"
+
 int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e)
 {
     memset(c, 0, sizeof *c);
     if (cache_geom_validate(g, "cache", e) != 0)
         return -1;
+    const repl_ops *ops = repl_find(rc->name);
+    if (!ops)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "policy '%s' is not one of %s", rc->name, repl_names());
     c->geom = *g;
     cache_mapper_init(&c->map, g);
     c->nsets = (uint32_t)cache_geom_total_sets(g);
     c->ways = g->ways;
     c->full_mask = g->ways == 64 ? UINT64_MAX : ((1ull << g->ways) - 1);
-    size_t n = (size_t)c->nsets * c->ways;
-    c->tags = malloc(n * sizeof *c->tags);
-    c->meta = calloc(n, 1);
-    if (!c->tags || !c->meta) {
+    /* Block: valid mask, tags padded to an even count, caller bytes, policy
+     * bytes (8-byte aligned when a policy keeps wider words); rounded up to a
+     * 64-byte multiple.  With 11 ways and one policy byte per line a set fits
+     * in two host cache lines. */
+    c->tag_slots = (c->ways + 1) & ~1u;
+    c->meta_off = 8 + c->tag_slots * 8;
+    c->repl_off = ops->line_bytes > 1 ? (c->meta_off + c->ways + 7) & ~7u : c->meta_off + c->ways;
+    c->block_bytes = (c->repl_off + (uint64_t)c->ways * ops->line_bytes + 63) & ~(uint64_t)63;
+    c->blocks = ddio_table_alloc(c->block_bytes * c->nsets);
+    if (!c->blocks) {
         cache_free(c);
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for a %zu-line cache", n);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for a %u-set cache", c->nsets);
     }
-    memset(c->tags, 0xFF, n * sizeof *c->tags);   /* CACHE_INVALID */
-    c->repl = repl_create(rc, c->nsets, c->ways, e);
+    for (uint32_t s = 0; s < c->nsets; s++)
+        memset(cache_tags(c, s), 0xFF, c->tag_slots * sizeof(uint64_t));   /* CACHE_INVALID */
+    c->repl = repl_create(rc, c->nsets, c->ways, c->blocks + c->repl_off, c->block_bytes, e);
     if (!c->repl) {
         cache_free(c);
         return -1;
@@ -32,8 +44,7 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
 void cache_free(cache *c)
 {
     repl_destroy(c->repl);
-    free(c->tags);
-    free(c->meta);
+    ddio_table_free(c->blocks, c->block_bytes * c->nsets);
     memset(c, 0, sizeof *c);
 }
 
@@ -43,26 +54,24 @@ uint32_t cache_fill(cache *c, uint32_t set, uint64_t mask, uint64_t line, uint8_
     mask &= c->full_mask;
     assert(mask != 0 && "allocation mask selects no way");
     assert(line != CACHE_INVALID);
-    uint64_t *t = &c->tags[(uint64_t)set * c->ways];
-    uint32_t way = UINT32_MAX;
-    for (uint64_t m = mask; m; m &= m - 1) {
-        uint32_t w = (uint32_t)__builtin_ctzll(m);
-        if (t[w] == CACHE_INVALID) {
-            way = w;
-            break;
-        }
-    }
+    uint64_t *t = cache_tags(c, set);
+    uint64_t *valid = cache_valid(c, set);
+    uint64_t empty = ~*valid & mask;
+    uint32_t way;
     ev->line = CACHE_INVALID;
     ev->meta = 0;
-    if (way == UINT32_MAX) {
+    if (empty) {
+        way = (uint32_t)__builtin_ctzll(empty);
+    } else {
         way = c->repl->ops->victim(c->repl, set, mask);
         ev->line = t[way];
-        ev->meta = c->meta[(uint64_t)set * c->ways + way];
+        ev->meta = *cache_meta(c, set, way);
     }
     /* The invariant every partitioning result rests on. */
     assert(way < c->ways && ((mask >> way) & 1));
     t[way] = line;
-    c->meta[(uint64_t)set * c->ways + way] = meta;
+    *valid |= 1ull << way;
+    *cache_meta(c, set, way) = meta;
     c->repl->ops->on_fill(c->repl, set, way);
     return way;
 }
@@ -70,8 +79,9 @@ uint32_t cache_fill(cache *c, uint32_t set, uint64_t mask, uint64_t line, uint8_
 void cache_remove(cache *c, uint32_t set, uint32_t way)
 {
     assert(way < c->ways);
-    c->tags[(uint64_t)set * c->ways + way] = CACHE_INVALID;
-    c->meta[(uint64_t)set * c->ways + way] = 0;
+    cache_tags(c, set)[way] = CACHE_INVALID;
+    *cache_valid(c, set) &= ~(1ull << way);
+    *cache_meta(c, set, way) = 0;
     c->repl->ops->on_invalidate(c->repl, set, way);
 }
 
@@ -94,9 +104,8 @@ int cache_access(cache *c, uint64_t line, uint64_t alloc_mask, int allocate, cac
 uint64_t cache_count_valid(const cache *c, uint64_t mask)
 {
     uint64_t n = 0;
-    for (uint64_t s = 0; s < c->nsets; s++)
-        for (uint32_t w = 0; w < c->ways; w++)
-            if (((mask >> w) & 1) && c->tags[s * c->ways + w] != CACHE_INVALID)
-                n++;
+    for (uint32_t s = 0; s < c->nsets; s++) {
+        n += (uint64_t)__builtin_popcountll(*cache_valid(c, s) & mask);
+    }
     return n;
 }

@@ -51,6 +51,8 @@ void cache_mapper_init(cache_mapper *m, const cache_geom *g)
     m->total_sets = cache_geom_total_sets(g);
     m->seed = g->seed;
     m->line_shift = (uint32_t)__builtin_ctz(g->line_size);
+    m->total_mask = ddio_is_pow2(m->total_sets) ? m->total_sets - 1 : 0;
+    m->slice_fastmod = UINT64_MAX / g->slices + 1;
     if (g->mapping != MAP_XOR)
         return;
     /* fold[byte][v] = hash contribution of value v in address byte `byte`;
@@ -63,30 +65,6 @@ void cache_mapper_init(cache_mapper *m, const cache_geom *g)
                 h |= (uint16_t)(__builtin_parityll(addr & slice_mask(bit)) << bit);
             m->fold[byte][v] = h;
         }
-}
-
-uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t paddr)
-{
-    uint32_t h = 0;
-    for (int byte = 0; byte < 8; byte++)
-        h ^= m->fold[byte][(paddr >> (8 * byte)) & 0xFF];
-    return h;
-}
-
-uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
-{
-    switch (m->kind) {
-    case MAP_MODULO:
-        return (uint32_t)(line % m->total_sets);
-    case MAP_RANDOM:
-        return (uint32_t)(ddio_mix64(line ^ m->seed) % m->total_sets);
-    case MAP_XOR: {
-        uint32_t in_slice = (uint32_t)(line & (m->sets_per_slice - 1));
-        uint32_t slice = m->slices == 1 ? 0 : cache_xor_slice_hash(m, line << m->line_shift) % m->slices;
-        return slice * m->sets_per_slice + in_slice;
-    }
-    }
-    return 0;
 }
 
 int cache_parse_mapping(const char *s, enum cache_mapping *out, ddio_err *e)

@@ -6,13 +6,15 @@
  *   xor     set_in_slice = line mod sets_per_slice (the index bits, as on
  *           Intel parts) and slice = an XOR-folding hash of the physical
  *           address bits (Intel-like complex addressing; see docs/cache-model.md).
- *   random  set = mix64(line ^ seed) mod total sets: the model's "uniformly
- *           and randomly mapped" assumption, fixed for a given seed. */
+ *   random  set = (mix64(line ^ seed) * total sets) >> 64, i.e. a fixed
+ *           pseudo-random permutation of the line numbers scaled onto the
+ *           sets: the model's "uniformly and randomly mapped" assumption. */
 #ifndef DDIOSIM_CACHE_GEOMETRY_H
 #define DDIOSIM_CACHE_GEOMETRY_H
 
 #include <stdint.h>
 #include "sim/common/err.h"
+#include "sim/common/hash.h"
 
 #define CACHE_MAX_WAYS 64
 #define CACHE_MAX_SETS (1u << 28)
@@ -46,14 +48,41 @@ typedef struct cache_mapper {
     enum cache_mapping kind;
     uint32_t slices, sets_per_slice, line_shift;
     uint64_t total_sets, seed;
+    uint64_t total_mask;      /* total_sets - 1 when a power of two, else 0 */
+    uint64_t slice_fastmod;   /* xor: precomputed reciprocal for hash % slices */
     uint16_t fold[8][256];    /* xor: per address byte, its contribution to the slice hash */
 } cache_mapper;
 
 void cache_mapper_init(cache_mapper *m, const cache_geom *g);
-/* Global set index of a line number (address >> log2(line_size)). */
-uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line);
-/* The xor mapping's raw 16-bit slice hash of a physical address (for tests). */
-uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t paddr);
+/* The xor mapping's raw 16-bit slice hash of a physical address: the hash
+ * is linear over GF(2), so it is the XOR of each address byte's part. */
+static inline uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t paddr)
+{
+    uint32_t h = 0;
+    for (int byte = 0; byte < 8; byte++)
+        h ^= m->fold[byte][(paddr >> (8 * byte)) & 0xFF];
+    return h;
+}
+
+/* Global set index of a line number (address >> log2(line_size)).  Inline:
+ * it is on the path of every simulated access. */
+static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
+{
+    switch (m->kind) {
+    case MAP_MODULO:
+        return (uint32_t)(m->total_mask ? line & m->total_mask : line % m->total_sets);
+    case MAP_RANDOM:
+        return (uint32_t)(((unsigned __int128)ddio_mix64(line ^ m->seed) * m->total_sets) >> 64);
+    case MAP_XOR: {
+        uint32_t in_slice = (uint32_t)(line & (m->sets_per_slice - 1));
+        /* hash % slices by Lemire's multiply-shift (no division). */
+        uint32_t h = cache_xor_slice_hash(m, line << m->line_shift);
+        uint32_t slice = (uint32_t)(((unsigned __int128)(m->slice_fastmod * h) * m->slices) >> 64);
+        return slice * m->sets_per_slice + in_slice;
+    }
+    }
+    return 0;
+}
 
 int cache_parse_mapping(const char *s, enum cache_mapping *out, ddio_err *e);
 const char *cache_mapping_name(enum cache_mapping m);

@@ -357,6 +357,43 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     account(h, req, res);
 }
 
+int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirty)
+{
+    hier_result scratch = {0};
+    if (core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 ||
+        cache_find(&h->llc, cache_set(&h->llc, line), line) >= 0)
+        return -1;
+    uint8_t st = dirty ? ST_M : ST_E;
+    int incl = h->cfg.mode == HIER_INCLUSIVE;
+    switch (col) {
+    case COL_DDIO:
+        llc_insert(h, line, h->cfg.ddio_mask, st, &scratch);
+        break;
+    case COL_L3:
+        /* L3*: the core's ways that are neither DDIO nor Shared ways. */
+        if (!(core_mask(h, core) & ~(h->cfg.ddio_mask | h->cfg.shared_mask)))
+            return -1;
+        llc_insert(h, line, core_mask(h, core) & ~(h->cfg.ddio_mask | h->cfg.shared_mask), st, &scratch);
+        break;
+    case COL_SHARED:
+        if (incl)
+            return -1;
+        llc_insert(h, line, h->cfg.shared_mask, st, &scratch);
+        break;
+    case COL_L2_EM:
+    case COL_L2_S:
+        if (incl)
+            llc_insert(h, line, core_mask(h, core), col == COL_L2_EM ? ST_E : st, &scratch);
+        l2_insert(h, core, line, col == COL_L2_S ? ST_S : st, &scratch);
+        break;
+    case COL_MEM:
+        break;
+    default:
+        return -1;
+    }
+    return 0;
+}
+
 hier_where hier_locate(const hier *h, uint64_t line)
 {
     hier_where w = {.l2_core = -1, .l2_state = ST_I, .llc_region = REG_MEM, .llc_state = ST_I};
@@ -367,13 +404,13 @@ hier_where hier_locate(const hier *h, uint64_t line)
         int way = cache_find(l2, s, line);
         assert(way >= 0);
         w.l2_core = owner;
-        w.l2_state = META_STATE(l2->meta[(uint64_t)s * l2->ways + (uint32_t)way]);
+        w.l2_state = META_STATE(*cache_meta(l2, s, (uint32_t)way));
     }
     uint32_t s = cache_set(&h->llc, line);
     int way = cache_find(&h->llc, s, line);
     if (way >= 0) {
         w.llc_region = h->way_region[way];
-        w.llc_state = META_STATE(h->llc.meta[(uint64_t)s * h->llc.ways + (uint32_t)way]);
+        w.llc_state = META_STATE(*cache_meta(&h->llc, s, (uint32_t)way));
     }
     return w;
 }
@@ -382,10 +419,12 @@ void hier_occupancy(const hier *h, uint64_t lines[REG_COUNT])
 {
     memset(lines, 0, sizeof(uint64_t) * REG_COUNT);
     const cache *c = &h->llc;
-    for (uint64_t s = 0; s < c->nsets; s++)
+    for (uint32_t s = 0; s < c->nsets; s++) {
+        const uint64_t *t = cache_tags(c, s);
         for (uint32_t w = 0; w < c->ways; w++)
-            if (c->tags[s * c->ways + w] != CACHE_INVALID)
+            if (t[w] != CACHE_INVALID)
                 lines[h->way_region[w]]++;
+    }
     lines[REG_L2] = h->sf.count;
 }
 

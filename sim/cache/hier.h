@@ -84,6 +84,15 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
 
 hier_where hier_locate(const hier *h, uint64_t line);
 
+/* Put an absent line directly into the state of Table 1 column `col` for
+ * `core` (tests and warm starts): DDIO / L3* / Shared -> an LLC copy in that
+ * region's ways (M if dirty, else E); L2(E/M) -> the core's L2 (plus, when
+ * inclusive, an LLC copy in the core's ways); L2(S) -> an S copy in L2 (plus
+ * an LLC copy when inclusive); Memory -> nothing.  Evictions it causes are
+ * handled as usual.  Returns -1 if the line is already cached or the column
+ * does not exist in this mode (Shared ways when inclusive). */
+int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirty);
+
 /* Valid LLC lines per region (occupancy) and in all L2s. */
 void hier_occupancy(const hier *h, uint64_t llc_lines[REG_COUNT]);
 

@@ -34,13 +34,15 @@ const char *repl_names(void)
     return "lru, bip, srrip (qlru), brrip, drrip, dip";
 }
 
-int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c,
-                     uint32_t nsets, uint32_t ways, void *shared_state, ddio_err *e)
+int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c, uint32_t nsets,
+                     uint32_t ways, uint8_t *base, uint64_t stride, void *shared_state, ddio_err *e)
 {
     memset(p, 0, sizeof *p);
     p->ops = ops;
     p->nsets = nsets;
     p->ways = ways;
+    p->base = base;
+    p->stride = stride;
     p->cfg = *c;
     p->epsilon = c->bip_epsilon;
     ddio_rng_seed(&p->rng, c->seed ^ 0x5EEDull);
@@ -49,10 +51,11 @@ int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c,
         p->shared_state = 1;
         return 0;
     }
-    return ops->init(p, e);
+    return ops->init ? ops->init(p, e) : 0;
 }
 
-repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, ddio_err *e)
+repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, uint8_t *base,
+                         uint64_t stride, ddio_err *e)
 {
     const repl_ops *ops = repl_find(c->name);
     if (!ops) {
@@ -68,10 +71,13 @@ repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, dd
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         return NULL;
     }
-    if (repl_init_member(p, ops, c, nsets, ways, NULL, e) != 0) {
+    if (repl_init_member(p, ops, c, nsets, ways, base, stride, NULL, e) != 0) {
         free(p);
         return NULL;
     }
+    if (ops->init_set)
+        for (uint32_t s = 0; s < nsets; s++)
+            ops->init_set(p, s);
     return p;
 }
 

@@ -1,7 +1,8 @@
 /* repl.h - replacement policies behind one ops interface (libCacheSim style).
  *
- * A policy keeps per-line metadata for an (nsets x ways) tag store that the
- * cache owns.  The cache calls:
+ * A policy keeps `line_bytes` of metadata per line.  For locality the cache
+ * stores them inside each set's block, next to the tags, and hands the policy
+ * their base and the block stride (`repl_line_state`).  The cache calls:
  *   on_hit(set, way)       a lookup found the line in `way`
  *   victim(set, mask)      every way in `mask` is valid: choose one to evict
  *   on_fill(set, way)      a new line was placed in `way` (after a miss)
@@ -26,12 +27,14 @@ typedef struct repl_policy repl_policy;
 typedef struct repl_ops {
     const char *name;
     const char *family;   /* "recency" or "rrip" */
-    int (*init)(repl_policy *p, ddio_err *e);
+    uint32_t line_bytes;  /* metadata bytes per line, stored in the set blocks */
+    int (*init)(repl_policy *p, ddio_err *e);            /* optional: family-wide state */
+    void (*init_set)(repl_policy *p, uint32_t set);      /* optional: a set's metadata (else zeroes) */
     void (*on_hit)(repl_policy *p, uint32_t set, uint32_t way);
     void (*on_fill)(repl_policy *p, uint32_t set, uint32_t way);
     uint32_t (*victim)(repl_policy *p, uint32_t set, uint64_t mask);
     void (*on_invalidate)(repl_policy *p, uint32_t set, uint32_t way);
-    void (*free)(repl_policy *p);
+    void (*free)(repl_policy *p);                        /* optional */
 } repl_ops;
 
 /* Parameters a policy may use; defaults from repl_config_default(). */
@@ -46,9 +49,11 @@ typedef struct repl_config {
 struct repl_policy {
     const repl_ops *ops;
     uint32_t nsets, ways;
+    uint8_t *base;          /* set 0's per-line metadata; set s at base + s * stride */
+    uint64_t stride;        /* bytes between two sets' metadata */
     double epsilon;
     ddio_rng rng;
-    void *state;            /* family metadata, owned unless `shared_state` */
+    void *state;            /* family-wide state (e.g. a clock), owned unless `shared_state` */
     int shared_state;       /* 1: state belongs to another policy (dueling) */
     void *priv;             /* policy-private extra data (dueling) */
     repl_config cfg;
@@ -56,8 +61,16 @@ struct repl_policy {
 
 void repl_config_default(repl_config *c);
 
-/* Create the policy named c->name for nsets x ways; NULL + error if unknown. */
-repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, ddio_err *e);
+/* Create the policy named c->name for nsets x ways whose per-line metadata
+ * (ops->line_bytes per way, zero-filled) lives at base + set * stride. */
+repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, uint8_t *base,
+                         uint64_t stride, ddio_err *e);
+
+/* The metadata of the lines of `set`. */
+static inline uint8_t *repl_line_state(const repl_policy *p, uint32_t set)
+{
+    return p->base + (uint64_t)set * p->stride;
+}
 void repl_destroy(repl_policy *p);
 
 /* Look up an ops table by name (NULL if unknown).  Names: see repl.c. */
@@ -74,7 +87,7 @@ extern const repl_ops repl_drrip_ops, repl_dip_ops;   /* repl_duel.c */
 int repl_duel_psel(const repl_policy *p, uint32_t *psel, uint32_t *mid);
 
 /* Internal to the dueling module: create a non-dueling policy sharing state. */
-int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c,
-                     uint32_t nsets, uint32_t ways, void *shared_state, ddio_err *e);
+int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c, uint32_t nsets,
+                     uint32_t ways, uint8_t *base, uint64_t stride, void *shared_state, ddio_err *e);
 
 #endif

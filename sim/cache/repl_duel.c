@@ -37,11 +37,11 @@ static int duel_init_with(repl_policy *p, const repl_ops *a, const repl_ops *b, 
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     repl_config ca = p->cfg, cb = p->cfg;
     cb.seed ^= 0xB1B1B1B1ull;
-    if (repl_init_member(&d->a, a, &ca, p->nsets, p->ways, NULL, e) != 0) {
+    if (repl_init_member(&d->a, a, &ca, p->nsets, p->ways, p->base, p->stride, NULL, e) != 0) {
         free(d);
         return -1;
     }
-    repl_init_member(&d->b, b, &cb, p->nsets, p->ways, d->a.state, e);
+    repl_init_member(&d->b, b, &cb, p->nsets, p->ways, p->base, p->stride, d->a.state, e);
     uint32_t bits = p->cfg.psel_bits ? p->cfg.psel_bits : 10;
     if (bits > 30)
         bits = 30;
@@ -59,6 +59,11 @@ static int duel_init_with(repl_policy *p, const repl_ops *a, const repl_ops *b, 
 
 static int dip_init(repl_policy *p, ddio_err *e) { return duel_init_with(p, &repl_lru_ops, &repl_bip_ops, e); }
 static int drrip_init(repl_policy *p, ddio_err *e) { return duel_init_with(p, &repl_srrip_ops, &repl_brrip_ops, e); }
+
+static void dip_init_set(repl_policy *p, uint32_t set)
+{
+    repl_lru_ops.init_set(p, set);
+}
 
 static void duel_hit(repl_policy *p, uint32_t set, uint32_t way)
 {
@@ -104,7 +109,8 @@ static void duel_free(repl_policy *p)
 {
     duel *d = p->priv;
     if (d) {
-        d->a.ops->free(&d->a);
+        if (d->a.ops->free)
+            d->a.ops->free(&d->a);
         free(d);
     }
     p->priv = NULL;
@@ -114,6 +120,8 @@ static void duel_free(repl_policy *p)
 const repl_ops repl_dip_ops = {
     .name = "dip",
     .family = "recency",
+    .line_bytes = 1,
+    .init_set = dip_init_set,
     .init = dip_init,
     .on_hit = duel_hit,
     .on_fill = duel_fill,
@@ -125,6 +133,7 @@ const repl_ops repl_dip_ops = {
 const repl_ops repl_drrip_ops = {
     .name = "drrip",
     .family = "rrip",
+    .line_bytes = 1,
     .init = drrip_init,
     .on_hit = duel_hit,
     .on_fill = duel_fill,

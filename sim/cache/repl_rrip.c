@@ -7,37 +7,18 @@
  * way of the mask ages by one and the search repeats.  Ageing only the
  * masked ways is our choice for way-partitioned (CAT/DDIO) allocation.
  * BRRIP inserts at 3 ("distant") except with probability epsilon at 2. */
-#include <stdlib.h>
-
 #include "sim/cache/repl.h"
 
 #define RRPV_MAX 3
 #define RRPV_LONG 2
 
-/* State: one uint8_t RRPV per line, nsets * ways. */
-
-static int rrip_init(repl_policy *p, ddio_err *e)
-{
-    size_t n = (size_t)p->nsets * p->ways;
-    uint8_t *s = malloc(n);
-    if (!s)
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for RRIP state (%zu lines)", n);
-    for (size_t i = 0; i < n; i++)
-        s[i] = RRPV_MAX;
-    p->state = s;
-    return 0;
-}
-
-static void rrip_free(repl_policy *p)
-{
-    if (!p->shared_state)
-        free(p->state);
-    p->state = NULL;
-}
+/* Per line: one uint8_t RRPV in the cache's set blocks.  The cache zeroes
+ * them, but the value of an invalid way is never read: the cache fills
+ * invalid ways before it asks for a victim. */
 
 static inline uint8_t *rrpv_of(repl_policy *p, uint32_t set)
 {
-    return (uint8_t *)p->state + (size_t)set * p->ways;
+    return repl_line_state(p, set);
 }
 
 static void rrip_hit(repl_policy *p, uint32_t set, uint32_t way)
@@ -77,21 +58,19 @@ static void brrip_fill(repl_policy *p, uint32_t set, uint32_t way)
 const repl_ops repl_srrip_ops = {
     .name = "srrip",
     .family = "rrip",
-    .init = rrip_init,
+    .line_bytes = 1,
     .on_hit = rrip_hit,
     .on_fill = srrip_fill,
     .victim = rrip_victim,
     .on_invalidate = rrip_invalidate,
-    .free = rrip_free,
 };
 
 const repl_ops repl_brrip_ops = {
     .name = "brrip",
     .family = "rrip",
-    .init = rrip_init,
+    .line_bytes = 1,
     .on_hit = rrip_hit,
     .on_fill = brrip_fill,
     .victim = rrip_victim,
     .on_invalidate = rrip_invalidate,
-    .free = rrip_free,
 };

@@ -34,7 +34,7 @@ static void flush_all(replay *r)
     cache *c = &r->c;
     for (uint32_t s = 0; s < c->nsets; s++)
         for (uint32_t w = 0; w < c->ways; w++)
-            if (c->tags[(uint64_t)s * c->ways + w] != CACHE_INVALID) {
+            if (cache_tags(c, s)[w] != CACHE_INVALID) {
                 if (*cache_meta(c, s, w) == ST_M)
                     r->op[OP_FLUSH].writebacks++;
                 cache_remove(c, s, w);
@@ -74,6 +74,14 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
     if (ev.line != CACHE_INVALID && ev.meta == ST_M)
         k->writebacks++;
     return 0;
+}
+
+uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+{
+    uint64_t hits = 0;
+    for (size_t i = 0; i < n; i++)
+        hits += (uint64_t)replay_access(r, (enum replay_op)ops[i], addrs[i]);
+    return hits;
 }
 
 replay_counts replay_total(const replay *r)

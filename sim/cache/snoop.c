@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/common/hash.h"
+#include "sim/common/mem.h"
 
 #define SF_EMPTY UINT64_MAX
 
@@ -14,21 +15,21 @@ int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e)
     uint64_t cap = 16;
     while (cap < 2 * max_entries)
         cap *= 2;
-    sf->keys = malloc(cap * sizeof *sf->keys);
-    sf->core = malloc(cap * sizeof *sf->core);
+    sf->mask = cap - 1;
+    sf->keys = ddio_table_alloc(cap * sizeof *sf->keys);
+    sf->core = ddio_table_alloc(cap * sizeof *sf->core);
     if (!sf->keys || !sf->core) {
         snoop_free(sf);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory for the snoop filter");
     }
     memset(sf->keys, 0xFF, cap * sizeof *sf->keys);
-    sf->mask = cap - 1;
     return 0;
 }
 
 void snoop_free(snoop_filter *sf)
 {
-    free(sf->keys);
-    free(sf->core);
+    ddio_table_free(sf->keys, (sf->mask + 1) * sizeof *sf->keys);
+    ddio_table_free(sf->core, (sf->mask + 1) * sizeof *sf->core);
     memset(sf, 0, sizeof *sf);
 }
 

@@ -1,0 +1,7 @@
+#ifndef DDIOSIM_BENCH_H
+#define DDIOSIM_BENCH_H
+
+double bench_now(void);
+int bench_cache(void);
+
+#endif

@@ -1,0 +1,233 @@
+/* test_cache_hier.c - the hierarchy beyond single Table 1 cells: buffer
+ * life cycles, counters, cross-core migration, masks, the snoop filter. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "sim/cache/hier.h"
+#include "sim/common/rng.h"
+
+static void small(hier *h, enum hier_mode mode, uint32_t cores, enum cache_mapping map)
+{
+    hier_config c;
+    hier_config_default(&c);
+    c.mode = mode;
+    c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = 6, .mapping = map, .seed = 3};
+    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 2, .mapping = MAP_MODULO};
+    c.cores = cores;
+    c.ddio_mask = 0x30;
+    c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
+    c.n_cos = 2;
+    c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
+    c.cos_mask[1] = 0x08;
+    for (uint32_t i = 0; i < cores; i++)
+        c.core_cos[i] = (uint8_t)(i % 2);
+    ddio_err e;
+    cr_assert_eq(hier_init(h, &c, &e), 0, "%s", e.msg);
+}
+
+/* The forwarding life cycle of one buffer line on Skylake: NIC write ->
+ * core read/write -> NIC read -> NIC write again (the paper's Fig. 5). */
+Test(cache_hier, forwarding_cycle_skylake)
+{
+    hier h;
+    small(&h, HIER_NONINCLUSIVE, 1, MAP_MODULO);
+    hier_result r;
+    uint64_t L = 100;
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, L, &r);
+    cr_expect(!r.hit);
+    cr_expect_eq(hier_locate(&h, L).llc_region, REG_DDIO);
+    hier_access(&h, REQ_CORE_RD, 0, L, &r);
+    cr_expect(r.hit);
+    cr_expect_eq(r.region, REG_DDIO);
+    hier_access(&h, REQ_CORE_WR, 0, L, &r);
+    cr_expect(r.hit);
+    cr_expect_eq(r.region, REG_L2);
+    hier_where w = hier_locate(&h, L);
+    cr_expect_eq(w.l2_state, ST_M);
+    cr_expect_eq(w.llc_region, REG_MEM);
+    hier_access(&h, REQ_PCIE_RD, 0, L, &r);
+    cr_expect(r.hit);
+    cr_expect_eq(r.col, COL_L2_EM);
+    w = hier_locate(&h, L);
+    cr_expect_eq(w.llc_region, REG_SHARED);
+    cr_expect_eq(w.l2_state, ST_S);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, L, &r);
+    cr_expect(r.hit);
+    cr_expect_eq(r.col, COL_SHARED);
+    w = hier_locate(&h, L);
+    cr_expect_eq(w.llc_region, REG_SHARED, "a PCIe write hit leaves the line in the Shared ways");
+    cr_expect_eq(w.l2_core, -1, "and invalidates the S copy");
+    /* Counters: 2 PCIe writes (1 hit), 1 PCIe read hit, 2 core accesses. */
+    cr_expect_eq(h.stats.req[REQ_PCIE_WR_FULL].accesses, 2);
+    cr_expect_eq(h.stats.req[REQ_PCIE_WR_FULL].hits, 1);
+    cr_expect_eq(h.stats.req[REQ_PCIE_WR_FULL].hit_col[COL_SHARED], 1);
+    cr_expect_eq(h.stats.req[REQ_PCIE_RD].hits, 1);
+    cr_expect_eq(h.stats.req[REQ_PCIE_RD].hit_col[COL_L2_EM], 1);
+    cr_expect_eq(h.stats.req[REQ_CORE_RD].hit_col[COL_DDIO], 1);
+    cr_expect_eq(h.stats.req[REQ_CORE_WR].l2_hits, 1);
+    uint64_t mem = 0;
+    for (int q = 0; q < REQ_COUNT; q++)
+        mem += h.stats.req[q].mem_reads + h.stats.req[q].mem_writebacks;
+    cr_expect_eq(mem, 0, "a cycle that fits in the cache never touches memory");
+    hier_free(&h);
+}
+
+Test(cache_hier, core_write_upgrade_of_shared_copy)
+{
+    hier h;
+    small(&h, HIER_NONINCLUSIVE, 1, MAP_MODULO);
+    hier_result r;
+    hier_access(&h, REQ_CORE_WR, 0, 7, &r);
+    hier_access(&h, REQ_PCIE_RD, 0, 7, &r);          /* Shared(M) + L2(S) */
+    hier_access(&h, REQ_CORE_WR, 0, 7, &r);          /* upgrade */
+    cr_expect(r.hit);
+    cr_expect_eq(r.col, COL_L2_S);
+    hier_where w = hier_locate(&h, 7);
+    cr_expect_eq(w.l2_state, ST_M);
+    cr_expect_eq(w.llc_region, REG_MEM, "non-inclusive: the writer takes the line out of the LLC");
+    hier_free(&h);
+}
+
+Test(cache_hier, remote_l2_migrates)
+{
+    hier h;
+    small(&h, HIER_NONINCLUSIVE, 2, MAP_MODULO);
+    hier_result r;
+    hier_access(&h, REQ_CORE_WR, 0, 9, &r);
+    cr_expect_eq(hier_locate(&h, 9).l2_core, 0);
+    hier_access(&h, REQ_CORE_RD, 1, 9, &r);
+    cr_expect(r.hit);
+    cr_expect_eq(r.region, REG_L2);
+    hier_where w = hier_locate(&h, 9);
+    cr_expect_eq(w.l2_core, 1);
+    cr_expect_eq(w.l2_state, ST_M, "dirty data moves with the line");
+    cr_expect_eq(h.stats.req[REQ_CORE_RD].l2_hits, 1);
+    hier_free(&h);
+}
+
+Test(cache_hier, cat_class_of_core_decides_l3star_ways)
+{
+    /* Core 1 is in class 1 (mask 0x08): its L2 victims may only use way 3. */
+    hier h;
+    small(&h, HIER_NONINCLUSIVE, 2, MAP_MODULO);
+    hier_result r;
+    /* L2 has 4 sets x 2 ways (modulo): lines 0, 4, 8 share L2 set 0. */
+    hier_access(&h, REQ_CORE_WR, 1, 0, &r);
+    hier_access(&h, REQ_CORE_WR, 1, 4, &r);
+    hier_access(&h, REQ_CORE_WR, 1, 8, &r);
+    cr_assert_eq(hier_locate(&h, 0).llc_region, REG_L3);
+    uint32_t set = cache_set(&h.llc, 0);
+    cr_expect_eq(cache_find(&h.llc, set, 0), 3);
+    hier_free(&h);
+}
+
+Test(cache_hier, invalid_configs_rejected)
+{
+    hier_config c;
+    ddio_err e;
+    hier_config_default(&c);
+    c.ddio_mask = 0x800;   /* way 11 of an 11-way LLC */
+    cr_expect_eq(hier_config_validate(&c, &e), -1);
+    cr_expect_str_eq(e.msg, "ddio_mask: 0x800 must select at least one of the 11 LLC ways");
+    hier_config_default(&c);
+    c.cos_mask[0] = 0;
+    cr_expect_eq(hier_config_validate(&c, &e), -1);
+    cr_expect_str_eq(e.msg, "cat: class 0 mask 0x0 must select at least one of the 11 LLC ways");
+    hier_config_default(&c);
+    c.mode = HIER_INCLUSIVE;
+    cr_expect_eq(hier_config_validate(&c, &e), -1);
+    cr_expect_str_eq(e.msg, "shared_mask: an inclusive LLC has no Shared ways (set it to 0)");
+    hier_config_default(&c);
+    c.core_cos[0] = 3;
+    cr_expect_eq(hier_config_validate(&c, &e), -1);
+    cr_expect_str_eq(e.msg, "cat: core 0 uses class 3 but only 1 are defined");
+    hier_config_default(&c);
+    c.l2.line_size = 128;
+    cr_expect_eq(hier_config_validate(&c, &e), -1);
+    cr_expect_str_eq(e.msg, "l2: line size 128 differs from the LLC's 64");
+    hier_config_default(&c);
+    c.llc.ways = 65;
+    cr_expect_eq(hier_config_validate(&c, &e), -1);
+    cr_expect_str_eq(e.msg, "llc: 65 ways is out of range [1, 64]");
+    hier_config_default(&c);
+    cr_expect_eq(hier_config_validate(&c, &e), 0);
+}
+
+/* Random requests on small hierarchies: the hierarchy's own asserts check
+ * its invariants on every access (non-inclusive: no line in L2 E/M and the
+ * LLC at once; inclusive: every L2 line has an LLC copy); here we also check
+ * that each miss allocated its line inside the right ways, and that the
+ * snoop filter and the L2s agree. */
+static void random_walk(enum hier_mode mode, enum cache_mapping map, uint64_t seed)
+{
+    hier h;
+    small(&h, mode, 3, map);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    for (int i = 0; i < 20000; i++) {
+        enum coh_req q = (enum coh_req)ddio_rng_below(&rng, REQ_EVICT);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint64_t line = ddio_rng_below(&rng, 200);
+        hier_result r;
+        hier_access(&h, q, core, line, &r);
+        hier_where w = hier_locate(&h, line);
+        if (!r.hit && (q == REQ_PCIE_WR_FULL || q == REQ_PCIE_WR_PART))
+            cr_assert_eq(w.llc_region, REG_DDIO, "PCIe write miss allocated outside the DDIO ways");
+        if (!r.hit && q == REQ_PCIE_RD)
+            cr_assert_eq(w.llc_region, REG_MEM, "PCIe read miss must not allocate");
+        if (mode == HIER_NONINCLUSIVE && r.col == COL_L2_EM && q == REQ_PCIE_RD)
+            cr_assert_eq(w.llc_region, REG_SHARED);
+        if (mode == HIER_INCLUSIVE && !r.hit && (q == REQ_CORE_RD || q == REQ_CORE_WR)) {
+            uint32_t set = cache_set(&h.llc, line);
+            int way = cache_find(&h.llc, set, line);
+            cr_assert(way >= 0 && ((h.cfg.cos_mask[h.cfg.core_cos[core]] >> way) & 1),
+                      "core miss allocated outside its CAT mask");
+        }
+        if (q == REQ_CORE_RD || q == REQ_CORE_WR)
+            cr_assert_eq(w.l2_core, (int)core);
+    }
+    /* Snoop filter <-> L2 agreement, and the occupancy count. */
+    uint64_t l2_lines = 0;
+    for (uint32_t c = 0; c < 3; c++)
+        l2_lines += cache_count_valid(&h.l2[c], h.l2[c].full_mask);
+    cr_expect_eq(l2_lines, h.sf.count);
+    uint64_t occ[REG_COUNT];
+    hier_occupancy(&h, occ);
+    cr_expect_eq(occ[REG_L2], l2_lines);
+    cr_expect_eq(occ[REG_DDIO] + occ[REG_SHARED] + occ[REG_L3], cache_count_valid(&h.llc, h.llc.full_mask));
+    hier_free(&h);
+}
+
+Test(cache_hier, random_walk_invariants)
+{
+    random_walk(HIER_NONINCLUSIVE, MAP_MODULO, 1);
+    random_walk(HIER_NONINCLUSIVE, MAP_RANDOM, 2);
+    random_walk(HIER_INCLUSIVE, MAP_XOR, 3);
+    random_walk(HIER_INCLUSIVE, MAP_RANDOM, 4);
+}
+
+Test(cache_hier, snoop_filter_matches_reference)
+{
+    snoop_filter sf;
+    ddio_err e;
+    cr_assert_eq(snoop_init(&sf, 64, &e), 0);
+    int ref[512];
+    for (int i = 0; i < 512; i++)
+        ref[i] = -1;
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 11);
+    for (int i = 0; i < 100000; i++) {
+        uint64_t line = ddio_rng_below(&rng, 512);
+        if (ddio_rng_below(&rng, 2) && (ref[line] >= 0 || sf.count < 64)) {
+            int core = (int)ddio_rng_below(&rng, 7);
+            snoop_put(&sf, line * 4096, core);   /* strided keys collide in the hash */
+            ref[line] = core;
+        } else {
+            snoop_erase(&sf, line * 4096);
+            ref[line] = -1;
+        }
+        uint64_t probe = ddio_rng_below(&rng, 512);
+        cr_assert_eq(snoop_get(&sf, probe * 4096), ref[probe]);
+    }
+    snoop_free(&sf);
+}

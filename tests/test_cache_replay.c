@@ -1,0 +1,352 @@
+/* test_cache_replay.c - replay against a textbook LRU cache, the binomial
+ * model of random-mapped LRU caches (seed 003, Eq. 2), the set mappings,
+ * and the din reader / cache-replay CLI. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <gsl/gsl_cdf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/cache/replay.h"
+#include "sim/common/hash.h"
+#include "sim/common/rng.h"
+#include "tests/helpers.h"
+#include "traces/din.h"
+
+/* Textbook set-associative LRU: each set is a recency list, MRU first. */
+typedef struct ref_lru {
+    uint32_t sets, ways;
+    uint64_t *lines;    /* sets * ways, UINT64_MAX = empty */
+} ref_lru;
+
+static int ref_access(ref_lru *r, uint64_t line)
+{
+    uint64_t *s = &r->lines[(line % r->sets) * r->ways];
+    uint32_t pos = r->ways - 1;   /* not found: the LRU slot is overwritten */
+    int hit = 0;
+    for (uint32_t i = 0; i < r->ways; i++)
+        if (s[i] == line) {
+            pos = i;
+            hit = 1;
+            break;
+        }
+    memmove(&s[1], &s[0], pos * sizeof *s);
+    s[0] = line;
+    return hit;
+}
+
+Test(cache_replay, modulo_lru_equals_textbook)
+{
+    const uint32_t sets[] = {1, 3, 16, 64};
+    const uint32_t ways[] = {1, 2, 4, 11, 16};
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 42);
+    for (size_t si = 0; si < 4; si++)
+        for (size_t wi = 0; wi < 5; wi++) {
+            uint32_t slices = (uint32_t)(1 + ddio_rng_below(&rng, 2));
+            cache_geom g = {.line_size = 64, .slices = slices, .sets_per_slice = sets[si], .ways = ways[wi],
+                            .mapping = MAP_MODULO};
+            repl_config rc;
+            repl_config_default(&rc);
+            uint64_t full = (1ull << ways[wi]) - 1;
+            replay r;
+            ddio_err e;
+            cr_assert_eq(replay_init(&r, &g, &rc, full, full, &e), 0, "%s", e.msg);
+            ref_lru ref = {sets[si] * slices, ways[wi], NULL};
+            ref.lines = malloc(sizeof(uint64_t) * ref.sets * ref.ways);
+            memset(ref.lines, 0xFF, sizeof(uint64_t) * ref.sets * ref.ways);
+            uint64_t universe = (uint64_t)ref.sets * ways[wi] * 2 + 1;
+            int hits = 0, ref_hits = 0;
+            for (int i = 0; i < 20000; i++) {
+                uint64_t line = ddio_rng_below(&rng, universe);
+                enum replay_op op = ddio_rng_below(&rng, 2) ? OP_WRITE : OP_READ;
+                hits += replay_access(&r, op, line * 64 + ddio_rng_below(&rng, 64));
+                ref_hits += ref_access(&ref, line);
+            }
+            cr_expect_eq(hits, ref_hits, "sets %u x%u slices, %u ways: %d hits vs textbook %d", sets[si], slices,
+                         ways[wi], hits, ref_hits);
+            cr_expect(ref_hits > 0 && ref_hits < 20000);
+            free(ref.lines);
+            replay_free(&r);
+        }
+}
+
+/* The CLI gives the same exact count on a din file. */
+Test(cache_replay, cli_modulo_lru_equals_textbook)
+{
+    ref_lru ref = {16, 4, NULL};
+    ref.lines = malloc(sizeof(uint64_t) * 64);
+    memset(ref.lines, 0xFF, sizeof(uint64_t) * 64);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 7);
+    size_t cap = 30000 * 24, len = 0;
+    char *text = malloc(cap);
+    int ref_hits = 0;
+    for (int i = 0; i < 30000; i++) {
+        uint64_t line = ddio_rng_below(&rng, 150);
+        len += (size_t)snprintf(text + len, cap - len, "%d %llx\n", (int)ddio_rng_below(&rng, 3),
+                                (unsigned long long)(line * 64 + 5));
+        ref_hits += ref_access(&ref, line);
+    }
+    char *path = write_temp(".din", text, len);
+    char args[512];
+    snprintf(args, sizeof args, "cache-replay --mapping modulo --policy lru --sets 16 --slices 1 --ways 4 --format json %s",
+             path);
+    cli_run run = run_ddiosim(args);
+    cr_assert_eq(run.status, 0, "%s", run.err);
+    cJSON *j = cJSON_Parse(run.out);
+    cr_assert(j);
+    cr_expect_eq((int)cJSON_GetObjectItem(j, "hits")->valuedouble, ref_hits);
+    cr_expect_eq((int)cJSON_GetObjectItem(j, "accesses")->valuedouble, 30000);
+    cr_expect(cJSON_GetObjectItem(j, "hit_rate") && cJSON_GetObjectItem(j, "misses") &&
+              cJSON_GetObjectItem(j, "accesses_per_sec"));
+    cJSON_Delete(j);
+    cli_run_free(&run);
+    unlink(path);
+    free(path);
+    free(text);
+    free(ref.lines);
+}
+
+/* Seed 003, Eq. 2: with random set mapping and LRU, a cyclic stream over T
+ * unique lines hits with probability F_B(N-1; T, 1/C). */
+Test(cache_replay, cyclic_lru_matches_binomial_cdf, .timeout = 120)
+{
+    const uint32_t C = 65536, N = 8;
+    const double cap = (double)C * N;
+    const double factors[] = {0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0};
+    for (size_t f = 0; f < sizeof factors / sizeof factors[0]; f++) {
+        uint64_t T = (uint64_t)(factors[f] * cap);
+        cache_geom g = {.line_size = 64, .slices = 1, .sets_per_slice = C, .ways = N, .mapping = MAP_RANDOM,
+                        .seed = 1000 + f};
+        repl_config rc;
+        repl_config_default(&rc);
+        replay r;
+        ddio_err e;
+        cr_assert_eq(replay_init(&r, &g, &rc, 0xFF, 0xFF, &e), 0, "%s", e.msg);
+        for (uint64_t i = 0; i < T; i++)   /* warm-up pass */
+            replay_access(&r, OP_READ, i * 64);
+        uint64_t hits = 0;
+        for (uint64_t i = 0; i < T; i++)
+            hits += (uint64_t)replay_access(&r, OP_READ, i * 64);
+        double sim = (double)hits / (double)T;
+        double model = gsl_cdf_binomial_P(N - 1, 1.0 / C, (unsigned)T);
+        cr_expect(sim > model - 0.01 && sim < model + 0.01, "T = %.2fx capacity: simulated %.4f, F_B = %.4f",
+                  factors[f], sim, model);
+        replay_free(&r);
+    }
+}
+
+Test(cache_replay, modulo_mapping_is_line_mod_sets)
+{
+    cache_geom g = {.line_size = 64, .slices = 3, .sets_per_slice = 5, .ways = 2, .mapping = MAP_MODULO};
+    cache_mapper m;
+    cache_mapper_init(&m, &g);
+    for (uint64_t line = 0; line < 1000; line++)
+        cr_assert_eq(cache_mapper_set(&m, line), line % 15);
+}
+
+static int parity(uint64_t x) { return __builtin_parityll(x); }
+
+Test(cache_replay, xor_mapping_matches_published_hash)
+{
+    /* For 8 slices the slice is the 3-bit Maurice et al. hash. */
+    cache_geom g = {.line_size = 64, .slices = 8, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR};
+    cache_mapper m;
+    cache_mapper_init(&m, &g);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 9);
+    for (int i = 0; i < 10000; i++) {
+        uint64_t addr = ddio_rng_next(&rng) & 0x3FFFFFFFC0ull;
+        uint32_t want = (uint32_t)(parity(addr & 0x1B5F575440ull) | parity(addr & 0x2EB5FAA880ull) << 1 |
+                                   parity(addr & 0x3CCCC93100ull) << 2);
+        uint64_t line = addr >> 6;
+        uint32_t set = cache_mapper_set(&m, line);
+        cr_assert_eq(set / 2048, want);
+        cr_assert_eq(set % 2048, line % 2048, "the set inside a slice comes from the index bits");
+    }
+}
+
+Test(cache_replay, xor_mapping_4k_aligned_uses_32_sets_per_slice)
+{
+    /* Seed 003, Appendix D.5: 4 KiB-aligned lines reach only 32 of the 2048
+     * sets of each slice. */
+    cache_geom g = {.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR};
+    cache_mapper m;
+    cache_mapper_init(&m, &g);
+    static uint8_t seen[18 * 2048];
+    memset(seen, 0, sizeof seen);
+    int slices_used[18] = {0};
+    for (uint64_t b = 0; b < 100000; b++) {
+        uint32_t set = cache_mapper_set(&m, (0x100000000ull + b * 4096) >> 6);
+        seen[set] = 1;
+    }
+    for (uint32_t s = 0; s < 18 * 2048; s++)
+        if (seen[s]) {
+            cr_assert_eq((s % 2048) % 64, 0);
+            slices_used[s / 2048]++;
+        }
+    for (int sl = 0; sl < 18; sl++)
+        cr_expect_eq(slices_used[sl], 32, "slice %d: %d sets used", sl, slices_used[sl]);
+}
+
+Test(cache_replay, random_mapping_is_uniform)
+{
+    cache_geom g = {.line_size = 64, .slices = 4, .sets_per_slice = 256, .ways = 8, .mapping = MAP_RANDOM, .seed = 77};
+    cache_mapper m;
+    cache_mapper_init(&m, &g);
+    static uint32_t count[1024];
+    memset(count, 0, sizeof count);
+    const uint32_t n = 1024 * 1000;
+    for (uint64_t line = 0; line < n; line++)   /* a contiguous (worst-case) range */
+        count[cache_mapper_set(&m, line * 32)]++;
+    double chi2 = 0;
+    for (int s = 0; s < 1024; s++)
+        chi2 += (count[s] - 1000.0) * (count[s] - 1000.0) / 1000.0;
+    /* 1023 degrees of freedom: the 99.9th percentile is about 1168. */
+    cr_expect(chi2 < 1168, "chi2 = %.1f", chi2);
+    /* And the hash is a bijection (so the tag cannot alias). */
+    for (uint64_t x = 0; x < 100000; x++)
+        cr_assert_eq(ddio_unmix64(ddio_mix64(x * 0x9E3779B97F4A7C15ull)), x * 0x9E3779B97F4A7C15ull);
+}
+
+Test(cache_replay, geometry_errors)
+{
+    ddio_err e;
+    cache_geom g = {.line_size = 48, .slices = 1, .sets_per_slice = 4, .ways = 2, .mapping = MAP_MODULO};
+    cr_expect_eq(cache_geom_validate(&g, "--line", &e), -1);
+    cr_expect_str_eq(e.msg, "--line: line size 48 is not a power of two in [16, 4096]");
+    g.line_size = 64;
+    g.ways = 0;
+    cr_expect_eq(cache_geom_validate(&g, "llc", &e), -1);
+    cr_expect_str_eq(e.msg, "llc: 0 ways is out of range [1, 64]");
+    g.ways = 4;
+    g.mapping = MAP_XOR;
+    g.sets_per_slice = 1000;
+    cr_expect_eq(cache_geom_validate(&g, "llc", &e), -1);
+    cr_expect_str_eq(e.msg, "llc: the xor mapping needs a power-of-two number of sets per slice, not 1000");
+}
+
+Test(cache_replay, pcie_ops_and_memory_counts)
+{
+    /* 1 set, 4 ways, DDIO = 2 leftmost ways. */
+    cache_geom g = {.line_size = 64, .slices = 1, .sets_per_slice = 1, .ways = 4, .mapping = MAP_MODULO};
+    repl_config rc;
+    repl_config_default(&rc);
+    replay r;
+    ddio_err e;
+    cr_assert_eq(replay_init(&r, &g, &rc, 0xF, 0xC, &e), 0);
+    cr_expect_eq(replay_access(&r, OP_PCIE_RD, 0x000), 0);      /* miss, no allocation */
+    cr_expect_eq(replay_access(&r, OP_PCIE_RD, 0x000), 0);
+    cr_expect_eq(replay_access(&r, OP_PCIE_WR_FULL, 0x040), 0);  /* ItoM miss: no memory read */
+    cr_expect_eq(replay_access(&r, OP_PCIE_WR_PART, 0x080), 0);  /* RFO miss: memory read */
+    cr_expect_eq(replay_access(&r, OP_PCIE_WR_FULL, 0x0C0), 0);  /* evicts dirty 0x040 */
+    cr_expect_eq(replay_access(&r, OP_PCIE_RD, 0x0C0), 1);
+    cr_expect_eq(r.op[OP_PCIE_RD].mem_reads, 2);
+    cr_expect_eq(r.op[OP_PCIE_WR_FULL].mem_reads, 0);
+    cr_expect_eq(r.op[OP_PCIE_WR_PART].mem_reads, 1);
+    cr_expect_eq(r.op[OP_PCIE_WR_FULL].writebacks, 1);
+    uint32_t set = cache_set(&r.c, 0x0C0 >> 6);
+    int way = cache_find(&r.c, set, 0x0C0 >> 6);
+    cr_expect(way == 2 || way == 3);
+    replay_access(&r, OP_FLUSH, 0);
+    cr_expect_eq(r.op[OP_FLUSH].writebacks, 2);
+    cr_expect_eq(cache_count_valid(&r.c, 0xF), 0);
+    replay_free(&r);
+}
+
+Test(cache_replay, din_parser)
+{
+    din_record rec;
+    ddio_err e;
+    cr_expect_eq(din_parse_line("0 1a2b\n", 7, &rec, "t", 1, &e), 1);
+    cr_expect_eq(rec.label, DIN_READ);
+    cr_expect_eq(rec.addr, 0x1a2b);
+    cr_expect_eq(din_parse_line("  7\t0xFFFF 4 extra", 18, &rec, "t", 1, &e), 1);
+    cr_expect_eq(rec.label, DIN_PCIE_RD);
+    cr_expect_eq(rec.addr, 0xFFFF);
+    cr_expect_eq(din_parse_line("# comment", 9, &rec, "t", 1, &e), 0);
+    cr_expect_eq(din_parse_line("   \n", 4, &rec, "t", 1, &e), 0);
+    cr_expect_eq(din_parse_line("3 100", 5, &rec, "t.din", 9, &e), -1);
+    cr_expect_str_eq(e.msg, "t.din:9: unsupported label 3 (use 0-2, 4-7)");
+    cr_expect_eq(din_parse_line("x 100", 5, &rec, "t.din", 2, &e), -1);
+    cr_expect_str_eq(e.msg, "t.din:2: label 'x' is not a number 0-7");
+    cr_expect_eq(din_parse_line("1", 1, &rec, "t.din", 4, &e), -1);
+    cr_expect_str_eq(e.msg, "t.din:4: expected '<label> <hex address>'");
+    cr_expect_eq(din_parse_line("1 12345678901234567", 19, &rec, "t.din", 5, &e), -1);
+    cr_expect_str_eq(e.msg, "t.din:5: address is wider than 64 bits");
+    cr_expect_eq(din_parse_line("1 ", 2, &rec, "t.din", 6, &e), -1);
+    cr_expect_str_eq(e.msg, "t.din:6: missing address");
+}
+
+Test(cache_replay, cli_errors)
+{
+    char *path = write_temp(".din", "0 100\n1 200\n\n1 2g0\n", 19);
+    char args[256];
+    snprintf(args, sizeof args, "cache-replay %s", path);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2);
+    char want[256];
+    snprintf(want, sizeof want, "ddiosim: %s:4: address has a non-hex character 'g'\n", path);
+    cr_expect_str_eq(r.err, want);
+    cr_expect_str_eq(r.out, "", "no partial output on error");
+    cli_run_free(&r);
+    unlink(path);
+    free(path);
+
+    r = run_ddiosim("cache-replay --ways 0 traces/samples/ddio-ring.din");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--ways: 0 is out of range [1, 64]"), "%s", r.err);
+    cli_run_free(&r);
+    r = run_ddiosim("cache-replay --alloc-mask 0x1000 traces/samples/ddio-ring.din");
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "ddiosim: --alloc-mask: 0x1000 must select at least one of the 11 ways\n");
+    cli_run_free(&r);
+    r = run_ddiosim("cache-replay --frobnicate");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "unknown option '--frobnicate'") && strstr(r.err, "usage: ddiosim cache-replay"));
+    cli_run_free(&r);
+    r = run_ddiosim("cache-replay /nonexistent.din");
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "ddiosim: /nonexistent.din: No such file or directory\n");
+    cli_run_free(&r);
+    r = run_ddiosim("cache-replay --help");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "--ddio-mask"));
+    cli_run_free(&r);
+    r = run_ddiosim("no-such-command");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "unknown command 'no-such-command'"));
+    cli_run_free(&r);
+    r = run_ddiosim("--version");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strncmp(r.out, "ddiosim ", 8) == 0);
+    cli_run_free(&r);
+}
+
+Test(cache_replay, cli_output_file_is_atomic)
+{
+    char *path = write_temp(".json", "old", 3);
+    char args[256];
+    /* A failing run must leave the previous file untouched. */
+    snprintf(args, sizeof args, "cache-replay --format json -o %s < /dev/null --ways 99", path);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2);
+    char *content = slurp(path, NULL);
+    cr_expect_str_eq(content, "old");
+    free(content);
+    cli_run_free(&r);
+    snprintf(args, sizeof args, "cache-replay --format json -o %s traces/samples/ddio-ring.din", path);
+    r = run_ddiosim(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    content = slurp(path, NULL);
+    cJSON *j = cJSON_Parse(content);
+    cr_assert(j);
+    cr_expect_eq((int)cJSON_GetObjectItem(j, "accesses")->valuedouble, 36864);
+    cJSON_Delete(j);
+    free(content);
+    cli_run_free(&r);
+    unlink(path);
+    free(path);
+}
