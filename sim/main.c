@@ -9,6 +9,7 @@ static const ddio_cmd commands[] = {
     {"trace", "pcap traces: stats (summarise a capture), gen (synthetic fixed/imix/mawi)", cmd_trace},
     {"rss", "Toeplitz RSS hash and RX queue of an IPv4 flow", cmd_rss},
     {"config", "show the resolved machine and workload configuration; list known names", cmd_config},
+    {"simulate", "discrete-event simulation of NIC rings, cores and caches: hit rates, queues, drops", cmd_simulate},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

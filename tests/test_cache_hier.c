@@ -231,3 +231,26 @@ Test(cache_hier, snoop_filter_matches_reference)
     }
     snoop_free(&sf);
 }
+
+Test(cache_hier, clflush_writes_back_and_drops)
+{
+    hier h;
+    small(&h, HIER_NONINCLUSIVE, 1, MAP_MODULO);
+    hier_result r;
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, 5, &r);   /* DDIO(M) */
+    hier_flush(&h, 5, &r);
+    cr_expect(r.hit);
+    cr_expect_eq(r.region, REG_DDIO);
+    cr_expect_eq(r.mem_writebacks, 1);
+    cr_expect_eq(hier_locate(&h, 5).llc_region, REG_MEM);
+    hier_access(&h, REQ_CORE_RD, 0, 6, &r);        /* L2(S), clean */
+    hier_flush(&h, 6, &r);
+    cr_expect_eq(r.region, REG_L2);
+    cr_expect_eq(r.mem_writebacks, 0);
+    cr_expect_eq(hier_locate(&h, 6).l2_core, -1);
+    hier_flush(&h, 7, &r);
+    cr_expect(!r.hit);
+    cr_expect_eq(h.stats.flushes, 3);
+    cr_expect_eq(h.stats.flush_writebacks, 1);
+    hier_free(&h);
+}

@@ -357,6 +357,32 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     account(h, req, res);
 }
 
+void hier_flush(hier *h, uint64_t line, hier_result *res)
+{
+    memset(res, 0, sizeof *res);
+    int dirty = 0;
+    int owner = snoop_get(&h->sf, line);
+    if (owner >= 0) {
+        dirty |= l2_take(h, (uint32_t)owner, line) == ST_M;
+        res->hit = 1;
+        res->region = REG_L2;
+    }
+    uint32_t set = cache_set(&h->llc, line);
+    int way = cache_find(&h->llc, set, line);
+    if (way >= 0) {
+        dirty |= META_STATE(*cache_meta(&h->llc, set, (uint32_t)way)) == ST_M;
+        if (!res->hit)
+            res->region = h->way_region[way];
+        res->hit = 1;
+        cache_remove(&h->llc, set, (uint32_t)way);
+    }
+    if (!res->hit)
+        res->region = REG_MEM;
+    res->mem_writebacks = (uint8_t)dirty;
+    h->stats.flushes++;
+    h->stats.flush_writebacks += (uint64_t)dirty;
+}
+
 int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirty)
 {
     hier_result scratch = {0};

@@ -45,6 +45,7 @@ typedef struct hier_req_stats {
 typedef struct hier_stats {
     hier_req_stats req[REQ_COUNT];  /* REQ_EVICT unused */
     uint64_t llc_evictions, l2_evictions, l2_to_llc;
+    uint64_t flushes, flush_writebacks;   /* CLFLUSH by cores (hier_flush) */
 } hier_stats;
 
 typedef struct hier_result {
@@ -81,6 +82,10 @@ void hier_free(hier *h);
 /* One request for one line (line number = address / line size). `core` is
  * the requesting core for core requests, ignored for PCIe requests. */
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res);
+
+/* CLFLUSH from a core (packet-acrobat's flush_ratio): write a dirty line
+ * back and drop every copy.  Not a Table 1 request; counted in stats.flushes. */
+void hier_flush(hier *h, uint64_t line, hier_result *res);
 
 hier_where hier_locate(const hier *h, uint64_t line);
 

@@ -1,0 +1,576 @@
+/* config.c - finding and reading config files, command-line overrides, the
+ * checks between machine and workload, and the configuration's cache
+ * hierarchy. */
+#include "configs/config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "configs/schema.h"
+
+#define MAX_FILE_BYTES (1u << 20)
+#define BUILTIN "(built-in)"
+
+/* ------------------------------------------------------------ names */
+
+static const char *const opt_names[DDIO_CFG_NOPTS] = {
+    [DDIO_CFG_OPT_MACHINE] = "--machine",     [DDIO_CFG_OPT_WORKLOAD] = "--workload",
+    [DDIO_CFG_OPT_RX_RING] = "--rx-ring",     [DDIO_CFG_OPT_TX_RING] = "--tx-ring",
+    [DDIO_CFG_OPT_BURST] = "--burst",         [DDIO_CFG_OPT_CORES] = "--cores",
+    [DDIO_CFG_OPT_DDIO_WAYS] = "--ddio-ways", [DDIO_CFG_OPT_DDIO_MASK] = "--ddio-mask",
+    [DDIO_CFG_OPT_POLICY] = "--policy",       [DDIO_CFG_OPT_MAPPING] = "--mapping",
+    [DDIO_CFG_OPT_SET] = "--set",
+};
+
+/* Options that set one field: which struct (0 machine, 1 workload) and path. */
+static const struct {
+    int part;
+    const char *path;
+} opt_field[DDIO_CFG_NOPTS] = {
+    [DDIO_CFG_OPT_RX_RING] = {1, "driver.rx_ring"}, [DDIO_CFG_OPT_TX_RING] = {1, "driver.tx_ring"},
+    [DDIO_CFG_OPT_BURST] = {1, "driver.burst"},     [DDIO_CFG_OPT_CORES] = {1, "cores"},
+    [DDIO_CFG_OPT_DDIO_MASK] = {0, "ddio_mask"},    [DDIO_CFG_OPT_POLICY] = {0, "llc.policy"},
+    [DDIO_CFG_OPT_MAPPING] = {0, "llc.mapping"},
+};
+
+const char *ddio_config_option_name(enum ddio_cfg_opt opt)
+{
+    return (unsigned)opt < DDIO_CFG_NOPTS ? opt_names[opt] : "?";
+}
+
+const char *ddio_config_usage(void)
+{
+    return "configuration (defaults: machine skylake-6140, workload l2fwd; see docs/configs.md):\n"
+           "  --machine M       machine name (configs/machines/M.json) or a JSON file\n"
+           "  --workload W      workload name (configs/workloads/W.json) or a JSON file\n"
+           "  --rx-ring N       RX descriptors per core, a power of two\n"
+           "  --tx-ring N       TX descriptors per core, a power of two\n"
+           "  --burst N         RX / TX burst\n"
+           "  --cores S         cores running the workload\n"
+           "  --ddio-ways K     DDIO allocates in the K leftmost LLC ways (2 of 11 = 0x600)\n"
+           "  --ddio-mask HEX   DDIO way mask (IIO_LLC_WAYS); not with --ddio-ways\n"
+           "  --policy P        LLC replacement: lru, bip, srrip, qlru, brrip, drrip, dip\n"
+           "  --mapping M       LLC set mapping: modulo, xor, random\n"
+           "  --set PATH=VALUE  any field: machine.llc.ways=16, workload.driver.rx_free_thresh=64\n";
+}
+
+void ddio_config_default(ddio_config *c)
+{
+    memset(c, 0, sizeof *c);
+    ddio_machine_default(&c->machine);
+    ddio_workload_default(&c->workload);
+    snprintf(c->machine_file, sizeof c->machine_file, BUILTIN);
+    snprintf(c->workload_file, sizeof c->workload_file, BUILTIN);
+}
+
+/* ------------------------------------------------------------ files */
+
+static const char *kind_option(const char *kind)
+{
+    return strcmp(kind, "machines") == 0 ? "--machine" : "--workload";
+}
+
+static const char *kind_singular(const char *kind)
+{
+    return strcmp(kind, "machines") == 0 ? "machine" : "workload";
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The directories searched for names, in order (env first). */
+static int search_dirs(const char *kind, char dirs[2][512])
+{
+    int n = 0;
+    const char *env = getenv("DDIOSIM_CONFIG_DIR");
+    if (env && *env)
+        snprintf(dirs[n++], 512, "%s/%s", env, kind);
+    snprintf(dirs[n++], 512, "%s/configs/%s", DDIOSIM_SOURCE_DIR, kind);
+    return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ddio_config_list(const char *kind, char *buf, size_t cap)
+{
+    char dirs[2][512];
+    int nd = search_dirs(kind, dirs);
+    char *names[256];
+    size_t n = 0;
+    for (int d = 0; d < nd; d++) {
+        DIR *dir = opendir(dirs[d]);
+        if (!dir)
+            continue;
+        struct dirent *de;
+        while ((de = readdir(dir)) != NULL && n < 256) {
+            if (de->d_name[0] == '.' || !ends_with(de->d_name, ".json"))
+                continue;
+            char *name = strndup(de->d_name, strlen(de->d_name) - 5);
+            if (name)
+                names[n++] = name;
+        }
+        closedir(dir);
+    }
+    qsort(names, n, sizeof names[0], cmp_str);
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if ((i == 0 || strcmp(names[i], names[i - 1]) != 0) && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", names[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+}
+
+int ddio_config_find(const char *kind, const char *name, char *path, size_t cap, ddio_err *e)
+{
+    const char *opt = kind_option(kind);
+    if (!name || !*name)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: empty name", opt);
+    if (strchr(name, '/') || ends_with(name, ".json")) {
+        if ((size_t)snprintf(path, cap, "%s", name) >= cap)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: path too long", opt);
+        return 0;
+    }
+    char dirs[2][512];
+    int nd = search_dirs(kind, dirs);
+    for (int d = 0; d < nd; d++) {
+        if ((size_t)snprintf(path, cap, "%s/%s.json", dirs[d], name) >= cap)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: name too long", opt);
+        if (access(path, R_OK) == 0)
+            return 0;
+    }
+    char known[1024];
+    ddio_config_list(kind, known, sizeof known);
+    return ddio_errf(e, DDIO_EXIT_USAGE, "%s: unknown %s '%s' (known: %s; searched %s%s%s)", opt,
+                     kind_singular(kind), name, known[0] ? known : "none", dirs[0], nd > 1 ? ", " : "",
+                     nd > 1 ? dirs[1] : "");
+}
+
+static char *read_text(const char *path, size_t *len, ddio_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(MAX_FILE_BYTES + 1);
+    if (!buf) {
+        fclose(f);
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        return NULL;
+    }
+    size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
+        return NULL;
+    }
+    if (n > MAX_FILE_BYTES) {
+        free(buf);
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes; not a config file", path, MAX_FILE_BYTES);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Overlay the keys of `text` on `obj`. */
+static int overlay_text(const cfg_table *t, void *obj, const char *text, size_t len, const char *file,
+                        uint8_t *set, ddio_err *e)
+{
+    cJSON *j = cfg_parse_text(text, len, file, e);
+    if (!j)
+        return -1;
+    int rc = cfg_from_json(t, obj, j, file, set, e);
+    cJSON_Delete(j);
+    return rc;
+}
+
+static int overlay_file(const cfg_table *t, void *obj, const char *path, uint8_t *set, ddio_err *e)
+{
+    size_t len;
+    char *text = read_text(path, &len, e);
+    if (!text)
+        return -1;
+    int rc = overlay_text(t, obj, text, len, path, set, e);
+    free(text);
+    return rc;
+}
+
+int ddio_machine_parse(ddio_machine *m, const char *text, size_t len, const char *file, ddio_err *e)
+{
+    uint8_t set[DDIO_CFG_MAX_FIELDS] = {0};
+    ddio_machine_default(m);
+    if (overlay_text(ddio_machine_table(), m, text, len, file, set, e) != 0)
+        return -1;
+    ddio_machine_derive(m, set, NULL, NULL);
+    return ddio_machine_validate(m, file, e);
+}
+
+int ddio_workload_parse(ddio_workload *w, const char *text, size_t len, const char *file, ddio_err *e)
+{
+    ddio_workload_default(w);
+    if (overlay_text(ddio_workload_table(), w, text, len, file, NULL, e) != 0)
+        return -1;
+    return ddio_workload_validate(w, file, e);
+}
+
+int ddio_machine_load(ddio_machine *m, const char *name_or_path, ddio_err *e)
+{
+    char path[1024];
+    size_t len;
+    if (ddio_config_find("machines", name_or_path, path, sizeof path, e) != 0)
+        return -1;
+    char *text = read_text(path, &len, e);
+    if (!text)
+        return -1;
+    int rc = ddio_machine_parse(m, text, len, path, e);
+    free(text);
+    return rc;
+}
+
+int ddio_workload_load(ddio_workload *w, const char *name_or_path, ddio_err *e)
+{
+    char path[1024];
+    size_t len;
+    if (ddio_config_find("workloads", name_or_path, path, sizeof path, e) != 0)
+        return -1;
+    char *text = read_text(path, &len, e);
+    if (!text)
+        return -1;
+    int rc = ddio_workload_parse(w, text, len, path, e);
+    free(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* Checks between machine and workload; the message names the workload
+ * field, or the option that set one of the fields involved. */
+static int cross_fail(const cfg_ctx *wc, const char *wpaths, const cfg_ctx *mc, const char *mpaths, ddio_err *e,
+                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int cross_fail(const cfg_ctx *wc, const char *wpaths, const cfg_ctx *mc, const char *mpaths, ddio_err *e,
+                      const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *opt = cfg_src_of(wc, wpaths);
+    if (!opt)
+        opt = cfg_src_of(mc, mpaths);
+    if (opt)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", opt, msg);
+    return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %.*s: %s", wc->file, (int)strcspn(wpaths, ","), wpaths, msg);
+}
+
+static int cross_check(const ddio_config *c, const cfg_ctx *mc, const cfg_ctx *wc, ddio_err *e)
+{
+    const ddio_machine *m = &c->machine;
+    const ddio_workload *w = &c->workload;
+    int dis = w->distractor.working_set != 0;
+    if (w->cores + (uint32_t)dis > m->cores)
+        return cross_fail(wc, "cores,distractor.working_set", mc, "cores", e,
+                          "%u core%s%s exceed the %u of machine %s", w->cores, w->cores == 1 ? "" : "s",
+                          dis ? " + 1 for the distractor" : "", m->cores, m->name);
+    char msg[200];
+    if (dis) {
+        if (cfg_check_mask(w->distractor.cat_mask, m->llc.ways, 1, msg, sizeof msg))
+            return cross_fail(wc, "distractor.cat_mask", mc, "llc.ways", e, "%s", msg);
+        int known = 0;
+        for (uint32_t i = 0; i < m->n_classes; i++)
+            known |= m->cat_class[i] == w->distractor.cat_mask;
+        if (!known && m->n_classes >= DDIO_MAX_CLASSES)
+            return cross_fail(wc, "distractor.cat_mask", mc, "cat.classes", e,
+                              "no CAT class left for the distractor (%d in use)", DDIO_MAX_CLASSES);
+    }
+    for (uint32_t i = 0; i < w->n_tables; i++)
+        if (w->tables[i].bytes && w->tables[i].bytes < m->llc.line_size) {
+            char path[64];
+            snprintf(path, sizeof path, "tables[%u].bytes", i);
+            return cross_fail(wc, path, mc, "llc.line_size", e, "%llu bytes is less than one %u-byte line",
+                              (unsigned long long)w->tables[i].bytes, m->llc.line_size);
+        }
+    return 0;
+}
+
+static int check_all(const ddio_config *c, const char *const *msrc, const char *const *wsrc, ddio_err *e)
+{
+    cfg_ctx mc = {ddio_machine_table(), c->machine_file, msrc};
+    cfg_ctx wc = {ddio_workload_table(), c->workload_file, wsrc};
+    if (ddio_machine_check(&c->machine, &mc, e) != 0 || ddio_workload_check(&c->workload, &wc, e) != 0)
+        return -1;
+    return cross_check(c, &mc, &wc, e);
+}
+
+int ddio_config_validate(const ddio_config *c, ddio_err *e)
+{
+    return check_all(c, NULL, NULL, e);
+}
+
+/* ------------------------------------------------------------ overrides */
+
+/* State of one round of overrides: who set what, and a pending --ddio-ways
+ * (resolved once every override is in, against the final LLC ways). */
+typedef struct ov_state {
+    uint8_t mset[DDIO_CFG_MAX_FIELDS], wset[DDIO_CFG_MAX_FIELDS];
+    const char *msrc[DDIO_CFG_MAX_FIELDS], *wsrc[DDIO_CFG_MAX_FIELDS];
+    const char *morigin[DDIO_CFG_MAX_FIELDS], *worigin[DDIO_CFG_MAX_FIELDS];
+    char set_names[DDIO_MAX_OVERRIDES][160];   /* "--set machine.llc.ways" */
+    uint32_t n_set_names;
+    int ddio_ways;                  /* -1: not given */
+    int ddio_mask_given;
+} ov_state;
+
+static void ov_init(ov_state *s)
+{
+    memset(s, 0, sizeof *s);
+    s->ddio_ways = -1;
+}
+
+/* --ddio-ways is not a field; this row gives it the same checks. */
+static const cfg_field ddio_ways_field = {"ddio_ways", CFG_U32, 0, sizeof(uint32_t), .lo = 1, .hi = CACHE_MAX_WAYS,
+                                          .doc = "DDIO ways counted from the left"};
+
+static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const char *value, ddio_err *e)
+{
+    char msg[300];
+    const char *name = ddio_config_option_name(opt);
+    if (opt == DDIO_CFG_OPT_DDIO_WAYS) {
+        uint32_t k;
+        if (cfg_set_text(&ddio_ways_field, &k, value, msg, sizeof msg) != 0)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", name, msg);
+        s->ddio_ways = (int)k;
+        return 0;
+    }
+    int part;
+    const char *path = NULL;
+    const char *src = name;
+    char pathbuf[128];
+    if (opt == DDIO_CFG_OPT_SET) {
+        const char *eq = value ? strchr(value, '=') : NULL;
+        if (!eq || eq == value)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--set: '%s' is not PATH=VALUE (e.g. machine.llc.ways=16)",
+                             value ? value : "");
+        snprintf(pathbuf, sizeof pathbuf, "%.*s", (int)(eq - value), value);
+        if (strncmp(pathbuf, "machine.", 8) == 0)
+            part = 0, path = pathbuf + 8;
+        else if (strncmp(pathbuf, "workload.", 9) == 0)
+            part = 1, path = pathbuf + 9;
+        else
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--set %s: the path must start with machine. or workload.",
+                             pathbuf);
+        if (s->n_set_names >= DDIO_MAX_OVERRIDES)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--set: more than %d overrides", DDIO_MAX_OVERRIDES);
+        char *slot = s->set_names[s->n_set_names++];
+        snprintf(slot, sizeof s->set_names[0], "--set %s", pathbuf);
+        src = slot;
+        value = eq + 1;
+    } else if (opt_field[opt].path) {
+        part = opt_field[opt].part;
+        path = opt_field[opt].path;
+    } else {
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not an override", name);
+    }
+    const cfg_table *t = part ? ddio_workload_table() : ddio_machine_table();
+    void *obj = part ? (void *)&c->workload : (void *)&c->machine;
+    int idx = cfg_index(t, path);
+    if (strchr(path, '['))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: list elements cannot be set here; use a JSON file", src);
+    if (idx < 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no such field", src);
+    if (cfg_set_text(&t->f[idx], obj, value, msg, sizeof msg) != 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", src, msg);
+    if (part) {
+        s->wset[idx] = 1;
+        s->wsrc[idx] = src;
+        s->worigin[idx] = name;
+    } else {
+        s->mset[idx] = 1;
+        s->msrc[idx] = src;
+        s->morigin[idx] = name;
+        if (strcmp(path, "ddio_mask") == 0)
+            s->ddio_mask_given = 1;
+    }
+    return 0;
+}
+
+/* After all overrides: turn --ddio-ways into a mask of the final LLC. */
+static int finish_ddio_ways(ddio_config *c, ov_state *s, ddio_err *e)
+{
+    if (s->ddio_ways < 0)
+        return 0;
+    if (s->ddio_mask_given)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--ddio-ways: cannot be combined with a DDIO mask override");
+    if ((uint32_t)s->ddio_ways > c->machine.llc.ways)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--ddio-ways: %d is more than the %u ways of the LLC", s->ddio_ways,
+                         c->machine.llc.ways);
+    int idx = cfg_index(ddio_machine_table(), "ddio_mask");
+    c->machine.ddio_mask = ddio_leftmost_ways((uint32_t)s->ddio_ways, c->machine.llc.ways);
+    s->mset[idx] = 1;
+    s->msrc[idx] = s->morigin[idx] = "--ddio-ways";
+    return 0;
+}
+
+void ddio_config_args_init(ddio_config_args *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+int ddio_config_args_add(ddio_config_args *a, enum ddio_cfg_opt opt, const char *value, ddio_err *e)
+{
+    if ((unsigned)opt >= DDIO_CFG_NOPTS)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unknown configuration option %d", (int)opt);
+    if (opt == DDIO_CFG_OPT_MACHINE) {
+        a->machine = value;
+        return 0;
+    }
+    if (opt == DDIO_CFG_OPT_WORKLOAD) {
+        a->workload = value;
+        return 0;
+    }
+    if (a->n >= DDIO_MAX_OVERRIDES)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: more than %d overrides", ddio_config_option_name(opt),
+                         DDIO_MAX_OVERRIDES);
+    a->ov[a->n++] = (ddio_config_override){opt, value};
+    return 0;
+}
+
+int ddio_config_resolve(const ddio_config_args *a, ddio_config *out, ddio_config_origin *origin, ddio_err *e)
+{
+    /* Large (the override state holds names): keep it off the caller's stack. */
+    ddio_config *c = malloc(sizeof *c);
+    ov_state *s = malloc(sizeof *s);
+    int rc = -1;
+    if (!c || !s) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto done;
+    }
+    ddio_config_default(c);
+    ov_init(s);
+    uint8_t mfile[DDIO_CFG_MAX_FIELDS] = {0}, wfile[DDIO_CFG_MAX_FIELDS] = {0};
+    if (a->machine) {
+        if (ddio_config_find("machines", a->machine, c->machine_file, sizeof c->machine_file, e) != 0 ||
+            overlay_file(ddio_machine_table(), &c->machine, c->machine_file, mfile, e) != 0)
+            goto done;
+    }
+    if (a->workload) {
+        if (ddio_config_find("workloads", a->workload, c->workload_file, sizeof c->workload_file, e) != 0 ||
+            overlay_file(ddio_workload_table(), &c->workload, c->workload_file, wfile, e) != 0)
+            goto done;
+    }
+    for (uint32_t i = 0; i < a->n; i++)
+        if (apply_one(c, s, a->ov[i].opt, a->ov[i].value, e) != 0)
+            goto done;
+    if (finish_ddio_ways(c, s, e) != 0)
+        goto done;
+    uint8_t mgiven[DDIO_CFG_MAX_FIELDS], derived[DDIO_CFG_MAX_FIELDS] = {0};
+    for (size_t i = 0; i < DDIO_CFG_MAX_FIELDS; i++)
+        mgiven[i] = mfile[i] | s->mset[i];
+    ddio_machine_derive(&c->machine, mgiven, s->msrc, derived);
+    if (check_all(c, s->msrc, s->wsrc, e) != 0)
+        goto done;
+    if (origin) {
+        for (size_t i = 0; i < DDIO_CFG_MAX_FIELDS; i++) {
+            origin->machine[i] = s->morigin[i] ? s->morigin[i] : derived[i] ? "derived" : mfile[i] ? "file" : "default";
+            origin->workload[i] = s->worigin[i] ? s->worigin[i] : wfile[i] ? "file" : "default";
+        }
+    }
+    *out = *c;
+    rc = 0;
+done:
+    free(c);
+    free(s);
+    return rc;
+}
+
+int ddio_config_apply_override(ddio_config *c, const char *option, const char *value, ddio_err *e)
+{
+    int opt = -1;
+    for (int i = 0; i < DDIO_CFG_NOPTS; i++)
+        if (option && strcmp(option, opt_names[i]) == 0)
+            opt = i;
+    if (opt < 0 || opt == DDIO_CFG_OPT_MACHINE || opt == DDIO_CFG_OPT_WORKLOAD)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not an override option", option ? option : "(null)");
+    ddio_config *copy = malloc(sizeof *copy);
+    ov_state *s = malloc(sizeof *s);
+    int rc = -1;
+    if (!copy || !s) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto done;
+    }
+    *copy = *c;
+    ov_init(s);
+    if (apply_one(copy, s, (enum ddio_cfg_opt)opt, value, e) != 0 || finish_ddio_ways(copy, s, e) != 0 ||
+        check_all(copy, s->msrc, s->wsrc, e) != 0)
+        goto done;
+    *c = *copy;
+    rc = 0;
+done:
+    free(copy);
+    free(s);
+    return rc;
+}
+
+/* ------------------------------------------------------------ output */
+
+static char *print_json(const cfg_table *t, const void *obj)
+{
+    cJSON *j = cfg_to_json(t, obj);
+    char *s = cJSON_Print(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+char *ddio_machine_to_json(const ddio_machine *m) { return print_json(ddio_machine_table(), m); }
+char *ddio_workload_to_json(const ddio_workload *w) { return print_json(ddio_workload_table(), w); }
+
+int ddio_machine_diff(const ddio_machine *a, const ddio_machine *b, char *path, size_t cap)
+{
+    return cfg_diff(ddio_machine_table(), a, b, path, cap);
+}
+
+int ddio_workload_diff(const ddio_workload *a, const ddio_workload *b, char *path, size_t cap)
+{
+    return cfg_diff(ddio_workload_table(), a, b, path, cap);
+}
+
+/* ------------------------------------------------------------ hierarchy */
+
+int ddio_config_to_hier(const ddio_config *c, hier_config *out, ddio_err *e)
+{
+    const ddio_workload *w = &c->workload;
+    int dis = w->distractor.working_set != 0;
+    if (machine_to_hier_config(&c->machine, w->cores + (uint32_t)dis, out, e) != 0)
+        return -1;
+    if (!dis)
+        return 0;
+    uint32_t k = 0;
+    while (k < out->n_cos && out->cos_mask[k] != w->distractor.cat_mask)
+        k++;
+    if (k == out->n_cos) {
+        if (out->n_cos >= HIER_MAX_COS)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "distractor.cat_mask: no CAT class left (%d in use)", HIER_MAX_COS);
+        out->cos_mask[out->n_cos++] = w->distractor.cat_mask;
+    }
+    out->core_cos[w->cores] = (uint8_t)k;
+    return hier_config_validate(out, e);
+}

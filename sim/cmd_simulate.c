@@ -1,0 +1,290 @@
+/* cmd_simulate.c - `ddiosim simulate`: run the discrete-event simulator on a
+ * trace or a generated profile and report hit rates, queues, drops,
+ * throughput, latency and memory traffic. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "configs/config.h"
+#include "sim/cli.h"
+#include "sim/common/parse.h"
+#include "sim/queue/dsim.h"
+
+#define DEFAULT_TRACE DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"
+
+static const char usage_head[] =
+    "usage: ddiosim simulate [options]\n"
+    "\n"
+    "Simulate NIC rings, cores and the cache hierarchy packet by packet and report\n"
+    "the DDIO hit rates.  With no options: the skylake-6140 machine running l2fwd on\n"
+    "the sample MAWI-style trace.\n"
+    "\n"
+    "traffic:\n"
+    "  --trace FILE      pcap/pcapng trace (default: traces/samples/mawi-64k.pcap)\n"
+    "  --profile P       generate instead: fixed:SIZE | imix | mawi\n"
+    "  --flows F         generator flows\n"
+    "  --all             keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
+    "  --pkt-size B      force every frame to B bytes\n"
+    "  --rate GBPS|max   offered rate (frame bytes; default: the trace's timing)\n"
+    "  --packets N       packets to inject (the trace loops; default: the whole trace)\n"
+    "simulation:\n"
+    "  --seed S          seed of every random choice (1)\n"
+    "  --warmup N        received packets before measuring (default: the buffers in\n"
+    "                    circulation, twice, at most half the packets)\n"
+    "  --no-desc         do not model descriptor, completion and mbuf header lines\n"
+    "  --nic-buffer B    NIC packet buffer in front of PCIe, bytes (262144)\n"
+    "  --timeline F.csv  write queue lengths and hit rates over time\n"
+    "  --timeline-us T   timeline period in microseconds (10)\n"
+    "output:\n"
+    "  --format F        table | json (table)\n"
+    "  -o, --output FILE write to FILE (atomically) instead of stdout\n"
+    "  -h, --help        this help\n"
+    "configuration:\n";
+
+typedef struct sim_opts {
+    ddio_config_args args;
+    dsim_options d;
+    enum output_format fmt;
+    const char *out;
+    int trace_set;
+} sim_opts;
+
+enum {
+    O_TRACE = 300, O_PROFILE, O_FLOWS, O_ALL, O_PKT, O_RATE, O_PACKETS, O_SEED, O_WARMUP, O_NODESC,
+    O_NICBUF, O_TIMELINE, O_TIMELINE_US, O_FORMAT, O_CFG = 400
+};
+
+static int parse_rate(const char *s, double *out, ddio_err *e)
+{
+    if (strcmp(s, "max") == 0) {
+        *out = -1;
+        return 0;
+    }
+    return ddio_parse_double(s, 0.001, 10000, out, "--rate", e);
+}
+
+static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
+{
+    static const struct option longopts[] = {
+        {"trace", required_argument, 0, O_TRACE},       {"profile", required_argument, 0, O_PROFILE},
+        {"flows", required_argument, 0, O_FLOWS},       {"all", no_argument, 0, O_ALL},
+        {"pkt-size", required_argument, 0, O_PKT},      {"rate", required_argument, 0, O_RATE},
+        {"packets", required_argument, 0, O_PACKETS},   {"seed", required_argument, 0, O_SEED},
+        {"warmup", required_argument, 0, O_WARMUP},     {"no-desc", no_argument, 0, O_NODESC},
+        {"nic-buffer", required_argument, 0, O_NICBUF}, {"timeline", required_argument, 0, O_TIMELINE},
+        {"timeline-us", required_argument, 0, O_TIMELINE_US}, {"format", required_argument, 0, O_FORMAT},
+        {"output", required_argument, 0, 'o'},          {"help", no_argument, 0, 'h'},
+        DDIO_CONFIG_LONGOPTS(O_CFG),                    {0, 0, 0, 0},
+    };
+    uint64_t v;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        if (c >= O_CFG && c < O_CFG + DDIO_CFG_NOPTS) {
+            if (ddio_config_args_add(&o->args, (enum ddio_cfg_opt)(c - O_CFG), optarg, e) != 0)
+                return -1;
+            continue;
+        }
+        switch (c) {
+        case O_TRACE: o->d.src.trace = optarg; o->trace_set = 1; break;
+        case O_PROFILE: o->d.src.profile = optarg; break;
+        case O_FLOWS:
+            if (ddio_parse_u64(optarg, 1, 1u << 24, &v, "--flows", e)) return -1;
+            o->d.src.flows = (uint32_t)v;
+            break;
+        case O_ALL: o->d.src.keep_all = 1; break;
+        case O_PKT:
+            if (ddio_parse_u64(optarg, 60, 9000, &v, "--pkt-size", e)) return -1;
+            o->d.pkt_size = (uint32_t)v;
+            break;
+        case O_RATE:
+            if (parse_rate(optarg, &o->d.rate_gbps, e)) return -1;
+            break;
+        case O_PACKETS:
+            if (ddio_parse_u64(optarg, 1, 1ull << 40, &o->d.packets, "--packets", e)) return -1;
+            break;
+        case O_SEED:
+            if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->d.seed, "--seed", e)) return -1;
+            break;
+        case O_WARMUP:
+            if (ddio_parse_u64(optarg, 0, 1ull << 40, &o->d.warmup_packets, "--warmup", e)) return -1;
+            break;
+        case O_NODESC: o->d.desc_access = 0; break;
+        case O_NICBUF:
+            if (ddio_parse_u64(optarg, 2048, 1u << 30, &v, "--nic-buffer", e)) return -1;
+            o->d.nic_buffer_bytes = (uint32_t)v;
+            break;
+        case O_TIMELINE: o->d.timeline = optarg; break;
+        case O_TIMELINE_US:
+            if (ddio_parse_double(optarg, 0.01, 1e9, &o->d.timeline_us, "--timeline-us", e)) return -1;
+            break;
+        case O_FORMAT:
+            if (cli_parse_format(optarg, &o->fmt, e)) return -1;
+            break;
+        case 'o': o->out = optarg; break;
+        case 'h': return 1;
+        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+        default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (o->trace_set && o->d.src.profile)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--trace and --profile exclude each other");
+    if (!o->trace_set && !o->d.src.profile)
+        o->d.src.trace = DEFAULT_TRACE;
+    return 0;
+}
+
+static void progress_bar(void *ctx, double f)
+{
+    (void)ctx;
+    int w = 40, k = (int)(f * w);
+    fprintf(stderr, "\r[%.*s%*s] %3.0f%%", k, "########################################", w - k, "", 100 * f);
+}
+
+static void add_hits(cJSON *o, const char *name, dsim_hits h)
+{
+    cJSON_AddNumberToObject(o, name, dsim_rate(h));
+}
+
+static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_result *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    add_hits(j, "pcie_write_hit", r->pcie_write);
+    add_hits(j, "pcie_read_hit", r->pcie_read);
+    add_hits(j, "cpu_first_hit", r->cpu_first);
+    add_hits(j, "pcie_write_full_hit", r->pcie_write_full);
+    add_hits(j, "pcie_write_partial_hit", r->pcie_write_partial);
+    add_hits(j, "pcie_write_hit_all", r->pcie_write_all);
+    add_hits(j, "pcie_read_hit_all", r->pcie_read_all);
+    cJSON *q = cJSON_AddObjectToObject(j, "queues");
+    for (int k = 0; k < Q_COUNT; k++)
+        cJSON_AddNumberToObject(q, dsim_queue_name((enum dsim_queue)k), r->queue_mean[k]);
+    cJSON *pc = cJSON_AddArrayToObject(q, "per_core");
+    for (uint32_t c = 0; c < r->cores; c++) {
+        cJSON *one = cJSON_CreateObject();
+        for (int k = 0; k < Q_COUNT; k++)
+            cJSON_AddNumberToObject(one, dsim_queue_name((enum dsim_queue)k), r->queue_len[c * Q_COUNT + k]);
+        cJSON_AddItemToArray(pc, one);
+    }
+    cJSON_AddNumberToObject(j, "packets", (double)r->injected);
+    cJSON_AddNumberToObject(j, "delivered", (double)r->delivered);
+    cJSON_AddNumberToObject(j, "dropped", (double)r->dropped);
+    cJSON *dr = cJSON_AddObjectToObject(j, "drops");
+    cJSON_AddNumberToObject(dr, "rx_ring", (double)r->drop_rx_ring);
+    cJSON_AddNumberToObject(dr, "nic_buffer", (double)r->drop_nic_buffer);
+    cJSON_AddNumberToObject(dr, "tx", (double)r->drop_tx);
+    cJSON_AddNumberToObject(j, "drop_rate", r->injected ? (double)r->dropped / (double)r->injected : 0.0);
+    cJSON_AddNumberToObject(j, "measured_packets", (double)r->measured_packets);
+    cJSON_AddNumberToObject(j, "throughput_gbps", r->throughput_gbps);
+    cJSON_AddNumberToObject(j, "mpps", r->mpps);
+    cJSON *lat = cJSON_AddObjectToObject(j, "latency_us");
+    cJSON_AddNumberToObject(lat, "p50", r->latency_p50_us);
+    cJSON_AddNumberToObject(lat, "p99", r->latency_p99_us);
+    cJSON_AddNumberToObject(j, "mem_read_bytes_per_pkt", r->mem_read_bytes_per_pkt);
+    cJSON_AddNumberToObject(j, "mem_write_bytes_per_pkt", r->mem_write_bytes_per_pkt);
+    cJSON_AddNumberToObject(j, "mem_gbps", r->mem_gbps);
+    cJSON *occ = cJSON_AddObjectToObject(j, "llc_occupancy_lines");
+    for (int g = 0; g < REG_COUNT; g++)
+        if (g != REG_MEM)
+            cJSON_AddNumberToObject(occ, hier_region_name((enum hier_region)g), (double)r->occupancy[g]);
+    cJSON_AddNumberToObject(j, "sim_seconds", r->sim_seconds);
+    cJSON_AddNumberToObject(j, "measured_seconds", r->measured_seconds);
+    cJSON *in = cJSON_AddObjectToObject(j, "input");
+    cJSON_AddStringToObject(in, "machine", cfg->machine.name);
+    cJSON_AddStringToObject(in, "workload", cfg->workload.name);
+    cJSON_AddStringToObject(in, "traffic", o->d.src.trace ? o->d.src.trace : o->d.src.profile);
+    cJSON_AddNumberToObject(in, "cores", cfg->workload.cores);
+    cJSON_AddNumberToObject(in, "rx_ring", cfg->workload.driver.rx_ring);
+    cJSON_AddNumberToObject(in, "tx_ring", cfg->workload.driver.tx_ring);
+    char hex[32];
+    snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)cfg->machine.ddio_mask);
+    cJSON_AddStringToObject(in, "ddio_mask", hex);
+    cJSON_AddNumberToObject(in, "seed", (double)o->d.seed);
+    cJSON_AddNumberToObject(j, "wall_seconds", r->wall_seconds);
+    cJSON_AddNumberToObject(j, "sim_mpps", r->sim_mpps);
+    char *s = cJSON_Print(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, const dsim_result *r)
+{
+    sb_printf(sb, "machine %s, workload %s, %u core(s), rings RX %u / TX %u, DDIO 0x%llx\n", cfg->machine.name,
+              cfg->workload.name, cfg->workload.cores, cfg->workload.driver.rx_ring, cfg->workload.driver.tx_ring,
+              (unsigned long long)cfg->machine.ddio_mask);
+    sb_printf(sb, "traffic %s\n\n", o->d.src.trace ? o->d.src.trace : o->d.src.profile);
+    sb_printf(sb, "hit rates        PCIe write %6.2f%% (full %.2f%%, partial %.2f%%)   PCIe read %6.2f%%   CPU first %6.2f%%\n",
+              100 * dsim_rate(r->pcie_write), 100 * dsim_rate(r->pcie_write_full), 100 * dsim_rate(r->pcie_write_partial),
+              100 * dsim_rate(r->pcie_read), 100 * dsim_rate(r->cpu_first));
+    sb_printf(sb, "with descriptors PCIe write %6.2f%%   PCIe read %6.2f%%\n", 100 * dsim_rate(r->pcie_write_all),
+              100 * dsim_rate(r->pcie_read_all));
+    sb_printf(sb, "queues (mean)    RX replenish %.1f   RX %.1f   TX %.1f   TX recycle %.1f   sw queue %.1f\n",
+              r->queue_mean[Q_RX_REPLENISH], r->queue_mean[Q_RX], r->queue_mean[Q_TX], r->queue_mean[Q_TX_RECYCLE],
+              r->queue_mean[Q_SW]);
+    sb_printf(sb, "packets          %llu injected, %llu delivered, %llu dropped (%.2f%%: RX ring %llu, NIC buffer %llu, TX %llu)\n",
+              (unsigned long long)r->injected, (unsigned long long)r->delivered, (unsigned long long)r->dropped,
+              r->injected ? 100.0 * (double)r->dropped / (double)r->injected : 0.0, (unsigned long long)r->drop_rx_ring,
+              (unsigned long long)r->drop_nic_buffer, (unsigned long long)r->drop_tx);
+    sb_printf(sb, "throughput       %.2f Gb/s, %.3f Mpps; latency p50 %.2f us, p99 %.2f us\n", r->throughput_gbps, r->mpps,
+              r->latency_p50_us, r->latency_p99_us);
+    sb_printf(sb, "memory           %.1f B read + %.1f B written per packet, %.2f GB/s\n", r->mem_read_bytes_per_pkt,
+              r->mem_write_bytes_per_pkt, r->mem_gbps);
+    sb_printf(sb, "LLC occupancy    DDIO %llu, Shared %llu, L3* %llu lines; L2s %llu lines\n",
+              (unsigned long long)r->occupancy[REG_DDIO], (unsigned long long)r->occupancy[REG_SHARED],
+              (unsigned long long)r->occupancy[REG_L3], (unsigned long long)r->occupancy[REG_L2]);
+    sb_printf(sb, "run              %.6f s simulated (%.6f s measured), %.2f s wall, %.2f M simulated packets/s\n",
+              r->sim_seconds, r->measured_seconds, r->wall_seconds, r->sim_mpps);
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    ddio_err e = {0};
+    sim_opts o;
+    memset(&o, 0, sizeof o);
+    ddio_config_args_init(&o.args);
+    dsim_options_default(&o.d);
+    int rc = parse(argc, argv, &o, &e);
+    if (rc == 1) {
+        printf("%s%s", usage_head, ddio_config_usage());
+        return DDIO_EXIT_OK;
+    }
+    if (rc != 0) {
+        char usage[8192];
+        snprintf(usage, sizeof usage, "%s%s", usage_head, ddio_config_usage());
+        return cli_usage_error("simulate", usage, "%s", e.msg);
+    }
+    ddio_config *cfg = malloc(sizeof *cfg);
+    if (!cfg || ddio_config_resolve(&o.args, cfg, NULL, &e) != 0) {
+        free(cfg);
+        return cli_fail(&e);
+    }
+    if (isatty(2)) {
+        o.d.progress = progress_bar;
+    }
+    dsim_result r;
+    rc = dsim_run(cfg, &o.d, &r, &e);
+    if (o.d.progress)
+        fprintf(stderr, "\r%60s\r", "");
+    if (rc != 0) {
+        free(cfg);
+        return cli_fail(&e);
+    }
+    strbuf sb = {0};
+    if (o.fmt == FMT_JSON) {
+        char *js = to_json(cfg, &o, &r);
+        sb_printf(&sb, "%s\n", js);
+        free(js);
+    } else {
+        to_table(&sb, cfg, &o, &r);
+    }
+    rc = cli_write_output(o.out, sb.data, &e);
+    sb_free(&sb);
+    dsim_result_free(&r);
+    free(cfg);
+    return rc ? cli_fail(&e) : DDIO_EXIT_OK;
+}

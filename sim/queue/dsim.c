@@ -1,0 +1,467 @@
+/* dsim.c - the simulator's engine: set-up from a configuration, the event
+ * loop, warm-up and the measured interval, results, buffer conservation. */
+#include "sim/queue/dsim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/queue/dsim_int.h"
+
+#define OPS_CAP 4096
+
+void dsim_options_default(dsim_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->packets = 0;
+    o->rate_gbps = 0;
+    o->seed = 1;
+    o->warmup_packets = UINT64_MAX;
+    o->desc_access = 1;
+    o->nic_buffer_bytes = 256 * 1024;
+    o->timeline_us = 10.0;
+}
+
+const char *dsim_queue_name(enum dsim_queue q)
+{
+    static const char *names[Q_COUNT] = {"rx_replenish", "rx", "tx", "tx_recycle", "sw_queue"};
+    return (unsigned)q < Q_COUNT ? names[q] : "?";
+}
+
+void dsim_fail(dsim *s, int code, const char *fmt, ...)
+{
+    if (s->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err->msg, sizeof s->err->msg, fmt, ap);
+    va_end(ap);
+    s->err->exit_code = code;
+    s->failed = 1;
+}
+
+int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b)
+{
+    sim_event ev = {.time_ns = t, .type = type, .id = id, .a = a, .b = b};
+    ddio_err e;
+    if (evq_push(&s->q, ev, &e) != 0) {
+        dsim_fail(s, e.exit_code, "%s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+void dsim_count(dsim_hits *hh, int hit)
+{
+    hh->accesses++;
+    hh->hits += (uint64_t)(hit != 0);
+}
+
+uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)
+{
+    const dsim_core *cs = &s->core[c];
+    switch (q) {
+    case Q_RX_REPLENISH: return ring_count(&cs->rx_posted);
+    case Q_RX: return ring_count(&cs->rx_done) + cs->rx_inflight;
+    case Q_TX: return ring_count(&cs->tx_pending) + cs->tx_inflight;
+    case Q_TX_RECYCLE: return ring_count(&cs->tx_done);
+    case Q_SW: return ring_count(&cs->swq);
+    default: return 0;
+    }
+}
+
+/* Integrate core c's queue lengths up to now (before they change). */
+void dsim_account(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    uint64_t now = evq_now(&s->q);
+    if (s->measuring && !s->measure_closed && now > cs->last_ns) {
+        double dt = (double)(now - cs->last_ns);
+        for (int q = 0; q < Q_COUNT; q++)
+            cs->area[q] += dt * dsim_queue_len(s, c, (enum dsim_queue)q);
+    }
+    cs->last_ns = now;
+}
+
+static uint32_t lat_bucket(uint64_t ns)
+{
+    if (ns < 16)
+        return (uint32_t)ns;
+    uint32_t e = 63u - (uint32_t)__builtin_clzll(ns);
+    return e * 16 + (uint32_t)((ns >> (e - 4)) & 15);
+}
+
+static double lat_bucket_mid(uint32_t b)
+{
+    if (b < 16)
+        return b;
+    uint32_t e = b / 16, m = b % 16;
+    double lo = (double)(16 + m) * ldexp(1.0, (int)e - 4);
+    return lo + ldexp(1.0, (int)e - 4) / 2;
+}
+
+void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
+{
+    s->n.delivered++;
+    s->n.delivered_bytes += s->buf_len[buf];
+    s->n.lat[lat_bucket(t > s->buf_arrival[buf] ? t - s->buf_arrival[buf] : 0)]++;
+    s->core[c].delivered++;
+}
+
+void dsim_maybe_end_warmup(dsim *s)
+{
+    if (s->measuring || s->rx_total < s->warmup_target)
+        return;
+    for (uint32_t c = 0; c < s->cores; c++) {
+        dsim_account(s, c);
+        memset(s->core[c].area, 0, sizeof s->core[c].area);
+    }
+    s->measuring = 1;
+    s->measure_start_ns = evq_now(&s->q);
+    s->pre = s->n;
+    memset(&s->n, 0, sizeof s->n);
+    hier_reset_stats(&s->h);
+}
+
+/* The measured interval ends with the last packet's arrival; the run goes on
+ * until every packet is delivered or dropped, for the totals. */
+static void close_window(dsim *s)
+{
+    if (s->measure_closed)
+        return;
+    if (s->measuring)
+        for (uint32_t c = 0; c < s->cores; c++)
+            dsim_account(s, c);
+    for (uint32_t c = 0; c < s->cores; c++)
+        memcpy(&s->queue_snapshot[c * Q_COUNT], s->core[c].area, sizeof s->core[c].area);
+    s->at_end = s->n;
+    s->cache_at_end = s->h.stats;
+    s->measure_end_ns = evq_now(&s->q);
+    s->measure_closed = 1;
+}
+
+static void timeline_row(dsim *s)
+{
+    double q[Q_COUNT] = {0};
+    for (uint32_t c = 0; c < s->cores; c++)
+        for (int k = 0; k < Q_COUNT; k++)
+            q[k] += dsim_queue_len(s, c, (enum dsim_queue)k) / (double)s->cores;
+    fprintf(s->timeline, "%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%llu,%llu\n", evq_now(&s->q) / 1000.0,
+            q[Q_RX_REPLENISH], q[Q_RX], q[Q_TX], q[Q_TX_RECYCLE], q[Q_SW], dsim_rate(s->n.pcie_write),
+            dsim_rate(s->n.pcie_read), (unsigned long long)s->n.delivered,
+            (unsigned long long)(s->n.drop_rx_ring + s->n.drop_nic_buffer + s->n.drop_tx));
+}
+
+static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
+{
+    switch (ev->type) {
+    case EV_ARRIVAL: {
+        nic_arrival(s, next);
+        int rc = pktsrc_next(&s->src, next, s->err);
+        if (rc < 0)
+            s->failed = 1;
+        else if (rc == 1)
+            dsim_push(s, next->ts_ns > ev->time_ns ? next->ts_ns : ev->time_ns, EV_ARRIVAL, 0, 0, 0);
+        else
+            close_window(s);
+        break;
+    }
+    case EV_RX_DONE: nic_rx_done(s, (uint32_t)ev->a, (uint32_t)ev->b); break;
+    case EV_CORE_POLL: core_poll(s, (uint32_t)ev->a); break;
+    case EV_TX_START: nic_tx_start(s); break;
+    case EV_TX_DONE: nic_tx_done(s, (uint32_t)ev->a, (uint32_t)ev->b); break;
+    case EV_DISTRACTOR:
+        distractor_run(s);
+        if (!s->measure_closed)
+            dsim_push(s, ev->time_ns + 1000, EV_DISTRACTOR, 0, 0, 0);
+        break;
+    case EV_TIMELINE:
+        timeline_row(s);
+        if (!s->measure_closed)
+            dsim_push(s, ev->time_ns + (uint64_t)(s->opt->timeline_us * 1000.0), EV_TIMELINE, 0, 0, 0);
+        break;
+    default: dsim_fail(s, DDIO_EXIT_IO, "internal: unknown event %d", ev->type);
+    }
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int setup(dsim *s, ddio_err *e)
+{
+    const ddio_config *cfg = s->cfg;
+    const ddio_workload *w = &cfg->workload;
+    const ddio_driver *d = &w->driver;
+    const dsim_options *o = s->opt;
+    hier_config hc;
+    if (ddio_config_to_hier(cfg, &hc, e) != 0)
+        return -1;
+    hc.llc.seed = o->seed;
+    hc.llc_repl.seed = o->seed;
+    hc.l2_repl.seed = o->seed + 1;
+    if (hier_init(&s->h, &hc, e) != 0)
+        return -1;
+    s->line_size = hc.llc.line_size;
+    s->line_shift = (uint32_t)__builtin_ctz(s->line_size);
+    s->ghz = cfg->machine.frequency_ghz;
+    mempool_config mc = {.n_bufs = ddio_workload_mempool_size(w), .n_caches = s->cores,
+                         .cache_size = d->mempool_cache, .put_mode = MEMPOOL_PUT_TRIM};
+    if (mempool_init(&s->mp, &mc, e) != 0)
+        return -1;
+    mbuf_layout_config lc;
+    mbuf_layout_config_default(&lc);
+    lc.base = ADDR_BUFFERS;
+    lc.line_size = s->line_size;
+    lc.headroom = d->headroom;
+    lc.data_room = d->data_room;
+    lc.mbuf_size = d->mbuf_header;
+    lc.align = d->align_4k ? 4096 : 0;
+    if (mbuf_layout_init(&s->lay, &lc, e) != 0)
+        return -1;
+    pcie_config pc;
+    pcie_config_default(&pc);
+    pc.gen = cfg->machine.pcie.gen;
+    pc.lanes = cfg->machine.pcie.lanes;
+    pc.mps = cfg->machine.pcie.mps;
+    pc.mrrs = cfg->machine.pcie.mrrs;
+    pcie_desc_preset(&pc.desc, PCIE_DESC_MLX5);
+    if (pcie_link_init(&s->pcie, &pc, e) != 0 || rss_init(&s->rss, NULL, 0, s->cores, 128, e) != 0 ||
+        evq_init(&s->q, 1024, e) != 0)
+        return -1;
+    s->core = calloc(s->cores, sizeof *s->core);
+    s->buf_len = calloc(s->mp.n, sizeof *s->buf_len);
+    s->buf_arrival = calloc(s->mp.n, sizeof *s->buf_arrival);
+    s->ops = calloc(OPS_CAP, sizeof *s->ops);
+    s->ops_cap = OPS_CAP;
+    s->queue_snapshot = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
+    if (!s->core || !s->buf_len || !s->buf_arrival || !s->ops || !s->queue_snapshot)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    for (uint32_t t = 0; t < w->n_tables; t++) {
+        s->table_lines[t] = w->tables[t].bytes / s->line_size ? w->tables[t].bytes / s->line_size : 1;
+        gen_zipf_init(&s->zipf[t], s->table_lines[t], w->tables[t].zipf_s);
+    }
+    s->distract_lines = w->distractor.working_set / s->line_size;
+    ddio_rng_seed(&s->rng, o->seed ^ 0xD51Dull);
+    for (uint32_t c = 0; c < s->cores; c++)
+        if (core_init_rings(s, c) != 0)
+            return -1;
+    if (pktsrc_open(&s->src, o->src.trace, o->src.profile, o->src.flows, o->src.keep_all, o->packets, o->rate_gbps,
+                    cfg->machine.nic.line_rate_gbps, o->pkt_size, o->seed, e) != 0)
+        return -1;
+    /* Warm-up: until the buffers in circulation have cycled twice. */
+    uint64_t circulating = (uint64_t)s->cores * (d->rx_ring + d->tx_ring + d->sw_tx_queue + d->mempool_cache);
+    if (circulating > s->mp.n)
+        circulating = s->mp.n;
+    s->warmup_target = o->warmup_packets != UINT64_MAX ? o->warmup_packets : 2 * circulating;
+    if (o->warmup_packets == UINT64_MAX && s->src.limit && s->warmup_target > s->src.limit / 2)
+        s->warmup_target = s->src.limit / 2;
+    return 0;
+}
+
+static int open_timeline(dsim *s, ddio_err *e)
+{
+    size_t n = strlen(s->opt->timeline) + 16;
+    s->timeline_tmp = malloc(n);
+    snprintf(s->timeline_tmp, n, "%s.tmpXXXXXX", s->opt->timeline);
+    int fd = mkstemp(s->timeline_tmp);
+    if (fd < 0 || !(s->timeline = fdopen(fd, "w")))
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create the timeline", s->opt->timeline);
+    fprintf(s->timeline, "time_us,rx_replenish,rx,tx,tx_recycle,sw_queue,pcie_write_hit,pcie_read_hit,delivered,dropped\n");
+    return 0;
+}
+
+static int finish_timeline(dsim *s, int ok, ddio_err *e)
+{
+    if (!s->timeline)
+        return 0;
+    int bad = fclose(s->timeline) != 0;
+    s->timeline = NULL;
+    if (!ok || bad || rename(s->timeline_tmp, s->opt->timeline) != 0) {
+        unlink(s->timeline_tmp);
+        if (ok)
+            return ddio_errf(e, DDIO_EXIT_IO, "%s: cannot write the timeline", s->opt->timeline);
+    }
+    return 0;
+}
+
+/* Every buffer is in exactly one place: the mempool, or one of the rings. */
+static int check_conservation(dsim *s, ddio_err *e)
+{
+    uint32_t *out = malloc(sizeof(uint32_t) * (s->mp.n + 1));
+    size_t n = 0;
+    for (uint32_t c = 0; c < s->cores; c++) {
+        dsim_core *cs = &s->core[c];
+        const ring *rs[] = {&cs->rx_posted, &cs->rx_done, &cs->tx_pending, &cs->tx_done, &cs->swq};
+        for (size_t k = 0; k < 5; k++)
+            for (uint32_t i = 0; i < ring_count(rs[k]) && n <= s->mp.n; i++)
+                out[n++] = ring_peek(rs[k], i);
+        if (cs->rx_inflight || cs->tx_inflight) {
+            free(out);
+            return ddio_errf(e, DDIO_EXIT_IO, "internal: core %u ends with packets in flight", c);
+        }
+    }
+    int rc = mempool_check_conservation(&s->mp, out, n, e);
+    free(out);
+    return rc;
+}
+
+static double pct(const uint64_t *hist, double p)
+{
+    uint64_t total = 0;
+    for (uint32_t b = 0; b < LAT_BUCKETS; b++)
+        total += hist[b];
+    if (!total)
+        return 0;
+    uint64_t want = (uint64_t)ceil(p * (double)total), acc = 0;
+    for (uint32_t b = 0; b < LAT_BUCKETS; b++) {
+        acc += hist[b];
+        if (acc >= want && hist[b])
+            return lat_bucket_mid(b);
+    }
+    return 0;
+}
+
+static void results(dsim *s, dsim_result *r)
+{
+    const dsim_counts *n = &s->at_end;
+    r->pcie_write = n->pcie_write;
+    r->pcie_write_full = n->pcie_write_full;
+    r->pcie_write_partial = n->pcie_write_partial;
+    r->pcie_read = n->pcie_read;
+    r->cpu_first = n->cpu_first;
+    r->pcie_write_all = n->pcie_write_all;
+    r->pcie_read_all = n->pcie_read_all;
+    r->cores = s->cores;
+    r->queue_len = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
+    double span = (double)(s->measure_end_ns - s->measure_start_ns);
+    for (uint32_t c = 0; c < s->cores; c++)
+        for (int q = 0; q < Q_COUNT; q++) {
+            double v = span > 0 ? s->queue_snapshot[c * Q_COUNT + q] / span : 0;
+            r->queue_len[c * Q_COUNT + q] = v;
+            r->queue_mean[q] += v / s->cores;
+        }
+    /* Totals over the whole run, warm-up and drain included. */
+    r->injected = s->pre.injected + s->n.injected;
+    r->delivered = s->pre.delivered + s->n.delivered;
+    r->drop_rx_ring = s->pre.drop_rx_ring + s->n.drop_rx_ring;
+    r->drop_nic_buffer = s->pre.drop_nic_buffer + s->n.drop_nic_buffer;
+    r->drop_tx = s->pre.drop_tx + s->n.drop_tx;
+    r->dropped = r->drop_rx_ring + r->drop_nic_buffer + r->drop_tx;
+    r->measured_packets = n->delivered;
+    r->measured_seconds = span * 1e-9;
+    r->sim_seconds = (double)evq_now(&s->q) * 1e-9;
+    if (span > 0) {
+        r->throughput_gbps = (double)n->delivered_bytes * 8.0 / span;
+        r->mpps = (double)n->delivered * 1e3 / span;
+    }
+    r->latency_p50_us = pct(n->lat, 0.50) / 1000.0;
+    r->latency_p99_us = pct(n->lat, 0.99) / 1000.0;
+    r->cache = s->cache_at_end;
+    for (int q = 0; q < REQ_COUNT; q++) {
+        r->mem_read_lines += r->cache.req[q].mem_reads;
+        r->mem_write_lines += r->cache.req[q].mem_writebacks;
+    }
+    r->mem_write_lines += r->cache.flush_writebacks;
+    if (n->delivered) {
+        r->mem_read_bytes_per_pkt = (double)r->mem_read_lines * s->line_size / (double)n->delivered;
+        r->mem_write_bytes_per_pkt = (double)r->mem_write_lines * s->line_size / (double)n->delivered;
+    }
+    if (span > 0)
+        r->mem_gbps = (double)(r->mem_read_lines + r->mem_write_lines) * s->line_size / span;
+    hier_occupancy(&s->h, r->occupancy);
+}
+
+static void teardown(dsim *s)
+{
+    if (s->core)
+        for (uint32_t c = 0; c < s->cores; c++) {
+            dsim_core *cs = &s->core[c];
+            ring_free(&cs->rx_posted);
+            ring_free(&cs->rx_done);
+            ring_free(&cs->tx_pending);
+            ring_free(&cs->tx_done);
+            ring_free(&cs->swq);
+            ring_free(&cs->send_req);
+        }
+    free(s->core);
+    free(s->buf_len);
+    free(s->buf_arrival);
+    free(s->ops);
+    free(s->queue_snapshot);
+    free(s->timeline_tmp);
+    pktsrc_close(&s->src);
+    evq_free(&s->q);
+    mempool_free(&s->mp);
+    hier_free(&s->h);
+}
+
+int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, ddio_err *e)
+{
+    memset(out, 0, sizeof *out);
+    dsim *s = calloc(1, sizeof *s);
+    if (!s)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    s->cfg = cfg;
+    s->opt = opt;
+    s->err = e;
+    s->cores = cfg->workload.cores;
+    double t0 = wall_now();
+    int rc = setup(s, e);
+    if (rc == 0 && opt->timeline)
+        rc = open_timeline(s, e);
+    pktsrc_pkt next;
+    if (rc == 0) {
+        int first = pktsrc_next(&s->src, &next, e);
+        if (first < 0)
+            rc = -1;
+        else if (first == 0)
+            rc = ddio_errf(e, DDIO_EXIT_USAGE, "no packets to simulate");
+        else
+            dsim_push(s, next.ts_ns, EV_ARRIVAL, 0, 0, 0);
+    }
+    if (rc == 0 && s->distract_lines)
+        dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);
+    if (rc == 0 && s->timeline)
+        dsim_push(s, 0, EV_TIMELINE, 0, 0, 0);
+    double next_report = t0 + 0.25;
+    sim_event ev;
+    uint64_t events = 0;
+    while (rc == 0 && !s->failed && evq_pop(&s->q, &ev)) {
+        dispatch(s, &ev, &next);
+        if (opt->progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
+            next_report = wall_now() + 0.25;
+            opt->progress(opt->progress_ctx, s->src.limit ? (double)s->src.produced / (double)s->src.limit : 0.0);
+        }
+    }
+    if (s->failed)
+        rc = -1;
+    if (rc == 0 && !s->measuring)
+        rc = ddio_errf(e, DDIO_EXIT_USAGE,
+                       "the run ended during warm-up (%llu of %llu received packets): simulate more packets (--packets)",
+                       (unsigned long long)s->rx_total, (unsigned long long)s->warmup_target);
+    if (rc == 0)
+        rc = check_conservation(s, e);
+    if (rc == 0) {
+        results(s, out);
+        out->wall_seconds = wall_now() - t0;
+        out->sim_mpps = out->wall_seconds > 0 ? (double)s->src.produced / out->wall_seconds / 1e6 : 0;
+    }
+    if (finish_timeline(s, rc == 0, e) != 0)
+        rc = -1;
+    teardown(s);
+    free(s);
+    return rc;
+}
+
+void dsim_result_free(dsim_result *r)
+{
+    free(r->queue_len);
+    r->queue_len = NULL;
+}

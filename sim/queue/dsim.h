@@ -1,0 +1,95 @@
+/* dsim.h - the trace-driven discrete-event simulator: NIC RX/TX rings,
+ * cores, a DPDK-like mempool and the PCIe link drive the cache hierarchy of
+ * sim/cache with every line a packet touches.
+ *
+ * The model (docs/simulator.md) follows seed 003's ring model (Section 2.1,
+ * Fig. 10): a buffer cycles through the logical queues RX Replenish (posted
+ * on the RX ring, empty), RX (received, waiting for the core), TX (on the TX
+ * ring, waiting for the NIC), TX Recycle (sent, waiting for the driver to
+ * free it) and the idle pool (mempool).  The simulator measures the
+ * time-averaged length of each queue, which is what the Markov model takes
+ * as input, and the hit rates the model predicts. */
+#ifndef DDIOSIM_QUEUE_DSIM_H
+#define DDIOSIM_QUEUE_DSIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "configs/config.h"
+#include "sim/cache/hier.h"
+#include "sim/common/err.h"
+
+/* Logical queues of seed 003's ring model. */
+enum dsim_queue { Q_RX_REPLENISH = 0, Q_RX, Q_TX, Q_TX_RECYCLE, Q_SW, Q_COUNT };
+
+/* Where packets come from. */
+typedef struct dsim_source {
+    const char *trace;          /* pcap/pcapng path, or NULL for the generator */
+    const char *profile;        /* generator profile ("fixed:1500", "imix", "mawi") when trace is NULL */
+    uint32_t flows;             /* generator flows (0: profile default) */
+    int keep_all;               /* trace: keep non-TCP/UDP packets too */
+} dsim_source;
+
+typedef struct dsim_options {
+    dsim_source src;
+    uint64_t packets;           /* packets to inject (the trace loops if shorter); 0 = whole trace */
+    double rate_gbps;           /* offered rate (frame bytes); 0 = trace timing; < 0 = line rate ("max") */
+    uint32_t pkt_size;          /* 0, or force every frame to this size */
+    uint64_t seed;
+    uint64_t warmup_packets;    /* UINT64_MAX = default: until the mempool has cycled twice */
+    int desc_access;            /* model descriptor / completion / mbuf header line accesses */
+    uint32_t nic_buffer_bytes;  /* NIC RX packet buffer in front of PCIe */
+    const char *timeline;       /* CSV path, or NULL */
+    double timeline_us;         /* timeline sampling period */
+    /* Called now and then with the fraction of packets injected (the CLI
+     * draws a progress bar with it); may be NULL. */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
+} dsim_options;
+
+void dsim_options_default(dsim_options *o);
+
+/* Per-request cache counters, summed over the measured interval. */
+typedef struct dsim_hits {
+    uint64_t hits, accesses;
+} dsim_hits;
+
+typedef struct dsim_result {
+    /* Hit rates of buffer data lines (what the model predicts). */
+    dsim_hits pcie_write, pcie_write_full, pcie_write_partial, pcie_read, cpu_first;
+    /* Including descriptor / completion lines (what uncore counters see). */
+    dsim_hits pcie_write_all, pcie_read_all;
+    /* Time-averaged logical queue lengths, per core and mean over cores. */
+    uint32_t cores;
+    double *queue_len;          /* cores x Q_COUNT */
+    double queue_mean[Q_COUNT];
+    /* Packets. */
+    uint64_t injected, delivered, dropped, drop_rx_ring, drop_nic_buffer, drop_tx;
+    uint64_t measured_packets;  /* delivered in the measured interval */
+    double sim_seconds, measured_seconds;
+    double throughput_gbps, mpps;
+    double latency_p50_us, latency_p99_us;
+    /* Memory traffic over the measured interval. */
+    uint64_t mem_read_lines, mem_write_lines;
+    double mem_read_bytes_per_pkt, mem_write_bytes_per_pkt, mem_gbps;
+    /* LLC occupancy at the end, lines per region (REG_L2 = lines in all L2s). */
+    uint64_t occupancy[REG_COUNT];
+    hier_stats cache;           /* raw hierarchy counters of the measured interval */
+    /* Wall clock (the only fields that differ between identical runs). */
+    double wall_seconds, sim_mpps;
+} dsim_result;
+
+void dsim_result_free(dsim_result *r);
+
+/* Simulate `cfg` with `opt`.  Returns 0, or -1 with e filled (bad trace,
+ * impossible configuration, a buffer lost: never a crash). */
+int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, ddio_err *e);
+
+const char *dsim_queue_name(enum dsim_queue q);
+
+static inline double dsim_rate(dsim_hits h)
+{
+    return h.accesses ? (double)h.hits / (double)h.accesses : 0.0;
+}
+
+#endif

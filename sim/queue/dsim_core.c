@@ -1,0 +1,299 @@
+/* dsim_core.c - the cores: one DPDK-style run-to-completion loop each.
+ *
+ * One iteration (EV_CORE_POLL) = rx_burst (up to `burst` packets, refilling
+ * the RX ring from the mempool as mlx5 does), the workload's accesses to each
+ * packet, then tx_burst (free completed TX buffers, put the new ones on the
+ * TX ring or the software queue).  All the iteration's cache accesses happen
+ * at its start; the core is then busy for the summed service time. */
+#include "sim/queue/dsim_int.h"
+
+#include "traces/gen.h"
+
+#define MAX_BURST 512u
+
+static const ddio_driver *drv(const dsim *s)
+{
+    return &s->cfg->workload.driver;
+}
+
+static uint32_t round_pow2(uint32_t x)
+{
+    uint32_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+int core_init_rings(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    const ddio_driver *d = drv(s);
+    ddio_err *e = s->err;
+    if (ring_init(&cs->rx_posted, d->rx_ring, "rx ring", e) || ring_init(&cs->rx_done, d->rx_ring, "rx ring", e) ||
+        ring_init(&cs->tx_pending, d->tx_ring, "tx ring", e) || ring_init(&cs->tx_done, d->tx_ring, "tx ring", e) ||
+        ring_init(&cs->swq, round_pow2(d->sw_tx_queue ? d->sw_tx_queue : 1), "software queue", e) ||
+        ring_init(&cs->send_req, 1024, "send queue", e))
+        return -1;
+    /* The driver fills the RX ring at start-up. */
+    for (uint32_t i = 0; i < d->rx_ring; i++) {
+        uint32_t b;
+        if (mempool_get(&s->mp, c, &b) != 0)
+            return ddio_errf(e, DDIO_EXIT_USAGE,
+                             "driver.mempool_size: %u buffers cannot fill %u RX rings of %u descriptors", s->mp.n,
+                             s->cores, d->rx_ring);
+        ring_enqueue(&cs->rx_posted, b);
+    }
+    cs->rx_wqe_fill = d->rx_ring;
+    return 0;
+}
+
+void core_wake(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    if (cs->poll_pending)
+        return;
+    uint64_t now = evq_now(&s->q);
+    cs->poll_pending = 1;
+    dsim_push(s, cs->busy_until > now ? cs->busy_until : now, EV_CORE_POLL, 0, c, 0);
+}
+
+static double access_latency(const dsim *s, const hier_result *r)
+{
+    const ddio_latency *l = &s->cfg->machine.latency_ns;
+    switch (r->region) {
+    case REG_L2: return l->core_l2_hit;
+    case REG_MEM: return l->memory;
+    default: return l->core_llc_hit;
+    }
+}
+
+static double core_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
+{
+    hier_result r;
+    dsim_access(s, req, c, addr, &r);
+    return access_latency(s, &r);
+}
+
+/* A driver access to a descriptor, completion or mbuf header line.  Its
+ * latency is not charged: the driver prefetches these lines and their cost
+ * is part of the workload's cycles per packet (docs/simulator.md). */
+static void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
+{
+    hier_result r;
+    dsim_access(s, req, c, addr, &r);
+}
+
+/* The workload's accesses to one received packet; returns its service time. */
+static double process_packet(dsim *s, uint32_t c, uint32_t buf)
+{
+    const ddio_workload *w = &s->cfg->workload;
+    uint32_t len = s->buf_len[buf];
+    size_t n = ddio_workload_expand(w, len, s->line_size, drv(s)->headroom % s->line_size, s->ops, s->ops_cap);
+    double ns = 0;
+    int first = 1;
+    for (size_t i = 0; i < n && i < s->ops_cap; i++) {
+        uint64_t addr = mbuf_data_line_addr(&s->lay, buf, s->ops[i].line);
+        hier_result r;
+        if (s->ops[i].op == DDIO_SEG_FLUSH) {
+            hier_flush(&s->h, addr >> s->line_shift, &r);
+            continue;
+        }
+        dsim_access(s, s->ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD, c, addr, &r);
+        if (first)
+            dsim_count(&s->n.cpu_first, r.hit);
+        first = 0;
+        ns += access_latency(s, &r);
+    }
+    for (uint32_t t = 0; t < w->n_tables; t++) {
+        const ddio_table *tb = &w->tables[t];
+        for (uint32_t j = 0; j < tb->lines_per_packet; j++) {
+            uint64_t idx = tb->distribution == DDIO_DIST_ZIPF
+                               ? gen_zipf_next(&s->zipf[t], &s->rng) - 1
+                               : ddio_rng_below(&s->rng, s->table_lines[t]);
+            int wr = ddio_rng_uniform(&s->rng) < tb->write_fraction;
+            ns += core_line(s, wr ? REQ_CORE_WR : REQ_CORE_RD, c,
+                            ADDR_TABLES + t * ADDR_PER_TABLE + idx * s->line_size);
+        }
+    }
+    return ns + ddio_workload_cycles(w, len) / s->ghz;
+}
+
+/* Post fresh buffers on the RX ring: all free descriptors (mlx5 style), or
+ * once rx_free_thresh of them are free. */
+static double rx_refill(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    const ddio_driver *d = drv(s);
+    if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
+        return 0;
+    double ns = 0;
+    while (cs->rx_unposted) {
+        uint32_t b;
+        if (mempool_get(&s->mp, c, &b) != 0)
+            break;   /* pool exhausted: the descriptor stays empty (rx_nombuf) */
+        ring_enqueue(&cs->rx_posted, b);
+        cs->rx_unposted--;
+        if (s->opt->desc_access)   /* the driver writes the buffer address into the WQE */
+            driver_line(s, REQ_CORE_WR, c, ADDR_RX_WQE + c * ADDR_PER_CORE + (cs->rx_wqe_fill % d->rx_ring) * 16);
+        cs->rx_wqe_fill++;
+    }
+    return ns;
+}
+
+static void free_buffer(dsim *s, uint32_t c, uint32_t b)
+{
+    if (s->opt->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
+        driver_line(s, REQ_CORE_RD, c, mbuf_hdr_line(&s->lay, b, 0) << s->line_shift);
+    mempool_put(&s->mp, c, b);
+}
+
+static uint32_t tx_ring_free(const dsim *s, const dsim_core *cs)
+{
+    return drv(s)->tx_ring - ring_count(&cs->tx_pending) - cs->tx_inflight - ring_count(&cs->tx_done);
+}
+
+/* Free the buffers of completed TX descriptors: at every tx_burst (eager,
+ * mlx5), or once fewer than tx_free_thresh descriptors are free. */
+static double tx_recycle(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    const ddio_driver *d = drv(s);
+    if (ring_empty(&cs->tx_done))
+        return 0;
+    if (d->tx_recycle == DDIO_RECYCLE_THRESHOLD && tx_ring_free(s, cs) >= d->tx_free_thresh)
+        return 0;
+    if (s->opt->desc_access)   /* the driver reads the completion */
+        driver_line(s, REQ_CORE_RD, c, ADDR_TX_CQ + c * ADDR_PER_CORE + (cs->tx_cqe_read++ % 64) * 64);
+    uint32_t b;
+    while (ring_dequeue(&cs->tx_done, &b) == 0)
+        free_buffer(s, c, b);
+    return 0;
+}
+
+static double tx_post(dsim *s, uint32_t c, uint32_t b)
+{
+    dsim_core *cs = &s->core[c];
+    if (s->opt->desc_access)   /* the driver writes the 64-byte TX WQE */
+        driver_line(s, REQ_CORE_WR, c, ADDR_TX_WQE + c * ADDR_PER_CORE + (cs->tx_wqe % drv(s)->tx_ring) * 64);
+    cs->tx_wqe++;
+    ring_enqueue(&cs->tx_pending, b);
+    s->tx_waiting++;
+    return 0;
+}
+
+/* tx_burst: recycle, drain the software queue, then the new packets go to
+ * the TX ring, else the software queue, else they are dropped. */
+static double tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
+{
+    dsim_core *cs = &s->core[c];
+    const ddio_driver *d = drv(s);
+    double ns = tx_recycle(s, c);
+    uint32_t b;
+    while (!ring_empty(&cs->swq) && tx_ring_free(s, cs)) {
+        ring_dequeue(&cs->swq, &b);
+        ns += tx_post(s, c, b);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (ring_empty(&cs->swq) && tx_ring_free(s, cs)) {
+            ns += tx_post(s, c, bufs[i]);
+        } else if (ring_count(&cs->swq) < d->sw_tx_queue) {
+            ring_enqueue(&cs->swq, bufs[i]);
+        } else {
+            s->n.drop_tx++;
+            cs->dropped_tx++;
+            free_buffer(s, c, bufs[i]);
+        }
+    }
+    nic_kick_tx(s);
+    return ns;
+}
+
+/* Send mode: the application allocates a buffer and writes the whole packet. */
+static uint32_t send_collect(dsim *s, uint32_t c, uint32_t *bufs, double *ns)
+{
+    dsim_core *cs = &s->core[c];
+    uint32_t n = 0, len;
+    uint64_t now = evq_now(&s->q);
+    while (n < drv(s)->burst && ring_dequeue(&cs->send_req, &len) == 0) {
+        uint32_t b;
+        if (mempool_get(&s->mp, c, &b) != 0) {
+            s->n.drop_tx++;
+            continue;
+        }
+        s->buf_len[b] = len;
+        s->buf_arrival[b] = now;
+        line_span sp = mbuf_data_span(&s->lay, b, 0, len);
+        for (uint32_t k = 0; k < sp.n; k++)
+            *ns += core_line(s, REQ_CORE_WR, c, (sp.first + k) << s->line_shift);
+        *ns += ddio_workload_cycles(&s->cfg->workload, len) / s->ghz;
+        bufs[n++] = b;
+    }
+    return n;
+}
+
+void core_send_request(dsim *s, uint32_t c, uint32_t len)
+{
+    if (ring_enqueue(&s->core[c].send_req, len) != 0) {
+        s->n.drop_tx++;   /* the application cannot keep up */
+        return;
+    }
+    core_wake(s, c);
+}
+
+void core_poll(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    const ddio_driver *d = drv(s);
+    uint64_t now = evq_now(&s->q);
+    uint32_t bufs[MAX_BURST];
+    double ns = 0;
+    uint32_t n = 0;
+    cs->poll_pending = 0;
+    dsim_account(s, c);
+    /* A full blocking software queue stops the loop from receiving. */
+    int blocked = d->sw_tx_queue && ring_count(&cs->swq) >= d->sw_tx_queue;
+    if (s->cfg->workload.mode == DDIO_MODE_SEND) {
+        n = blocked ? 0 : send_collect(s, c, bufs, &ns);
+    } else if (!blocked) {
+        n = ring_dequeue_burst(&cs->rx_done, bufs, d->burst < MAX_BURST ? d->burst : MAX_BURST);
+        for (uint32_t i = 0; i < n; i++) {
+            if (s->opt->desc_access) {
+                driver_line(s, REQ_CORE_RD, c, ADDR_RX_CQ + c * ADDR_PER_CORE + (cs->rx_cqe % d->rx_ring) * 64);
+                driver_line(s, REQ_CORE_WR, c, mbuf_hdr_line(&s->lay, bufs[i], 0) << s->line_shift);
+            }
+            ns += process_packet(s, c, bufs[i]);
+        }
+        cs->rx_unposted += n;
+        ns += rx_refill(s, c);
+    }
+    if (s->cfg->workload.mode == DDIO_MODE_RECEIVE) {
+        ns += tx_recycle(s, c);
+        for (uint32_t i = 0; i < n; i++) {
+            dsim_delivered(s, c, bufs[i], now + (uint64_t)ns);
+            free_buffer(s, c, bufs[i]);
+        }
+    } else {
+        ns += tx_burst(s, c, bufs, n);
+    }
+    cs->busy_until = now + (uint64_t)(ns + 0.5);
+    int more = !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req) ||
+               (!ring_empty(&cs->swq) && tx_ring_free(s, cs)) || cs->rx_unposted;
+    if (more && (n || !blocked))
+        core_wake(s, c);
+}
+
+/* The LLC distractor of seed 003, Algorithm 2: x[i] = 1 + x[i - s] over a
+ * working set of L bytes, one step every access_interval_ns. */
+void distractor_run(dsim *s)
+{
+    const ddio_distractor *d = &s->cfg->workload.distractor;
+    uint32_t core = s->cores;   /* its own core, in its own CAT class */
+    uint64_t steps = (uint64_t)(1000.0 / d->access_interval_ns);
+    uint64_t stride_lines = d->stride / s->line_size ? d->stride / s->line_size : 1;
+    for (uint64_t i = 0; i < (steps ? steps : 1); i++) {
+        uint64_t prev = (s->distract_pos + s->distract_lines - stride_lines) % s->distract_lines;
+        core_line(s, REQ_CORE_RD, core, ADDR_DISTRACT + prev * s->line_size);
+        core_line(s, REQ_CORE_WR, core, ADDR_DISTRACT + s->distract_pos * s->line_size);
+        s->distract_pos = (s->distract_pos + stride_lines) % s->distract_lines;
+    }
+}

@@ -1,0 +1,143 @@
+/* dsim_int.h - the simulator's internal state, shared by dsim.c (engine,
+ * results), dsim_nic.c (the NIC: RX DMA, TX engine) and dsim_core.c (the
+ * cores: poll, workload, refill, recycle).  Not a public header. */
+#ifndef DDIOSIM_QUEUE_DSIM_INT_H
+#define DDIOSIM_QUEUE_DSIM_INT_H
+
+#include "sim/common/rng.h"
+#include "sim/queue/dsim.h"
+#include "sim/queue/event.h"
+#include "sim/queue/mempool.h"
+#include "sim/queue/pcie.h"
+#include "sim/queue/pktsrc.h"
+#include "sim/queue/ring.h"
+#include "traces/gen.h"
+#include "traces/rss.h"
+
+enum dsim_event {
+    EV_ARRIVAL = 1,   /* the next packet reaches the NIC (a: core) */
+    EV_RX_DONE,       /* its DMA write completed (a: core, b: buffer) */
+    EV_CORE_POLL,     /* a core runs one iteration of its loop (a: core) */
+    EV_TX_START,      /* the NIC fetches the next packet to send */
+    EV_TX_DONE,       /* a packet left the wire (a: core, b: buffer) */
+    EV_DISTRACTOR,    /* the LLC co-runner runs for a while */
+    EV_TIMELINE,      /* a timeline sample */
+};
+
+/* Address map of everything that is not a packet buffer. */
+#define ADDR_BUFFERS   0x0000000100000000ull
+#define ADDR_RX_WQE    0x0000010000000000ull
+#define ADDR_RX_CQ     0x0000011000000000ull
+#define ADDR_TX_WQE    0x0000012000000000ull
+#define ADDR_TX_CQ     0x0000013000000000ull
+#define ADDR_TABLES    0x0000020000000000ull
+#define ADDR_DISTRACT  0x0000030000000000ull
+#define ADDR_PER_CORE  0x0000000010000000ull   /* 256 MiB between cores' rings */
+#define ADDR_PER_TABLE 0x0000001000000000ull   /* 64 GiB between tables */
+
+#define TX_COMP_BATCH 32u   /* mlx5 asks for a completion every 32 WQEs */
+#define LAT_BUCKETS 1024u
+
+typedef struct dsim_core {
+    ring rx_posted;         /* RX Replenish: empty buffers the NIC may fill */
+    ring rx_done;           /* RX: received, waiting for this core */
+    ring tx_pending;        /* TX: on the TX ring, not yet fetched by the NIC */
+    ring tx_done;           /* TX Recycle: sent, not yet freed by the driver */
+    ring swq;               /* software queue in front of the TX ring */
+    ring send_req;          /* send mode: packet lengths the application will send */
+    uint32_t rx_inflight;   /* descriptors taken by the NIC, DMA not yet complete */
+    uint32_t tx_inflight;   /* fetched by the NIC, not yet completed */
+    uint32_t rx_unposted;   /* RX descriptors consumed and not yet refilled */
+    uint64_t rx_wqe_next, rx_wqe_fill, rx_cqe, tx_wqe, tx_wqe_fetch, tx_comps, tx_cqe_read;
+    int poll_pending;       /* an EV_CORE_POLL is scheduled */
+    uint64_t busy_until;
+    /* Time-averaged queue lengths of the measured interval. */
+    uint64_t last_ns;
+    double area[Q_COUNT];
+    uint64_t dropped_tx, delivered;
+} dsim_core;
+
+/* Counters that are reset when the warm-up ends. */
+typedef struct dsim_counts {
+    dsim_hits pcie_write, pcie_write_full, pcie_write_partial, pcie_read, cpu_first;
+    dsim_hits pcie_write_all, pcie_read_all;
+    uint64_t delivered, delivered_bytes, drop_rx_ring, drop_nic_buffer, drop_tx, injected;
+    uint64_t lat[LAT_BUCKETS];
+} dsim_counts;
+
+typedef struct dsim {
+    const ddio_config *cfg;
+    const dsim_options *opt;
+    uint32_t cores;
+    hier h;
+    mempool mp;
+    mbuf_layout lay;
+    pcie_link pcie;
+    rss rss;
+    evq q;
+    pktsrc src;
+    ddio_rng rng;
+    dsim_core *core;
+    uint32_t *buf_len;          /* per buffer: frame length it holds */
+    uint64_t *buf_arrival;      /* per buffer: when its packet reached the NIC */
+    uint32_t line_size, line_shift;
+    double ghz;
+    double wire_free_ns;        /* the TX wire is busy until then */
+    int tx_engine_busy;
+    uint32_t tx_rr;             /* round-robin position over the cores' TX rings */
+    uint64_t tx_waiting;        /* packets on TX rings, all cores */
+    /* Workload expansion scratch. */
+    ddio_line_op *ops;
+    size_t ops_cap;
+    uint64_t table_lines[DDIO_MAX_TABLES];   /* lines per table */
+    gen_zipf_sampler zipf[DDIO_MAX_TABLES];
+    uint64_t distract_pos, distract_lines;
+    /* Measurement. */
+    dsim_counts n;              /* current interval */
+    dsim_counts pre;            /* the warm-up's counts (totals = pre + n) */
+    dsim_counts at_end;         /* snapshot at the end of the measured interval */
+    hier_stats cache_at_end;
+    double area_at_end_total;
+    uint64_t measure_start_ns, measure_end_ns;
+    int measuring, measure_closed;
+    uint64_t warmup_target, rx_total, arrivals_left;
+    double *queue_snapshot;     /* cores x Q_COUNT areas at the end of the interval */
+    FILE *timeline;
+    char *timeline_tmp;
+    ddio_err *err;              /* first error raised inside an event handler */
+    int failed;
+} dsim;
+
+/* dsim.c */
+void dsim_account(dsim *s, uint32_t core);
+uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum dsim_queue q);
+int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b);
+void dsim_count(dsim_hits *hh, int hit);
+void dsim_fail(dsim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void dsim_maybe_end_warmup(dsim *s);
+/* Buffer `buf` of core c delivered its packet at time t (sent, or consumed). */
+void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t);
+
+/* dsim_nic.c */
+void nic_arrival(dsim *s, const pktsrc_pkt *p);
+void nic_rx_done(dsim *s, uint32_t core, uint32_t buf);
+void nic_kick_tx(dsim *s);
+void nic_tx_start(dsim *s);
+void nic_tx_done(dsim *s, uint32_t core, uint32_t buf);
+uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
+
+/* dsim_core.c */
+int core_init_rings(dsim *s, uint32_t c);
+void core_wake(dsim *s, uint32_t c);
+void core_poll(dsim *s, uint32_t c);
+void core_send_request(dsim *s, uint32_t c, uint32_t len);
+void distractor_run(dsim *s);
+
+/* An access by the NIC (PCIe) or a core, through the hierarchy. */
+static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t addr, hier_result *r)
+{
+    hier_access(&s->h, req, core, addr >> s->line_shift, r);
+    return r->hit;
+}
+
+#endif

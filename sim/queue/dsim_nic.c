@@ -1,0 +1,163 @@
+/* dsim_nic.c - the NIC: RSS, RX DMA into posted buffers, the TX engine that
+ * fetches packets over PCIe and serialises them on the wire, completions. */
+#include "sim/queue/dsim_int.h"
+
+uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
+{
+    if (s->cores == 1 || !p->has_tuple)
+        return 0;
+    uint32_t h = (p->proto == 6 || p->proto == 17)
+                     ? rss_hash_ipv4_l4(&s->rss, p->src_ip, p->dst_ip, p->src_port, p->dst_port)
+                     : rss_hash_ipv4(&s->rss, p->src_ip, p->dst_ip);
+    return rss_queue(&s->rss, h);
+}
+
+/* A full-line PCIe write of a descriptor / completion line. */
+static void pcie_write_line(dsim *s, uint64_t addr)
+{
+    hier_result r;
+    dsim_count(&s->n.pcie_write_all, dsim_access(s, REQ_PCIE_WR_FULL, 0, addr, &r));
+}
+
+static void pcie_read_line(dsim *s, uint64_t addr)
+{
+    hier_result r;
+    dsim_count(&s->n.pcie_read_all, dsim_access(s, REQ_PCIE_RD, 0, addr, &r));
+}
+
+void nic_arrival(dsim *s, const pktsrc_pkt *p)
+{
+    uint32_t c = nic_queue_of(s, p);
+    s->n.injected++;
+    if (s->cfg->workload.mode == DDIO_MODE_SEND) {
+        core_send_request(s, c, p->len);
+        return;
+    }
+    dsim_core *cs = &s->core[c];
+    uint64_t now = evq_now(&s->q);
+    dsim_account(s, c);
+    if (ring_empty(&cs->rx_posted)) {
+        s->n.drop_rx_ring++;     /* no descriptor: the NIC drops (rx_missed) */
+        return;
+    }
+    /* The NIC's packet buffer holds what PCIe has not yet absorbed. */
+    uint64_t busy = pcie_link_busy_until(&s->pcie, PCIE_UP);
+    if (busy > now && (double)(busy - now) * s->pcie.tlp_gbps / 8.0 > (double)s->opt->nic_buffer_bytes) {
+        s->n.drop_nic_buffer++;
+        return;
+    }
+    uint32_t buf = 0;
+    ring_dequeue(&cs->rx_posted, &buf);
+    cs->rx_inflight++;
+    s->buf_len[buf] = p->len;
+    s->buf_arrival[buf] = now;
+    uint32_t qrx = s->cfg->workload.driver.rx_ring;
+    if (s->opt->desc_access)   /* the NIC reads the 16-byte RX WQE */
+        pcie_read_line(s, ADDR_RX_WQE + c * ADDR_PER_CORE + (cs->rx_wqe_next % qrx) * 16);
+    cs->rx_wqe_next++;
+    uint64_t done = pcie_link_write(&s->pcie, now, p->len);
+    uint64_t cqe = pcie_link_write(&s->pcie, now, s->pcie.cfg.desc.rx_wb);
+    if (cqe > done)
+        done = cqe;
+    dsim_push(s, done, EV_RX_DONE, 0, c, buf);
+}
+
+void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
+{
+    dsim_core *cs = &s->core[c];
+    dsim_account(s, c);
+    cs->rx_inflight--;
+    /* The packet's lines: ItoM for full lines, RFO for a partial one. */
+    line_span sp = mbuf_data_span(&s->lay, buf, 0, s->buf_len[buf]);
+    for (uint32_t k = 0; k < sp.n; k++) {
+        int partial = (k == 0 && sp.head_partial) || (k == sp.n - 1 && sp.tail_partial);
+        hier_result r;
+        hier_access(&s->h, partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, sp.first + k, &r);
+        dsim_count(&s->n.pcie_write, r.hit);
+        dsim_count(partial ? &s->n.pcie_write_partial : &s->n.pcie_write_full, r.hit);
+        dsim_count(&s->n.pcie_write_all, r.hit);
+    }
+    if (s->opt->desc_access)   /* the completion (CQE) */
+        pcie_write_line(s, ADDR_RX_CQ + c * ADDR_PER_CORE + (cs->rx_cqe % s->cfg->workload.driver.rx_ring) * 64);
+    cs->rx_cqe++;
+    ring_enqueue(&cs->rx_done, buf);
+    s->rx_total++;
+    dsim_maybe_end_warmup(s);
+    core_wake(s, c);
+}
+
+void nic_kick_tx(dsim *s)
+{
+    if (s->tx_engine_busy || !s->tx_waiting)
+        return;
+    s->tx_engine_busy = 1;
+    dsim_push(s, evq_now(&s->q), EV_TX_START, 0, 0, 0);
+}
+
+/* The NIC takes the next packet, round robin over the cores' TX rings,
+ * fetches its descriptor and data, and puts it on the wire when both the
+ * data and the wire are there.  Reads are pipelined: the NIC keeps fetching
+ * while the wire has less than TX_PREFETCH_NS of work queued beyond the read
+ * latency, so the PCIe read latency does not throttle the wire. */
+#define TX_PREFETCH_NS 1000.0
+void nic_tx_start(dsim *s)
+{
+    uint64_t now = evq_now(&s->q);
+    uint32_t c = UINT32_MAX;
+    for (uint32_t i = 0; i < s->cores; i++) {
+        uint32_t k = (s->tx_rr + i) % s->cores;
+        if (!ring_empty(&s->core[k].tx_pending)) {
+            c = k;
+            break;
+        }
+    }
+    if (c == UINT32_MAX) {
+        s->tx_engine_busy = 0;
+        return;
+    }
+    s->tx_rr = c + 1;
+    dsim_core *cs = &s->core[c];
+    dsim_account(s, c);
+    uint32_t buf = 0;
+    ring_dequeue(&cs->tx_pending, &buf);
+    s->tx_waiting--;
+    cs->tx_inflight++;
+    uint32_t len = s->buf_len[buf];
+    if (s->opt->desc_access)
+        pcie_read_line(s, ADDR_TX_WQE + c * ADDR_PER_CORE + (cs->tx_wqe_fetch % s->cfg->workload.driver.tx_ring) * 64);
+    cs->tx_wqe_fetch++;
+    line_span sp = mbuf_data_span(&s->lay, buf, 0, len);
+    for (uint32_t k = 0; k < sp.n; k++) {
+        hier_result r;
+        hier_access(&s->h, REQ_PCIE_RD, 0, sp.first + k, &r);
+        dsim_count(&s->n.pcie_read, r.hit);
+        dsim_count(&s->n.pcie_read_all, r.hit);
+    }
+    uint64_t wqe = pcie_link_read(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
+    uint64_t data = pcie_link_read(&s->pcie, now, len);
+    double ready = (double)(data > wqe ? data : wqe);
+    double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
+    s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
+    dsim_push(s, (uint64_t)(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
+    if (s->tx_waiting) {
+        double next = s->wire_free_ns - TX_PREFETCH_NS - s->pcie.cfg.read_latency_ns;
+        dsim_push(s, next > (double)now ? (uint64_t)next : now, EV_TX_START, 0, 0, 0);
+    } else
+        s->tx_engine_busy = 0;
+}
+
+void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
+{
+    dsim_core *cs = &s->core[c];
+    uint64_t now = evq_now(&s->q);
+    dsim_account(s, c);
+    cs->tx_inflight--;
+    /* mlx5 requests a completion every TX_COMP_BATCH WQEs. */
+    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->opt->desc_access)
+        pcie_write_line(s, ADDR_TX_CQ + c * ADDR_PER_CORE +
+                               ((cs->tx_comps / TX_COMP_BATCH) % (s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1)) * 64);
+    ring_enqueue(&cs->tx_done, buf);
+    dsim_delivered(s, c, buf, now);
+    if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
+        core_wake(s, c);
+}

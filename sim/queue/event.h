@@ -1,0 +1,133 @@
+/* event.h - the discrete-event engine core: a priority queue of timestamped events.
+ *
+ * A binary min-heap keyed by (time_ns, seq).  `seq` is assigned by
+ * evq_push from a per-queue counter, so two events with the same time pop
+ * in the order they were pushed: the simulation is a pure function of its
+ * inputs, never of heap layout, allocation addresses or wall clock.
+ *
+ * Layout, for speed: the heap holds only 128-bit keys
+ *   time_ns << 64 | seq << 24 | slot
+ * compared as single integers (branch-free, 16 B moves), and the events
+ * themselves stay in a slot table until popped.  Hence the limits: at most
+ * EVQ_MAX_PENDING events pending at once and EVQ_MAX_SEQ pushes per queue
+ * lifetime (evq_clear restarts the count); evq_push fails cleanly beyond.
+ * Pop uses the bottom-up ("Floyd") sift-down: the hole at the root goes
+ * down to a leaf with one comparison per level, then the last key is
+ * sifted up, usually by zero or one level.
+ *
+ * Events are small values (40 bytes); a simulator that needs more state
+ * keeps it in its own tables and passes an index in `a`/`b` (or a pointer in
+ * `ptr`).  There is no cancellation: a stale event is recognised by the
+ * simulator (e.g. a generation number in the payload) and ignored. */
+#ifndef DDIOSIM_QUEUE_EVENT_H
+#define DDIOSIM_QUEUE_EVENT_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "sim/common/err.h"
+
+#define EVQ_SLOT_BITS 24
+#define EVQ_MAX_PENDING (1u << EVQ_SLOT_BITS)            /* 16.7 M */
+#define EVQ_MAX_SEQ (1ull << (64 - EVQ_SLOT_BITS))       /* 1.1e12 */
+
+typedef struct sim_event {
+    uint64_t time_ns;   /* when the event fires (simulated ns) */
+    uint64_t seq;       /* set by evq_push: insertion order, breaks ties */
+    int32_t type;       /* simulator-defined event kind */
+    uint32_t id;        /* small integer payload: core, queue or port */
+    uint64_t a;         /* payload */
+    union {
+        uint64_t b;     /* payload */
+        void *ptr;      /* or a pointer, if the simulator prefers */
+    };
+} sim_event;
+
+typedef unsigned __int128 evq_key;
+
+typedef struct evq {
+    evq_key *heap;      /* heap[0] is the earliest key */
+    sim_event *slots;   /* events by slot (the key's low bits) */
+    uint32_t *free;     /* stack of free slots */
+    size_t n, cap;      /* pending events, slots allocated */
+    size_t nfree;
+    uint64_t next_seq;  /* seq of the next pushed event */
+    uint64_t now_ns;    /* time of the last popped event (0 before any pop) */
+} evq;
+
+/* `initial_cap` events are preallocated (0 picks a small default); the
+ * tables double when full. */
+int evq_init(evq *q, size_t initial_cap, ddio_err *e);
+void evq_free(evq *q);
+/* Drop every event; keeps the allocation; seq and now restart at 0. */
+void evq_clear(evq *q);
+/* Out-of-line part of evq_push: grow, or fail at the limits. */
+int evq_push_slow(evq *q, sim_event ev, ddio_err *e);
+
+static inline size_t evq_size(const evq *q) { return q->n; }
+static inline uint64_t evq_now(const evq *q) { return q->now_ns; }
+
+/* The earliest event, or NULL when empty; valid until the next push or pop. */
+static inline const sim_event *evq_peek(const evq *q)
+{
+    return q->n ? &q->slots[(uint32_t)q->heap[0] & (EVQ_MAX_PENDING - 1)] : NULL;
+}
+
+/* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
+ * the last popped event, is a simulator bug and is asserted against.
+ * Returns 0, or -1 if the queue could not grow or hit its limits. */
+static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
+{
+    assert(ev.time_ns >= q->now_ns);
+    if (q->nfree == 0 || q->next_seq == EVQ_MAX_SEQ)
+        return evq_push_slow(q, ev, e);
+    uint32_t slot = q->free[--q->nfree];
+    ev.seq = q->next_seq++;
+    q->slots[slot] = ev;
+    evq_key k = ((evq_key)ev.time_ns << 64) | (ev.seq << EVQ_SLOT_BITS) | slot;
+    evq_key *restrict h = q->heap;
+    size_t i = q->n++;
+    while (i > 0) {
+        size_t p = (i - 1) >> 1;
+        if (!(k < h[p]))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = k;
+    return 0;
+}
+
+/* Remove the earliest event into *out; returns 1, or 0 when empty. */
+static inline int evq_pop(evq *q, sim_event *out)
+{
+    size_t n = q->n;
+    if (n == 0)
+        return 0;
+    evq_key *restrict h = q->heap;
+    uint32_t slot = (uint32_t)h[0] & (EVQ_MAX_PENDING - 1);
+    q->n = --n;
+    q->free[q->nfree++] = slot;
+    evq_key last = h[n];
+    /* Move the hole at the root down to a leaf along the smaller children. */
+    size_t i = 0, c;
+    while ((c = 2 * i + 1) < n) {
+        c += (c + 1 < n) && (h[c + 1] < h[c]);
+        h[i] = h[c];
+        i = c;
+    }
+    /* Put the former last key into the hole and sift it up. */
+    while (i > 0) {
+        size_t p = (i - 1) >> 1;
+        if (!(last < h[p]))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = last;
+    *out = q->slots[slot];
+    q->now_ns = out->time_ns;
+    return 1;
+}
+
+#endif

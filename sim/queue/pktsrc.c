@@ -1,0 +1,145 @@
+#include "sim/queue/pktsrc.h"
+
+#include <string.h>
+
+/* One pass over a trace for its packet count, bytes and duration: what a
+ * requested offered rate is scaled against. */
+static int trace_profile(const char *path, int keep_all, uint64_t *pkts, double *bytes, double *dur_ns,
+                         ddio_err *e)
+{
+    trace_reader r;
+    if (trace_reader_open(&r, path, keep_all, e) != 0)
+        return -1;
+    trace_pkt p;
+    int rc;
+    uint64_t first = 0, last = 0, n = 0;
+    double b = 0;
+    while ((rc = trace_reader_next(&r, &p, e)) == 1) {
+        if (!n)
+            first = p.ts_ns;
+        last = p.ts_ns;
+        b += p.wire_len;
+        n++;
+    }
+    trace_reader_close(&r);
+    if (rc < 0)
+        return -1;
+    if (!n)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no usable packets (IPv4 TCP/UDP; --all keeps every packet)", path);
+    *pkts = n;
+    *bytes = b;
+    *dur_ns = last > first ? (double)(last - first) : 0.0;
+    return 0;
+}
+
+int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flows, int keep_all,
+                uint64_t packets, double rate_gbps, double line_gbps, uint32_t pkt_size, uint64_t seed,
+                ddio_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->limit = packets;
+    s->pkt_size = pkt_size;
+    s->line_gbps = line_gbps;
+    s->rate_gbps = rate_gbps;
+    s->scale = 1.0;
+    s->keep_all = keep_all;
+    if (trace) {
+        s->is_trace = 1;
+        s->path = trace;
+        uint64_t n = 0;
+        double bytes = 0, dur = 0;
+        if (trace_profile(trace, keep_all, &n, &bytes, &dur, e) != 0)
+            return -1;
+        double mean_len = pkt_size ? (double)pkt_size : bytes / (double)n;
+        if (rate_gbps > 0 && dur > 0) {
+            /* Scale so that n frames of mean_len bytes span the time the
+             * target rate needs for them. */
+            double target_ns = (double)(n - 1) * mean_len * 8.0 / rate_gbps;
+            s->scale = target_ns / dur;
+        }
+        s->mean_gap_ns = n > 1 ? dur * s->scale / (double)(n - 1) : 0.0;
+        if (rate_gbps > 0 && dur <= 0)
+            s->mean_gap_ns = mean_len * 8.0 / rate_gbps;
+        return trace_reader_open(&s->tr, trace, keep_all, e);
+    }
+    gen_config_default(&s->gc);
+    if (gen_parse_profile(profile ? profile : "mawi", &s->gc, "--profile", e) != 0)
+        return -1;
+    s->gc.packets = packets ? packets : 100000;
+    s->limit = s->gc.packets;
+    s->gc.seed = seed;
+    if (flows)
+        s->gc.flows = flows;
+    if (rate_gbps > 0)
+        s->gc.rate_gbps = rate_gbps;
+    s->gc.snaplen = 128;   /* the headers are all the simulator reads */
+    return gen_init(&s->g, &s->gc, e);
+}
+
+static int next_raw(pktsrc *s, trace_pkt *tp, ddio_err *e)
+{
+    if (!s->is_trace) {
+        gen_pkt gp;
+        if (!gen_next(&s->g, &gp))
+            return 0;
+        memset(tp, 0, sizeof *tp);
+        trace_parse_frame(TRACE_DLT_EN10MB, gp.frame, gp.len < 128 ? gp.len : 128, tp);
+        tp->ts_ns = gp.ts_ns;
+        tp->wire_len = gp.len;
+        return 1;
+    }
+    int rc = trace_reader_next(&s->tr, tp, e);
+    if (rc != 0 || s->limit == 0)
+        return rc;
+    /* End of the trace but more packets wanted: start another pass. */
+    trace_reader_close(&s->tr);
+    if (trace_reader_open(&s->tr, s->path, s->keep_all, e) != 0)
+        return -1;
+    s->pass_offset_ns += s->last_raw_ns + s->mean_gap_ns;
+    s->have_first = 0;
+    s->passes++;
+    return trace_reader_next(&s->tr, tp, e);
+}
+
+int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
+{
+    if (s->limit && s->produced >= s->limit)
+        return 0;
+    trace_pkt tp;
+    int rc = next_raw(s, &tp, e);
+    if (rc <= 0)
+        return rc;
+    if (!s->have_first) {
+        s->first_ts = tp.ts_ns;
+        s->have_first = 1;
+    }
+    uint32_t len = s->pkt_size ? s->pkt_size : tp.wire_len;
+    double raw = (double)(tp.ts_ns - s->first_ts) * s->scale;
+    s->last_raw_ns = raw;
+    double t = s->pass_offset_ns + raw;
+    if (s->rate_gbps < 0)
+        t = 0;   /* back to back: the wire decides */
+    if (s->produced) {
+        double earliest = s->last_arrival_ns + (double)(s->last_len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->line_gbps;
+        if (t < earliest)
+            t = earliest;
+    }
+    s->last_arrival_ns = t;
+    s->last_len = len;
+    s->produced++;
+    p->ts_ns = (uint64_t)(t + 0.5);
+    p->len = len;
+    p->src_ip = tp.src_ip;
+    p->dst_ip = tp.dst_ip;
+    p->src_port = tp.src_port;
+    p->dst_port = tp.dst_port;
+    p->proto = tp.proto;
+    p->has_tuple = tp.has_tuple;
+    return 1;
+}
+
+void pktsrc_close(pktsrc *s)
+{
+    if (s->is_trace && s->tr.pcap)
+        trace_reader_close(&s->tr);
+}

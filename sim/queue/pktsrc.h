@@ -1,0 +1,59 @@
+/* pktsrc.h - the packets a simulation injects: a pcap/pcapng trace or the
+ * generator, retimed to the requested offered rate, looped when the run asks
+ * for more packets than the trace holds.  Streaming: memory does not grow
+ * with the trace.
+ *
+ * Timing: `rate_gbps` 0 keeps the trace's own inter-arrival times, > 0
+ * scales them so the mean offered rate (frame bytes) is that many Gb/s, < 0
+ * sends back to back at line rate.  In every case a frame cannot start
+ * before the previous one has left the wire: arrival >= previous arrival +
+ * (len + 24 B of FCS, preamble and inter-frame gap) x 8 / line rate. */
+#ifndef DDIOSIM_QUEUE_PKTSRC_H
+#define DDIOSIM_QUEUE_PKTSRC_H
+
+#include <stdint.h>
+
+#include "sim/common/err.h"
+#include "traces/gen.h"
+#include "traces/pcap.h"
+
+#define PKTSRC_WIRE_OVERHEAD 24u   /* FCS 4 + preamble 8 + inter-frame gap 12 */
+
+typedef struct pktsrc_pkt {
+    uint64_t ts_ns;         /* arrival at the NIC, from 0 */
+    uint32_t len;           /* frame bytes (no FCS): what the NIC DMAs */
+    uint32_t src_ip, dst_ip;
+    uint16_t src_port, dst_port;
+    uint8_t proto, has_tuple;
+} pktsrc_pkt;
+
+typedef struct pktsrc {
+    int is_trace;
+    const char *path;
+    int keep_all;
+    trace_reader tr;
+    gen g;
+    gen_config gc;
+    uint64_t limit, produced;   /* packets to produce (0 = until the trace ends) */
+    uint32_t pkt_size;          /* 0 or a forced frame size */
+    double line_gbps, rate_gbps;
+    double scale;               /* trace time -> simulated time */
+    int have_first;
+    uint64_t first_ts;          /* first timestamp of the current pass */
+    double pass_offset_ns;      /* where the current pass starts in simulated time */
+    double last_raw_ns;         /* last scaled timestamp of this pass, from its start */
+    double last_arrival_ns;     /* previous arrival */
+    uint32_t last_len;
+    double mean_gap_ns;         /* gap between two passes */
+    uint64_t passes;
+} pktsrc;
+
+/* `trace` a path or NULL; `profile` for the generator when trace is NULL. */
+int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flows, int keep_all,
+                uint64_t packets, double rate_gbps, double line_gbps, uint32_t pkt_size, uint64_t seed,
+                ddio_err *e);
+/* 1: *p filled; 0: done; -1: corrupt trace (e says which packet). */
+int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e);
+void pktsrc_close(pktsrc *s);
+
+#endif

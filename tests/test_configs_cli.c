@@ -1,0 +1,148 @@
+/* test_configs_cli.c - `ddiosim config show | list`: JSON that loads back,
+ * the table with each value's origin, list, help and usage errors. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "configs/config.h"
+#include "tests/helpers.h"
+
+/* Run `first`, save its stdout, load it back with `reload_opt FILE` and
+ * print again: the two outputs must be identical. */
+static void cli_roundtrip(const char *first, const char *reload_opt, const char *part)
+{
+    cli_run a = run_ddiosim(first);
+    cr_assert_eq(a.status, 0, "%s: %s", first, a.err);
+    char *path = write_temp(".json", a.out, strlen(a.out));
+    char args[700];
+    snprintf(args, sizeof args, "config show %s '%s' --only %s --format json", reload_opt, path, part);
+    cli_run b = run_ddiosim(args);
+    cr_assert_eq(b.status, 0, "%s: %s", args, b.err);
+    cr_assert_str_eq(b.out, a.out);
+    cli_run_free(&a);
+    cli_run_free(&b);
+    unlink(path);
+    free(path);
+}
+
+Test(configs_cli, show_json_roundtrips)
+{
+    cli_roundtrip("config show --only machine --format json", "--machine", "machine");
+    cli_roundtrip("config show --only machine --format json --machine broadwell-2650v4 --ddio-ways 4 --policy qlru "
+                  "--mapping random --set machine.latency_ns.memory=81.25",
+                  "--machine", "machine");
+    cli_roundtrip("config show --only workload --format json", "--workload", "workload");
+    const char *wl[] = {"acrobat", "l3router", "loadbalancer", "firewall", "ipsec"};
+    for (size_t i = 0; i < sizeof wl / sizeof wl[0]; i++) {
+        char args[300];
+        snprintf(args, sizeof args,
+                 "config show --only workload --format json --workload %s --rx-ring 2048 --cores 3 "
+                 "--set workload.driver.align_4k=true --set workload.cycles_per_byte=0.25",
+                 wl[i]);
+        cli_roundtrip(args, "--workload", "workload");
+    }
+}
+
+Test(configs_cli, show_json_has_both_parts)
+{
+    cli_run r = run_ddiosim("config show --format json --ddio-ways 4 --workload acrobat --tx-ring 1024");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j);
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "machine");
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "workload");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(m, "ddio_mask")->valuestring, "0x780");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring, "skylake-6140");
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(w, "driver");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(d, "tx_ring")->valueint, 1024);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(d, "rx_ring")->valueint, 512);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(w, "access")), 4);
+    cJSON_Delete(j);
+    cli_run_free(&r);
+}
+
+Test(configs_cli, show_table_names_origins)
+{
+    cli_run r = run_ddiosim("config show --machine skylake-6132 --rx-ring 512 --ddio-ways 3");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(count_lines_with(r.out, "machine skylake-6132  from "), 1);
+    cr_assert_eq(count_lines_with(r.out, "workload l2fwd  (built-in)"), 1);
+    cr_assert_eq(count_lines_with(r.out, "--rx-ring"), 1);
+    cr_assert_eq(count_lines_with(r.out, "driver.rx_ring                     512"), 1);
+    cr_assert_eq(count_lines_with(r.out, "ddio_mask                          0x700"), 1);
+    cr_assert_eq(count_lines_with(r.out, "--ddio-ways"), 1);
+    cr_assert_eq(count_lines_with(r.out, "llc.slices                         14                         file"), 1);
+    cr_assert_eq(count_lines_with(r.out, "19.25 MiB (14 slices x 2048 sets x 11 ways x 64 B)"), 1);
+    cr_assert_eq(count_lines_with(r.out, "3 of 11 ways (0x700) = 5.25 MiB"), 1);
+    cr_assert_eq(count_lines_with(r.out, "24 lines; read 1, written 1, flushed 0; alpha 0.042; R0 W0"), 1);
+    cli_run_free(&r);
+}
+
+Test(configs_cli, only_and_output_file)
+{
+    char *path = write_temp(".json", "", 0);
+    char args[400];
+    snprintf(args, sizeof args, "config show --only workload --format json --workload ipsec -o '%s'", path);
+    cli_run r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "");
+    char *text = slurp(path, NULL);
+    ddio_workload w;
+    ddio_err e = {0};
+    cr_assert_eq(ddio_workload_parse(&w, text, strlen(text), path, &e), 0, "%s", e.msg);
+    cr_assert_str_eq(w.name, "ipsec");
+    free(text);
+    cli_run_free(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(configs_cli, list)
+{
+    unsetenv("DDIOSIM_CONFIG_DIR");
+    cli_run r = run_ddiosim("config list");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "machines   broadwell-2650v4, skylake-6132, skylake-6140\n"
+                            "workloads  acrobat, firewall, ipsec, l2fwd, l3router, loadbalancer\n");
+    cli_run_free(&r);
+    r = run_ddiosim("config list --format json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "machines")), 3);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "workloads")), 6);
+    cJSON_Delete(j);
+    cli_run_free(&r);
+}
+
+Test(configs_cli, help_and_usage_errors)
+{
+    cli_run r = run_ddiosim("config --help");
+    cr_assert_eq(r.status, 0);
+    cr_assert_eq(count_lines_with(r.out, "usage: ddiosim config show"), 1);
+    cr_assert_eq(count_lines_with(r.out, "--ddio-ways K"), 1);
+    cli_run_free(&r);
+    r = run_ddiosim("config show --help");
+    cr_assert_eq(r.status, 0);
+    cli_run_free(&r);
+    r = run_ddiosim("config show --bogus");
+    cr_assert_eq(r.status, DDIO_EXIT_USAGE);
+    cr_assert_eq(count_lines_with(r.err, "ddiosim config: unknown option '--bogus'"), 1);
+    cr_assert_eq(count_lines_with(r.err, "usage: ddiosim config show"), 1);
+    cli_run_free(&r);
+    r = run_ddiosim("config");
+    cr_assert_eq(r.status, DDIO_EXIT_USAGE);
+    cr_assert_eq(count_lines_with(r.err, "ddiosim config: missing action: show or list"), 1);
+    cli_run_free(&r);
+    r = run_ddiosim("config shw");
+    cr_assert_eq(r.status, DDIO_EXIT_USAGE);
+    cr_assert_eq(count_lines_with(r.err, "ddiosim config: unknown action 'shw' (show or list)"), 1);
+    cli_run_free(&r);
+    r = run_ddiosim("config show --format yaml");
+    cr_assert_eq(r.status, DDIO_EXIT_USAGE);
+    cr_assert_eq(count_lines_with(r.err, "ddiosim config: --format: 'yaml' is not one of json, table"), 1);
+    cli_run_free(&r);
+}

@@ -1,0 +1,149 @@
+/* test_queue_event.c - the event engine pops in (time, insertion) order.
+ *
+ * References are independent of the heap: a stable sort of the pushed
+ * events, and a linear scan for the minimum in an interleaved run. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/common/rng.h"
+#include "sim/queue/event.h"
+
+typedef struct ref_ev {
+    uint64_t time, idx;
+} ref_ev;
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+    const ref_ev *a = pa, *b = pb;
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+Test(queue_event, random_pushes_pop_sorted_with_fifo_ties)
+{
+    enum { N = 5000 };
+    ddio_rng r;
+    ddio_rng_seed(&r, 42);
+    evq q;
+    ddio_err e;
+    cr_assert_eq(evq_init(&q, 1, &e), 0, "%s", e.msg);   /* force many grows */
+    ref_ev *ref = malloc(N * sizeof *ref);
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t t = ddio_rng_below(&r, 100);         /* ~50 events per time: many ties */
+        ref[i] = (ref_ev){t, i};
+        cr_assert_eq(evq_push(&q, (sim_event){.time_ns = t, .type = (int32_t)(i % 7), .a = i, .b = ~i}, &e), 0);
+    }
+    cr_assert_eq(evq_size(&q), N);
+    qsort(ref, N, sizeof *ref, ref_cmp);
+    sim_event ev;
+    for (size_t k = 0; k < N; k++) {
+        cr_assert_eq(evq_peek(&q)->seq, ref[k].idx);
+        cr_assert_eq(evq_pop(&q, &ev), 1);
+        cr_assert_eq(ev.time_ns, ref[k].time, "pop %zu: time %llu, expected %llu", k,
+                     (unsigned long long)ev.time_ns, (unsigned long long)ref[k].time);
+        cr_assert_eq(ev.seq, ref[k].idx, "pop %zu: seq %llu, expected %llu (tie order)", k,
+                     (unsigned long long)ev.seq, (unsigned long long)ref[k].idx);
+        cr_assert_eq(ev.a, ref[k].idx);
+        cr_assert_eq(ev.b, ~ref[k].idx);
+        cr_assert_eq(ev.type, (int32_t)(ref[k].idx % 7));
+        cr_assert_eq(evq_now(&q), ref[k].time);
+    }
+    cr_assert_eq(evq_pop(&q, &ev), 0);
+    cr_assert_null(evq_peek(&q));
+    free(ref);
+    evq_free(&q);
+}
+
+/* A simulation-shaped run: pop the earliest, push 0-3 successors at or after
+ * it; the reference keeps the pending events in a plain array. */
+Test(queue_event, interleaved_push_pop_matches_linear_scan)
+{
+    enum { CAP = 4096 };
+    ddio_rng r;
+    ddio_rng_seed(&r, 7);
+    evq q;
+    ddio_err e;
+    cr_assert_eq(evq_init(&q, 0, &e), 0);
+    ref_ev *pend = malloc(CAP * sizeof *pend);
+    size_t np = 0;
+    uint64_t seq = 0;
+    for (int i = 0; i < 64; i++) {
+        uint64_t t = ddio_rng_below(&r, 1000);
+        pend[np++] = (ref_ev){t, seq};
+        evq_push(&q, (sim_event){.time_ns = t, .a = seq++}, &e);
+    }
+    for (int step = 0; step < 30000 && np; step++) {
+        size_t best = 0;
+        for (size_t k = 1; k < np; k++)
+            if (ref_cmp(&pend[k], &pend[best]) < 0)
+                best = k;
+        ref_ev want = pend[best];
+        pend[best] = pend[--np];
+        sim_event ev;
+        cr_assert_eq(evq_pop(&q, &ev), 1);
+        cr_assert_eq(ev.time_ns, want.time, "step %d", step);
+        cr_assert_eq(ev.seq, want.idx, "step %d", step);
+        cr_assert_eq(ev.a, want.idx);
+        uint64_t kids = ddio_rng_below(&r, 4);
+        if (np + kids > CAP - 1)
+            kids = 0;
+        for (uint64_t k = 0; k < kids; k++) {
+            uint64_t t = ev.time_ns + ddio_rng_below(&r, 20);   /* 0 delay: same-time ties */
+            pend[np++] = (ref_ev){t, seq};
+            cr_assert_eq(evq_push(&q, (sim_event){.time_ns = t, .a = seq++}, &e), 0);
+        }
+        cr_assert_eq(evq_size(&q), np);
+    }
+    free(pend);
+    evq_free(&q);
+}
+
+Test(queue_event, equal_times_pop_in_push_order_and_payload_kept)
+{
+    evq q;
+    ddio_err e;
+    cr_assert_eq(evq_init(&q, 2, &e), 0);
+    int target = 5;
+    evq_push(&q, (sim_event){.time_ns = 10, .type = 1, .id = 3}, &e);
+    evq_push(&q, (sim_event){.time_ns = 5, .type = 2, .ptr = &target}, &e);
+    evq_push(&q, (sim_event){.time_ns = 10, .type = 3}, &e);
+    evq_push(&q, (sim_event){.time_ns = 10, .type = 4}, &e);
+    evq_push(&q, (sim_event){.time_ns = 5, .type = 5, .seq = 999}, &e);  /* seq is overwritten */
+    static const int32_t want[5] = {2, 5, 1, 3, 4};
+    static const uint64_t want_seq[5] = {1, 4, 0, 2, 3};
+    sim_event ev;
+    for (int k = 0; k < 5; k++) {
+        cr_assert_eq(evq_pop(&q, &ev), 1);
+        cr_assert_eq(ev.type, want[k], "pop %d: type %d, expected %d", k, ev.type, want[k]);
+        cr_assert_eq(ev.seq, want_seq[k]);
+        if (ev.type == 2)
+            cr_assert_eq(*(int *)ev.ptr, 5);
+        if (ev.type == 1)
+            cr_assert_eq(ev.id, 3);
+    }
+    cr_assert_eq(evq_now(&q), 10);
+    evq_clear(&q);
+    cr_assert_eq(evq_size(&q), 0);
+    cr_assert_eq(evq_now(&q), 0);
+    evq_push(&q, (sim_event){.time_ns = 1}, &e);
+    cr_assert_eq(evq_peek(&q)->seq, 0, "seq restarts after clear");
+    evq_free(&q);
+}
+
+Test(queue_event, seq_limit_is_a_clean_error)
+{
+    evq q;
+    ddio_err e;
+    cr_assert_eq(evq_init(&q, 4, &e), 0);
+    q.next_seq = EVQ_MAX_SEQ - 1;
+    cr_assert_eq(evq_push(&q, (sim_event){.time_ns = 3, .a = 1}, &e), 0);
+    cr_assert_eq(evq_push(&q, (sim_event){.time_ns = 3, .a = 2}, &e), -1);
+    cr_assert(strstr(e.msg, "events pushed"), "%s", e.msg);
+    sim_event ev;
+    cr_assert_eq(evq_pop(&q, &ev), 1);
+    cr_assert_eq(ev.seq, EVQ_MAX_SEQ - 1);
+    cr_assert_eq(ev.a, 1);
+    evq_free(&q);
+}
