@@ -87,6 +87,17 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
  * back and drop every copy.  Not a Table 1 request; counted in stats.flushes. */
 void hier_flush(hier *h, uint64_t line, hier_result *res);
 
+/* Start loading what an access to `line` will read (its LLC set block and
+ * snoop-filter slot).  Callers with several independent accesses (the lines
+ * of one DMA) prefetch them all first, so their memory latencies overlap. */
+static inline void hier_prefetch(const hier *h, uint64_t line)
+{
+    const uint8_t *b = h->llc.blocks + (uint64_t)cache_set(&h->llc, line) * h->llc.block_bytes;
+    __builtin_prefetch(b);
+    __builtin_prefetch(b + 64);
+    __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
+}
+
 hier_where hier_locate(const hier *h, uint64_t line);
 
 /* Put an absent line directly into the state of Table 1 column `col` for

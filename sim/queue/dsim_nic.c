@@ -69,6 +69,8 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     cs->rx_inflight--;
     /* The packet's lines: ItoM for full lines, RFO for a partial one. */
     line_span sp = mbuf_data_span(&s->lay, buf, 0, s->buf_len[buf]);
+    for (uint32_t k = 0; k < sp.n; k++)
+        hier_prefetch(&s->h, sp.first + k);
     for (uint32_t k = 0; k < sp.n; k++) {
         int partial = (k == 0 && sp.head_partial) || (k == sp.n - 1 && sp.tail_partial);
         hier_result r;
@@ -127,6 +129,8 @@ void nic_tx_start(dsim *s)
         pcie_read_line(s, ADDR_TX_WQE + c * ADDR_PER_CORE + (cs->tx_wqe_fetch % s->cfg->workload.driver.tx_ring) * 64);
     cs->tx_wqe_fetch++;
     line_span sp = mbuf_data_span(&s->lay, buf, 0, len);
+    for (uint32_t k = 0; k < sp.n; k++)
+        hier_prefetch(&s->h, sp.first + k);
     for (uint32_t k = 0; k < sp.n; k++) {
         hier_result r;
         hier_access(&s->h, REQ_PCIE_RD, 0, sp.first + k, &r);

@@ -1,0 +1,259 @@
+/* evict.c - Eq. 2, 3, 4, 9, 10, 12 of the paper at integer reuse distances,
+ * and their linear mixing for real ones (see evict.h). */
+#include "sim/markov/evict.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stddef.h>
+
+const char *markov_policy_name(markov_policy p)
+{
+    switch (p) {
+    case MARKOV_LRU: return "lru";
+    case MARKOV_BIP: return "bip";
+    case MARKOV_QLRU: return "qlru";
+    }
+    return "?";
+}
+
+static void check_T(double T)
+{
+    assert(T >= 0 && isfinite(T) && "reuse distance must be finite and >= 0");
+}
+
+/* Split a real distance into floor and the weight of floor + 1. */
+static double split(double T, double *w)
+{
+    check_T(T);
+    double t0 = floor(T);
+    *w = T - t0;
+    return t0;
+}
+
+/* ---- Eq. 2 / Eq. 3 at integer T ---------------------------------------- */
+
+/* Cuts of EQ3_SHORT_TERMS terms or fewer (QLRU, the literal "k <= 3") are
+ * summed by the pmf ratio from f_B(N; n+1, p), which the CDF gives for free. */
+#define EQ3_SHORT_TERMS 64
+
+/* Eq. 3 with its sum cut at k_last (k_last < N: Eq. 2) at the two integers
+ * n and n+1 (out[0], out[1]), which is what a real T needs.
+ *
+ * The sum has a closed form.  Since C(n,k)/(k+1) = C(n+1,k+1)/(n+1),
+ *   f_B(k; n, p) / (k+1) = f_B(k+1; n+1, p) / ((n+1) p),
+ * so  sum_{k=N}^{K} (N-1)/(k+1) f_B(k; n, p)
+ *       = (N-1)/((n+1) p) * sum_{j=N+1}^{K+1} f_B(j; n+1, p),
+ * and the paper's infinite BIP sum is (N-1)/((n+1) p) * P(Bin(n+1, p) > N):
+ * no truncation at all.  Steps n -> n+1 are O(1):
+ *   F_B(k; n+1) = F_B(k; n) - p f_B(k; n)
+ *   H(m+1) = H(m) + p f_B(N; m) - p f_B(K+1; m)   (H = the j-sum at m). */
+static void eq3_pair(double n, unsigned N, double p, double k_last, double out[2])
+{
+    if (N == 0) {
+        out[0] = out[1] = 0.0;
+        return;
+    }
+    double fa;                                  /* f_B(N-1; n, p) */
+    double F0 = markov_binom_cdf_pmf((double)N - 1, n, p, &fa);
+    double F1 = F0 - p * fa;                    /* F_B(N-1; n+1, p) */
+    if (F1 < 0)
+        F1 = 0.0;
+    out[0] = F0;
+    out[1] = F1;
+    if (N == 1 || k_last < N)
+        return;     /* weight (N-1)/(k+1) = 0, or an empty sum: Eq. 2 */
+
+    double m = n + 1, q = 1 - p;
+    double fN = m * p / N * fa;                 /* f_B(N; n+1, p) */
+    double H0, H1;                              /* the j-sum at n+1 and n+2 */
+    if (isinf(k_last)) {
+        /* P(Bin(n+1, p) > N) = 1 - F_B(N-1; n+1) - f_B(N; n+1): free when it
+         * is not small; a small tail is summed directly (relative precision,
+         * which the factor (N-1)/((n+1)p) may amplify). */
+        double tail = 1 - (F1 + fN);
+        H0 = tail > 0.1 ? tail : markov_binom_sf(N, m, p);
+        H1 = H0 + p * fN;
+    } else if (q > 0 && k_last - N < EQ3_SHORT_TERMS) {
+        double f = fN, h = 0;
+        for (double j = N; j < k_last + 1; j++) {
+            f *= (m - j) / (j + 1) * (p / q);   /* f_B(j+1; m, p) */
+            h += f;
+        }
+        H0 = h;
+        H1 = H0 + p * fN - p * f;
+        if (H1 < 0)
+            H1 = 0.0;
+    } else {
+        H0 = markov_binom_wsum(m, p, N + 1, k_last + 1, NULL, NULL, 0.0);
+        H1 = markov_binom_wsum(m + 1, p, N + 1, k_last + 1, NULL, NULL, 0.0);
+    }
+    double v0 = F0 + ((double)N - 1) / (m * p) * H0;
+    double v1 = F1 + ((double)N - 1) / ((m + 1) * p) * H1;
+    out[0] = v0 > 1 ? 1.0 : v0;
+    out[1] = v1 > 1 ? 1.0 : v1;
+}
+
+static double check_C(double C)
+{
+    assert(C >= 1 && isfinite(C) && "a region has at least one set");
+    return 1.0 / C;
+}
+
+/* Eq. 3 (cut at k_last) at a real distance. */
+static double eq3_real(double T, unsigned N, double C, double k_last)
+{
+    double p = check_C(C), w, t0 = split(T, &w);
+    assert(!isnan(k_last));
+    double v[2];
+    eq3_pair(t0, N, p, k_last, v);
+    return w > 0 ? (1 - w) * v[0] + w * v[1] : v[0];
+}
+
+double markov_hit_lru(double T, unsigned N, double C)
+{
+    return eq3_real(T, N, C, -1.0);
+}
+
+double markov_hit_eq3(double T, unsigned N, double C, double k_last)
+{
+    return eq3_real(T, N, C, k_last);
+}
+
+double markov_hit_bip(double T, unsigned N, double C)
+{
+    return eq3_real(T, N, C, INFINITY);
+}
+
+double markov_hit_qlru(double T, unsigned N, double C, unsigned terms)
+{
+    return eq3_real(T, N, C, (double)N + (double)terms - 1);
+}
+
+double markov_survive(const markov_region *r, double T)
+{
+    switch (r->policy) {
+    case MARKOV_LRU:
+        return markov_hit_lru(T, r->ways, r->sets);
+    case MARKOV_BIP:
+        return markov_hit_bip(T, r->ways, r->sets);
+    case MARKOV_QLRU: {
+        double k_last = r->qlru_k_last > 0 ? r->qlru_k_last
+                                           : (double)r->ways + MARKOV_QLRU_TERMS - 1;
+        return markov_hit_eq3(T, r->ways, r->sets, k_last);
+    }
+    }
+    assert(0 && "unknown markov_policy");
+    return 0.0;
+}
+
+/* ---- Eq. 4 --------------------------------------------------------------- */
+
+typedef struct eq4_ctx {
+    double T2, N2, T3;
+    const markov_region *l3;
+    enum markov_eq4_form form;
+} eq4_ctx;
+
+/* L3* survival after the L2 eviction that follows t other-set accesses. */
+static double eq4_weight(double t, void *vctx)
+{
+    const eq4_ctx *c = vctx;
+    double elapsed;
+    if (c->form == MARKOV_EQ4_EXACT)
+        elapsed = (t + c->N2) / c->T2;
+    else
+        elapsed = c->T2 > 0 ? t / c->T2 : 0.0;
+    double rest = 1 - elapsed;
+    if (rest < 0)
+        rest = 0;       /* evicted at (or, for the mixed last term, just after) the end */
+    return markov_survive(c->l3, rest * c->T3);
+}
+
+double markov_l2_to_l3(double T_l2, unsigned N_l2, double C_l2,
+                       const markov_region *l3, double T_l3, enum markov_eq4_form form)
+{
+    double q = 1 - check_C(C_l2), w, t0 = split(T_l2, &w);
+    check_T(T_l3);
+    if (N_l2 == 0)
+        return 0.0;     /* degenerate: no L2 way to leave from */
+    /* q = 0 (one L2 set) is fine: f_NB is then a point mass at t = 0. */
+    eq4_ctx c = {.T2 = T_l2, .N2 = N_l2, .T3 = T_l3, .l3 = l3, .form = form};
+    double t_last = form == MARKOV_EQ4_EXACT ? t0 - N_l2 : t0;
+    double s = 0.0;
+    if (t_last >= 0)
+        s = markov_negbin_wsum(N_l2, q, 0, t_last, eq4_weight, &c, MARKOV_TAIL_TOL);
+    /* Real T_L2: the number of L2 accesses is floor or floor + 1 (weight w),
+     * which decides whether the eviction at t_last + 1 happens in the wait;
+     * one extra term instead of a second sum.  The elapsed fraction uses
+     * T_L2 itself. */
+    if (w > 0 && t_last + 1 >= 0)
+        s += w * markov_negbin_pmf(t_last + 1, N_l2, q) * eq4_weight(t_last + 1, &c);
+    return s > 1 ? 1.0 : s;
+}
+
+/* ---- Eq. 9 / 10 ---------------------------------------------------------- */
+
+/* Mixed pmf / cdf at a real distance (same floor / ceil weights). */
+static double pmf_real(double i, double T, double p)
+{
+    double w, t0 = split(T, &w);
+    double v = markov_binom_pmf(i, t0, p);
+    return w > 0 ? (1 - w) * v + w * markov_binom_pmf(i, t0 + 1, p) : v;
+}
+
+static double cdf_real(double k, double T, double p)
+{
+    if (k < 0)
+        return 0.0;
+    double w, t0 = split(T, &w);
+    double v = markov_binom_cdf(k, t0, p);
+    return w > 0 ? (1 - w) * v + w * markov_binom_cdf(k, t0 + 1, p) : v;
+}
+
+double markov_hit_ddio_overlap(double T, double T_D, unsigned N, unsigned a, double C)
+{
+    double p = check_C(C);
+    check_T(T);
+    check_T(T_D);
+    double s = 0;
+    /* Terms with i > N-1 have F_B(negative) = 0. */
+    for (unsigned i = 0; i < a && i < N; i++)
+        s += pmf_real(i, T_D, p) * cdf_real((double)N - 1 - i, T, p);
+    return s > 1 ? 1.0 : s;
+}
+
+double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, double C)
+{
+    double p = check_C(C);
+    check_T(T);
+    check_T(T_io);
+    double s = 0;
+    for (unsigned i = 0; i < a && i < N; i++)
+        s += pmf_real(i, T_io, p) * cdf_real((double)N - 1 - i, T, p);
+    /* i >= a: the DDIO lines hold a ways whatever their number. */
+    if (a < N) {
+        double tail = 1 - cdf_real((double)a - 1, T_io, p);
+        if (tail > 0)
+            s += tail * cdf_real((double)N - 1 - a, T, p);
+    }
+    return s > 1 ? 1.0 : s;
+}
+
+/* ---- Eq. 12 -------------------------------------------------------------- */
+
+double markov_placement_prob(unsigned n, unsigned m, double alpha)
+{
+    assert(n >= 1 && n <= 64 && m <= n);
+    assert(alpha >= 0 && alpha <= 1);
+    if (m == 0)
+        return 0.0;
+    double b = 1 - alpha;
+    /* t_k = C(m-1+k, m-1) b^k by t_{k+1} = t_k (m+k)/(k+1) b; C(63, 31) < 1e19
+     * keeps every term finite. */
+    double t = 1.0, z = 1.0;
+    for (unsigned k = 0; k < n - m; k++) {
+        t *= (double)(m + k) / (double)(k + 1) * b;
+        z += t;
+    }
+    return t / z;
+}
