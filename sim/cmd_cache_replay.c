@@ -247,8 +247,26 @@ int cmd_cache_replay(int argc, char **argv)
     din_record rec;
     double t0 = now_sec();
     int st;
-    while ((st = din_next(&dr, &rec, &e)) == 1)
-        replay_access(&r, (enum replay_op)rec.label, rec.addr);
+    /* Replay in batches so the cache can prefetch ahead (replay_run). */
+    enum { BATCH = 4096 };
+    uint8_t *ops = malloc(BATCH);
+    uint64_t *addrs = malloc(BATCH * sizeof *addrs);
+    size_t n = 0;
+    if (!ops || !addrs)
+        st = ddio_errf(&e, DDIO_EXIT_IO, "out of memory");
+    else
+    while ((st = din_next(&dr, &rec, &e)) == 1) {
+        ops[n] = (uint8_t)rec.label;
+        addrs[n++] = rec.addr;
+        if (n == BATCH) {
+            replay_run(&r, ops, addrs, n);
+            n = 0;
+        }
+    }
+    if (st == 0)
+        replay_run(&r, ops, addrs, n);
+    free(ops);
+    free(addrs);
     double secs = now_sec() - t0;
     din_reader_free(&dr);
     if (in != stdin)

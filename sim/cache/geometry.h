@@ -58,9 +58,11 @@ void cache_mapper_init(cache_mapper *m, const cache_geom *g);
  * is linear over GF(2), so it is the XOR of each address byte's part. */
 static inline uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t paddr)
 {
-    uint32_t h = 0;
-    for (int byte = 0; byte < 8; byte++)
-        h ^= m->fold[byte][(paddr >> (8 * byte)) & 0xFF];
+    uint32_t h = m->fold[0][paddr & 0xFF] ^ m->fold[1][(paddr >> 8) & 0xFF] ^
+                 m->fold[2][(paddr >> 16) & 0xFF] ^ m->fold[3][(paddr >> 24) & 0xFF] ^
+                 m->fold[4][(paddr >> 32) & 0xFF] ^ m->fold[5][(paddr >> 40) & 0xFF];
+    if (paddr >> 48)   /* beyond 48-bit physical addresses: rare */
+        h ^= m->fold[6][(paddr >> 48) & 0xFF] ^ m->fold[7][paddr >> 56];
     return h;
 }
 

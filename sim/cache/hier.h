@@ -92,9 +92,7 @@ void hier_flush(hier *h, uint64_t line, hier_result *res);
  * of one DMA) prefetch them all first, so their memory latencies overlap. */
 static inline void hier_prefetch(const hier *h, uint64_t line)
 {
-    const uint8_t *b = h->llc.blocks + (uint64_t)cache_set(&h->llc, line) * h->llc.block_bytes;
-    __builtin_prefetch(b);
-    __builtin_prefetch(b + 64);
+    cache_prefetch(&h->llc, line);
     __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
 }
 

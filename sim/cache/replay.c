@@ -76,11 +76,17 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
     return 0;
 }
 
+#define PREFETCH_DISTANCE 4
+
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
     uint64_t hits = 0;
-    for (size_t i = 0; i < n; i++)
+    uint32_t shift = r->c.map.line_shift;
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH_DISTANCE < n)
+            cache_prefetch(&r->c, addrs[i + PREFETCH_DISTANCE] >> shift);
         hits += (uint64_t)replay_access(r, (enum replay_op)ops[i], addrs[i]);
+    }
     return hits;
 }
 

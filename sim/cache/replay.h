@@ -33,7 +33,7 @@ int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t 
 void replay_free(replay *r);
 /* One access to byte address `addr`; returns 1 on a hit. */
 int replay_access(replay *r, enum replay_op op, uint64_t addr);
-/* n accesses; returns the number of hits. */
+/* n accesses, prefetching a few ahead; returns the number of hits. */
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n);
 
 /* Totals over every op except flushes. */

@@ -1,0 +1,187 @@
+/* test_sim.c - the discrete-event simulator against the paper's qualitative
+ * findings (seed 003, Sections 3.4 and 4.4), packet and buffer conservation,
+ * and determinism.
+ *
+ * The runs use a reduced LLC (18 slices x 64 sets x 11 ways: its two DDIO
+ * ways hold 2304 lines, i.e. 96 buffers of 1500 B) so that small rings
+ * already overflow the DDIO ways and every run stays short under ASan. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "configs/config.h"
+#include "sim/queue/dsim.h"
+
+static void small_config(ddio_config *cfg, const char *workload)
+{
+    ddio_config_args a;
+    ddio_config_args_init(&a);
+    ddio_err e;
+    if (workload)
+        a.workload = workload;
+    cr_assert_eq(ddio_config_args_add(&a, DDIO_CFG_OPT_SET, "machine.llc.sets_per_slice=64", &e), 0, "%s", e.msg);
+    cr_assert_eq(ddio_config_resolve(&a, cfg, NULL, &e), 0, "%s", e.msg);
+    cfg->workload.cores = 1;
+    cfg->workload.driver.sw_tx_queue = 0;
+    cfg->workload.driver.mempool_size = 8192;
+}
+
+typedef struct run {
+    dsim_result r;
+    double w, rd;
+} run;
+
+static run simulate(const ddio_config *cfg, const char *profile, uint64_t packets, double rate)
+{
+    dsim_options o;
+    dsim_options_default(&o);
+    o.src.profile = profile;
+    o.packets = packets;
+    o.rate_gbps = rate;
+    ddio_err e;
+    run x;
+    cr_assert_eq(dsim_run(cfg, &o, &x.r, &e), 0, "%s", e.msg);
+    /* (e) every injected packet is delivered or dropped; dsim_run itself
+     * fails if a buffer was lost or duplicated. */
+    cr_assert_eq(x.r.injected, packets);
+    cr_assert_eq(x.r.delivered + x.r.dropped, x.r.injected, "%llu delivered + %llu dropped != %llu injected",
+                 (unsigned long long)x.r.delivered, (unsigned long long)x.r.dropped,
+                 (unsigned long long)x.r.injected);
+    x.w = dsim_rate(x.r.pcie_write);
+    x.rd = dsim_rate(x.r.pcie_read);
+    return x;
+}
+
+/* (a) Light load: a larger RX ring lowers the PCIe write hit rate (the
+ * RX Replenish queue holds Q_RX - L_RX buffers); a larger TX ring alone does
+ * not change it (TX descriptors are recycled soon after sending). */
+Test(sim, light_load_rx_ring_matters_tx_ring_does_not, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.driver.rx_ring = 64;
+    run small = simulate(&cfg, "fixed:1500", 12000, 10);
+    cfg.workload.driver.rx_ring = 512;
+    run big = simulate(&cfg, "fixed:1500", 12000, 10);
+    cr_expect(small.w > big.w + 0.2, "RX 64: %.3f, RX 512: %.3f", small.w, big.w);
+    cr_expect(big.r.queue_mean[Q_RX_REPLENISH] > 500, "RX Replenish %.1f", big.r.queue_mean[Q_RX_REPLENISH]);
+    cr_expect(small.r.queue_mean[Q_RX] < 2, "light load: RX queue %.2f", small.r.queue_mean[Q_RX]);
+    cfg.workload.driver.rx_ring = 64;
+    cfg.workload.driver.tx_ring = 1024;
+    run tx = simulate(&cfg, "fixed:1500", 12000, 10);
+    cr_expect(fabs(tx.w - small.w) < 0.01, "TX 256: %.4f, TX 1024: %.4f", small.w, tx.w);
+    dsim_result_free(&small.r);
+    dsim_result_free(&big.r);
+    dsim_result_free(&tx.r);
+}
+
+/* (b) One overloaded core: RX Replenish about 0 and the PCIe read and write
+ * hit rates within 2 points of each other (the NIC rewrites a buffer soon
+ * after reading it). */
+Test(sim, overloaded_core, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.driver.rx_ring = 512;
+    run x = simulate(&cfg, "fixed:1500", 20000, -1);
+    cr_expect(x.r.dropped > 0, "line rate must overload one core");
+    cr_expect(x.r.queue_mean[Q_RX_REPLENISH] < 0.05 * 512, "RX Replenish %.1f", x.r.queue_mean[Q_RX_REPLENISH]);
+    cr_expect(x.r.queue_mean[Q_RX] > 0.9 * 512, "RX %.1f", x.r.queue_mean[Q_RX]);
+    cr_expect(fabs(x.w - x.rd) < 0.02, "write %.3f, read %.3f", x.w, x.rd);
+    cr_expect(x.w < 0.9, "the ring overflows the DDIO ways: %.3f", x.w);
+    dsim_result_free(&x.r);
+}
+
+/* (c) Buffer annealing (Fig. 6a): with an RX ring larger than the DDIO ways
+ * can hold, processor writes move lines to L2 (and from there to L3*), so a
+ * higher write ratio raises the PCIe write hit rate (non-inclusive). */
+Test(sim, buffer_annealing, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, "acrobat");
+    cfg.workload.mode = DDIO_MODE_RECEIVE;
+    cfg.workload.driver.rx_ring = 512;
+    double prev = -1;
+    const double ratios[] = {0.0, 0.5, 1.0};
+    for (int i = 0; i < 3; i++) {
+        cfg.workload.access[2].length = ratios[i];   /* acrobat's write segment */
+        run x = simulate(&cfg, "fixed:1500", 12000, 10);
+        cr_expect(x.w > prev + 0.05, "write ratio %.1f: %.3f (previous %.3f)", ratios[i], x.w, prev);
+        prev = x.w;
+        dsim_result_free(&x.r);
+    }
+}
+
+/* (d) Same ring, light load: smaller packets give a higher PCIe write hit
+ * rate (a shorter reuse distance for the same queue lengths). */
+Test(sim, smaller_packets_hit_more, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.driver.rx_ring = 512;
+    run big = simulate(&cfg, "fixed:1500", 12000, 8);
+    run small = simulate(&cfg, "fixed:256", 12000, 1.4);   /* about the same packet rate */
+    cr_expect(small.w > big.w + 0.1, "256 B: %.3f, 1500 B: %.3f", small.w, big.w);
+    dsim_result_free(&big.r);
+    dsim_result_free(&small.r);
+}
+
+/* Same seed, same results: every field but the wall-clock ones. */
+Test(sim, deterministic_for_a_seed, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.cores = 2;
+    cfg.workload.driver.rx_ring = 256;
+    run a = simulate(&cfg, "mawi", 8000, -1);
+    run b = simulate(&cfg, "mawi", 8000, -1);
+    a.r.wall_seconds = b.r.wall_seconds = 0;
+    a.r.sim_mpps = b.r.sim_mpps = 0;
+    double *qa = a.r.queue_len, *qb = b.r.queue_len;
+    cr_expect_eq(memcmp(qa, qb, sizeof(double) * 2 * Q_COUNT), 0);
+    a.r.queue_len = b.r.queue_len = NULL;
+    cr_expect_eq(memcmp(&a.r, &b.r, sizeof a.r), 0, "two runs with one seed differ");
+    cr_expect(a.r.pcie_write.accesses > 0);
+    a.r.queue_len = qa;
+    b.r.queue_len = qb;
+    dsim_result_free(&a.r);
+    dsim_result_free(&b.r);
+}
+
+/* RSS spreads flows over the cores; drops are counted where they happen. */
+Test(sim, rss_and_drop_accounting, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.cores = 4;
+    cfg.workload.driver.rx_ring = 64;
+    cfg.workload.driver.tx_ring = 64;
+    run x = simulate(&cfg, "fixed:64", 20000, -1);
+    int busy = 0;
+    for (uint32_t c = 0; c < 4; c++)
+        busy += x.r.queue_len[c * Q_COUNT + Q_RX] > 0.01;
+    cr_expect_eq(busy, 4, "RSS must use every core");
+    cr_expect_eq(x.r.dropped, x.r.drop_rx_ring + x.r.drop_nic_buffer + x.r.drop_tx);
+    dsim_result_free(&x.r);
+}
+
+Test(sim, errors_are_reported_not_fatal)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    dsim_options o;
+    dsim_options_default(&o);
+    o.src.trace = "/nonexistent.pcap";
+    dsim_result r;
+    ddio_err e;
+    cr_expect_eq(dsim_run(&cfg, &o, &r, &e), -1);
+    cr_expect(strstr(e.msg, "/nonexistent.pcap"), "%s", e.msg);
+    o.src.trace = NULL;
+    o.src.profile = "fixed:1500";
+    o.packets = 100;   /* warm-up is capped at half the packets: still runs */
+    cr_expect_eq(dsim_run(&cfg, &o, &r, &e), 0, "%s", e.msg);
+    dsim_result_free(&r);
+    cfg.workload.driver.mempool_size = 100;   /* cannot fill a 256-descriptor RX ring */
+    cr_expect_eq(dsim_run(&cfg, &o, &r, &e), -1);
+    cr_expect(strstr(e.msg, "mempool"), "%s", e.msg);
+}
