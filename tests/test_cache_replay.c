@@ -39,17 +39,18 @@ static int ref_access(ref_lru *r, uint64_t line)
 Test(cache_replay, modulo_lru_equals_textbook)
 {
     const uint32_t sets[] = {1, 3, 16, 64};
-    const uint32_t ways[] = {1, 2, 4, 11, 16};
+    /* Up to 16 ways LRU packs its order in one word; beyond, one byte a way. */
+    const uint32_t ways[] = {1, 2, 4, 11, 16, 20, 64};
     ddio_rng rng;
     ddio_rng_seed(&rng, 42);
     for (size_t si = 0; si < 4; si++)
-        for (size_t wi = 0; wi < 5; wi++) {
+        for (size_t wi = 0; wi < 7; wi++) {
             uint32_t slices = (uint32_t)(1 + ddio_rng_below(&rng, 2));
             cache_geom g = {.line_size = 64, .slices = slices, .sets_per_slice = sets[si], .ways = ways[wi],
                             .mapping = MAP_MODULO};
             repl_config rc;
             repl_config_default(&rc);
-            uint64_t full = (1ull << ways[wi]) - 1;
+            uint64_t full = ways[wi] == 64 ? UINT64_MAX : (1ull << ways[wi]) - 1;
             replay r;
             ddio_err e;
             cr_assert_eq(replay_init(&r, &g, &rc, full, full, &e), 0, "%s", e.msg);

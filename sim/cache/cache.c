@@ -19,13 +19,12 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     c->ways = g->ways;
     c->full_mask = g->ways == 64 ? UINT64_MAX : ((1ull << g->ways) - 1);
     /* Block: valid mask, tags padded to an even count, caller bytes, policy
-     * bytes (8-byte aligned when a policy keeps wider words); rounded up to a
-     * 64-byte multiple.  With 11 ways and one policy byte per line a set fits
-     * in two host cache lines. */
+     * bytes (8-byte aligned); rounded up to a 64-byte multiple.  With 11 ways
+     * and LRU a set fits in two host cache lines. */
     c->tag_slots = (c->ways + 1) & ~1u;
     c->meta_off = 8 + c->tag_slots * 8;
-    c->repl_off = ops->line_bytes > 1 ? (c->meta_off + c->ways + 7) & ~7u : c->meta_off + c->ways;
-    c->block_bytes = (c->repl_off + (uint64_t)c->ways * ops->line_bytes + 63) & ~(uint64_t)63;
+    c->repl_off = (c->meta_off + c->ways + 7) & ~7u;
+    c->block_bytes = (c->repl_off + (uint64_t)ops->set_bytes(c->ways) + 63) & ~(uint64_t)63;
     c->blocks = ddio_table_alloc(c->block_bytes * c->nsets);
     if (!c->blocks) {
         cache_free(c);

@@ -99,7 +99,9 @@ static inline int cache_find(const cache *c, uint32_t set, uint64_t line)
  * few accesses ahead overlaps the memory latency of independent accesses,
  * which the data-dependent branches of a simulated access otherwise
  * serialise (about 2x on a 24.75 MiB LLC, see docs/performance.md). */
-static inline void cache_prefetch(const cache *c, uint64_t line)
+/* always_inline: GCC 12 deems a helper whose only effect is a prefetch
+ * "const" and deletes the call before inlining it. */
+static inline __attribute__((always_inline)) void cache_prefetch(const cache *c, uint64_t line)
 {
     const uint8_t *b = c->blocks + (uint64_t)cache_set(c, line) * c->block_bytes;
     __builtin_prefetch(b);

@@ -90,7 +90,7 @@ void hier_flush(hier *h, uint64_t line, hier_result *res);
 /* Start loading what an access to `line` will read (its LLC set block and
  * snoop-filter slot).  Callers with several independent accesses (the lines
  * of one DMA) prefetch them all first, so their memory latencies overlap. */
-static inline void hier_prefetch(const hier *h, uint64_t line)
+static inline __attribute__((always_inline)) void hier_prefetch(const hier *h, uint64_t line)
 {
     cache_prefetch(&h->llc, line);
     __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);

@@ -1,8 +1,9 @@
 /* repl.h - replacement policies behind one ops interface (libCacheSim style).
  *
- * A policy keeps `line_bytes` of metadata per line.  For locality the cache
- * stores them inside each set's block, next to the tags, and hands the policy
- * their base and the block stride (`repl_line_state`).  The cache calls:
+ * A policy keeps `set_bytes(ways)` bytes of metadata per set.  For locality
+ * the cache stores them inside each set's block, next to the tags (8-byte
+ * aligned), and hands the policy their base and the block stride
+ * (`repl_line_state`).  The cache calls:
  *   on_hit(set, way)       a lookup found the line in `way`
  *   victim(set, mask)      every way in `mask` is valid: choose one to evict
  *   on_fill(set, way)      a new line was placed in `way` (after a miss)
@@ -27,7 +28,7 @@ typedef struct repl_policy repl_policy;
 typedef struct repl_ops {
     const char *name;
     const char *family;   /* "recency" or "rrip" */
-    uint32_t line_bytes;  /* metadata bytes per line, stored in the set blocks */
+    uint32_t (*set_bytes)(uint32_t ways);  /* metadata bytes per set, kept in the set blocks */
     int (*init)(repl_policy *p, ddio_err *e);            /* optional: family-wide state */
     void (*init_set)(repl_policy *p, uint32_t set);      /* optional: a set's metadata (else zeroes) */
     void (*on_hit)(repl_policy *p, uint32_t set, uint32_t way);
@@ -62,7 +63,7 @@ struct repl_policy {
 void repl_config_default(repl_config *c);
 
 /* Create the policy named c->name for nsets x ways whose per-line metadata
- * (ops->line_bytes per way, zero-filled) lives at base + set * stride. */
+ * (ops->set_bytes(ways) per set, zero-filled) lives at base + set * stride. */
 repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, uint8_t *base,
                          uint64_t stride, ddio_err *e);
 

@@ -60,6 +60,9 @@ static int duel_init_with(repl_policy *p, const repl_ops *a, const repl_ops *b, 
 static int dip_init(repl_policy *p, ddio_err *e) { return duel_init_with(p, &repl_lru_ops, &repl_bip_ops, e); }
 static int drrip_init(repl_policy *p, ddio_err *e) { return duel_init_with(p, &repl_srrip_ops, &repl_brrip_ops, e); }
 
+static uint32_t dip_set_bytes(uint32_t ways) { return repl_lru_ops.set_bytes(ways); }
+static uint32_t drrip_set_bytes(uint32_t ways) { return repl_srrip_ops.set_bytes(ways); }
+
 static void dip_init_set(repl_policy *p, uint32_t set)
 {
     repl_lru_ops.init_set(p, set);
@@ -120,7 +123,7 @@ static void duel_free(repl_policy *p)
 const repl_ops repl_dip_ops = {
     .name = "dip",
     .family = "recency",
-    .line_bytes = 1,
+    .set_bytes = dip_set_bytes,
     .init_set = dip_init_set,
     .init = dip_init,
     .on_hit = duel_hit,
@@ -133,7 +136,7 @@ const repl_ops repl_dip_ops = {
 const repl_ops repl_drrip_ops = {
     .name = "drrip",
     .family = "rrip",
-    .line_bytes = 1,
+    .set_bytes = drrip_set_bytes,
     .init = drrip_init,
     .on_hit = duel_hit,
     .on_fill = duel_fill,

@@ -1,58 +1,130 @@
 /* repl_lru.c - the recency family: LRU and BIP.
  *
- * Each set keeps its ways in recency order, one byte per way: order[0] is the
- * most recently used way, order[ways-1] the least.  A hit or an MRU insertion
- * moves the way to the front; the victim is the way nearest the LRU end that
- * the allocation mask allows (one step when the mask is the whole set).  An
- * invalidated way moves to the LRU end, where the cache refills it first.
- * BIP (Qureshi et al., ISCA 2007) inserts at MRU with probability epsilon and
- * otherwise at the LRU end, which protects a cyclic working set slightly
- * larger than the cache from thrashing. */
+ * Each set keeps its ways in recency order, MRU first.  Up to 16 ways the
+ * order is one 64-bit word of 4-bit fields (field i = the way at recency
+ * position i), so promoting a way is a handful of bit operations; wider
+ * sets use one byte per position.  A hit or an MRU insertion moves the way
+ * to the front; the victim is the way nearest the LRU end that the mask
+ * allows (one step when the mask is the whole set).  An invalidated way moves
+ * to the LRU end, where the cache refills it first.  BIP (Qureshi et al.,
+ * ISCA 2007) inserts at MRU with probability epsilon and otherwise at the
+ * LRU end, which protects a cyclic working set slightly larger than the
+ * cache from thrashing. */
 #include <string.h>
 
 #include "sim/cache/repl.h"
 
-static inline uint8_t *order_of(repl_policy *p, uint32_t set)
+#define NIBBLE_WAYS 16
+#define ONES 0x1111111111111111ull
+#define HIGHS 0x8888888888888888ull
+
+static uint32_t recency_set_bytes(uint32_t ways)
 {
-    return repl_line_state(p, set);
+    return ways <= NIBBLE_WAYS ? 8 : ways;
 }
 
-static inline uint32_t position_of(const uint8_t *order, uint32_t ways, uint32_t way)
+/* --- packed order (ways <= 16) ------------------------------------------ */
+
+static inline uint64_t *word_of(repl_policy *p, uint32_t set)
+{
+    return (uint64_t *)(void *)repl_line_state(p, set);
+}
+
+/* Bits below nibble position `pos`, for pos in 0..16. */
+static inline uint64_t below(uint32_t pos)
+{
+    return pos >= 16 ? ~0ull : (1ull << (4 * pos)) - 1;
+}
+
+/* Recency position of `way` in the packed order.  SWAR zero-nibble search:
+ * the lowest flagged nibble is always a true match. */
+static inline uint32_t nibble_position(uint64_t order, uint32_t way)
+{
+    uint64_t x = order ^ (ONES * way);
+    uint64_t z = (x - ONES) & ~x & HIGHS;
+    return (uint32_t)__builtin_ctzll(z) / 4;
+}
+
+static inline void nibble_to_mru(uint64_t *order, uint32_t way)
+{
+    uint32_t pos = nibble_position(*order, way);
+    uint64_t o = *order;
+    *order = (o & ~below(pos + 1)) | ((o & below(pos)) << 4) | way;
+}
+
+static inline void nibble_to_lru(uint64_t *order, uint32_t way, uint32_t ways)
+{
+    uint32_t pos = nibble_position(*order, way);
+    uint64_t o = *order;
+    uint64_t keep_low = o & below(pos);
+    uint64_t shifted = (o >> 4) & below(ways - 1) & ~below(pos);
+    *order = keep_low | shifted | ((uint64_t)way << (4 * (ways - 1))) | (o & ~below(ways));
+}
+
+/* --- byte order (ways > 16) --------------------------------------------- */
+
+static inline uint32_t byte_position(const uint8_t *order, uint32_t ways, uint32_t way)
 {
     const uint8_t *at = memchr(order, (int)way, ways);
     return (uint32_t)(at - order);
 }
 
+/* --- ops ---------------------------------------------------------------- */
+
 static void recency_init_set(repl_policy *p, uint32_t set)
 {
-    uint8_t *order = order_of(p, set);
+    if (p->ways <= NIBBLE_WAYS) {
+        uint64_t o = ~0ull;
+        for (uint32_t w = 0; w < p->ways; w++)
+            o = (o & ~(0xFull << (4 * w))) | ((uint64_t)w << (4 * w));
+        *word_of(p, set) = o;
+        return;
+    }
+    uint8_t *order = repl_line_state(p, set);
     for (uint32_t w = 0; w < p->ways; w++)
         order[w] = (uint8_t)w;
 }
 
 static void recency_to_mru(repl_policy *p, uint32_t set, uint32_t way)
 {
-    uint8_t *order = order_of(p, set);
-    uint32_t pos = position_of(order, p->ways, way);
+    if (p->ways <= NIBBLE_WAYS) {
+        nibble_to_mru(word_of(p, set), way);
+        return;
+    }
+    uint8_t *order = repl_line_state(p, set);
+    uint32_t pos = byte_position(order, p->ways, way);
     memmove(order + 1, order, pos);
     order[0] = (uint8_t)way;
 }
 
 static void recency_to_lru(repl_policy *p, uint32_t set, uint32_t way)
 {
-    uint8_t *order = order_of(p, set);
-    uint32_t pos = position_of(order, p->ways, way);
+    if (p->ways <= NIBBLE_WAYS) {
+        nibble_to_lru(word_of(p, set), way, p->ways);
+        return;
+    }
+    uint8_t *order = repl_line_state(p, set);
+    uint32_t pos = byte_position(order, p->ways, way);
     memmove(order + pos, order + pos + 1, p->ways - 1 - pos);
     order[p->ways - 1] = (uint8_t)way;
 }
 
 static uint32_t recency_victim(repl_policy *p, uint32_t set, uint64_t mask)
 {
-    const uint8_t *order = order_of(p, set);
+    if (p->ways <= NIBBLE_WAYS) {
+        uint64_t o = *word_of(p, set);
+        for (uint32_t i = p->ways; i-- > 0;) {
+            uint32_t w = (uint32_t)(o >> (4 * i)) & 0xF;
+            if ((mask >> w) & 1)
+                return w;
+        }
+        return UINT32_MAX;   /* unreachable: the cache never passes an empty mask */
+    }
+    const uint8_t *order = repl_line_state(p, set);
     for (uint32_t i = p->ways; i-- > 0;)
         if ((mask >> order[i]) & 1)
             return order[i];
-    return UINT32_MAX;   /* unreachable: the cache never passes an empty mask */
+    return UINT32_MAX;
 }
 
 static void bip_fill(repl_policy *p, uint32_t set, uint32_t way)
@@ -66,7 +138,7 @@ static void bip_fill(repl_policy *p, uint32_t set, uint32_t way)
 const repl_ops repl_lru_ops = {
     .name = "lru",
     .family = "recency",
-    .line_bytes = 1,
+    .set_bytes = recency_set_bytes,
     .init_set = recency_init_set,
     .on_hit = recency_to_mru,
     .on_fill = recency_to_mru,
@@ -77,7 +149,7 @@ const repl_ops repl_lru_ops = {
 const repl_ops repl_bip_ops = {
     .name = "bip",
     .family = "recency",
-    .line_bytes = 1,
+    .set_bytes = recency_set_bytes,
     .init_set = recency_init_set,
     .on_hit = recency_to_mru,
     .on_fill = bip_fill,

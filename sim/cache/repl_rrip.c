@@ -21,6 +21,11 @@ static inline uint8_t *rrpv_of(repl_policy *p, uint32_t set)
     return repl_line_state(p, set);
 }
 
+static uint32_t rrip_set_bytes(uint32_t ways)
+{
+    return ways;   /* one RRPV byte per line */
+}
+
 static void rrip_hit(repl_policy *p, uint32_t set, uint32_t way)
 {
     rrpv_of(p, set)[way] = 0;
@@ -58,7 +63,7 @@ static void brrip_fill(repl_policy *p, uint32_t set, uint32_t way)
 const repl_ops repl_srrip_ops = {
     .name = "srrip",
     .family = "rrip",
-    .line_bytes = 1,
+    .set_bytes = rrip_set_bytes,
     .on_hit = rrip_hit,
     .on_fill = srrip_fill,
     .victim = rrip_victim,
@@ -68,7 +73,7 @@ const repl_ops repl_srrip_ops = {
 const repl_ops repl_brrip_ops = {
     .name = "brrip",
     .family = "rrip",
-    .line_bytes = 1,
+    .set_bytes = rrip_set_bytes,
     .on_hit = rrip_hit,
     .on_fill = brrip_fill,
     .victim = rrip_victim,

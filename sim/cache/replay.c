@@ -76,7 +76,7 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
     return 0;
 }
 
-#define PREFETCH_DISTANCE 4
+#define PREFETCH_DISTANCE 8
 
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {

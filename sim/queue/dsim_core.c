@@ -91,7 +91,11 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     size_t n = ddio_workload_expand(w, len, s->line_size, drv(s)->headroom % s->line_size, s->ops, s->ops_cap);
     double ns = 0;
     int first = 1;
-    for (size_t i = 0; i < n && i < s->ops_cap; i++) {
+    if (n > s->ops_cap)
+        n = s->ops_cap;
+    for (size_t i = 0; i < n; i++)
+        hier_prefetch(&s->h, mbuf_data_line_addr(&s->lay, buf, s->ops[i].line) >> s->line_shift);
+    for (size_t i = 0; i < n; i++) {
         uint64_t addr = mbuf_data_line_addr(&s->lay, buf, s->ops[i].line);
         hier_result r;
         if (s->ops[i].op == DDIO_SEG_FLUSH) {

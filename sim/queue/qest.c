@@ -1,0 +1,179 @@
+/* qest.c - the queueing estimate of the logical queue lengths (see qest.h;
+ * the approximation and its error are in docs/model.md, "Queueing estimate").
+ *
+ * Per core i, with arrival rate lambda_i and service time s per packet:
+ *   light load (rho_i = lambda_i s < 1):
+ *     RX          = lambda_i (DMA time + Kingman wait for the core)
+ *     RX Replenish= Q_RX - RX                     (mlx5 refills after every burst)
+ *     TX          = lambda_i (PCIe read latency + data + wire time + wire queueing)
+ *     TX Recycle  = completed TX buffers waiting for the core's next tx_burst:
+ *                   ceil(x) - x with x = lambda_i T_tx under constant bit rate,
+ *                   1 (a mean inter-arrival of the memoryless arrivals) otherwise
+ *   core-bound (rho_i >= 1): the core takes full bursts of `burst`
+ *     RX Replenish= burst / (2 rho_i)             (refilled, then consumed by the NIC)
+ *     RX          = Q_RX - RX Replenish
+ *     TX          = (1/s) T_tx + burst/2 min(1, S wire/s)   (bursts drained by the wire)
+ *     TX Recycle  = burst / 2                     (freed at the next poll, one burst later)
+ *   The software queue stays empty unless the wire cannot carry the output. */
+#include "sim/queue/qest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/queue/pcie.h"
+#include "sim/queue/pktsrc.h"
+#include "sim/queue/qmodel.h"
+
+void qest_result_free(qest_result *r)
+{
+    free(r->per_core);
+    r->per_core = NULL;
+}
+
+/* Service time of one packet: the workload's cycles plus the latency of its
+ * line accesses (first access to a line: LLC or memory by cpu_hit; later
+ * accesses to it: L2) and of its table lines (LLC). */
+static double service_ns(const ddio_config *cfg, double len, double cpu_hit)
+{
+    const ddio_machine *m = &cfg->machine;
+    const ddio_workload *w = &cfg->workload;
+    uint32_t ls = m->llc.line_size;
+    ddio_line_op ops[1024];
+    size_t n = ddio_workload_expand(w, (uint32_t)len, ls, w->driver.headroom % ls, ops, 1024);
+    if (n > 1024)
+        n = 1024;
+    double ns = ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz;
+    for (size_t i = 0; i < n; i++) {
+        if (ops[i].op == DDIO_SEG_FLUSH)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= ops[j].line == ops[i].line && ops[j].op != DDIO_SEG_FLUSH;
+        if (w->mode == DDIO_MODE_SEND || seen)
+            ns += m->latency_ns.core_l2_hit;
+        else
+            ns += cpu_hit * m->latency_ns.core_llc_hit + (1 - cpu_hit) * m->latency_ns.memory;
+    }
+    if (w->mode == DDIO_MODE_SEND) {
+        double lines = ceil(len / ls);
+        ns += lines * m->latency_ns.core_l2_hit - (double)n * m->latency_ns.core_l2_hit;
+        if (ns < ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz)
+            ns = ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz;
+    }
+    ns += ddio_workload_table_lines(w) * m->latency_ns.core_llc_hit;
+    return ns;
+}
+
+int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, ddio_err *e)
+{
+    memset(r, 0, sizeof *r);
+    const ddio_machine *m = &cfg->machine;
+    const ddio_workload *w = &cfg->workload;
+    const ddio_driver *d = &w->driver;
+    uint32_t S = w->cores;
+    if (!(in->mean_pkt >= 60 && in->mean_pkt <= 9000))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "queueing estimate: mean packet size %g is outside 60..9000 bytes",
+                         in->mean_pkt);
+    pcie_config pc;
+    pcie_config_default(&pc);
+    pc.gen = m->pcie.gen;
+    pc.lanes = m->pcie.lanes;
+    pc.mps = m->pcie.mps;
+    pc.mrrs = m->pcie.mrrs;
+    pcie_desc_preset(&pc.desc, PCIE_DESC_MLX5);
+    pcie_link link;
+    if (pcie_link_init(&link, &pc, e) != 0)
+        return -1;
+    r->per_core = calloc((size_t)S * Q_COUNT, sizeof(double));
+    if (!r->per_core)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    r->cores = S;
+    double len = in->mean_pkt, line = m->nic.line_rate_gbps;
+    double line_pps = line * 1e9 / 8.0 / (len + PKTSRC_WIRE_OVERHEAD);
+    double pps = in->rate_gbps > 0 ? in->rate_gbps * 1e9 / 8.0 / len : line_pps;
+    if (pps > line_pps)
+        pps = line_pps;
+    r->offered_pps = pps;
+    double s = service_ns(cfg, len, in->cpu_hit);
+    double wire = (len + PKTSRC_WIRE_OVERHEAD) * 8.0 / line;
+    double dma = (double)pcie_mwr_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
+    double rd = link.cfg.read_latency_ns + (double)pcie_cpld_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
+    r->service_ns = s;
+    r->wire_ns = wire;
+    double burst = d->burst, ca2 = in->ca2;
+    double accepted = 0, out_total = 0;
+    for (uint32_t i = 0; i < S; i++) {
+        double sh = in->share ? in->share[i] : 1.0 / S;
+        double lam = pps * sh * 1e-9;   /* per ns */
+        double rho = lam * s;
+        if (rho > r->rho_max)
+            r->rho_max = rho;
+        double mu = rho < 1 ? lam : 1.0 / s;
+        out_total += mu;
+    }
+    /* The wire serves every core: its load decides the TX queueing. */
+    double rho_w = out_total * wire;
+    double wq_wire = 0;
+    if (rho_w < 1 && rho_w > 0) {
+        qm_result q;
+        if (qm_kingman(out_total, wire, ca2, 0, &q, e) != 0)
+            return -1;
+        wq_wire = q.Wq;
+    } else if (rho_w >= 1) {
+        wq_wire = INFINITY;
+    }
+    double t_tx = rd + wire + (isfinite(wq_wire) ? wq_wire : 0);
+    r->regime = "light";
+    for (uint32_t i = 0; i < S; i++) {
+        double sh = in->share ? in->share[i] : 1.0 / S;
+        double lam = pps * sh * 1e-9;
+        double rho = lam * s;
+        double *L = &r->per_core[(size_t)i * Q_COUNT];
+        if (lam <= 0) {
+            L[Q_RX_REPLENISH] = d->rx_ring;
+            continue;
+        }
+        if (rho < 1) {
+            double wq = 0;
+            if (ca2 > 0) {
+                qm_result q;
+                if (qm_kingman(lam, s, ca2, 0, &q, e) != 0)
+                    return -1;
+                wq = q.Wq;
+            }
+            double rx = lam * (dma + wq);
+            double cap = d->rx_ring - burst / (2 * (rho > 0.5 ? rho : 0.5));
+            if (rx > cap)
+                rx = cap;
+            L[Q_RX] = rx;
+            L[Q_RX_REPLENISH] = d->rx_ring - rx;
+            L[Q_TX] = lam * t_tx;
+            double x = lam * t_tx;
+            L[Q_TX_RECYCLE] = ca2 == 0 ? ceil(x) - x : 1.0;
+            accepted += lam;
+        } else {
+            r->regime = "core-bound";
+            double mu = 1.0 / s;
+            L[Q_RX_REPLENISH] = burst / (2 * rho);
+            L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH];
+            double drain = S * wire / s;
+            L[Q_TX] = mu * t_tx + burst / 2 * (drain < 1 ? drain : 1);
+            L[Q_TX_RECYCLE] = burst / 2;
+            accepted += mu;
+        }
+        if (rho_w >= 1) {
+            /* The wire cannot carry the output: TX rings and software queues fill. */
+            r->regime = "wire-bound";
+            L[Q_TX] = d->tx_ring - L[Q_TX_RECYCLE];
+            L[Q_SW] = d->sw_tx_queue;
+        }
+    }
+    if (rho_w >= 1)
+        accepted = 1.0 / wire;
+    r->accepted_pps = accepted * 1e9;
+    for (uint32_t i = 0; i < S; i++)
+        for (int q = 0; q < Q_COUNT; q++)
+            r->mean[q] += r->per_core[(size_t)i * Q_COUNT + q] / S;
+    return 0;
+}
