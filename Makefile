@@ -20,9 +20,10 @@ build-test: deps
 	@cmake -S . -B $(TBUILD) -DCMAKE_BUILD_TYPE=Debug -DDDIOSIM_SANITIZE=ON >/dev/null
 	@cmake --build $(TBUILD) -j $(JOBS)
 
-# The default job on built-in defaults.
+# The default job on built-in defaults: skylake-6140 running l2fwd on the
+# sample MAWI-style trace.
 run: build
-	./$(BUILD)/ddiosim cache-replay traces/samples/ddio-ring.din
+	./$(BUILD)/ddiosim simulate
 
 test: build-test
 	@cd $(TBUILD) && ./ddiosim_tests --jobs=$(JOBS)

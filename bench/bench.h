@@ -3,5 +3,6 @@
 
 double bench_now(void);
 int bench_cache(void);
+int bench_sim(void);
 
 #endif

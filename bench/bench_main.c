@@ -13,5 +13,7 @@ int main(int argc, char **argv)
     int rc = 0;
     if (!only || strcmp(only, "cache") == 0)
         rc |= bench_cache();
+    if (!only || strcmp(only, "sim") == 0)
+        rc |= bench_sim();
     return rc;
 }
