@@ -12,53 +12,19 @@
  * cache from thrashing. */
 #include <string.h>
 
+#include "sim/cache/lru_order.h"
 #include "sim/cache/repl.h"
 
-#define NIBBLE_WAYS 16
-#define ONES 0x1111111111111111ull
-#define HIGHS 0x8888888888888888ull
+#define NIBBLE_WAYS LRU_ORDER_MAX_WAYS
 
 static uint32_t recency_set_bytes(uint32_t ways)
 {
     return ways <= NIBBLE_WAYS ? 8 : ways;
 }
 
-/* --- packed order (ways <= 16) ------------------------------------------ */
-
 static inline uint64_t *word_of(repl_policy *p, uint32_t set)
 {
     return (uint64_t *)(void *)repl_line_state(p, set);
-}
-
-/* Bits below nibble position `pos`, for pos in 0..16. */
-static inline uint64_t below(uint32_t pos)
-{
-    return pos >= 16 ? ~0ull : (1ull << (4 * pos)) - 1;
-}
-
-/* Recency position of `way` in the packed order.  SWAR zero-nibble search:
- * the lowest flagged nibble is always a true match. */
-static inline uint32_t nibble_position(uint64_t order, uint32_t way)
-{
-    uint64_t x = order ^ (ONES * way);
-    uint64_t z = (x - ONES) & ~x & HIGHS;
-    return (uint32_t)__builtin_ctzll(z) / 4;
-}
-
-static inline void nibble_to_mru(uint64_t *order, uint32_t way)
-{
-    uint32_t pos = nibble_position(*order, way);
-    uint64_t o = *order;
-    *order = (o & ~below(pos + 1)) | ((o & below(pos)) << 4) | way;
-}
-
-static inline void nibble_to_lru(uint64_t *order, uint32_t way, uint32_t ways)
-{
-    uint32_t pos = nibble_position(*order, way);
-    uint64_t o = *order;
-    uint64_t keep_low = o & below(pos);
-    uint64_t shifted = (o >> 4) & below(ways - 1) & ~below(pos);
-    *order = keep_low | shifted | ((uint64_t)way << (4 * (ways - 1))) | (o & ~below(ways));
 }
 
 /* --- byte order (ways > 16) --------------------------------------------- */
@@ -74,10 +40,7 @@ static inline uint32_t byte_position(const uint8_t *order, uint32_t ways, uint32
 static void recency_init_set(repl_policy *p, uint32_t set)
 {
     if (p->ways <= NIBBLE_WAYS) {
-        uint64_t o = ~0ull;
-        for (uint32_t w = 0; w < p->ways; w++)
-            o = (o & ~(0xFull << (4 * w))) | ((uint64_t)w << (4 * w));
-        *word_of(p, set) = o;
+        *word_of(p, set) = lru_order_init(p->ways);
         return;
     }
     uint8_t *order = repl_line_state(p, set);
@@ -88,7 +51,8 @@ static void recency_init_set(repl_policy *p, uint32_t set)
 static void recency_to_mru(repl_policy *p, uint32_t set, uint32_t way)
 {
     if (p->ways <= NIBBLE_WAYS) {
-        nibble_to_mru(word_of(p, set), way);
+        uint64_t *o = word_of(p, set);
+        *o = lru_order_to_mru(*o, way);
         return;
     }
     uint8_t *order = repl_line_state(p, set);
@@ -100,7 +64,8 @@ static void recency_to_mru(repl_policy *p, uint32_t set, uint32_t way)
 static void recency_to_lru(repl_policy *p, uint32_t set, uint32_t way)
 {
     if (p->ways <= NIBBLE_WAYS) {
-        nibble_to_lru(word_of(p, set), way, p->ways);
+        uint64_t *o = word_of(p, set);
+        *o = lru_order_to_lru(*o, way, p->ways);
         return;
     }
     uint8_t *order = repl_line_state(p, set);
@@ -111,15 +76,8 @@ static void recency_to_lru(repl_policy *p, uint32_t set, uint32_t way)
 
 static uint32_t recency_victim(repl_policy *p, uint32_t set, uint64_t mask)
 {
-    if (p->ways <= NIBBLE_WAYS) {
-        uint64_t o = *word_of(p, set);
-        for (uint32_t i = p->ways; i-- > 0;) {
-            uint32_t w = (uint32_t)(o >> (4 * i)) & 0xF;
-            if ((mask >> w) & 1)
-                return w;
-        }
-        return UINT32_MAX;   /* unreachable: the cache never passes an empty mask */
-    }
+    if (p->ways <= NIBBLE_WAYS)
+        return lru_order_victim(*word_of(p, set), p->ways, mask);
     const uint8_t *order = repl_line_state(p, set);
     for (uint32_t i = p->ways; i-- > 0;)
         if ((mask >> order[i]) & 1)

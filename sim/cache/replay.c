@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sim/cache/coherence.h"
+#include "sim/cache/lru_order.h"
 
 int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t alloc_mask,
                 uint64_t ddio_mask, ddio_err *e)
@@ -77,9 +78,79 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
 }
 
 #define PREFETCH_DISTANCE 8
+#define SET_RING 16   /* > PREFETCH_DISTANCE, a power of two */
+
+/* The LRU kernel: the same semantics as replay_access, specialised for the
+ * default policy (LRU, up to 16 ways), which it updates in place through the
+ * packed order of lru_order.h instead of the policy's ops.  Each set index is
+ * computed once, when the access is prefetched PREFETCH_DISTANCE ahead.
+ * tests/test_cache_replay.c checks it against the generic path, state and
+ * counters, access by access. */
+static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+{
+    cache *c = &r->c;
+    const uint32_t shift = c->map.line_shift, ways = c->ways;
+    uint32_t sets[SET_RING];
+    uint64_t hits = 0;
+    for (size_t i = 0; i < n && i < PREFETCH_DISTANCE; i++)
+        sets[i % SET_RING] = cache_set(c, addrs[i] >> shift);
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH_DISTANCE < n) {
+            uint32_t s = cache_set(c, addrs[i + PREFETCH_DISTANCE] >> shift);
+            sets[(i + PREFETCH_DISTANCE) % SET_RING] = s;
+            const uint8_t *pb = c->blocks + (uint64_t)s * c->block_bytes;
+            __builtin_prefetch(pb);
+            __builtin_prefetch(pb + 64);
+        }
+        enum replay_op op = (enum replay_op)ops[i];
+        if (op == OP_FLUSH) {
+            replay_access(r, op, addrs[i]);
+            continue;
+        }
+        uint64_t line = addrs[i] >> shift;
+        uint32_t set = sets[i % SET_RING];
+        uint8_t *blk = c->blocks + (uint64_t)set * c->block_bytes;
+        uint64_t *valid = cache_valid(c, set), *order = (uint64_t *)(void *)(blk + c->repl_off);
+        uint8_t *meta = blk + c->meta_off;
+        replay_counts *k = &r->op[op];
+        int pcie_write = op == OP_PCIE_WR_FULL || op == OP_PCIE_WR_PART;
+        int writes = op == OP_WRITE || pcie_write;
+        k->accesses++;
+        uint64_t m = cache_match(c, set, line);
+        if (m) {
+            uint32_t way = (uint32_t)__builtin_ctzll(m);
+            *order = lru_order_to_mru(*order, way);
+            if (writes)
+                meta[way] = ST_M;
+            k->hits++;
+            hits++;
+            continue;
+        }
+        k->misses++;
+        if (op == OP_PCIE_RD) {
+            k->mem_reads++;
+            continue;
+        }
+        if (op != OP_PCIE_WR_FULL)
+            k->mem_reads++;
+        uint64_t mask = pcie_write ? r->ddio_mask : r->alloc_mask;
+        uint64_t empty = ~*valid & mask;
+        uint32_t way = empty ? (uint32_t)__builtin_ctzll(empty) : lru_order_victim(*order, ways, mask);
+        assert(way < ways && ((mask >> way) & 1));
+        if (!empty && meta[way] == ST_M)
+            k->writebacks++;
+        cache_tags(c, set)[way] = line;
+        *valid |= 1ull << way;
+        meta[way] = writes ? ST_M : ST_E;
+        *order = lru_order_to_mru(*order, way);
+    }
+    return hits;
+}
 
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
+    if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS)
+        return run_lru_kernel(r, ops, addrs, n);
     uint64_t hits = 0;
     uint32_t shift = r->c.map.line_shift;
     for (size_t i = 0; i < n; i++) {

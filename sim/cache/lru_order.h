@@ -1,0 +1,63 @@
+/* lru_order.h - a recency order of up to 16 ways packed in one 64-bit word:
+ * 4-bit field i holds the way at recency position i (0 = most recent).
+ * Shared by the LRU/BIP policy (repl_lru.c) and the LRU replay kernel
+ * (replay.c), which both keep a set's order in this form. */
+#ifndef DDIOSIM_CACHE_LRU_ORDER_H
+#define DDIOSIM_CACHE_LRU_ORDER_H
+
+#include <stdint.h>
+
+#define LRU_ORDER_MAX_WAYS 16
+#define LRU_ONES 0x1111111111111111ull
+#define LRU_HIGHS 0x8888888888888888ull
+
+/* Bits below field `pos`, for pos in 0..16. */
+static inline uint64_t lru_order_below(uint32_t pos)
+{
+    return pos >= 16 ? ~0ull : (1ull << (4 * pos)) - 1;
+}
+
+/* The order of a fresh set: way w at position w; unused fields hold 0xF. */
+static inline uint64_t lru_order_init(uint32_t ways)
+{
+    uint64_t o = ~0ull;
+    for (uint32_t w = 0; w < ways; w++)
+        o = (o & ~(0xFull << (4 * w))) | ((uint64_t)w << (4 * w));
+    return o;
+}
+
+/* Recency position of `way`: SWAR zero-field search (the lowest flagged
+ * field is always a true match). */
+static inline uint32_t lru_order_position(uint64_t order, uint32_t way)
+{
+    uint64_t x = order ^ (LRU_ONES * way);
+    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    return (uint32_t)__builtin_ctzll(z) / 4;
+}
+
+static inline uint64_t lru_order_to_mru(uint64_t o, uint32_t way)
+{
+    uint32_t pos = lru_order_position(o, way);
+    return (o & ~lru_order_below(pos + 1)) | ((o & lru_order_below(pos)) << 4) | way;
+}
+
+static inline uint64_t lru_order_to_lru(uint64_t o, uint32_t way, uint32_t ways)
+{
+    uint32_t pos = lru_order_position(o, way);
+    uint64_t keep_low = o & lru_order_below(pos);
+    uint64_t shifted = (o >> 4) & lru_order_below(ways - 1) & ~lru_order_below(pos);
+    return keep_low | shifted | ((uint64_t)way << (4 * (ways - 1))) | (o & ~lru_order_below(ways));
+}
+
+/* The way nearest the LRU end that `mask` allows (UINT32_MAX if none). */
+static inline uint32_t lru_order_victim(uint64_t o, uint32_t ways, uint64_t mask)
+{
+    for (uint32_t i = ways; i-- > 0;) {
+        uint32_t w = (uint32_t)(o >> (4 * i)) & 0xF;
+        if ((mask >> w) & 1)
+            return w;
+    }
+    return UINT32_MAX;
+}
+
+#endif
