@@ -234,3 +234,29 @@ Test(queue_pcie, dpdk_nic_batched_descriptors)
     cr_assert_float_eq(c.up, 24 + 84 + 88, 1e-9);
     cr_assert_float_eq(c.down, 36 + 28, 1e-9);
 }
+
+/* Non-posted reads are not queued behind posted writes, but take their share
+ * of the upstream link. */
+Test(queue_pcie, nonposted_reads_bypass_queued_writes)
+{
+    pcie_config c;
+    pcie_config_default(&c);
+    pcie_link a, b;
+    ddio_err e;
+    cr_assert_eq(pcie_link_init(&a, &c, &e), 0);
+    cr_assert_eq(pcie_link_init(&b, &c, &e), 0);
+    /* 64 KiB of writes queue up on both links. */
+    for (int i = 0; i < 64; i++) {
+        pcie_link_write(&a, 0, 1024);
+        pcie_link_write(&b, 0, 1024);
+    }
+    uint64_t backlog = pcie_link_busy_until(&a, PCIE_UP);
+    uint64_t fifo = pcie_link_read(&a, 0, 64);
+    uint64_t np = pcie_link_read_nonposted(&b, 0, 64);
+    cr_expect(fifo > backlog, "a FIFO read waits for the writes: %llu vs %llu", (unsigned long long)fifo,
+              (unsigned long long)backlog);
+    cr_expect(np < backlog, "a non-posted read does not: %llu vs %llu", (unsigned long long)np,
+              (unsigned long long)backlog);
+    cr_expect_eq(a.bytes[PCIE_UP], b.bytes[PCIE_UP], "both count the same upstream bytes");
+    cr_expect(pcie_link_busy_until(&b, PCIE_UP) > backlog, "the writes are pushed back");
+}

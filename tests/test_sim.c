@@ -85,8 +85,10 @@ Test(sim, overloaded_core, .timeout = 120)
     cfg.workload.driver.rx_ring = 512;
     run x = simulate(&cfg, "fixed:1500", 20000, -1);
     cr_expect(x.r.dropped > 0, "line rate must overload one core");
-    cr_expect(x.r.queue_mean[Q_RX_REPLENISH] < 0.05 * 512, "RX Replenish %.1f", x.r.queue_mean[Q_RX_REPLENISH]);
-    cr_expect(x.r.queue_mean[Q_RX] > 0.9 * 512, "RX %.1f", x.r.queue_mean[Q_RX]);
+    /* "About 0": the core takes and refills a burst (32) at a time, so RX
+     * Replenish swings between 0 and about one burst. */
+    cr_expect(x.r.queue_mean[Q_RX_REPLENISH] < 2 * 32, "RX Replenish %.1f", x.r.queue_mean[Q_RX_REPLENISH]);
+    cr_expect(x.r.queue_mean[Q_RX] > 0.85 * 512, "RX %.1f", x.r.queue_mean[Q_RX]);
     cr_expect(fabs(x.w - x.rd) < 0.02, "write %.3f, read %.3f", x.w, x.rd);
     cr_expect(x.w < 0.9, "the ring overflows the DDIO ways: %.3f", x.w);
     dsim_result_free(&x.r);
@@ -184,4 +186,61 @@ Test(sim, errors_are_reported_not_fatal)
     cfg.workload.driver.mempool_size = 100;   /* cannot fill a 256-descriptor RX ring */
     cr_expect_eq(dsim_run(&cfg, &o, &r, &e), -1);
     cr_expect(strstr(e.msg, "mempool"), "%s", e.msg);
+}
+
+/* An LLC co-runner (seed 003, Algorithm 2) whose CAT ways overlap the DDIO
+ * ways evicts buffers: the PCIe write hit rate drops. */
+Test(sim, distractor_on_ddio_ways_hurts, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.driver.rx_ring = 64;
+    run quiet = simulate(&cfg, "fixed:1500", 12000, 10);
+    cfg.workload.distractor.working_set = 4u << 20;
+    cfg.workload.distractor.stride = 64;
+    cfg.workload.distractor.access_interval_ns = 5;
+    cfg.workload.distractor.cat_mask = 0x600;
+    run noisy = simulate(&cfg, "fixed:1500", 12000, 10);
+    cr_expect(noisy.w < quiet.w - 0.2, "without %.3f, with the distractor %.3f", quiet.w, noisy.w);
+    cfg.workload.distractor.cat_mask = 0x0F0;   /* its own ways: no interference with DDIO */
+    run apart = simulate(&cfg, "fixed:1500", 12000, 10);
+    cr_expect(apart.w > quiet.w - 0.02, "without %.3f, isolated distractor %.3f", quiet.w, apart.w);
+    dsim_result_free(&quiet.r);
+    dsim_result_free(&noisy.r);
+    dsim_result_free(&apart.r);
+}
+
+/* Seed 003, Appendix D.5: 4 KiB-aligned buffers put every first line in 32
+ * of the 2048 sets of a slice (xor mapping), so fewer buffers stay cached. */
+Test(sim, page_aligned_buffers_map_unevenly, .timeout = 120)
+{
+    ddio_config cfg;
+    ddio_config_args a;
+    ddio_config_args_init(&a);
+    ddio_err e;
+    cr_assert_eq(ddio_config_resolve(&a, &cfg, NULL, &e), 0, "%s", e.msg);
+    cfg.workload.driver.sw_tx_queue = 0;
+    cfg.workload.driver.rx_ring = 512;
+    run packed = simulate(&cfg, "fixed:1500", 12000, 20);
+    cfg.workload.driver.align_4k = true;
+    run aligned = simulate(&cfg, "fixed:1500", 12000, 20);
+    cr_expect(aligned.w < packed.w - 0.1, "packed %.3f, 4 KiB aligned %.3f", packed.w, aligned.w);
+    dsim_result_free(&packed.r);
+    dsim_result_free(&aligned.r);
+}
+
+/* Under heavy load small packets press on PCIe and build a longer TX queue
+ * (seed 003, Section 4.4.1). */
+Test(sim, small_packets_build_tx_queue, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.cores = 4;
+    cfg.workload.driver.mempool_size = 0;
+    run small = simulate(&cfg, "fixed:64", 30000, -1);
+    run big = simulate(&cfg, "fixed:1500", 30000, -1);
+    cr_expect(small.r.queue_mean[Q_TX] > 2 * big.r.queue_mean[Q_TX], "TX queue: 64 B %.2f, 1500 B %.2f",
+              small.r.queue_mean[Q_TX], big.r.queue_mean[Q_TX]);
+    dsim_result_free(&small.r);
+    dsim_result_free(&big.r);
 }

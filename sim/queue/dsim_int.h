@@ -86,6 +86,7 @@ typedef struct dsim {
     int tx_engine_busy;
     uint32_t tx_rr;             /* round-robin position over the cores' TX rings */
     uint64_t tx_waiting;        /* packets on TX rings, all cores */
+    uint32_t tx_fetched;        /* fetched by the NIC, not yet sent */
     /* Workload expansion scratch. */
     ddio_line_op *ops;
     size_t ops_cap;

@@ -88,9 +88,15 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     core_wake(s, c);
 }
 
+/* The NIC keeps at most TX_MAX_FETCHED packets fetched (or being fetched)
+ * and not yet sent: its outstanding DMA reads are limited, and so is the
+ * buffer in front of the wire.  Within that, reads are pipelined, so neither
+ * the PCIe read latency nor a busy upstream link serialises the fetches. */
+#define TX_MAX_FETCHED 64u
+
 void nic_kick_tx(dsim *s)
 {
-    if (s->tx_engine_busy || !s->tx_waiting)
+    if (s->tx_engine_busy || !s->tx_waiting || s->tx_fetched >= TX_MAX_FETCHED)
         return;
     s->tx_engine_busy = 1;
     dsim_push(s, evq_now(&s->q), EV_TX_START, 0, 0, 0);
@@ -98,11 +104,7 @@ void nic_kick_tx(dsim *s)
 
 /* The NIC takes the next packet, round robin over the cores' TX rings,
  * fetches its descriptor and data, and puts it on the wire when both the
- * data and the wire are there.  Reads are pipelined: the NIC keeps fetching
- * while the wire has less than TX_PREFETCH_NS of work queued beyond the read
- * latency, so the PCIe read latency does not throttle the wire. */
-#define TX_PREFETCH_NS 1000.0
-void nic_tx_start(dsim *s)
+ * data and the wire are there. */void nic_tx_start(dsim *s)
 {
     uint64_t now = evq_now(&s->q);
     uint32_t c = UINT32_MAX;
@@ -118,6 +120,7 @@ void nic_tx_start(dsim *s)
         return;
     }
     s->tx_rr = c + 1;
+    s->tx_fetched++;
     dsim_core *cs = &s->core[c];
     dsim_account(s, c);
     uint32_t buf = 0;
@@ -137,16 +140,15 @@ void nic_tx_start(dsim *s)
         dsim_count(&s->n.pcie_read, r.hit);
         dsim_count(&s->n.pcie_read_all, r.hit);
     }
-    uint64_t wqe = pcie_link_read(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
-    uint64_t data = pcie_link_read(&s->pcie, now, len);
+    uint64_t wqe = pcie_link_read_nonposted(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
+    uint64_t data = pcie_link_read_nonposted(&s->pcie, now, len);
     double ready = (double)(data > wqe ? data : wqe);
     double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
     dsim_push(s, (uint64_t)(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
-    if (s->tx_waiting) {
-        double next = s->wire_free_ns - TX_PREFETCH_NS - s->pcie.cfg.read_latency_ns;
-        dsim_push(s, next > (double)now ? (uint64_t)next : now, EV_TX_START, 0, 0, 0);
-    } else
+    if (s->tx_waiting && s->tx_fetched < TX_MAX_FETCHED)
+        dsim_push(s, now, EV_TX_START, 0, 0, 0);
+    else
         s->tx_engine_busy = 0;
 }
 
@@ -156,6 +158,8 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     uint64_t now = evq_now(&s->q);
     dsim_account(s, c);
     cs->tx_inflight--;
+    s->tx_fetched--;
+    nic_kick_tx(s);
     /* mlx5 requests a completion every TX_COMP_BATCH WQEs. */
     if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->opt->desc_access)
         pcie_write_line(s, ADDR_TX_CQ + c * ADDR_PER_CORE +

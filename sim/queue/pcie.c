@@ -170,6 +170,20 @@ uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz)
     return pcie_ps_to_ns_up(done);
 }
 
+uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    double now_ps = now_ns * 1000.0;
+    double req_ps = (double)pcie_mrd_bytes(l, sz) * l->ps_per_byte;
+    double req_done = now_ps + req_ps;
+    /* The requests take their slot now; queued writes move back by as much. */
+    l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + req_ps;
+    l->bytes[PCIE_UP] += pcie_mrd_bytes(l, sz);
+    l->tlps[PCIE_UP] += pcie_div_up(sz, l->cfg.mrrs);
+    double ready = req_done + l->cfg.read_latency_ns * 1000.0;
+    double done = pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz), pcie_div_up(sz, l->cpl_chunk));
+    return pcie_ps_to_ns_up(done);
+}
+
 uint64_t pcie_link_host_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
     double done = pcie_link_send_ps(l, PCIE_DOWN, now_ns * 1000.0, pcie_mwr_bytes(l, sz),

@@ -137,6 +137,15 @@ uint64_t pcie_link_write(pcie_link *l, uint64_t now_ns, uint32_t sz);
  * then after read_latency_ns the completions come DOWN; returns the ns at
  * which the device has all the data. */
 uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz);
+
+/* The same read, but its MRd requests are not queued behind the posted
+ * writes already waiting on the upstream link: PCIe keeps separate flow
+ * control credits for posted (MWr) and non-posted (MRd) requests and the
+ * link interleaves them.  The requests still use upstream bandwidth: they
+ * push the queued writes back by their own size.  This is what a NIC that
+ * receives and transmits at once sees; with a single FIFO, a backlog of
+ * received packets would stall every transmit fetch behind it. */
+uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz);
 /* A sz-byte MMIO write by the host (e.g. a 4 B doorbell / tail pointer),
  * sent DOWN as an MWr; returns the ns it has reached the device. */
 uint64_t pcie_link_host_write(pcie_link *l, uint64_t now_ns, uint32_t sz);

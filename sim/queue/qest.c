@@ -25,10 +25,15 @@
 #include "sim/queue/pktsrc.h"
 #include "sim/queue/qmodel.h"
 
+/* dsim_options_default's NIC packet buffer (bytes). */
+#define DSIM_NIC_BUFFER_DEFAULT (256 * 1024)
+
 void qest_result_free(qest_result *r)
 {
     free(r->per_core);
+    free(r->inflight);
     r->per_core = NULL;
+    r->inflight = NULL;
 }
 
 /* Service time of one packet: the workload's cycles plus the latency of its
@@ -86,7 +91,8 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     if (pcie_link_init(&link, &pc, e) != 0)
         return -1;
     r->per_core = calloc((size_t)S * Q_COUNT, sizeof(double));
-    if (!r->per_core)
+    r->inflight = calloc((size_t)S * 2, sizeof(double));
+    if (!r->per_core || !r->inflight)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     r->cores = S;
     double len = in->mean_pkt, line = m->nic.line_rate_gbps;
@@ -101,6 +107,12 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     double rd = link.cfg.read_latency_ns + (double)pcie_cpld_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
     r->service_ns = s;
     r->wire_ns = wire;
+    /* PCIe: per packet, upstream the data and CQE writes and the TX read
+     * requests, downstream the completions (the simulator's NIC). */
+    double up_b = (double)(pcie_mwr_bytes(&link, (uint32_t)len) + pcie_mwr_bytes(&link, link.cfg.desc.rx_wb) +
+                           pcie_mrd_bytes(&link, link.cfg.desc.tx_desc) + pcie_mrd_bytes(&link, (uint32_t)len));
+    double dn_b = (double)(pcie_cpld_bytes(&link, link.cfg.desc.tx_desc) + pcie_cpld_bytes(&link, (uint32_t)len));
+    double pcie_ns = (up_b > dn_b ? up_b : dn_b) * link.ps_per_byte / 1000.0;
     double burst = d->burst, ca2 = in->ca2;
     double accepted = 0, out_total = 0;
     for (uint32_t i = 0; i < S; i++) {
@@ -112,24 +124,40 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
         double mu = rho < 1 ? lam : 1.0 / s;
         out_total += mu;
     }
+    /* The PCIe link: when the packets the cores can take exceed what it
+     * carries, the NIC's packet buffer stays full and every DMA waits behind
+     * it (RX and TX in flight grow with the buffer, not with the rings). */
+    double rho_p = out_total * pcie_ns, delay_up = 0, scale = 1;
+    if (rho_p >= 0.999) {
+        delay_up = (double)DSIM_NIC_BUFFER_DEFAULT * link.ps_per_byte / 1000.0;
+        scale = 1.0 / (rho_p > 1 ? rho_p : 1);
+        out_total *= scale;
+        r->regime = "pcie-bound";
+    }
     /* The wire serves every core: its load decides the TX queueing. */
     double rho_w = out_total * wire;
+    if (rho_w > 1 && rho_w < 1 + 1e-9)
+        rho_w = 1;  /* forwarding at line rate: the output cannot exceed the input */
     double wq_wire = 0;
-    if (rho_w < 1 && rho_w > 0) {
+    if (rho_w < 1 - 1e-9 && rho_w > 0) {
         qm_result q;
         if (qm_kingman(out_total, wire, ca2, 0, &q, e) != 0)
             return -1;
         wq_wire = q.Wq;
-    } else if (rho_w >= 1) {
+    } else if (rho_w > 1) {
         wq_wire = INFINITY;
     }
-    double t_tx = rd + wire + (isfinite(wq_wire) ? wq_wire : 0);
-    r->regime = "light";
+    double t_tx = rd + wire + (isfinite(wq_wire) ? wq_wire : 0) + delay_up;
+    if (!r->regime)
+        r->regime = "light";
     for (uint32_t i = 0; i < S; i++) {
         double sh = in->share ? in->share[i] : 1.0 / S;
-        double lam = pps * sh * 1e-9;
+        double lam = pps * sh * 1e-9 * (rho_p >= 0.999 && pps * sh * 1e-9 * s < 1 ? scale : 1);
         double rho = lam * s;
         double *L = &r->per_core[(size_t)i * Q_COUNT];
+        double mu_i = rho < 1 ? lam : 1.0 / s;
+        r->inflight[2 * i] = mu_i * (dma + delay_up);
+        r->inflight[2 * i + 1] = mu_i * (rd + wire + delay_up);
         if (lam <= 0) {
             L[Q_RX_REPLENISH] = d->rx_ring;
             continue;
@@ -142,7 +170,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
                     return -1;
                 wq = q.Wq;
             }
-            double rx = lam * (dma + wq);
+            double rx = lam * (dma + wq + delay_up);
             double cap = d->rx_ring - burst / (2 * (rho > 0.5 ? rho : 0.5));
             if (rx > cap)
                 rx = cap;
@@ -162,14 +190,14 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
             L[Q_TX_RECYCLE] = burst / 2;
             accepted += mu;
         }
-        if (rho_w >= 1) {
+        if (rho_w > 1) {
             /* The wire cannot carry the output: TX rings and software queues fill. */
             r->regime = "wire-bound";
             L[Q_TX] = d->tx_ring - L[Q_TX_RECYCLE];
             L[Q_SW] = d->sw_tx_queue;
         }
     }
-    if (rho_w >= 1)
+    if (rho_w > 1)
         accepted = 1.0 / wire;
     r->accepted_pps = accepted * 1e9;
     for (uint32_t i = 0; i < S; i++)

@@ -23,6 +23,11 @@ typedef struct qest_result {
     uint32_t cores;
     double *per_core;           /* cores x Q_COUNT (enum dsim_queue order) */
     double mean[Q_COUNT];       /* mean over cores */
+    /* Per core, the part of RX still in flight (DMA not complete: the NIC
+     * write has not happened yet) and of TX already fetched by the NIC (the
+     * NIC read has happened): cores x 2.  The simulator counts both in RX and
+     * TX; the Markov model needs the events at the right boundary. */
+    double *inflight;
     double service_ns;          /* one packet on one core */
     double wire_ns;             /* one packet on the wire */
     double offered_pps, accepted_pps;
