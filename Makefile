@@ -3,9 +3,14 @@
 # when everything is present).
 BUILD  ?= build
 TBUILD ?= build-test
+FBUILD ?= build-fuzz
 JOBS   ?= 2
+# make fuzz: seconds per target, the targets, the compiler (libFuzzer is clang's).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= pcap config din
+FUZZ_CC      ?= clang
 
-.PHONY: all deps build build-test run test bench fuzz clean
+.PHONY: all deps fuzz-deps build build-test run test bench fuzz clean
 
 all: build
 
@@ -31,5 +36,24 @@ test: build-test
 bench: build
 	./$(BUILD)/ddiosim_bench
 
+# libFuzzer targets (docs/fuzzing.md).  Each runs FUZZ_SECONDS from its seeds
+# and regression corpus; new inputs go to $(FBUILD)/corpus/NAME, crashes to
+# $(FBUILD)/artifacts/.  Copy a crash into tests/fuzz/corpus/NAME/ once fixed.
+fuzz-deps:
+	@bash scripts/install-deps.sh --fuzz
+
+fuzz: fuzz-deps
+	@CC=$(FUZZ_CC) cmake -S . -B $(FBUILD) -DCMAKE_BUILD_TYPE=Release -DDDIOSIM_FUZZ=ON -DDDIOSIM_TESTS=OFF >/dev/null
+	@cmake --build $(FBUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	@mkdir -p $(FBUILD)/artifacts
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FBUILD)/corpus/$$t; \
+	  dict=""; [ -f tests/fuzz/$$t.dict ] && dict="-dict=tests/fuzz/$$t.dict"; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  ./$(FBUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$dict \
+	    -artifact_prefix=$(FBUILD)/artifacts/$$t- \
+	    $(FBUILD)/corpus/$$t tests/fuzz/seeds/$$t tests/fuzz/corpus/$$t || rc=1; \
+	done; exit $$rc
+
 clean:
-	rm -rf $(BUILD) $(TBUILD) build-fuzz
+	rm -rf $(BUILD) $(TBUILD) $(FBUILD)

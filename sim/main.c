@@ -10,6 +10,7 @@ static const ddio_cmd commands[] = {
     {"rss", "Toeplitz RSS hash and RX queue of an IPv4 flow", cmd_rss},
     {"config", "show the resolved machine and workload configuration; list known names", cmd_config},
     {"simulate", "discrete-event simulation of NIC rings, cores and caches: hit rates, queues, drops", cmd_simulate},
+    {"predict", "analytical Markov model of the DDIO hit rates (seed 003): bounds in milliseconds", cmd_predict},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

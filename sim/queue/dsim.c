@@ -430,7 +430,7 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);
     if (rc == 0 && s->timeline)
         dsim_push(s, 0, EV_TIMELINE, 0, 0, 0);
-    double next_report = t0 + 0.25;
+    double next_report = t0 + 1.0;   /* no progress bar for runs under a second */
     sim_event ev;
     uint64_t events = 0;
     while (rc == 0 && !s->failed && evq_pop(&s->q, &ev)) {
