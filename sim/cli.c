@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_fail(const ddio_err *e)
@@ -37,6 +38,12 @@ int cli_write_output(const char *path, const char *text, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     snprintf(tmp, tl, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
+    if (fd >= 0) {
+        /* mkstemp creates 0600; give the file the mode a plain fopen would. */
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
     if (fd < 0) {
         ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
         free(tmp);

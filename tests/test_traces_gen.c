@@ -1,0 +1,386 @@
+/* test_traces_gen.c - the synthetic trace generator: round trips gen -> read
+ * -> stats for each profile (tolerances as in docs/traces.md), rates,
+ * determinism, flows, checksums, snap lengths, tcpdump, and the CLI. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/helpers.h"
+#include "traces/gen.h"
+#include "traces/pcap.h"
+#include "traces/stats.h"
+
+/* Run `ddiosim trace gen ARGS -o TMP` and return TMP. */
+static char *gen_cli(const char *args)
+{
+    char *path = write_temp(".pcap", "", 0);
+    cr_assert_not_null(path);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "trace gen %s -o %s", args, path);
+    cli_run r = run_ddiosim(cmd);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    cr_assert_str_eq(r.err, "");
+    cli_run_free(&r);
+    return path;
+}
+
+static void read_stats(const char *path, trace_stats *s)
+{
+    ddio_err e = {0};
+    cr_assert_eq(trace_stats_read(s, path, 0, &e), 0, "%s", e.msg);
+}
+
+static void drop(char *path)
+{
+    unlink(path);
+    free(path);
+}
+
+Test(traces_gen, fixed_round_trip_sizes_and_rate)
+{
+    const uint32_t sizes[] = {64, 1500, 9000};
+    for (size_t i = 0; i < 3; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "--profile fixed:%u --packets 5000 --rate 40", sizes[i]);
+        char *p = gen_cli(args);
+        trace_stats s;
+        read_stats(p, &s);
+        cr_expect_eq(s.packets, 5000);
+        cr_expect_eq(trace_stats_skipped(&s), 0);
+        /* Mean within 1 % (it is exact: every frame has SIZE bytes). */
+        cr_expect_leq(fabs(trace_stats_mean(&s) - sizes[i]), 0.01 * sizes[i]);
+        cr_expect_eq(s.min_len, sizes[i]);
+        cr_expect_eq(s.max_len, sizes[i]);
+        /* Constant bit rate: exact up to the 1-ns rounding of timestamps. */
+        cr_expect_leq(fabs(trace_stats_gbps(&s, 0) - 40.0), 40.0 * 1e-4, "%g", trace_stats_gbps(&s, 0));
+        cr_expect_leq(fabs(trace_stats_mpps(&s) - 40e3 / (8.0 * sizes[i])), 1e-4 * 40e3 / (8.0 * sizes[i]));
+        cr_expect_eq(s.flows, 1024);
+        trace_stats_free(&s);
+        drop(p);
+    }
+}
+
+Test(traces_gen, imix_round_trip)
+{
+    /* 12 000 packets = 1000 whole blocks: exactly 7000/4000/1000. */
+    char *p = gen_cli("--profile imix --packets 12000 --seed 3");
+    trace_stats s;
+    read_stats(p, &s);
+    cr_expect_eq(s.packets, 12000);
+    cr_expect_eq(s.len_count[64], 7000);
+    cr_expect_eq(s.len_count[570], 4000);
+    cr_expect_eq(s.len_count[1518], 1000);
+    cr_expect_float_eq(trace_stats_mean(&s), 4246.0 / 12.0, 1e-9);
+    trace_stats_free(&s);
+    drop(p);
+    /* A partial last block: within the documented 0.5 % for N >= 10 000. */
+    p = gen_cli("--profile imix --packets 10000 --seed 9");
+    read_stats(p, &s);
+    cr_expect_eq(s.packets, 10000);
+    cr_expect_leq(fabs(trace_stats_mean(&s) - 353.8333) / 353.8333, 0.005, "%g", trace_stats_mean(&s));
+    cr_expect_float_eq(gen_mean_size(&(gen_config){.profile = GEN_IMIX}), 4246.0 / 12.0, 1e-9);
+    trace_stats_free(&s);
+    drop(p);
+}
+
+typedef struct tuple5 {
+    uint32_t s, d;
+    uint16_t sp, dp;
+    uint8_t pr;
+} tuple5;
+
+static int cmp_tuple(const void *a, const void *b)
+{
+    const tuple5 *x = a, *y = b;
+    if (x->s != y->s) return x->s < y->s ? -1 : 1;
+    if (x->d != y->d) return x->d < y->d ? -1 : 1;
+    if (x->sp != y->sp) return x->sp < y->sp ? -1 : 1;
+    if (x->dp != y->dp) return x->dp < y->dp ? -1 : 1;
+    return (int)x->pr - (int)y->pr;
+}
+
+Test(traces_gen, mawi_round_trip, .timeout = 120)
+{
+    char *p = gen_cli("--profile mawi --packets 65536 --rate 71.8 --snaplen 54");
+    trace_stats s;
+    read_stats(p, &s);
+    cr_expect_eq(s.packets, 65536);
+    cr_expect_eq(trace_stats_skipped(&s), 0);
+    double mean = trace_stats_mean(&s);
+    /* docs/traces.md: within 2 % of 603 B (about 5 standard errors at 64 Ki packets). */
+    cr_expect_leq(fabs(mean - 603.0) / 603.0, 0.02, "mean %g", mean);
+    double model = gen_mean_size(&(gen_config){.profile = GEN_MAWI});
+    cr_expect_leq(fabs(model - 603.0), 1.0, "model mean %g", model);
+    cr_expect_leq(fabs(mean - model) / model, 0.02);
+    cr_expect_eq(s.min_len, 60);
+    cr_expect_eq(s.max_len, 1514);
+    cr_expect_eq(trace_stats_percentile(&s, 90), 1514);
+    cr_expect_eq(s.snap_truncated, 65536);
+    cr_expect_eq(s.cap_bytes, 65536ull * 54);
+    /* Poisson-like arrivals: the mean rate is the requested one within 2 %. */
+    cr_expect_leq(fabs(trace_stats_gbps(&s, 0) - 71.8) / 71.8, 0.02, "%g", trace_stats_gbps(&s, 0));
+    cr_expect_leq(fabs(trace_stats_mpps(&s) - 14.9) / 14.9, 0.03, "%g", trace_stats_mpps(&s));
+
+    /* Flows: the stats' hash set against a sort of every tuple. */
+    tuple5 *t = calloc(65536, sizeof *t);
+    trace_reader r;
+    cr_assert_eq(trace_reader_open(&r, p, 0, NULL), 0);
+    trace_pkt k;
+    size_t n = 0, tcp = 0;
+    while (trace_reader_next(&r, &k, NULL) == 1) {
+        t[n++] = (tuple5){k.src_ip, k.dst_ip, k.src_port, k.dst_port, k.proto};
+        tcp += k.proto == 6;
+    }
+    trace_reader_close(&r);
+    cr_assert_eq(n, 65536);
+    qsort(t, n, sizeof *t, cmp_tuple);
+    size_t uniq = 0;
+    for (size_t i = 0; i < n; i++)
+        uniq += i == 0 || cmp_tuple(&t[i - 1], &t[i]) != 0;
+    cr_expect_eq(s.flows, uniq);
+    /* Zipf(1) over 100 000 flows: 64 Ki draws touch far fewer than 64 Ki flows. */
+    cr_expect(uniq > 5000 && uniq < 40000, "%zu flows", uniq);
+    /* About 80 % of flows are TCP; by packets it depends on which flows are popular. */
+    cr_expect(tcp > n / 2, "%zu TCP of %zu", tcp, n);
+    free(t);
+    trace_stats_free(&s);
+    drop(p);
+}
+
+Test(traces_gen, snaplen_keeps_wire_lengths)
+{
+    char *p = gen_cli("--profile fixed:1500 --packets 1000 --snaplen 64");
+    trace_stats s;
+    read_stats(p, &s);
+    cr_expect_eq(s.packets, 1000);
+    cr_expect_eq(s.bytes, 1500000);
+    cr_expect_eq(s.cap_bytes, 64000);
+    cr_expect_eq(s.snap_truncated, 1000);
+    cr_expect_float_eq(trace_stats_mean(&s), 1500.0, 1e-9);
+    trace_stats_free(&s);
+    size_t n;
+    char *d = slurp(p, &n);
+    cr_expect_eq(n, 24 + 1000 * (16 + 64));
+    free(d);
+    drop(p);
+}
+
+Test(traces_gen, same_seed_same_bytes)
+{
+    const char *profiles[] = {"fixed:256", "imix", "mawi"};
+    for (int i = 0; i < 3; i++) {
+        char a[128], b[128];
+        snprintf(a, sizeof a, "--profile %s --packets 3000 --seed 42", profiles[i]);
+        snprintf(b, sizeof b, "--profile %s --packets 3000 --seed 43", profiles[i]);
+        char *p1 = gen_cli(a), *p2 = gen_cli(a), *p3 = gen_cli(b);
+        size_t n1, n2, n3;
+        char *d1 = slurp(p1, &n1), *d2 = slurp(p2, &n2), *d3 = slurp(p3, &n3);
+        cr_expect(n1 == n2 && memcmp(d1, d2, n1) == 0, "%s: same seed, different bytes", profiles[i]);
+        /* fixed is round robin at a constant rate: no random choice for the seed to change. */
+        if (i > 0)
+            cr_expect(n1 != n3 || memcmp(d1, d3, n1) != 0, "%s: seed ignored", profiles[i]);
+        free(d1), free(d2), free(d3);
+        drop(p1), drop(p2), drop(p3);
+    }
+}
+
+Test(traces_gen, flow_counts)
+{
+    char *p = gen_cli("--profile fixed:128 --packets 1000 --flows 100");
+    trace_stats s;
+    read_stats(p, &s);
+    cr_expect_eq(s.flows, 100);
+    trace_stats_free(&s);
+    drop(p);
+    p = gen_cli("--profile imix --packets 1000 --flows 5000");
+    read_stats(p, &s);
+    cr_expect_eq(s.flows, 1000);
+    trace_stats_free(&s);
+    drop(p);
+    /* Zipf over fixed-size frames: fewer distinct flows than packets. */
+    p = gen_cli("--profile fixed:64 --packets 1000 --flows 5000 --zipf 1.2");
+    read_stats(p, &s);
+    cr_expect(s.flows > 50 && s.flows < 1000, "%zu", s.flows);
+    trace_stats_free(&s);
+    drop(p);
+}
+
+static uint32_t csum_add(const uint8_t *b, size_t n, uint32_t s)
+{
+    for (size_t i = 0; i + 1 < n; i += 2)
+        s += (uint32_t)(b[i] << 8 | b[i + 1]);
+    if (n & 1)
+        s += (uint32_t)b[n - 1] << 8;
+    return s;
+}
+
+static uint16_t csum_fold(uint32_t s)
+{
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)s;
+}
+
+Test(traces_gen, checksums_are_valid)
+{
+    /* Whole frames, both TCP and UDP: IPv4 header and L4 checksums must fold to 0xffff. */
+    char *p = gen_cli("--profile mawi --packets 2000 --seed 5");
+    trace_reader r;
+    cr_assert_eq(trace_reader_open(&r, p, 1, NULL), 0);
+    trace_pkt k;
+    int n = 0;
+    while (trace_reader_next(&r, &k, NULL) == 1) {
+        const uint8_t *ip = k.data + 14;
+        cr_assert_eq(k.cap_len, k.wire_len);
+        cr_assert_eq(csum_fold(csum_add(ip, 20, 0)), 0xffff, "packet %d IPv4 checksum", n + 1);
+        uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]);
+        uint32_t l4 = tot - 20;
+        uint32_t ps = csum_add(ip + 12, 8, 0) + ip[9] + l4;
+        cr_assert_eq(csum_fold(csum_add(ip + 20, l4, ps)), 0xffff, "packet %d L4 checksum", n + 1);
+        cr_assert_leq(tot + 14, k.wire_len);
+        n++;
+    }
+    cr_expect_eq(n, 2000);
+    trace_reader_close(&r);
+    drop(p);
+}
+
+Test(traces_gen, microsecond_option)
+{
+    char *p = gen_cli("--profile fixed:100 --packets 10 --tstamp micro --rate 0.5");
+    size_t n;
+    uint8_t *d = (uint8_t *)slurp(p, &n);
+    cr_expect(d[0] == 0xd4 && d[1] == 0xc3 && d[2] == 0xb2 && d[3] == 0xa1);
+    free(d);
+    trace_reader r;
+    cr_assert_eq(trace_reader_open(&r, p, 0, NULL), 0);
+    trace_pkt k;
+    /* 800 bits at 0.5 Gb/s = 1.6 us per packet; the 2nd starts at 1.6 us -> 1 us. */
+    cr_assert_eq(trace_reader_next(&r, &k, NULL), 1);
+    cr_expect_eq(k.ts_ns, GEN_EPOCH_S * 1000000000ull);
+    cr_assert_eq(trace_reader_next(&r, &k, NULL), 1);
+    cr_expect_eq(k.ts_ns, GEN_EPOCH_S * 1000000000ull + 1000);
+    trace_reader_close(&r);
+    drop(p);
+}
+
+Test(traces_gen, zipf_sampler_frequencies)
+{
+    gen_zipf_sampler z;
+    ddio_rng g;
+    ddio_rng_seed(&g, 11);
+    gen_zipf_init(&z, 10, 1.0);
+    uint64_t cnt[11] = {0};
+    const int n = 200000;
+    for (int i = 0; i < n; i++) {
+        uint64_t k = gen_zipf_next(&z, &g);
+        cr_assert(k >= 1 && k <= 10);
+        cnt[k]++;
+    }
+    double hn = 0;
+    for (int k = 1; k <= 10; k++)
+        hn += 1.0 / k;
+    for (int k = 1; k <= 10; k++) {
+        double pk = 1.0 / k / hn, sd = sqrt(n * pk * (1 - pk));
+        cr_expect_leq(fabs((double)cnt[k] - n * pk), 5 * sd, "rank %d: %llu vs %g", k,
+                      (unsigned long long)cnt[k], n * pk);
+    }
+}
+
+Test(traces_gen, tcpdump_reads_every_packet, .timeout = 300)
+{
+    char *dir = write_temp("", "", 0);
+    unlink(dir);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s && cd %s && command -v tcpdump >/dev/null && '%s' trace gen --profile fixed:1500 "
+             "--packets 1000 -o x.pcap && tcpdump -r x.pcap 2>/dev/null | wc -l > count.txt",
+             dir, dir, DDIOSIM_BIN);
+    cr_assert_eq(system(cmd), 0, "tcpdump missing? (scripts/install-deps.sh installs it)");
+    char path[512];
+    snprintf(path, sizeof path, "%s/count.txt", dir);
+    char *out = slurp(path, NULL);
+    cr_assert_not_null(out);
+    cr_expect_eq(atoi(out), 1000, "tcpdump printed %s lines", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(dir);
+}
+
+Test(traces_gen, cli_validation)
+{
+    struct {
+        const char *args, *want;
+        int usage;
+    } cases[] = {
+        {"trace gen --profile jumbo --packets 5 -o /tmp/x.pcap", "--profile: 'jumbo' is not one of", 0},
+        {"trace gen --profile fixed:63 --packets 5 -o /tmp/x.pcap", "--profile fixed:SIZE: 63 is out of range", 0},
+        {"trace gen --profile fixed:9001 --packets 5 -o /tmp/x.pcap", "9001 is out of range", 0},
+        {"trace gen --profile fixed:abc --packets 5 -o /tmp/x.pcap", "--profile fixed:SIZE", 0},
+        {"trace gen --profile imix --packets 0 -o /tmp/x.pcap", "--packets: 0 is out of range", 0},
+        {"trace gen --profile imix --packets 5 --rate 0 -o /tmp/x.pcap", "--rate: 0 is out of range", 0},
+        {"trace gen --profile imix --packets 5 --rate fast -o /tmp/x.pcap", "--rate: 'fast' is not a number", 0},
+        {"trace gen --profile imix --packets 5 --flows 0 -o /tmp/x.pcap", "--flows", 0},
+        {"trace gen --profile imix --packets 5 --zipf -1 -o /tmp/x.pcap", "--zipf", 0},
+        {"trace gen --profile imix --packets 5 --snaplen 53 -o /tmp/x.pcap", "--snaplen: 53 is out of range", 0},
+        {"trace gen --profile imix --packets 5 --seed -3 -o /tmp/x.pcap", "--seed", 0},
+        {"trace gen --profile imix --packets 5 --tstamp pico -o /tmp/x.pcap", "--tstamp", 0},
+        {"trace gen --profile imix --packets 5 -o -", "--output", 0},
+        {"trace gen --profile imix --packets 5", "-o/--output", 1},
+        {"trace gen --packets 5 -o /tmp/x.pcap", "--profile is required", 1},
+        {"trace gen --profile imix -o /tmp/x.pcap", "--packets is required", 1},
+        {"trace gen --profile imix --packets 5 --nope -o /tmp/x.pcap", "unknown option '--nope'", 1},
+        {"trace stats", "missing the capture FILE", 1},
+        {"trace stats --format yaml x.pcap", "--format", 0},
+        {"trace stats --bogus x.pcap", "unknown option", 1},
+        {"trace frobnicate", "unknown subcommand 'frobnicate'", 1},
+        {"trace", "missing subcommand", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_run r = run_ddiosim(cases[i].args);
+        cr_expect_eq(r.status, 2, "%s", cases[i].args);
+        cr_expect(strstr(r.err, cases[i].want), "%s -> %s", cases[i].args, r.err);
+        cr_expect_eq(strstr(r.err, "usage:") != NULL, cases[i].usage, "%s -> %s", cases[i].args, r.err);
+        if (!cases[i].usage)
+            cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
+        cli_run_free(&r);
+    }
+    const char *helps[] = {"trace --help", "trace gen --help", "trace stats --help", "trace gen -h"};
+    for (size_t i = 0; i < 4; i++) {
+        cli_run r = run_ddiosim(helps[i]);
+        cr_expect_eq(r.status, 0, "%s", helps[i]);
+        cr_expect(strstr(r.out, "usage: ddiosim trace"), "%s", r.out);
+        cli_run_free(&r);
+    }
+}
+
+Test(traces_gen, failed_write_leaves_no_file)
+{
+    cli_run r = run_ddiosim("trace gen --profile imix --packets 5 -o /nonexistent-dir/x.pcap");
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "/nonexistent-dir/x.pcap: cannot create"), "%s", r.err);
+    cli_run_free(&r);
+}
+
+Test(traces_gen, stats_json_on_a_sample)
+{
+    cli_run r = run_ddiosim("trace stats --format json traces/samples/fixed1500-10k.pcap");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j);
+    cr_expect_eq(cJSON_GetObjectItem(j, "packets")->valuedouble, 10000);
+    cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "size"), "p50")->valuedouble, 1500);
+    cr_expect_eq(cJSON_GetObjectItem(j, "flows")->valuedouble, 1024);
+    cJSON *h = cJSON_GetObjectItem(j, "histogram");
+    cr_expect_eq(cJSON_GetArraySize(h), TRACE_NBINS);
+    cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(h, 5), "bytes")->valuestring, "1024-1518");
+    cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(h, 5), "packets")->valuedouble, 10000);
+    cr_expect_leq(fabs(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "rate"), "gbps")->valuedouble - 10.0), 1e-3);
+    cJSON_Delete(j);
+    cli_run_free(&r);
+}

@@ -1,0 +1,553 @@
+/* test_traces_pcap.c - the capture reader on hand-built files: the filter's
+ * classes, micro/nanosecond pcap, byte-swapped pcap, pcapng, raw IP,
+ * truncated and corrupt files, and `ddiosim trace stats` on them. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/helpers.h"
+#include "traces/gen.h"
+#include "traces/pcap.h"
+#include "traces/stats.h"
+
+/* ---- a tiny pcap builder ---- */
+
+typedef struct buf {
+    uint8_t d[16384];
+    size_t n;
+    int be;   /* write multi-byte header fields big-endian (a byte-swapped file) */
+} buf;
+
+static void put(buf *b, const void *p, size_t n)
+{
+    cr_assert(b->n + n <= sizeof b->d);
+    memcpy(b->d + b->n, p, n);
+    b->n += n;
+}
+
+static void hdr32(buf *b, uint32_t v)
+{
+    uint8_t x[4];
+    for (int i = 0; i < 4; i++)
+        x[b->be ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+    put(b, x, 4);
+}
+
+static void hdr16(buf *b, uint16_t v)
+{
+    uint8_t x[2] = {(uint8_t)(b->be ? v >> 8 : v), (uint8_t)(b->be ? v : v >> 8)};
+    put(b, x, 2);
+}
+
+static void file_header(buf *b, uint32_t magic, uint32_t snaplen, uint32_t linktype)
+{
+    hdr32(b, magic);
+    hdr16(b, 2);
+    hdr16(b, 4);
+    hdr32(b, 0);
+    hdr32(b, 0);
+    hdr32(b, snaplen);
+    hdr32(b, linktype);
+}
+
+static void record(buf *b, uint32_t sec, uint32_t sub, const uint8_t *f, uint32_t caplen, uint32_t len)
+{
+    hdr32(b, sec);
+    hdr32(b, sub);
+    hdr32(b, caplen);
+    hdr32(b, len);
+    put(b, f, caplen);
+}
+
+static size_t eth(uint8_t *f, uint16_t type)
+{
+    memset(f, 0, 12);
+    f[0] = 0x02, f[6] = 0x02, f[11] = 1;
+    f[12] = (uint8_t)(type >> 8), f[13] = (uint8_t)type;
+    return 14;
+}
+
+/* IPv4 header (checksum left 0: the reader does not check it). */
+static size_t ipv4(uint8_t *f, uint8_t proto, uint16_t frag, uint16_t tot, uint32_t src, uint32_t dst)
+{
+    memset(f, 0, 20);
+    f[0] = 0x45;
+    f[2] = (uint8_t)(tot >> 8), f[3] = (uint8_t)tot;
+    f[6] = (uint8_t)(frag >> 8), f[7] = (uint8_t)frag;
+    f[8] = 64;
+    f[9] = proto;
+    for (int i = 0; i < 4; i++) {
+        f[12 + i] = (uint8_t)(src >> (24 - 8 * i));
+        f[16 + i] = (uint8_t)(dst >> (24 - 8 * i));
+    }
+    return 20;
+}
+
+static size_t ports(uint8_t *f, uint16_t s, uint16_t d)
+{
+    memset(f, 0, 8);
+    f[0] = (uint8_t)(s >> 8), f[1] = (uint8_t)s, f[2] = (uint8_t)(d >> 8), f[3] = (uint8_t)d;
+    return 8;
+}
+
+/* An Ethernet IPv4 frame of `len` bytes (payload zero). */
+static uint32_t frame_v4(uint8_t *f, uint32_t len, uint8_t proto, uint16_t frag, uint32_t src, uint32_t dst,
+                         uint16_t sp, uint16_t dp)
+{
+    memset(f, 0, len);
+    size_t o = eth(f, 0x0800);
+    o += ipv4(f + o, proto, frag, (uint16_t)(len - 14), src, dst);
+    ports(f + o, sp, dp);
+    return len;
+}
+
+static char *save(const buf *b)
+{
+    char *p = write_temp(".pcap", (const char *)b->d, b->n);
+    cr_assert_not_null(p);
+    return p;
+}
+
+/* The mixed capture of the skip-reason tests:
+ *  1 UDP  2 TCP  3 VLAN-tagged UDP            -> ok (3)
+ *  4 UDP with MF set  5 UDP at offset 185     -> fragment (2)
+ *  6 IPv6  7 ARP                              -> not_ipv4 (2)
+ *  8 ICMP                                     -> not_tcp_udp (1)
+ *  9 TCP cut by a 36-byte snap length         -> truncated (1)
+ * 10 IHL 4                                    -> bad_ipv4 (1) */
+static char *mixed_capture(void)
+{
+    static buf b;
+    memset(&b, 0, sizeof b);
+    uint8_t f[2048];
+    file_header(&b, 0xa1b2c3d4, 65535, 1);
+    uint32_t a = 0x0a000001, z = 0xac100001;
+    uint32_t n = frame_v4(f, 100, 17, 0x4000, a, z, 1000, 53);
+    record(&b, 100, 0, f, n, n);
+    n = frame_v4(f, 1514, 6, 0x4000, a, z, 1001, 443);
+    record(&b, 100, 10, f, n, n);
+    /* VLAN: the tag goes between the MACs and the IPv4 ethertype. */
+    uint8_t v[200];
+    n = frame_v4(f, 150, 17, 0, a + 1, z, 1002, 53);
+    memcpy(v, f, 12);
+    v[12] = 0x81, v[13] = 0x00, v[14] = 0x00, v[15] = 0x07;
+    memcpy(v + 16, f + 12, n - 12);
+    record(&b, 100, 20, v, n + 4, n + 4);
+    n = frame_v4(f, 1514, 17, 0x2000, a, z, 1003, 53);
+    record(&b, 100, 30, f, n, n);
+    n = frame_v4(f, 600, 17, 185, a, z, 0, 0);
+    record(&b, 100, 40, f, n, n);
+    n = 14 + 40 + 8;
+    memset(f, 0, n);
+    eth(f, 0x86dd);
+    f[14] = 0x60;
+    record(&b, 100, 50, f, n, n);
+    n = 60;
+    memset(f, 0, n);
+    eth(f, 0x0806);
+    record(&b, 100, 60, f, n, n);
+    n = frame_v4(f, 98, 1, 0, a, z, 0x0800, 0);
+    record(&b, 100, 70, f, n, n);
+    n = frame_v4(f, 1514, 6, 0x4000, a, z, 1004, 80);
+    record(&b, 100, 80, f, 36, n);
+    n = frame_v4(f, 80, 17, 0, a, z, 1, 2);
+    f[14] = 0x44;
+    record(&b, 100, 90, f, n, n);
+    return save(&b);
+}
+
+Test(traces_pcap, skip_reasons_are_counted)
+{
+    char *path = mixed_capture();
+    trace_reader r;
+    ddio_err e = {0};
+    cr_assert_eq(trace_reader_open(&r, path, 0, &e), 0, "%s", e.msg);
+    trace_pkt p;
+    uint32_t lens[8];
+    int n = 0, st;
+    while ((st = trace_reader_next(&r, &p, &e)) == 1) {
+        cr_assert_lt(n, 8);
+        lens[n++] = p.wire_len;
+        cr_expect(p.has_tuple);
+        cr_expect_eq(p.cls, TRACE_OK);
+    }
+    cr_assert_eq(st, 0, "%s", e.msg);
+    cr_expect_eq(n, 3);
+    cr_expect_eq(lens[0], 100);
+    cr_expect_eq(lens[1], 1514);
+    cr_expect_eq(lens[2], 154);
+    cr_expect_eq(r.records, 10);
+    cr_expect_eq(r.count[TRACE_OK], 3);
+    cr_expect_eq(r.count[TRACE_FRAGMENT], 2);
+    cr_expect_eq(r.count[TRACE_NOT_IPV4], 2);
+    cr_expect_eq(r.count[TRACE_NOT_TCP_UDP], 1);
+    cr_expect_eq(r.count[TRACE_TRUNCATED], 1);
+    cr_expect_eq(r.count[TRACE_BAD_IPV4], 1);
+    cr_expect_eq(trace_reader_skipped(&r), 7);
+    trace_reader_close(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, vlan_tuple_is_parsed)
+{
+    char *path = mixed_capture();
+    trace_reader r;
+    cr_assert_eq(trace_reader_open(&r, path, 0, NULL), 0);
+    trace_pkt p;
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(trace_reader_next(&r, &p, NULL), 1);
+    cr_expect_eq(p.src_ip, 0x0a000002);
+    cr_expect_eq(p.dst_ip, 0xac100001);
+    cr_expect_eq(p.src_port, 1002);
+    cr_expect_eq(p.dst_port, 53);
+    cr_expect_eq(p.proto, 17);
+    cr_expect_eq(p.ts_ns, 100ull * 1000000000ull + 20000);
+    trace_reader_close(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, stats_cli_reports_skipped_by_reason)
+{
+    char *path = mixed_capture();
+    char args[512];
+    snprintf(args, sizeof args, "trace stats --format json %s", path);
+    cli_run r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "%s", r.out);
+    cr_expect_eq(cJSON_GetObjectItem(j, "records")->valuedouble, 10);
+    cr_expect_eq(cJSON_GetObjectItem(j, "packets")->valuedouble, 3);
+    cr_expect_eq(cJSON_GetObjectItem(j, "bytes")->valuedouble, 100 + 1514 + 154);
+    cJSON *sk = cJSON_GetObjectItem(j, "skipped");
+    cr_expect_eq(cJSON_GetObjectItem(sk, "total")->valuedouble, 7);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "fragment")->valuedouble, 2);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "not_ipv4")->valuedouble, 2);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "not_tcp_udp")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "truncated")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "bad_ipv4")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItem(j, "flows")->valuedouble, 3);
+    cJSON_Delete(j);
+    cli_run_free(&r);
+
+    /* --all: every record counts.  The first three, the MF fragment (its
+     * ports are there) and ICMP (ports 0) have a 5-tuple, all distinct; the
+     * later fragment, IPv6, ARP, the cut and the bad header have none. */
+    snprintf(args, sizeof args, "trace stats --all --format json %s", path);
+    r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    j = cJSON_Parse(r.out);
+    cr_assert_not_null(j);
+    cr_expect_eq(cJSON_GetObjectItem(j, "packets")->valuedouble, 10);
+    cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "skipped"), "total")->valuedouble, 0);
+    cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "classes"), "fragment")->valuedouble, 2);
+    cr_expect_eq(cJSON_GetObjectItem(j, "flows")->valuedouble, 5);
+    cr_expect_eq(cJSON_GetObjectItem(j, "packets_without_tuple")->valuedouble, 5);
+    cJSON_Delete(j);
+    cli_run_free(&r);
+
+    snprintf(args, sizeof args, "trace stats %s", path);
+    r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0);
+    cr_expect(strstr(r.out, "skipped     7 (not_ipv4 2, fragment 2, not_tcp_udp 1, truncated 1, bad_ipv4 1)"),
+              "%s", r.out);
+    cli_run_free(&r);
+    unlink(path);
+    free(path);
+}
+
+/* One UDP packet at 1.5 s + 123 ns, in the given format. */
+static char *one_packet(uint32_t magic, int be, uint32_t sub)
+{
+    static buf b;
+    memset(&b, 0, sizeof b);
+    b.be = be;
+    uint8_t f[128];
+    file_header(&b, magic, 65535, 1);
+    uint32_t n = frame_v4(f, 128, 17, 0, 0x0a000001, 0x0a000002, 7, 9);
+    record(&b, 1, sub, f, n, n);
+    return save(&b);
+}
+
+static uint64_t first_ts(const char *path)
+{
+    trace_reader r;
+    ddio_err e = {0};
+    cr_assert_eq(trace_reader_open(&r, path, 0, &e), 0, "%s", e.msg);
+    trace_pkt p;
+    cr_assert_eq(trace_reader_next(&r, &p, &e), 1, "%s", e.msg);
+    cr_expect_eq(p.wire_len, 128);
+    cr_expect_eq(p.src_port, 7);
+    trace_reader_close(&r);
+    return p.ts_ns;
+}
+
+Test(traces_pcap, nanosecond_and_microsecond_timestamps)
+{
+    char *ns = one_packet(0xa1b23c4d, 0, 500000123);
+    char *us = one_packet(0xa1b2c3d4, 0, 500001);
+    char *us_be = one_packet(0xa1b2c3d4, 1, 500001);
+    cr_expect_eq(first_ts(ns), 1500000123ull);
+    cr_expect_eq(first_ts(us), 1500001000ull);
+    cr_expect_eq(first_ts(us_be), 1500001000ull);
+    unlink(ns), unlink(us), unlink(us_be);
+    free(ns), free(us), free(us_be);
+}
+
+static void expect_error(const char *path, const char *want_tail, int code)
+{
+    char args[512], want[512];
+    snprintf(args, sizeof args, "trace stats %s", path);
+    snprintf(want, sizeof want, "ddiosim: %s: %s", path, want_tail);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, code, "%s", r.err);
+    cr_expect_eq(strncmp(r.err, want, strlen(want)), 0, "got '%s', want '%s...'", r.err, want);
+    cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
+    cli_run_free(&r);
+}
+
+/* pcapng blocks are in the writer's byte order; little-endian here. */
+static void le32(buf *b, uint32_t v) { hdr32(b, v); }
+
+/* SHB + IDB (Ethernet, default microsecond resolution) + one EPB holding the
+ * first 60 bytes of a 1000-byte TCP frame, timestamped `t` microseconds. */
+static char *pcapng_one(uint64_t t)
+{
+    static buf b;
+    memset(&b, 0, sizeof b);
+    /* Section header block. */
+    le32(&b, 0x0a0d0d0a), le32(&b, 28), le32(&b, 0x1a2b3c4d);
+    hdr16(&b, 1), hdr16(&b, 0);
+    le32(&b, 0xffffffff), le32(&b, 0xffffffff), le32(&b, 28);
+    /* Interface description: Ethernet, snaplen 0 (none). */
+    le32(&b, 1), le32(&b, 20);
+    hdr16(&b, 1), hdr16(&b, 0);
+    le32(&b, 0), le32(&b, 20);
+    /* Enhanced packet block. */
+    uint8_t f[1000];
+    frame_v4(f, 1000, 6, 0x4000, 0x0a000001, 0x0a000002, 80, 8080);
+    le32(&b, 6), le32(&b, 32 + 60);
+    le32(&b, 0), le32(&b, (uint32_t)(t >> 32)), le32(&b, (uint32_t)t);
+    le32(&b, 60), le32(&b, 1000);
+    put(&b, f, 60);
+    le32(&b, 32 + 60);
+    return save(&b);
+}
+
+Test(traces_pcap, pcapng_is_read)
+{
+    char *path = pcapng_one(2000250); /* 2 s + 250 us */
+    trace_reader r;
+    ddio_err e = {0};
+    cr_assert_eq(trace_reader_open(&r, path, 0, &e), 0, "%s", e.msg);
+    trace_pkt p;
+    cr_assert_eq(trace_reader_next(&r, &p, &e), 1, "%s", e.msg);
+    cr_expect_eq(p.ts_ns, 2000250000ull);
+    cr_expect_eq(p.wire_len, 1000);
+    cr_expect_eq(p.cap_len, 60);
+    cr_expect_eq(p.dst_port, 8080);
+    cr_expect_eq(p.proto, 6);
+    cr_expect_eq(trace_reader_next(&r, &p, &e), 0);
+    trace_reader_close(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, pcapng_timestamp_beyond_64bit_ns)
+{
+    /* 2^63 us is 9.2e12 s: no 64-bit count of ns since 1970 holds it.  The
+     * packet block starts after the 28-byte SHB and the 20-byte IDB. */
+    char *path = pcapng_one(1ull << 63);
+    expect_error(path, "packet 1 at byte 48: timestamp 9223372036854 s does not fit 64-bit nanoseconds", 2);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, raw_ipv4_linktype)
+{
+    static buf b;
+    memset(&b, 0, sizeof b);
+    file_header(&b, 0xa1b2c3d4, 65535, 101); /* LINKTYPE_RAW */
+    uint8_t f[64];
+    memset(f, 0, sizeof f);
+    ipv4(f, 17, 0, 64, 0x01020304, 0x05060708);
+    ports(f + 20, 1111, 2222);
+    record(&b, 1, 0, f, 64, 64);
+    f[0] = 0x60; /* an IPv6 packet in the same raw capture */
+    record(&b, 1, 1, f, 64, 64);
+    char *path = save(&b);
+    trace_reader r;
+    cr_assert_eq(trace_reader_open(&r, path, 0, NULL), 0);
+    trace_pkt p;
+    cr_assert_eq(trace_reader_next(&r, &p, NULL), 1);
+    cr_expect_eq(p.src_ip, 0x01020304);
+    cr_expect_eq(p.dst_port, 2222);
+    cr_expect_eq(trace_reader_next(&r, &p, NULL), 0);
+    cr_expect_eq(r.count[TRACE_NOT_IPV4], 1);
+    trace_reader_close(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, unsupported_link_type)
+{
+    static buf b;
+    memset(&b, 0, sizeof b);
+    file_header(&b, 0xa1b2c3d4, 65535, 105); /* 802.11 */
+    char *path = save(&b);
+    char args[512];
+    snprintf(args, sizeof args, "trace stats %s", path);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, path) && strstr(r.err, "link type") && strstr(r.err, "not supported"), "%s", r.err);
+    cli_run_free(&r);
+    unlink(path);
+    free(path);
+}
+
+/* 10 frames of 100 bytes: record k (1-based) starts at 24 + (k-1) * 116. */
+static char *ten_packets(void)
+{
+    char *path = write_temp(".pcap", "", 0);
+    gen_config c;
+    gen_config_default(&c);
+    c.fixed_size = 100;
+    c.packets = 10;
+    ddio_err e = {0};
+    cr_assert_eq(gen_write_pcap(&c, path, &e), 0, "%s", e.msg);
+    return path;
+}
+
+static void cut(const char *path, size_t keep)
+{
+    size_t n;
+    char *d = slurp(path, &n);
+    cr_assert(d && n > keep);
+    FILE *f = fopen(path, "wb");
+    cr_assert(fwrite(d, 1, keep, f) == keep);
+    fclose(f);
+    free(d);
+}
+
+Test(traces_pcap, truncated_inside_packet_data)
+{
+    char *path = ten_packets();
+    cut(path, 24 + 4 * 116 + 16 + 50); /* half of packet 5's bytes */
+    expect_error(path, "packet 5 at byte 488: ", 2);
+    trace_reader r;
+    ddio_err e = {0};
+    cr_assert_eq(trace_reader_open(&r, path, 0, &e), 0);
+    trace_pkt p;
+    int k = 0, st;
+    while ((st = trace_reader_next(&r, &p, &e)) == 1)
+        k++;
+    cr_expect_eq(st, -1);
+    cr_expect_eq(k, 4);
+    cr_expect_eq(e.exit_code, 2);
+    trace_reader_close(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, truncated_inside_record_header)
+{
+    char *path = ten_packets();
+    cut(path, 24 + 6 * 116 + 9);
+    expect_error(path, "packet 7 at byte 720: ", 2);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, caplen_beyond_wire_length_is_corrupt)
+{
+    char *path = ten_packets();
+    size_t n;
+    char *d = slurp(path, &n);
+    /* Packet 3's wire length field (offset 12 in its record) -> 50 < caplen 100. */
+    d[24 + 2 * 116 + 12] = 50;
+    FILE *f = fopen(path, "wb");
+    fwrite(d, 1, n, f);
+    fclose(f);
+    free(d);
+    expect_error(path, "packet 3 at byte 256: captured length 100 exceeds wire length 50", 2);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, garbage_empty_and_missing_files)
+{
+    const char junk[] = "this is not a capture file at all, just some text\n";
+    char *g = write_temp(".pcap", junk, sizeof junk - 1);
+    expect_error(g, "not a readable pcap or pcapng capture", 2);
+    char *z = write_temp(".pcap", "", 0);
+    expect_error(z, "not a readable pcap or pcapng capture", 2);
+    expect_error("/nonexistent/x.pcap", "cannot open: No such file or directory", 2);
+    unlink(g), unlink(z);
+    free(g), free(z);
+}
+
+Test(traces_pcap, writer_microsecond_magic_and_truncation)
+{
+    char *path = write_temp(".pcap", "", 0);
+    trace_writer w;
+    ddio_err e = {0};
+    uint8_t f[200];
+    frame_v4(f, 200, 17, 0, 1, 2, 3, 4);
+    cr_assert_eq(trace_writer_open(&w, path, 64, 0, TRACE_DLT_EN10MB, &e), 0, "%s", e.msg);
+    cr_assert_eq(trace_writer_write(&w, 3000000999ull, f, 200, 200, &e), 0);
+    cr_assert_eq(trace_writer_commit(&w, &e), 0, "%s", e.msg);
+    size_t n;
+    uint8_t *d = (uint8_t *)slurp(path, &n);
+    cr_assert_eq(n, 24 + 16 + 64);
+    cr_expect_eq(d[0], 0xd4);
+    cr_expect_eq(d[3], 0xa1);
+    /* ts 3 s + 0.999 us -> 3 s, 0 us (truncated, not rounded) */
+    cr_expect_eq(d[24], 3);
+    cr_expect_eq(d[28], 0);
+    cr_expect_eq(d[32], 64);
+    cr_expect_eq(d[36], 200);
+    free(d);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, writer_failure_leaves_nothing)
+{
+    trace_writer w;
+    ddio_err e = {0};
+    cr_expect_eq(trace_writer_open(&w, "/nonexistent-dir/x.pcap", 100, 1, 1, &e), -1);
+    cr_expect_eq(e.exit_code, 1);
+    cr_expect(strstr(e.msg, "/nonexistent-dir/x.pcap: cannot create"), "%s", e.msg);
+}
+
+Test(traces_pcap, stats_percentiles_and_histogram)
+{
+    trace_stats s;
+    cr_assert_eq(trace_stats_init(&s, NULL), 0);
+    trace_pkt p = {0};
+    /* 100 packets: lengths 1..100 x 15 B, one per 10 ns. */
+    for (uint32_t i = 1; i <= 100; i++) {
+        p.ts_ns = 1000 + 10 * i;
+        p.wire_len = p.cap_len = 15 * i;
+        p.has_tuple = 1;
+        p.src_ip = i % 7;
+        cr_assert_eq(trace_stats_add(&s, &p, NULL), 0);
+    }
+    cr_expect_eq(trace_stats_percentile(&s, 1), 15);
+    cr_expect_eq(trace_stats_percentile(&s, 10), 150);
+    cr_expect_eq(trace_stats_percentile(&s, 50), 750);
+    cr_expect_eq(trace_stats_percentile(&s, 99), 1485);
+    cr_expect_eq(trace_stats_percentile(&s, 100), 1500);
+    cr_expect_eq(s.flows, 7);
+    cr_expect_eq(s.bins[0], 4);  /* 15..60 */
+    cr_expect_eq(s.bins[5], 32); /* 1035..1500 (1020 falls in 512-1023) */
+    cr_expect_float_eq(trace_stats_mean(&s), 757.5, 1e-9);
+    /* 99 gaps of 10 ns carry the first 99 packets: (sum - 1500) * 8 / 990 ns. */
+    cr_expect_float_eq(trace_stats_gbps(&s, 0), (75750.0 - 1500.0) * 8 / 990.0, 1e-9);
+    cr_expect_float_eq(trace_stats_mpps(&s), 99.0 * 1e3 / 990.0, 1e-9);
+    trace_stats_free(&s);
+}

@@ -1,0 +1,418 @@
+#include "traces/gen.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/common/hash.h"
+#include "sim/common/parse.h"
+#include "traces/pcap.h"
+
+/* ---- size distributions (docs/traces.md explains where they come from) ---- */
+
+/* IMIX: 7:4:1 of 64/570/1518 B, in shuffled blocks of 12 so every block
+ * has the exact classic mean (353.83 B) and a short trace cannot drift. */
+static const uint16_t imix_sizes[3] = {64, 570, 1518};
+static const uint8_t imix_block[12] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2};
+
+/* mawi: piecewise-uniform frame sizes (pcap bytes, no FCS), shares in per mille. */
+typedef struct size_bin {
+    uint16_t lo, hi, permille;
+} size_bin;
+static const size_bin mawi_bins[] = {
+    {60, 60, 250},     /* TCP pure ACKs: 54 B padded to the 60-B minimum frame */
+    {66, 66, 170},     /* pure ACKs with the TCP timestamp option (and small UDP) */
+    {67, 127, 95},     /* DNS, small UDP, ACKs with SACK blocks */
+    {128, 575, 95},
+    {576, 1023, 50},
+    {1024, 1399, 60},  /* reduced-MTU (VPN/tunnel ~1300 B) and QUIC (~1250-1350 B) */
+    {1400, 1513, 40},
+    {1514, 1514, 240}, /* full 1500-B MTU packets */
+};
+#define MAWI_NBINS (sizeof mawi_bins / sizeof mawi_bins[0])
+#define MAWI_TCP_PERMILLE 800   /* share of flows that are TCP */
+
+enum { ETH_HLEN = 14, IP_HLEN = 20, TCP_HLEN = 20, UDP_HLEN = 8 };
+
+void gen_config_default(gen_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->profile = GEN_FIXED;
+    c->fixed_size = 64;
+    c->packets = 1000;
+    c->rate_gbps = 10.0;
+    c->flows = 0;
+    c->zipf = -1.0;
+    c->seed = 1;
+    c->snaplen = 0;
+    c->nano = 1;
+}
+
+int gen_parse_profile(const char *s, gen_config *c, const char *what, ddio_err *e)
+{
+    if (strcmp(s, "imix") == 0) {
+        c->profile = GEN_IMIX;
+        return 0;
+    }
+    if (strcmp(s, "mawi") == 0) {
+        c->profile = GEN_MAWI;
+        return 0;
+    }
+    if (strncmp(s, "fixed:", 6) == 0) {
+        uint64_t v;
+        char w[64];
+        snprintf(w, sizeof w, "%s fixed:SIZE", what);
+        if (ddio_parse_u64(s + 6, GEN_MIN_FRAME, GEN_MAX_FRAME, &v, w, e))
+            return -1;
+        c->profile = GEN_FIXED;
+        c->fixed_size = (uint32_t)v;
+        return 0;
+    }
+    return ddio_errf(e, DDIO_EXIT_USAGE, "%s: '%s' is not one of fixed:SIZE, imix, mawi", what, s);
+}
+
+const char *gen_profile_name(const gen_config *c, char *buf, size_t n)
+{
+    switch (c->profile) {
+    case GEN_IMIX: snprintf(buf, n, "imix"); break;
+    case GEN_MAWI: snprintf(buf, n, "mawi"); break;
+    default: snprintf(buf, n, "fixed:%u", c->fixed_size); break;
+    }
+    return buf;
+}
+
+uint32_t gen_flows(const gen_config *c)
+{
+    if (c->flows)
+        return c->flows;
+    return c->profile == GEN_MAWI ? 100000u : 1024u;
+}
+
+double gen_zipf(const gen_config *c)
+{
+    if (c->zipf >= 0)
+        return c->zipf;
+    return c->profile == GEN_MAWI ? 1.0 : 0.0;
+}
+
+double gen_mean_size(const gen_config *c)
+{
+    switch (c->profile) {
+    case GEN_IMIX: {
+        double s = 0;
+        for (int i = 0; i < 12; i++)
+            s += imix_sizes[imix_block[i]];
+        return s / 12.0;
+    }
+    case GEN_MAWI: {
+        double s = 0;
+        for (size_t i = 0; i < MAWI_NBINS; i++)
+            s += mawi_bins[i].permille / 1000.0 * (mawi_bins[i].lo + mawi_bins[i].hi) / 2.0;
+        return s;
+    }
+    default:
+        return c->fixed_size;
+    }
+}
+
+/* ---- Zipf (rejection-inversion, Hoermann & Derflinger 1996) ---- */
+
+/* log1p(x)/x and expm1(x)/x, with their series near 0 where the quotient
+ * would lose all precision. */
+static double helper1(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x)); }
+static double helper2(double x) { return fabs(x) > 1e-8 ? expm1(x) / x : 1.0 + x * 0.5 * (1.0 + x / 3.0 * (1.0 + 0.25 * x)); }
+static double zipf_h(double s, double x) { return exp(-s * log(x)); }
+/* Integral of x^-s, written so that s = 1 (log x) needs no special case. */
+static double zipf_H(double s, double x)
+{
+    double lx = log(x);
+    return helper2((1.0 - s) * lx) * lx;
+}
+static double zipf_Hinv(double s, double x)
+{
+    double t = x * (1.0 - s);
+    if (t < -1.0)
+        t = -1.0;
+    return exp(helper1(t) * x);
+}
+
+void gen_zipf_init(gen_zipf_sampler *z, uint64_t n, double s)
+{
+    z->n = n;
+    z->s = s;
+    z->h_x1 = zipf_H(s, 1.5) - 1.0;
+    z->h_n = zipf_H(s, (double)n + 0.5);
+    z->sc = 2.0 - zipf_Hinv(s, zipf_H(s, 2.5) - zipf_h(s, 2.0));
+}
+
+uint64_t gen_zipf_next(gen_zipf_sampler *z, ddio_rng *rng)
+{
+    for (;;) {
+        double u = z->h_n + ddio_rng_uniform(rng) * (z->h_x1 - z->h_n);
+        double x = zipf_Hinv(z->s, u);
+        double kd = floor(x + 0.5);
+        uint64_t k = kd < 1.0 ? 1 : kd > (double)z->n ? z->n : (uint64_t)kd;
+        if ((double)k - x <= z->sc || u >= zipf_H(z->s, (double)k + 0.5) - zipf_h(z->s, (double)k))
+            return k;
+    }
+}
+
+/* ---- flows ---- */
+
+/* A bijection of the 24-bit integers (odd multipliers and xorshifts are
+ * invertible mod 2^24): distinct flow indices get distinct source addresses,
+ * so the trace holds exactly as many 5-tuples as flows drawn. */
+static uint32_t perm24(uint32_t x)
+{
+    const uint32_t m = 0xffffff;
+    x = (x * 0x2c1b3du) & m;
+    x ^= x >> 11;
+    x = (x * 0x297a2du) & m;
+    x ^= x >> 13;
+    return x;
+}
+
+typedef struct flow_tuple {
+    uint32_t src, dst;
+    uint16_t sport, dport;
+    uint8_t proto;
+} flow_tuple;
+
+static flow_tuple flow_of(const gen *g, uint32_t i)
+{
+    flow_tuple f;
+    if (g->c.profile != GEN_MAWI) {
+        /* Packet-generator style (TRex, pktgen ranges): GEN_SRC_HOSTS source
+         * addresses, one destination, flows told apart by the UDP ports - a
+         * mixed-radix split of i, so the F tuples are distinct.  Few
+         * addresses also keep `tcpdump -r` (no -n) fast: it resolves every
+         * distinct address by a reverse DNS query. */
+        f.src = 0x0a000001u + i % GEN_SRC_HOSTS;                      /* 10.0.0.1.. */
+        f.dst = 0xac100001u;                                           /* 172.16.0.1 */
+        f.sport = (uint16_t)(1024 + (i / GEN_SRC_HOSTS) % 64512);
+        f.dport = (uint16_t)(5000 + i / (GEN_SRC_HOSTS * 64512u));
+        f.proto = 17;
+        return f;
+    }
+    uint64_t h = ddio_mix64(g->salt + i);
+    uint64_t h2 = ddio_mix64(h ^ 0x632be59bd9b4e019ull);
+    /* One source address per flow, in 10/8 (a bijection of the flow index),
+     * destinations in 172.16/12: private ranges, whose reverse lookups
+     * resolvers usually answer locally (RFC 6303). */
+    f.src = 0x0a000000u | perm24((i + (uint32_t)g->salt) & 0xffffff);
+    f.dst = 0xac100000u | (uint32_t)(h2 >> 32 & 0xfffff);
+    f.sport = (uint16_t)(1024 + (h >> 32) % 64512);
+    int tcp = h2 % 1000 < MAWI_TCP_PERMILLE;
+    f.proto = tcp ? 6 : 17;
+    uint32_t pick = (uint32_t)(h2 >> 16 & 0xffff) % 100;
+    uint16_t other = (uint16_t)(1024 + (h2 >> 40) % 64512);
+    if (tcp)
+        f.dport = pick < 60 ? 443 : pick < 85 ? 80 : other;
+    else
+        f.dport = pick < 50 ? 443 : pick < 70 ? 53 : other;
+    return f;
+}
+
+/* ---- frames ---- */
+
+static void put16(uint8_t *b, uint16_t v) { b[0] = (uint8_t)(v >> 8), b[1] = (uint8_t)v; }
+static void put32(uint8_t *b, uint32_t v) { put16(b, (uint16_t)(v >> 16)), put16(b + 2, (uint16_t)v); }
+
+static uint32_t sum16(const uint8_t *b, size_t n, uint32_t s)
+{
+    for (size_t i = 0; i + 1 < n; i += 2)
+        s += (uint32_t)(b[i] << 8 | b[i + 1]);
+    if (n & 1)
+        s += (uint32_t)b[n - 1] << 8;
+    return s;
+}
+
+static uint16_t fold(uint32_t s)
+{
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)~s;
+}
+
+/* Headers only: the payload bytes stay zero from gen_init, and zeros add
+ * nothing to a ones'-complement sum, so the L4 checksum over the header and
+ * pseudo-header is the checksum of the whole segment. */
+static void build_frame(gen *g, const flow_tuple *f, uint32_t len)
+{
+    static const uint8_t macs[12] = {0x02, 0xdd, 0x10, 0x00, 0x00, 0x01, 0x02, 0xdd, 0x10, 0x00, 0x00, 0x02};
+    uint8_t *b = g->frame;
+    memcpy(b, macs, sizeof macs);
+    put16(b + 12, 0x0800);
+    uint8_t *ip = b + ETH_HLEN;
+    uint16_t tot = (uint16_t)(len - ETH_HLEN);
+    /* A 60-B TCP frame is a 40-B pure ACK plus Ethernet padding, as on a real link. */
+    if (f->proto == 6 && len == 60)
+        tot = IP_HLEN + TCP_HLEN;
+    ip[0] = 0x45;
+    ip[1] = 0;
+    put16(ip + 2, tot);
+    put16(ip + 4, (uint16_t)g->i);
+    put16(ip + 6, 0x4000); /* DF, offset 0: passes the unfragmented filter */
+    ip[8] = 64;
+    ip[9] = f->proto;
+    put16(ip + 10, 0);
+    put32(ip + 12, f->src);
+    put32(ip + 16, f->dst);
+    put16(ip + 10, fold(sum16(ip, IP_HLEN, 0)));
+
+    uint8_t *l4 = ip + IP_HLEN;
+    uint16_t l4len = (uint16_t)(tot - IP_HLEN);
+    uint32_t pseudo = sum16(ip + 12, 8, 0) + f->proto + l4len;
+    put16(l4, f->sport);
+    put16(l4 + 2, f->dport);
+    if (f->proto == 6) {
+        uint64_t r = ddio_rng_next(&g->rng);
+        put32(l4 + 4, (uint32_t)r);         /* seq */
+        put32(l4 + 8, (uint32_t)(r >> 32)); /* ack */
+        l4[12] = 5 << 4;
+        l4[13] = l4len > TCP_HLEN ? 0x18 : 0x10; /* PSH|ACK with data, else a pure ACK */
+        put16(l4 + 14, 502);
+        put16(l4 + 16, 0);
+        put16(l4 + 18, 0);
+        put16(l4 + 16, fold(sum16(l4, TCP_HLEN, pseudo)));
+    } else {
+        /* Clear what a previous TCP header left where this UDP payload starts. */
+        memset(l4 + UDP_HLEN, 0, TCP_HLEN - UDP_HLEN);
+        put16(l4 + 4, l4len);
+        put16(l4 + 6, 0);
+        uint16_t c = fold(sum16(l4, UDP_HLEN, pseudo));
+        put16(l4 + 6, c ? c : 0xffff); /* 0 would mean "no checksum" */
+    }
+}
+
+static uint32_t mawi_size(ddio_rng *rng)
+{
+    uint32_t u = (uint32_t)ddio_rng_below(rng, 1000);
+    for (size_t i = 0; i < MAWI_NBINS; i++) {
+        if (u < mawi_bins[i].permille) {
+            const size_bin *b = &mawi_bins[i];
+            return b->lo + (uint32_t)ddio_rng_below(rng, (uint64_t)(b->hi - b->lo) + 1);
+        }
+        u -= mawi_bins[i].permille;
+    }
+    return mawi_bins[MAWI_NBINS - 1].hi;
+}
+
+static void shuffle_imix(gen *g)
+{
+    memcpy(g->imix_cycle, imix_block, sizeof imix_block);
+    for (uint32_t i = 11; i > 0; i--) {
+        uint32_t j = (uint32_t)ddio_rng_below(&g->rng, i + 1);
+        uint8_t t = g->imix_cycle[i];
+        g->imix_cycle[i] = g->imix_cycle[j];
+        g->imix_cycle[j] = t;
+    }
+}
+
+int gen_init(gen *g, const gen_config *c, ddio_err *e)
+{
+    if (c->packets < 1 || c->packets > 10000000000ull)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--packets: %llu is out of range [1, 10000000000]",
+                         (unsigned long long)c->packets);
+    if (!(c->rate_gbps >= 0.001 && c->rate_gbps <= 1000.0))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--rate: %g is out of range [0.001, 1000]", c->rate_gbps);
+    uint32_t flows = gen_flows(c);
+    if (flows < 1 || flows > GEN_MAX_FLOWS)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--flows: %u is out of range [1, %u]", flows, GEN_MAX_FLOWS);
+    double s = gen_zipf(c);
+    if (!(s >= 0.0 && s <= 5.0))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--zipf: %g is out of range [0, 5]", s);
+    if (c->snaplen && (c->snaplen < GEN_MIN_SNAPLEN || c->snaplen > GEN_MAX_SNAPLEN))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--snaplen: %u is out of range [%u, %u]", c->snaplen,
+                         GEN_MIN_SNAPLEN, GEN_MAX_SNAPLEN);
+    if (c->profile == GEN_FIXED && (c->fixed_size < GEN_MIN_FRAME || c->fixed_size > GEN_MAX_FRAME))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--profile: fixed:%u is out of range [%u, %u]", c->fixed_size,
+                         GEN_MIN_FRAME, GEN_MAX_FRAME);
+    memset(g, 0, sizeof *g);
+    g->c = *c;
+    g->flows = flows;
+    ddio_rng_seed(&g->rng, c->seed);
+    /* Flow identities hash (salt, index) rather than drawing from the rng,
+     * so a flow's 5-tuple does not depend on which packets came before. */
+    g->salt = ddio_mix64(c->seed ^ 0xd1b54a32d192ed03ull);
+    if (s > 0)
+        gen_zipf_init(&g->zipf, flows, s);
+    return 0;
+}
+
+int gen_next(gen *g, gen_pkt *p)
+{
+    const gen_config *c = &g->c;
+    if (g->i >= c->packets)
+        return 0;
+    uint32_t len;
+    switch (c->profile) {
+    case GEN_IMIX:
+        if (g->i % 12 == 0)
+            shuffle_imix(g);
+        len = imix_sizes[g->imix_cycle[g->i % 12]];
+        break;
+    case GEN_MAWI:
+        len = mawi_size(&g->rng);
+        break;
+    default:
+        len = c->fixed_size;
+        break;
+    }
+    assert(len >= 60 && len <= GEN_MAX_FRAME);
+    uint32_t flow = gen_zipf(c) > 0 ? (uint32_t)(gen_zipf_next(&g->zipf, &g->rng) - 1)
+                                    : (uint32_t)(g->i % g->flows);
+    assert(flow < g->flows);
+    flow_tuple f = flow_of(g, flow);
+    build_frame(g, &f, len);
+
+    /* Timestamps: the packet starts at t; the next one starts one gap later. */
+    double bits = 8.0 * len;
+    if (c->profile == GEN_MAWI && c->rate_gbps < GEN_LINK_GBPS) {
+        /* Poisson-like arrivals with a dead time: the frame occupies the
+         * 100 Gb/s link for its serialization time, then the link idles an
+         * exponential time whose mean makes the average gap len*8/rate. */
+        double busy = bits / GEN_LINK_GBPS, mean = bits / c->rate_gbps;
+        double u = ddio_rng_uniform(&g->rng);
+        p->ts_ns = GEN_EPOCH_S * 1000000000ull + (uint64_t)llround(g->t_ns);
+        g->t_ns += busy + (mean - busy) * -log1p(-u);
+    } else {
+        /* Constant bit rate, from the running bit count (no accumulated rounding). */
+        p->ts_ns = GEN_EPOCH_S * 1000000000ull + (uint64_t)llround((double)g->cum_bits / c->rate_gbps);
+        g->cum_bits += (uint64_t)len * 8;
+    }
+    p->len = len;
+    p->flow = flow;
+    p->frame = g->frame;
+    g->i++;
+    return 1;
+}
+
+int gen_write_pcap(const gen_config *c, const char *path, ddio_err *e)
+{
+    gen *g = malloc(sizeof *g);
+    if (!g)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    if (gen_init(g, c, e) != 0) {
+        free(g);
+        return -1;
+    }
+    trace_writer w;
+    uint32_t snap = c->snaplen ? c->snaplen : GEN_MAX_SNAPLEN;
+    if (trace_writer_open(&w, path, snap, c->nano, TRACE_DLT_EN10MB, e) != 0) {
+        free(g);
+        return -1;
+    }
+    gen_pkt p;
+    while (gen_next(g, &p) == 1) {
+        if (trace_writer_write(&w, p.ts_ns, p.frame, p.len, p.len, e) != 0) {
+            trace_writer_abort(&w);
+            free(g);
+            return -1;
+        }
+    }
+    free(g);
+    return trace_writer_commit(&w, e);
+}

@@ -1,0 +1,93 @@
+/* gen.h - deterministic synthetic traces: fixed size, IMIX, and a MAWI-like mix.
+ *
+ * Every byte comes from the caller's seed (ddio_rng and ddio_mix64), never
+ * from the clock: the same configuration writes the same file.  Frames are
+ * real Ethernet/IPv4/UDP or TCP with valid IPv4 and L4 checksums.
+ *
+ * Sizes are frame lengths as a pcap stores them: Ethernet header to the end
+ * of the payload, without the 4-byte FCS that NICs strip before DMA.  The
+ * rate counts those bytes only, like the seed paper's "71.8 Gb/s at
+ * 14.9 Mpps" (= 603 B x 8 x 14.9 M); on the wire each frame also carries
+ * FCS + preamble + inter-frame gap (24 B).  docs/traces.md has the details
+ * and the published statistics behind the mawi profile. */
+#ifndef DDIOSIM_TRACES_GEN_H
+#define DDIOSIM_TRACES_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/common/err.h"
+#include "sim/common/rng.h"
+
+enum gen_profile { GEN_FIXED, GEN_IMIX, GEN_MAWI };
+
+#define GEN_MIN_FRAME 64u         /* fixed:SIZE bounds */
+#define GEN_MAX_FRAME 9000u
+#define GEN_MAX_FLOWS (1u << 24)  /* mawi: flow i's source address holds a 24-bit permutation of i */
+#define GEN_SRC_HOSTS 16u         /* fixed/imix: source addresses 10.0.0.1-10.0.0.16 */
+#define GEN_MIN_SNAPLEN 54u       /* Ethernet + IPv4 + the TCP ports: the 5-tuple survives */
+#define GEN_MAX_SNAPLEN 65535u
+#define GEN_LINK_GBPS 100.0       /* mawi: link speed under the idle gaps (see gen.c) */
+#define GEN_EPOCH_S 1554818400ull /* 2019-04-09 14:00 UTC, a MAWI samplepoint-F slot */
+
+typedef struct gen_config {
+    enum gen_profile profile;
+    uint32_t fixed_size;    /* GEN_FIXED: frame bytes */
+    uint64_t packets;
+    double rate_gbps;       /* offered rate, frame bytes only (no FCS/preamble/IFG) */
+    uint32_t flows;         /* 0: the profile's default */
+    double zipf;            /* flow popularity exponent; < 0: the profile's default */
+    uint64_t seed;
+    uint32_t snaplen;       /* bytes kept per record; 0: whole frames */
+    int nano;               /* nanosecond (1) or microsecond (0) pcap timestamps */
+} gen_config;
+
+/* Defaults: 1000 packets at 10 Gb/s, seed 1, whole frames, ns timestamps. */
+void gen_config_default(gen_config *c);
+/* "fixed:SIZE", "imix" or "mawi"; `what` names the option in errors. */
+int gen_parse_profile(const char *s, gen_config *c, const char *what, ddio_err *e);
+const char *gen_profile_name(const gen_config *c, char *buf, size_t n);
+/* Flows and Zipf exponent after defaults are applied. */
+uint32_t gen_flows(const gen_config *c);
+double gen_zipf(const gen_config *c);
+/* Mean frame size of the profile's size distribution (exact, not sampled). */
+double gen_mean_size(const gen_config *c);
+
+/* Rejection-inversion Zipf sampler (Hoermann & Derflinger 1996): ranks
+ * 1..n with P(k) ~ k^-s, O(1) memory whatever n. */
+typedef struct gen_zipf_sampler {
+    uint64_t n;
+    double s, h_x1, h_n, sc;
+} gen_zipf_sampler;
+void gen_zipf_init(gen_zipf_sampler *z, uint64_t n, double s);
+uint64_t gen_zipf_next(gen_zipf_sampler *z, ddio_rng *rng);
+
+/* Streaming generator: one frame at a time, memory independent of length. */
+typedef struct gen {
+    gen_config c;
+    ddio_rng rng;
+    gen_zipf_sampler zipf;
+    uint32_t flows;
+    uint64_t salt;
+    uint64_t i;             /* packets produced */
+    double t_ns;            /* start of the next packet, relative to the epoch */
+    uint64_t cum_bits;      /* CBR profiles: bits sent so far (timestamps without drift) */
+    uint8_t imix_cycle[12]; /* IMIX: a shuffled block of 7x64, 4x570, 1x1518 */
+    uint8_t frame[GEN_MAX_FRAME];
+} gen;
+
+typedef struct gen_pkt {
+    uint64_t ts_ns;
+    uint32_t len;           /* frame length (wire length in the pcap) */
+    uint32_t flow;          /* flow index, 0 = most popular */
+    const uint8_t *frame;   /* len bytes, valid until the next gen_next() */
+} gen_pkt;
+
+int gen_init(gen *g, const gen_config *c, ddio_err *e);
+/* 1: *p filled; 0: all c.packets produced. */
+int gen_next(gen *g, gen_pkt *p);
+
+/* Generate the whole trace into `path` (written atomically). */
+int gen_write_pcap(const gen_config *c, const char *path, ddio_err *e);
+
+#endif

@@ -1,0 +1,413 @@
+/* libpcap's headers use the BSD u_int/u_char types, which glibc hides under
+ * the strict _POSIX_C_SOURCE the build sets; ask for them back. */
+#define _DEFAULT_SOURCE 1
+
+#include "traces/pcap.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* DLT_IPV4 / DLT_LINUX_SLL2 are missing from old libpcap headers. */
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+
+enum { ETH_HLEN = 14, ETHERTYPE_IPV4 = 0x0800, IPPROTO_TCP_ = 6, IPPROTO_UDP_ = 17 };
+/* Classic pcap: file header and record header sizes (the "modified" pcap
+ * of old Linux patches, magic 0xa1b2cd34, has 8 more bytes per record). */
+enum { PCAP_FILE_HDR = 24, PCAP_REC_HDR = 16, PCAP_REC_HDR_MODIFIED = 24 };
+
+/* Record header size from the file's magic, 0 for pcapng (or unknown):
+ * for those the reader asks ftell() where each record starts. */
+static uint32_t record_header_size(const uint8_t m[4])
+{
+    uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
+    uint32_t be = (uint32_t)m[3] | (uint32_t)m[2] << 8 | (uint32_t)m[1] << 16 | (uint32_t)m[0] << 24;
+    if (le == 0xa1b2c3d4u || be == 0xa1b2c3d4u || le == 0xa1b23c4du || be == 0xa1b23c4du)
+        return PCAP_REC_HDR;
+    if (le == 0xa1b2cd34u || be == 0xa1b2cd34u)
+        return PCAP_REC_HDR_MODIFIED;
+    return 0;
+}
+
+static const char *const class_names[TRACE_NCLASSES] = {
+    "ok", "not_ipv4", "fragment", "not_tcp_udp", "truncated", "bad_ipv4",
+};
+
+const char *trace_class_name(enum trace_class c)
+{
+    return (unsigned)c < TRACE_NCLASSES ? class_names[c] : "?";
+}
+
+static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int trace_linktype_supported(int linktype)
+{
+    return linktype == DLT_EN10MB || linktype == DLT_RAW || linktype == DLT_IPV4 ||
+           linktype == DLT_LINUX_SLL || linktype == DLT_LINUX_SLL2;
+}
+
+/* Offset of the IPv4 header in the frame, or a class saying why there is none. */
+static int l3_offset(int linktype, const uint8_t *d, uint32_t n, uint32_t *off)
+{
+    uint32_t o;
+    uint16_t type;
+    switch (linktype) {
+    case DLT_EN10MB:
+        if (n < ETH_HLEN)
+            return TRACE_TRUNCATED;
+        o = 12;
+        type = be16(d + o);
+        /* 802.1Q, 802.1ad and the old QinQ tag types: skip any stack of tags. */
+        while (type == 0x8100 || type == 0x88a8 || type == 0x9100) {
+            if (n < o + 6)
+                return TRACE_TRUNCATED;
+            o += 4;
+            type = be16(d + o);
+        }
+        o += 2;
+        break;
+    case DLT_LINUX_SLL:
+        if (n < 16)
+            return TRACE_TRUNCATED;
+        type = be16(d + 14);
+        o = 16;
+        break;
+    case DLT_LINUX_SLL2:
+        if (n < 20)
+            return TRACE_TRUNCATED;
+        type = be16(d);
+        o = 20;
+        break;
+    default: /* DLT_RAW, DLT_IPV4: the version nibble decides */
+        if (n < 1)
+            return TRACE_TRUNCATED;
+        type = (d[0] >> 4) == 4 ? ETHERTYPE_IPV4 : 0;
+        o = 0;
+        break;
+    }
+    if (type != ETHERTYPE_IPV4)
+        return TRACE_NOT_IPV4;
+    *off = o;
+    return TRACE_OK;
+}
+
+void trace_parse_frame(int linktype, const uint8_t *d, uint32_t n, trace_pkt *p)
+{
+    assert(trace_linktype_supported(linktype));
+    uint32_t o = 0;
+    p->has_tuple = 0;
+    p->src_ip = p->dst_ip = 0;
+    p->src_port = p->dst_port = 0;
+    p->proto = 0;
+    int c = l3_offset(linktype, d, n, &o);
+    if (c != TRACE_OK) {
+        p->cls = (enum trace_class)c;
+        return;
+    }
+    const uint8_t *ip = d + o;
+    uint32_t room = n - o;
+    if (room < 20) {
+        /* Even a raw-IP frame of one byte got here only if its version was 4. */
+        p->cls = room >= 1 && (ip[0] >> 4) != 4 ? TRACE_NOT_IPV4 : TRACE_TRUNCATED;
+        return;
+    }
+    if ((ip[0] >> 4) != 4) {
+        p->cls = TRACE_NOT_IPV4;
+        return;
+    }
+    uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+    uint32_t tot = be16(ip + 2);
+    if (ihl < 20 || tot < ihl) {
+        p->cls = TRACE_BAD_IPV4;
+        return;
+    }
+    p->proto = ip[9];
+    p->src_ip = be32(ip + 12);
+    p->dst_ip = be32(ip + 16);
+    uint16_t frag = be16(ip + 6);
+    int more = (frag & 0x2000) != 0;
+    uint32_t foff = frag & 0x1fff;
+    int ported = p->proto == IPPROTO_TCP_ || p->proto == IPPROTO_UDP_;
+    if (foff != 0) {
+        /* A later fragment carries no L4 header: no 5-tuple. */
+        p->cls = TRACE_FRAGMENT;
+        return;
+    }
+    if (!ported) {
+        p->has_tuple = 1;
+        p->cls = more ? TRACE_FRAGMENT : TRACE_NOT_TCP_UDP;
+        return;
+    }
+    /* Ports are the first 4 bytes of both TCP and UDP. */
+    if (room < ihl + 4 || tot < ihl + 4) {
+        p->cls = more ? TRACE_FRAGMENT : TRACE_TRUNCATED;
+        return;
+    }
+    p->src_port = be16(ip + ihl);
+    p->dst_port = be16(ip + ihl + 2);
+    p->has_tuple = 1;
+    p->cls = more ? TRACE_FRAGMENT : TRACE_OK;
+}
+
+int trace_reader_open(trace_reader *r, const char *path, int keep_all, ddio_err *e)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f;
+    if (strcmp(path, "-") == 0) {
+        f = stdin;
+    } else {
+        f = fopen(path, "rb");
+        if (!f)
+            return ddio_errf(e, errno == ENOENT || errno == EISDIR ? DDIO_EXIT_USAGE : DDIO_EXIT_IO,
+                             "%s: cannot open: %s", path, strerror(errno));
+    }
+    /* Peek at the magic to know how records are laid out.  Only a regular
+     * file can be rewound: a pipe or standard input is taken to be classic
+     * pcap for offsets. */
+    uint32_t rec_hdr = PCAP_REC_HDR;
+    struct stat st;
+    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    if (regular) {
+        uint8_t m[4] = {0};
+        size_t got = fread(m, 1, 4, f);
+        rec_hdr = got == 4 ? record_header_size(m) : 0;
+        rewind(f);
+    }
+    char errbuf[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (!p) {
+        /* libpcap leaves the FILE to us when it fails. */
+        if (f != stdin)
+            fclose(f);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a readable pcap or pcapng capture: %s", path, errbuf);
+    }
+    int dlt = pcap_datalink(p);
+    if (!trace_linktype_supported(dlt)) {
+        const char *dn = pcap_datalink_val_to_name(dlt);
+        pcap_close(p);
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "%s: link type %s (%d) is not supported (Ethernet, raw IPv4, Linux cooked)", path,
+                         dn ? dn : "unknown", dlt);
+    }
+    r->name = strdup(path);
+    if (!r->name) {
+        pcap_close(p);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    r->pcap = p;
+    r->linktype = dlt;
+    r->keep_all = keep_all;
+    r->rec_hdr = rec_hdr;
+    long pos = regular ? ftell(f) : -1;
+    r->next_off = pos >= 0 ? (uint64_t)pos : PCAP_FILE_HDR;
+    return 0;
+}
+
+int trace_reader_next(trace_reader *r, trace_pkt *pkt, ddio_err *e)
+{
+    pcap_t *p = r->pcap;
+    for (;;) {
+        /* Where this record starts: for classic pcap, the sum of the record
+         * sizes so far (ftell() would cost an lseek per packet); pcapng
+         * blocks of other kinds can sit between packets, so there libpcap's
+         * stdio position is asked. */
+        uint64_t off = r->next_off;
+        if (r->rec_hdr == 0) {
+            long pos = ftell(pcap_file(p));
+            if (pos >= 0)
+                off = (uint64_t)pos;
+        }
+        struct pcap_pkthdr *h;
+        const u_char *data;
+        int rc = pcap_next_ex(p, &h, &data);
+        if (rc == PCAP_ERROR_BREAK)
+            return 0;
+        uint64_t k = r->records + 1;
+        if (rc != 1)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: packet %llu at byte %llu: %s", r->name,
+                             (unsigned long long)k, (unsigned long long)off,
+                             rc == PCAP_ERROR ? pcap_geterr(p) : "unexpected libpcap status");
+        if (h->caplen > h->len)
+            return ddio_errf(e, DDIO_EXIT_USAGE,
+                             "%s: packet %llu at byte %llu: captured length %u exceeds wire length %u",
+                             r->name, (unsigned long long)k, (unsigned long long)off, h->caplen, h->len);
+        if (h->ts.tv_sec < 0 || h->ts.tv_usec < 0 || h->ts.tv_usec >= 1000000000)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: packet %llu at byte %llu: invalid timestamp", r->name,
+                             (unsigned long long)k, (unsigned long long)off);
+        /* pcapng stores 64-bit timestamps: some cannot be ns since 1970 in 64 bits. */
+        if ((uint64_t)h->ts.tv_sec > (UINT64_MAX - (uint64_t)h->ts.tv_usec) / 1000000000ull)
+            return ddio_errf(e, DDIO_EXIT_USAGE,
+                             "%s: packet %llu at byte %llu: timestamp %llu s does not fit 64-bit nanoseconds",
+                             r->name, (unsigned long long)k, (unsigned long long)off,
+                             (unsigned long long)h->ts.tv_sec);
+        r->records = k;
+        r->next_off = off + (r->rec_hdr ? r->rec_hdr : PCAP_REC_HDR) + h->caplen;
+        /* A record longer than the file's snap length comes back cut to it
+         * (libpcap skips the rest): its size on disk is then only known
+         * from the stream position. */
+        if (r->rec_hdr && h->caplen == (uint32_t)pcap_snapshot(p)) {
+            long pos = ftell(pcap_file(p));
+            if (pos >= 0)
+                r->next_off = (uint64_t)pos;
+        }
+        /* With PCAP_TSTAMP_PRECISION_NANO, tv_usec holds nanoseconds. */
+        pkt->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+        pkt->wire_len = h->len;
+        pkt->cap_len = h->caplen;
+        pkt->data = data;
+        trace_parse_frame(r->linktype, data, h->caplen, pkt);
+        r->count[pkt->cls]++;
+        if (pkt->cls == TRACE_OK || r->keep_all)
+            return 1;
+    }
+}
+
+uint64_t trace_reader_skipped(const trace_reader *r)
+{
+    if (r->keep_all)
+        return 0;
+    uint64_t s = 0;
+    for (int c = 1; c < TRACE_NCLASSES; c++)
+        s += r->count[c];
+    return s;
+}
+
+void trace_reader_close(trace_reader *r)
+{
+    if (r->pcap)
+        pcap_close(r->pcap);   /* also closes the FILE (stdin included, as pcap_open_offline does) */
+    free(r->name);
+    r->pcap = NULL;
+    r->name = NULL;
+}
+
+/* ---- writer ---------------------------------------------------------- */
+
+static void put_le32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+
+static void writer_free(trace_writer *w)
+{
+    free(w->path);
+    free(w->tmp);
+    w->path = w->tmp = NULL;
+    w->f = NULL;
+}
+
+int trace_writer_open(trace_writer *w, const char *path, uint32_t snaplen, int nano, uint32_t linktype,
+                      ddio_err *e)
+{
+    memset(w, 0, sizeof *w);
+    if (snaplen == 0 || snaplen > 262144)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: snap length %u out of range [1, 262144]", path, snaplen);
+    size_t tl = strlen(path) + 16;
+    w->path = strdup(path);
+    w->tmp = malloc(tl);
+    if (!w->path || !w->tmp) {
+        writer_free(w);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    snprintf(w->tmp, tl, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(w->tmp);
+    if (fd < 0) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
+        writer_free(w);
+        return -1;
+    }
+    /* mkstemp makes the file 0600; a trace is ordinary data. */
+    (void)fchmod(fd, 0644);
+    w->f = fdopen(fd, "wb");
+    if (!w->f) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
+        close(fd);
+        unlink(w->tmp);
+        writer_free(w);
+        return -1;
+    }
+    w->snaplen = snaplen;
+    w->nano = nano;
+    uint8_t hdr[PCAP_FILE_HDR];
+    put_le32(hdr, nano ? 0xa1b23c4du : 0xa1b2c3d4u);
+    hdr[4] = 2, hdr[5] = 0;     /* version 2.4 */
+    hdr[6] = 4, hdr[7] = 0;
+    put_le32(hdr + 8, 0);       /* thiszone */
+    put_le32(hdr + 12, 0);      /* sigfigs */
+    put_le32(hdr + 16, snaplen);
+    put_le32(hdr + 20, linktype);
+    if (fwrite(hdr, 1, sizeof hdr, w->f) != sizeof hdr) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", path, strerror(errno));
+        trace_writer_abort(w);
+        return -1;
+    }
+    return 0;
+}
+
+int trace_writer_write(trace_writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t cap_len,
+                       uint32_t wire_len, ddio_err *e)
+{
+    uint64_t sec = ts_ns / 1000000000ull, sub = ts_ns % 1000000000ull;
+    if (!w->nano)
+        sub /= 1000;
+    if (sec > UINT32_MAX)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: packet %llu: timestamp %llu s does not fit pcap's 32 bits",
+                         w->path, (unsigned long long)(w->packets + 1), (unsigned long long)sec);
+    if (cap_len > wire_len)
+        cap_len = wire_len;
+    if (cap_len > w->snaplen)
+        cap_len = w->snaplen;
+    uint8_t rec[PCAP_REC_HDR];
+    put_le32(rec, (uint32_t)sec);
+    put_le32(rec + 4, (uint32_t)sub);
+    put_le32(rec + 8, cap_len);
+    put_le32(rec + 12, wire_len);
+    if (fwrite(rec, 1, sizeof rec, w->f) != sizeof rec || fwrite(frame, 1, cap_len, w->f) != cap_len)
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", w->path, strerror(errno));
+    w->packets++;
+    return 0;
+}
+
+int trace_writer_commit(trace_writer *w, ddio_err *e)
+{
+    int err = 0;
+    if (fflush(w->f) != 0)
+        err = errno;
+    if (fclose(w->f) != 0 && !err)
+        err = errno;
+    if (!err && rename(w->tmp, w->path) != 0)
+        err = errno;
+    if (err) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", w->path, strerror(err));
+        unlink(w->tmp);
+        writer_free(w);
+        return -1;
+    }
+    writer_free(w);
+    return 0;
+}
+
+void trace_writer_abort(trace_writer *w)
+{
+    if (w->f) {
+        fclose(w->f);
+        unlink(w->tmp);
+    }
+    writer_free(w);
+}

@@ -1,0 +1,102 @@
+/* pcap.h - streaming packet trace reader (libpcap) and classic pcap writer.
+ *
+ * The reader hands the simulator what it needs per packet - timestamp (ns),
+ * wire length and IPv4 5-tuple - one record at a time, so memory does not
+ * grow with the trace.  libpcap is opened with nanosecond precision, so
+ * microsecond pcap, nanosecond pcap and pcapng all come out in ns.
+ *
+ * Sizes are pkthdr.len, the length on the network, never the captured
+ * length: MAWI and other backbone captures are cut by a snap length and
+ * the simulator must DMA the whole frame.
+ *
+ * By default only unfragmented IPv4 TCP/UDP packets are returned (the seed
+ * paper's filter: MF clear and fragment offset 0); every other record is
+ * counted under the reason it was skipped.  With keep_all every record is
+ * returned, classified, with the 5-tuple filled when it could be parsed. */
+#ifndef DDIOSIM_TRACES_PCAP_H
+#define DDIOSIM_TRACES_PCAP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/common/err.h"
+
+/* Why a record is not an unfragmented IPv4 TCP/UDP packet (TRACE_OK if it is). */
+enum trace_class {
+    TRACE_OK = 0,
+    TRACE_NOT_IPV4,        /* ARP, IPv6, LLDP, ... or an IP version other than 4 */
+    TRACE_FRAGMENT,        /* MF set or fragment offset != 0 */
+    TRACE_NOT_TCP_UDP,     /* ICMP, GRE, ESP, ... */
+    TRACE_TRUNCATED,       /* headers (link, IPv4 or the L4 ports) cut by the snap length */
+    TRACE_BAD_IPV4,        /* IHL < 5 or total length shorter than the header */
+    TRACE_NCLASSES
+};
+
+/* Short name of a class ("ok", "not_ipv4", "fragment", ...), used as JSON key. */
+const char *trace_class_name(enum trace_class c);
+
+typedef struct trace_pkt {
+    uint64_t ts_ns;        /* capture timestamp, ns since the Unix epoch */
+    uint32_t wire_len;     /* pkthdr.len: bytes on the network (no FCS in usual captures) */
+    uint32_t cap_len;      /* pkthdr.caplen: bytes present in the file */
+    uint32_t src_ip, dst_ip;     /* host byte order */
+    uint16_t src_port, dst_port; /* 0 when the protocol has no ports */
+    uint8_t proto;               /* IP protocol number */
+    uint8_t has_tuple;           /* 1 when the five fields above were parsed */
+    enum trace_class cls;
+    const uint8_t *data;   /* cap_len bytes, valid until the next trace_reader_next() */
+} trace_pkt;
+
+typedef struct trace_reader {
+    void *pcap;            /* pcap_t *, kept opaque so users need no libpcap headers */
+    char *name;            /* file name, for error messages */
+    int linktype;          /* DLT_* of the capture */
+    int keep_all;
+    uint64_t records;      /* records read so far (the K of an error is records + 1) */
+    uint32_t rec_hdr;      /* classic pcap record header bytes; 0: pcapng, offsets from ftell() */
+    uint64_t next_off;     /* byte offset where the next record starts (classic pcap) */
+    uint64_t count[TRACE_NCLASSES];   /* records seen per class */
+} trace_reader;
+
+/* Open `path` (pcap or pcapng; "-" is standard input).  Errors: unreadable
+ * file (exit 1), not a capture or unsupported link type (exit 2). */
+int trace_reader_open(trace_reader *r, const char *path, int keep_all, ddio_err *e);
+/* 1: *p filled; 0: end of file; -1: corrupt or truncated record, reported as
+ * "FILE: packet K at byte OFFSET: reason" (K 1-based, OFFSET where its record starts). */
+int trace_reader_next(trace_reader *r, trace_pkt *p, ddio_err *e);
+void trace_reader_close(trace_reader *r);
+/* Records skipped by the filter (0 in keep_all mode). */
+uint64_t trace_reader_skipped(const trace_reader *r);
+
+/* Classify one frame and fill the 5-tuple of *p (cls, has_tuple and the
+ * tuple fields; the other fields are left alone).  linktype is a DLT_*
+ * value among those trace_linktype_supported() accepts. */
+void trace_parse_frame(int linktype, const uint8_t *data, uint32_t cap_len, trace_pkt *p);
+int trace_linktype_supported(int linktype);
+
+/* Classic pcap writer (not pcapng: every tool reads it).  Bytes are written
+ * little-endian whatever the host, so a generated trace is identical across
+ * machines.  The file is written under a temporary name and renamed by
+ * trace_writer_commit(): a failed run never leaves a half-written trace. */
+typedef struct trace_writer {
+    FILE *f;
+    char *path, *tmp;
+    uint32_t snaplen;
+    int nano;              /* 1: nanosecond magic 0xa1b23c4d; 0: microseconds 0xa1b2c3d4 */
+    uint64_t packets;
+} trace_writer;
+
+#define TRACE_DLT_EN10MB 1u   /* Ethernet */
+#define TRACE_LINKTYPE_RAW 101u /* raw IP (pcap file value of DLT_RAW) */
+
+int trace_writer_open(trace_writer *w, const char *path, uint32_t snaplen, int nano, uint32_t linktype,
+                      ddio_err *e);
+/* Write one record: min(cap_len, snaplen) bytes of `frame`, wire length wire_len. */
+int trace_writer_write(trace_writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t cap_len,
+                       uint32_t wire_len, ddio_err *e);
+/* Flush, close and rename into place.  The writer is freed either way. */
+int trace_writer_commit(trace_writer *w, ddio_err *e);
+/* Drop the temporary file (after an error). */
+void trace_writer_abort(trace_writer *w);
+
+#endif

@@ -1,0 +1,188 @@
+#include "traces/stats.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/common/hash.h"
+
+const trace_size_bin trace_size_bins[TRACE_NBINS] = {
+    {0, 63},     {64, 127},   {128, 255},   {256, 511},
+    {512, 1023}, {1024, 1518}, {1519, 9018}, {9019, UINT32_MAX},
+};
+
+enum { FLOW_CAP0 = 1024 };
+
+int trace_stats_init(trace_stats *s, ddio_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->len_count = calloc(TRACE_STATS_MAXLEN + 2, sizeof *s->len_count);
+    s->flow_keys = calloc(2 * FLOW_CAP0, sizeof *s->flow_keys);
+    if (!s->len_count || !s->flow_keys) {
+        trace_stats_free(s);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    s->flow_cap = FLOW_CAP0;
+    s->min_len = UINT32_MAX;
+    return 0;
+}
+
+void trace_stats_free(trace_stats *s)
+{
+    free(s->len_count);
+    free(s->flow_keys);
+    s->len_count = s->flow_keys = NULL;
+    s->flow_cap = 0;
+}
+
+/* Insert (a, b) into an open-addressing table of cap (a power of two) slots;
+ * b is never 0.  Returns 1 if it was new. */
+static int flow_insert(uint64_t *keys, size_t cap, uint64_t a, uint64_t b)
+{
+    size_t mask = cap - 1;
+    assert(b != 0 && (cap & mask) == 0);
+    size_t i = (size_t)ddio_mix64(a ^ ddio_mix64(b)) & mask;
+    for (;;) {
+        uint64_t *slot = keys + 2 * i;
+        if (slot[1] == 0) {
+            slot[0] = a;
+            slot[1] = b;
+            return 1;
+        }
+        if (slot[0] == a && slot[1] == b)
+            return 0;
+        i = (i + 1) & mask;
+    }
+}
+
+static int flow_grow(trace_stats *s, ddio_err *e)
+{
+    size_t cap = s->flow_cap * 2;
+    uint64_t *k = calloc(2 * cap, sizeof *k);
+    if (!k)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory counting %zu distinct flows", s->flows);
+    for (size_t i = 0; i < s->flow_cap; i++)
+        if (s->flow_keys[2 * i + 1])
+            flow_insert(k, cap, s->flow_keys[2 * i], s->flow_keys[2 * i + 1]);
+    free(s->flow_keys);
+    s->flow_keys = k;
+    s->flow_cap = cap;
+    return 0;
+}
+
+int trace_stats_add(trace_stats *s, const trace_pkt *p, ddio_err *e)
+{
+    uint32_t len = p->wire_len;
+    if (s->packets == 0) {
+        s->ts_min = s->ts_max = p->ts_ns;
+        s->len_at_max = len;
+    } else {
+        if (p->ts_ns < s->prev_ts)
+            s->out_of_order++;
+        if (p->ts_ns < s->ts_min)
+            s->ts_min = p->ts_ns;
+        if (p->ts_ns >= s->ts_max) {
+            s->ts_max = p->ts_ns;
+            s->len_at_max = len;
+        }
+    }
+    s->prev_ts = p->ts_ns;
+    s->packets++;
+    s->bytes += len;
+    s->cap_bytes += p->cap_len;
+    if (p->cap_len < len)
+        s->snap_truncated++;
+    if (len < s->min_len)
+        s->min_len = len;
+    if (len > s->max_len)
+        s->max_len = len;
+    s->len_count[len <= TRACE_STATS_MAXLEN ? len : TRACE_STATS_MAXLEN + 1]++;
+    for (int b = 0; b < TRACE_NBINS; b++)
+        if (len <= trace_size_bins[b].hi) {
+            s->bins[b]++;
+            break;
+        }
+    if (!p->has_tuple) {
+        s->no_tuple++;
+        return 0;
+    }
+    /* Keep the load <= 1/2 so linear probing stays short. */
+    if (2 * (s->flows + 1) > s->flow_cap && flow_grow(s, e) != 0)
+        return -1;
+    uint64_t a = (uint64_t)p->src_ip << 32 | p->dst_ip;
+    uint64_t b = 1ull << 63 | (uint64_t)p->src_port << 24 | (uint64_t)p->dst_port << 8 | p->proto;
+    s->flows += (size_t)flow_insert(s->flow_keys, s->flow_cap, a, b);
+    return 0;
+}
+
+int trace_stats_read(trace_stats *s, const char *path, int keep_all, ddio_err *e)
+{
+    if (trace_stats_init(s, e) != 0)
+        return -1;
+    s->keep_all = keep_all;
+    trace_reader r;
+    if (trace_reader_open(&r, path, keep_all, e) != 0)
+        return -1;
+    trace_pkt p;
+    int st;
+    while ((st = trace_reader_next(&r, &p, e)) == 1)
+        if (trace_stats_add(s, &p, e) != 0) {
+            st = -1;
+            break;
+        }
+    s->records = r.records;
+    memcpy(s->count, r.count, sizeof s->count);
+    trace_reader_close(&r);
+    return st < 0 ? -1 : 0;
+}
+
+uint32_t trace_stats_percentile(const trace_stats *s, double pct)
+{
+    if (s->packets == 0)
+        return 0;
+    double r = ceil(pct / 100.0 * (double)s->packets);
+    uint64_t rank = r < 1.0 ? 1 : r > (double)s->packets ? s->packets : (uint64_t)r;
+    uint64_t cum = 0;
+    for (uint32_t l = 0; l <= TRACE_STATS_MAXLEN; l++) {
+        cum += s->len_count[l];
+        if (cum >= rank)
+            return l;
+    }
+    return s->max_len;
+}
+
+double trace_stats_mean(const trace_stats *s)
+{
+    return s->packets ? (double)s->bytes / (double)s->packets : 0.0;
+}
+
+double trace_stats_duration_s(const trace_stats *s)
+{
+    return s->packets ? (double)(s->ts_max - s->ts_min) * 1e-9 : 0.0;
+}
+
+double trace_stats_gbps(const trace_stats *s, uint32_t overhead)
+{
+    if (s->packets < 2 || s->ts_max == s->ts_min)
+        return 0.0;
+    double bytes = (double)(s->bytes - s->len_at_max) + (double)overhead * (double)(s->packets - 1);
+    return bytes * 8.0 / (double)(s->ts_max - s->ts_min);   /* bits per ns = Gb/s */
+}
+
+double trace_stats_mpps(const trace_stats *s)
+{
+    if (s->packets < 2 || s->ts_max == s->ts_min)
+        return 0.0;
+    return (double)(s->packets - 1) * 1e3 / (double)(s->ts_max - s->ts_min);
+}
+
+uint64_t trace_stats_skipped(const trace_stats *s)
+{
+    if (s->keep_all)
+        return 0;
+    uint64_t n = 0;
+    for (int c = 1; c < TRACE_NCLASSES; c++)
+        n += s->count[c];
+    return n;
+}
