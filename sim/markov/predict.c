@@ -1,0 +1,491 @@
+/* predict.c - configuration + traffic + queue lengths -> the model's
+ * parameters, the variants, the bounds (see predict.h, docs/model.md). */
+#include "sim/markov/predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/queue/pktsrc.h"
+#include "traces/rss.h"
+
+const char *mk_variant_name(enum mk_variant v)
+{
+    static const char *names[] = {"basic", "per-line", "per-core"};
+    return (unsigned)v <= MK_VARIANT_PER_CORE ? names[v] : "?";
+}
+
+int mk_parse_variant(const char *s, enum mk_variant *out, ddio_err *e)
+{
+    for (int v = 0; v <= MK_VARIANT_PER_CORE; v++)
+        if (strcmp(s, mk_variant_name((enum mk_variant)v)) == 0) {
+            *out = (enum mk_variant)v;
+            return 0;
+        }
+    return ddio_errf(e, DDIO_EXIT_USAGE, "--model: '%s' is not one of basic, per-line, per-core", s);
+}
+
+/* ------------------------------------------------------------ traffic */
+
+void mk_traffic_free(mk_traffic *t)
+{
+    free(t->size);
+    free(t->weight);
+    free(t->share);
+    memset(t, 0, sizeof *t);
+}
+
+int mk_traffic_fixed(mk_traffic *t, uint32_t pkt_size, uint32_t cores, ddio_err *e)
+{
+    memset(t, 0, sizeof *t);
+    t->size = malloc(sizeof *t->size);
+    t->weight = malloc(sizeof *t->weight);
+    t->share = calloc(cores ? cores : 1, sizeof *t->share);
+    if (!t->size || !t->weight || !t->share) {
+        mk_traffic_free(t);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    t->n_sizes = 1;
+    t->size[0] = pkt_size;
+    t->weight[0] = 1;
+    t->mean = pkt_size;
+    t->cores = cores;
+    for (uint32_t i = 0; i < cores; i++)
+        t->share[i] = 1.0 / cores;
+    t->ca2 = 0;
+    return 0;
+}
+
+#define MAX_FRAME 9216u
+
+int mk_traffic_from_source(mk_traffic *t, const char *trace, const char *profile, uint32_t pkt_size,
+                           uint32_t cores, uint64_t max_packets, ddio_err *e)
+{
+    memset(t, 0, sizeof *t);
+    pktsrc src;
+    memset(&src, 0, sizeof src);
+    rss r;
+    if (rss_init(&r, NULL, 0, cores, 128, e) != 0)
+        return -1;
+    if (pktsrc_open(&src, trace, profile, 0, 0, max_packets, 0, 100, pkt_size, 1, e) != 0)
+        return -1;
+    double *hist = calloc(MAX_FRAME + 1, sizeof *hist);
+    double *cnt = calloc(cores, sizeof *cnt);
+    if (!hist || !cnt) {
+        free(hist);
+        free(cnt);
+        pktsrc_close(&src);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    pktsrc_pkt p;
+    int rc;
+    uint64_t n = 0;
+    while ((rc = pktsrc_next(&src, &p, e)) == 1) {
+        uint32_t len = p.len > MAX_FRAME ? MAX_FRAME : p.len;
+        hist[len] += 1;
+        uint32_t q = 0;
+        if (cores > 1 && p.has_tuple) {
+            uint32_t h = (p.proto == 6 || p.proto == 17)
+                             ? rss_hash_ipv4_l4(&r, p.src_ip, p.dst_ip, p.src_port, p.dst_port)
+                             : rss_hash_ipv4(&r, p.src_ip, p.dst_ip);
+            q = rss_queue(&r, h);
+        }
+        cnt[q] += 1;
+        if (++n >= (max_packets ? max_packets : UINT64_MAX))
+            break;
+    }
+    pktsrc_close(&src);
+    if (rc < 0 || n == 0) {
+        free(hist);
+        free(cnt);
+        return rc < 0 ? -1 : ddio_errf(e, DDIO_EXIT_USAGE, "%s: no packets", trace ? trace : profile);
+    }
+    size_t k = 0;
+    for (uint32_t s = 0; s <= MAX_FRAME; s++)
+        k += hist[s] > 0;
+    t->size = malloc(k * sizeof *t->size);
+    t->weight = malloc(k * sizeof *t->weight);
+    t->share = cnt;
+    if (!t->size || !t->weight) {
+        free(hist);
+        mk_traffic_free(t);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    for (uint32_t s = 0; s <= MAX_FRAME; s++)
+        if (hist[s] > 0) {
+            t->size[t->n_sizes] = s;
+            t->weight[t->n_sizes++] = hist[s] / (double)n;
+            t->mean += s * hist[s] / (double)n;
+        }
+    free(hist);
+    t->cores = cores;
+    for (uint32_t i = 0; i < cores; i++)
+        t->share[i] /= (double)n;
+    t->packets = n;
+    t->ca2 = (!trace && profile && strncmp(profile, "fixed", 5) == 0) ? 0 : 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ parameters */
+
+markov_policy mk_upper_policy(const ddio_machine *m)
+{
+    switch (m->llc.policy) {
+    case DDIO_POLICY_SRRIP:
+    case DDIO_POLICY_QLRU:
+    case DDIO_POLICY_DRRIP: return MARKOV_QLRU;
+    default: return MARKOV_BIP;
+    }
+}
+
+static uint64_t core_mask(const ddio_machine *m)
+{
+    uint32_t cls = m->n_core_class > 0 ? m->core_class[0] : 0;
+    return m->cat_class[cls];
+}
+
+void mk_geom_from_machine(const ddio_machine *m, mk_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    double sets = (double)m->llc.slices * m->llc.sets_per_slice;
+    uint64_t cm = core_mask(m), io = m->ddio_mask | m->shared_mask;
+    g->ddio = (markov_region){sets, (unsigned)__builtin_popcountll(m->ddio_mask), MARKOV_LRU, 0};
+    g->shared = (markov_region){sets, (unsigned)__builtin_popcountll(m->shared_mask), MARKOV_LRU, 0};
+    g->l3 = (markov_region){sets, (unsigned)__builtin_popcountll(cm & ~io), MARKOV_LRU, 0};
+    g->l2 = (markov_region){m->l2.sets, m->l2.ways, MARKOV_LRU, 0};
+    g->eq4 = MARKOV_EQ4_EXACT;
+    if (cm & m->ddio_mask) {
+        /* Appendix D.1: the core's fills may land in the DDIO ways. */
+        g->overlap = 1;
+        g->all_ways = (unsigned)__builtin_popcountll(cm | m->ddio_mask);
+        g->ddio_ways = g->ddio.ways;
+    }
+}
+
+static void region_policy(mk_geom *g, markov_policy p)
+{
+    g->ddio.policy = g->shared.policy = g->l3.policy = p;
+}
+
+/* Op sequence of each line of one packet. */
+typedef struct line_ops {
+    uint8_t n;
+    uint8_t op[MK_MAX_OPS];
+} line_ops;
+
+static int packet_lines(const ddio_config *cfg, uint32_t len, line_ops **out, uint32_t *lines, uint32_t *first,
+                        uint32_t *partial_mask_first, uint32_t *partial_last, ddio_err *e)
+{
+    const ddio_workload *w = &cfg->workload;
+    uint32_t ls = cfg->machine.llc.line_size, fb = w->driver.headroom % ls;
+    uint32_t nl = (fb + len + ls - 1) / ls;
+    line_ops *lo = calloc(nl ? nl : 1, sizeof *lo);
+    ddio_line_op *ops = calloc(4096, sizeof *ops);
+    if (!lo || !ops) {
+        free(lo);
+        free(ops);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    *first = UINT32_MAX;
+    if (w->mode == DDIO_MODE_SEND) {
+        for (uint32_t i = 0; i < nl; i++) {
+            lo[i].n = 1;
+            lo[i].op[0] = DDIO_SEG_WRITE;
+        }
+        *first = 0;
+    } else {
+        size_t n = ddio_workload_expand(w, len, ls, fb, ops, 4096);
+        for (size_t i = 0; i < n && i < 4096; i++) {
+            if (ops[i].line >= nl)
+                continue;
+            line_ops *l = &lo[ops[i].line];
+            if (l->n >= MK_MAX_OPS) {
+                free(lo);
+                free(ops);
+                return ddio_errf(e, DDIO_EXIT_USAGE, "model: more than %d operations on one packet line", MK_MAX_OPS);
+            }
+            l->op[l->n++] = ops[i].op;
+            if (*first == UINT32_MAX && ops[i].op != DDIO_SEG_FLUSH)
+                *first = ops[i].line;
+        }
+    }
+    free(ops);
+    *out = lo;
+    *lines = nl;
+    *partial_mask_first = fb != 0;
+    *partial_last = (fb + len) % ls != 0;
+    return 0;
+}
+
+static int same_ops(const line_ops *a, const mk_class *c)
+{
+    return a->n == c->nops && memcmp(a->op, c->ops, a->n) == 0;
+}
+
+/* Add (offset j when per_line, else any) lines with ops `lo` to the classes. */
+static int add_line(mk_class **cls, size_t *n, size_t *cap, size_t base, const line_ops *lo, double w, double used,
+                    double partial, double first, ddio_err *e)
+{
+    for (size_t i = base; i < *n; i++)
+        if (same_ops(lo, &(*cls)[i])) {
+            mk_class *c = &(*cls)[i];
+            c->partial = (c->partial * c->weight + partial * w) / (c->weight + w);
+            c->weight += w;
+            c->first += first;
+            return 0;
+        }
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        mk_class *p = realloc(*cls, nc * sizeof *p);
+        if (!p)
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        *cls = p;
+        *cap = nc;
+    }
+    mk_class *c = &(*cls)[(*n)++];
+    memset(c, 0, sizeof *c);
+    c->weight = w;
+    c->used = used;
+    c->partial = partial;
+    c->first = first;
+    c->nops = lo->n;
+    memcpy(c->ops, lo->op, lo->n);
+    return 0;
+}
+
+int mk_classes_basic(const ddio_config *cfg, uint32_t pkt_size, mk_class **out, size_t *n, ddio_err *e)
+{
+    line_ops *lo;
+    uint32_t nl, first, pf, pl;
+    *out = NULL;
+    *n = 0;
+    if (packet_lines(cfg, pkt_size, &lo, &nl, &first, &pf, &pl, e) != 0)
+        return -1;
+    size_t cap = 0;
+    for (uint32_t j = 0; j < nl; j++) {
+        double part = (j == 0 && pf) || (j + 1 == nl && pl);
+        if (add_line(out, n, &cap, 0, &lo[j], 1.0, 1.0, part, j == first, e) != 0) {
+            free(lo);
+            return -1;
+        }
+    }
+    free(lo);
+    return 0;
+}
+
+int mk_classes_per_line(const ddio_config *cfg, const mk_traffic *t, mk_class **out, size_t *n, ddio_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    uint32_t ls = cfg->machine.llc.line_size, fb = cfg->workload.driver.headroom % ls;
+    uint32_t maxl = 0;
+    for (size_t s = 0; s < t->n_sizes; s++) {
+        uint32_t nl = (fb + t->size[s] + ls - 1) / ls;
+        if (nl > maxl)
+            maxl = nl;
+    }
+    line_ops **all = calloc(t->n_sizes, sizeof *all);
+    uint32_t *nls = calloc(t->n_sizes, sizeof *nls), *firsts = calloc(t->n_sizes, sizeof *firsts);
+    uint32_t *pfs = calloc(t->n_sizes, sizeof *pfs), *pls = calloc(t->n_sizes, sizeof *pls);
+    int rc = -1;
+    if (!all || !nls || !firsts || !pfs || !pls) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto out;
+    }
+    for (size_t s = 0; s < t->n_sizes; s++)
+        if (packet_lines(cfg, t->size[s], &all[s], &nls[s], &firsts[s], &pfs[s], &pls[s], e) != 0)
+            goto out;
+    size_t cap = 0;
+    for (uint32_t j = 0; j < maxl; j++) {
+        double d = 0;
+        for (size_t s = 0; s < t->n_sizes; s++)
+            d += nls[s] > j ? t->weight[s] : 0;
+        if (d <= 0)
+            continue;
+        if (d > 1)
+            d = 1;
+        size_t base = *n;
+        for (size_t s = 0; s < t->n_sizes; s++) {
+            if (nls[s] <= j)
+                continue;
+            double part = (j == 0 && pfs[s]) || (j + 1 == nls[s] && pls[s]);
+            if (add_line(out, n, &cap, base, &all[s][j], t->weight[s], d, part, firsts[s] == j ? t->weight[s] : 0,
+                         e) != 0)
+                goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (all)
+        for (size_t s = 0; s < t->n_sizes; s++)
+            free(all[s]);
+    free(all);
+    free(nls);
+    free(firsts);
+    free(pfs);
+    free(pls);
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ prediction */
+
+void mk_predict_opts_default(mk_predict_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->variant = MK_VARIANT_BASIC;
+    o->upper = MARKOV_BIP;
+    o->count_read_refs = 1;
+    o->tol = 1e-9;
+    o->max_iter = 500;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_bounds(mk_bounds *b, double lo, double up)
+{
+    b->lower = lo;
+    b->upper = up;
+    b->mean = 0.5 * (lo + up);
+}
+
+static void tables_of(const ddio_workload *w, uint32_t ls, mk_tables *t)
+{
+    memset(t, 0, sizeof *t);
+    double wf = 0;
+    for (uint32_t i = 0; i < w->n_tables; i++) {
+        const ddio_table *tb = &w->tables[i];
+        double lines = tb->bytes / ls ? (double)(tb->bytes / ls) : 1;
+        t->lines += lines;
+        t->per_packet += tb->lines_per_packet;
+        wf += tb->lines_per_packet * tb->write_fraction;
+    }
+    t->write_fraction = t->per_packet > 0 ? wf / t->per_packet : 0;
+}
+
+int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opts *o, mk_prediction *out,
+               ddio_err *e)
+{
+    memset(out, 0, sizeof *out);
+    const ddio_machine *m = &cfg->machine;
+    const ddio_workload *w = &cfg->workload;
+    uint32_t S = w->cores, ls = m->llc.line_size;
+    if (!o->queues)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "model: no queue lengths");
+    mk_class *cls = NULL;
+    size_t ncls = 0;
+    int rc;
+    if (o->variant == MK_VARIANT_BASIC)
+        rc = mk_classes_basic(cfg, (uint32_t)lround(t->mean), &cls, &ncls, e);
+    else
+        rc = mk_classes_per_line(cfg, t, &cls, &ncls, e);
+    if (rc != 0)
+        return -1;
+    out->n_classes = ncls;
+    mk_params p;
+    mk_params_default(&p);
+    p.mode = m->hierarchy;
+    mk_geom_from_machine(m, &p.geom);
+    p.path = w->mode == DDIO_MODE_RECEIVE ? MK_RX_ONLY : w->mode == DDIO_MODE_SEND ? MK_TX_ONLY : MK_FORWARD;
+    p.classes = cls;
+    p.n_classes = ncls;
+    tables_of(w, ls, &p.tables);
+    p.per_queue = o->per_queue;
+    p.count_read_refs = o->count_read_refs;
+    p.eigen = o->eigen;
+    p.tol = o->tol;
+    p.max_iter = o->max_iter;
+    p.damping = o->damping;
+    static const int qmap[Q_COUNT] = {[Q_RX_REPLENISH] = MKQ_RXR, [Q_RX] = MKQ_RX, [Q_TX] = MKQ_TX,
+                                      [Q_TX_RECYCLE] = MKQ_TXR, [Q_SW] = MKQ_SW};
+    int per_core = o->variant == MK_VARIANT_PER_CORE;
+    uint32_t runs = per_core ? S : 1;
+    double lo[6] = {0}, up[6] = {0};   /* write, read, cpu, mem read, mem write, footprint */
+    double t0 = now_s();
+    uint32_t busiest = 0;
+    for (uint32_t i = 0; i < S; i++)
+        if (t->share && t->share[i] > t->share[busiest])
+            busiest = i;
+    for (uint32_t run = 0; run < runs; run++) {
+        double share = per_core ? (t->share ? t->share[run] : 1.0 / S) : 1.0;
+        if (per_core && share <= 0)
+            continue;
+        memset(p.L, 0, sizeof p.L);
+        for (int q = 0; q < Q_COUNT; q++) {
+            if (per_core) {
+                p.L[qmap[q]] = o->queues[(size_t)run * Q_COUNT + q];
+            } else {
+                for (uint32_t c = 0; c < S; c++)
+                    p.L[qmap[q]] += o->queues[(size_t)c * Q_COUNT + q] / S;
+            }
+        }
+        if (o->inflight) {
+            /* The NIC writes a buffer when its DMA completes and reads it
+             * when it fetches it: in-flight RX still waits for its write, an
+             * in-flight TX buffer has been read. */
+            for (uint32_t c = per_core ? run : 0; c < (per_core ? run + 1 : S); c++) {
+                double k = per_core ? 1.0 : 1.0 / S;
+                double rx = o->inflight[2 * c], tx = o->inflight[2 * c + 1];
+                double qrx = o->queues[(size_t)c * Q_COUNT + Q_RX], qtx = o->queues[(size_t)c * Q_COUNT + Q_TX];
+                rx = rx < qrx ? rx : qrx;
+                tx = tx < qtx ? tx : qtx;
+                p.L[MKQ_RX] -= k * rx;
+                p.L[MKQ_RXR] += k * rx;
+                p.L[MKQ_TX] -= k * tx;
+                p.L[MKQ_TXR] += k * tx;
+            }
+            for (int q = 0; q < MKQ_COUNT; q++)
+                if (p.L[q] < 0)
+                    p.L[q] = 0;
+        }
+        p.L[MKQ_IDLE] = o->idle;
+        /* Appendix D.2: beta_i = sum t / t_i replaces S. */
+        p.S = per_core ? 1.0 / share : S;
+        for (int b = 0; b < 2; b++) {
+            mk_result r;
+            region_policy(&p.geom, b == 0 ? MARKOV_LRU : o->upper);
+            p.policy = b == 0 ? MARKOV_LRU : o->upper;
+            if (mk_solve(&p, &r, e) != 0) {
+                free(cls);
+                return -1;
+            }
+            out->solves++;
+            if (r.iterations > out->iterations)
+                out->iterations = r.iterations;
+            if (r.residual > out->residual)
+                out->residual = r.residual;
+            double *acc = b == 0 ? lo : up;
+            acc[0] += share * r.pcie_write_hit;
+            acc[1] += share * r.pcie_read_hit;
+            acc[2] += share * r.cpu_first_hit;
+            acc[3] += share * r.mem_read_lines * ls;
+            acc[4] += share * r.mem_write_lines * ls;
+            acc[5] += r.footprint_lines * ls * (per_core ? 1.0 : S);
+            if (run == (per_core ? busiest : 0)) {
+                if (b == 0)
+                    out->lower = r;
+                else
+                    out->upper = r;
+            }
+        }
+    }
+    out->solve_seconds = now_s() - t0;
+    free(cls);
+    set_bounds(&out->pcie_write_hit, lo[0], up[0]);
+    set_bounds(&out->pcie_read_hit, lo[1], up[1]);
+    set_bounds(&out->cpu_first_hit, lo[2], up[2]);
+    set_bounds(&out->mem_read_bytes_per_pkt, lo[3], up[3]);
+    set_bounds(&out->mem_write_bytes_per_pkt, lo[4], up[4]);
+    set_bounds(&out->mem_gbps, (lo[3] + lo[4]) * o->pps / 1e9, (up[3] + up[4]) * o->pps / 1e9);
+    set_bounds(&out->footprint_bytes, lo[5], up[5]);
+    return 0;
+}

@@ -1,0 +1,89 @@
+/* predict.h - `ddiosim predict` below the CLI: turn a machine + workload
+ * configuration, a traffic description and queue lengths into the model's
+ * parameters (line classes, regions, reuse-distance inputs), run the
+ * variants of seed 003 (basic, per-line D.3, per-core D.2) for the LRU lower
+ * and the BIP / QLRU upper bound, and combine the results. */
+#ifndef DDIOSIM_MARKOV_PREDICT_H
+#define DDIOSIM_MARKOV_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "configs/config.h"
+#include "sim/common/err.h"
+#include "sim/markov/model.h"
+#include "sim/queue/dsim.h"
+
+enum mk_variant { MK_VARIANT_BASIC = 0, MK_VARIANT_PER_LINE, MK_VARIANT_PER_CORE };
+
+const char *mk_variant_name(enum mk_variant v);
+int mk_parse_variant(const char *s, enum mk_variant *out, ddio_err *e);
+
+/* Traffic as the model sees it: a frame-size distribution, per-core shares,
+ * the burstiness of arrivals. */
+typedef struct mk_traffic {
+    size_t n_sizes;
+    uint32_t *size;         /* frame bytes, ascending */
+    double *weight;         /* probabilities, sum 1 */
+    double mean;            /* mean frame bytes */
+    uint32_t cores;
+    double *share;          /* per-core share of the packets (sum 1) */
+    double ca2;             /* arrival SCV: 0 for the fixed-size generator (CBR), else 1 */
+    uint64_t packets;       /* packets read to build it */
+} mk_traffic;
+
+/* One fixed size, equal shares, constant bit rate. */
+int mk_traffic_fixed(mk_traffic *t, uint32_t pkt_size, uint32_t cores, ddio_err *e);
+/* From a pcap trace or a generator profile (at most max_packets packets,
+ * 0 = the whole trace / 100 000 generated), shares by the simulator's RSS. */
+int mk_traffic_from_source(mk_traffic *t, const char *trace, const char *profile, uint32_t pkt_size,
+                           uint32_t cores, uint64_t max_packets, ddio_err *e);
+void mk_traffic_free(mk_traffic *t);
+
+typedef struct mk_bounds {
+    double lower, upper, mean;
+} mk_bounds;
+
+typedef struct mk_predict_opts {
+    enum mk_variant variant;
+    markov_policy upper;        /* BIP or QLRU */
+    const double *queues;       /* cores x Q_COUNT (dsim order) per-core mean lengths */
+    const double *inflight;     /* cores x 2 (qest.h): moved from RX to RX Replenish and from TX
+                                   to TX Recycle, or NULL */
+    double idle;                /* idle-pool (mempool) wait of a buffer, packets; 0 by default */
+    double pps;                 /* accepted packets/s of the whole system (for GB/s); 0 = unknown */
+    int per_queue, count_read_refs, eigen;
+    double tol, damping;
+    int max_iter;
+} mk_predict_opts;
+
+void mk_predict_opts_default(mk_predict_opts *o);
+
+typedef struct mk_prediction {
+    mk_bounds pcie_write_hit, pcie_read_hit, cpu_first_hit;
+    mk_bounds mem_read_bytes_per_pkt, mem_write_bytes_per_pkt, mem_gbps;
+    mk_bounds footprint_bytes;      /* all cores */
+    int iterations;                 /* the largest of all solves */
+    double residual;
+    double solve_seconds;
+    int solves;                     /* chains solved (variants x bounds) */
+    mk_result lower, upper;         /* core 0 (per-core: the busiest core), for --explain */
+    size_t n_classes;
+} mk_prediction;
+
+/* The upper-bound policy the machine's LLC policy suggests (srrip, qlru,
+ * drrip: QLRU; otherwise BIP). */
+markov_policy mk_upper_policy(const ddio_machine *m);
+
+/* Regions of the machine (core class of core 0). */
+void mk_geom_from_machine(const ddio_machine *m, mk_geom *g);
+
+/* Line classes of the workload for the basic model (one packet size) or the
+ * per-line model (a size distribution).  *out malloc'ed. */
+int mk_classes_basic(const ddio_config *cfg, uint32_t pkt_size, mk_class **out, size_t *n, ddio_err *e);
+int mk_classes_per_line(const ddio_config *cfg, const mk_traffic *t, mk_class **out, size_t *n, ddio_err *e);
+
+int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opts *o, mk_prediction *out,
+               ddio_err *e);
+
+#endif

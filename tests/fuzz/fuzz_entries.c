@@ -1,0 +1,610 @@
+/* fuzz_entries.c - bodies of the fuzz targets and the invariants they check
+ * (see fuzz_entries.h and docs/fuzzing.md).
+ *
+ * memfd_create() needs _GNU_SOURCE; libpcap's headers need the BSD types
+ * of _DEFAULT_SOURCE, which _GNU_SOURCE implies. */
+#define _GNU_SOURCE 1
+
+#include "tests/fuzz/fuzz_entries.h"
+
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "configs/config.h"
+#include "traces/din.h"
+#include "traces/pcap.h"
+
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+
+/* A violated invariant: say which (file:line and the condition), then abort
+ * so libFuzzer keeps the input and Criterion reports the test as crashed. */
+#define FZ_CHECK(cond)                                                                      \
+    do {                                                                                    \
+        if (!(cond))                                                                        \
+            fz_fail(__FILE__, __LINE__, #cond);                                             \
+    } while (0)
+
+static void fz_fail(const char *file, int line, const char *what) __attribute__((noreturn));
+static void fz_fail(const char *file, int line, const char *what)
+{
+    fprintf(stderr, "%s:%d: fuzz invariant violated: %s\n", file, line, what);
+    abort();
+}
+
+/* A copy of exactly n bytes on the heap, so ASan flags any read past the
+ * end (the caller's buffer may be larger, or NUL-terminated). */
+static uint8_t *dup_exact(const void *d, size_t n)
+{
+    uint8_t *p = malloc(n ? n : 1);
+    FZ_CHECK(p != NULL);
+    if (n)
+        memcpy(p, d, n);
+    return p;
+}
+
+/* The error contract of the whole library: one non-empty line, exit code 2
+ * for bad input, starting with `prefix` (the file / line / packet named)
+ * followed by a non-empty reason. */
+static void check_err(const ddio_err *e, const char *prefix)
+{
+    size_t len = strnlen(e->msg, sizeof e->msg);
+    FZ_CHECK(len > 0 && len < sizeof e->msg);
+    FZ_CHECK(strchr(e->msg, '\n') == NULL && strchr(e->msg, '\r') == NULL);
+    FZ_CHECK(e->exit_code == DDIO_EXIT_USAGE);
+    if (prefix) {
+        size_t pl = strlen(prefix);
+        if (strncmp(e->msg, prefix, pl) != 0 || len <= pl)
+            fprintf(stderr, "error message: \"%s\"\nexpected start: \"%s\" and a reason\n", e->msg, prefix);
+        FZ_CHECK(strncmp(e->msg, prefix, pl) == 0);
+        FZ_CHECK(len > pl);
+    }
+}
+
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* ================================================================ frames */
+
+static const int link_types[] = {DLT_EN10MB, DLT_RAW, DLT_IPV4, DLT_LINUX_SLL, DLT_LINUX_SLL2};
+
+/* Reference: offset of an IPv4 header announced by the link layer, or -1
+ * (link header cut, or not IPv4).  Ethernet skips 802.1Q / 802.1ad / QinQ
+ * tags; raw IP is IPv4 when its version nibble is 4. */
+static long ref_l3(int lt, const uint8_t *d, uint32_t n)
+{
+    if (lt == DLT_EN10MB) {
+        if (n < 14)
+            return -1;
+        uint32_t o = 12;
+        uint16_t type = rd16(d + o);
+        while (type == 0x8100 || type == 0x88a8 || type == 0x9100) {
+            if (n < o + 6)
+                return -1;
+            o += 4;
+            type = rd16(d + o);
+        }
+        return type == 0x0800 ? (long)o + 2 : -1;
+    }
+    if (lt == DLT_LINUX_SLL)
+        return n >= 16 && rd16(d + 14) == 0x0800 ? 16 : -1;
+    if (lt == DLT_LINUX_SLL2)
+        return n >= 20 && rd16(d) == 0x0800 ? 20 : -1;
+    return n >= 1 && (d[0] >> 4) == 4 ? 0 : -1;
+}
+
+/* What trace_parse_frame() promises about one classified frame of n bytes. */
+static void check_frame(int lt, const uint8_t *d, uint32_t n, const trace_pkt *p)
+{
+    FZ_CHECK((unsigned)p->cls < TRACE_NCLASSES);
+    FZ_CHECK(p->has_tuple == 0 || p->has_tuple == 1);
+    if (!p->has_tuple)
+        FZ_CHECK(p->src_port == 0 && p->dst_port == 0);
+    if (p->src_port || p->dst_port)
+        FZ_CHECK(p->proto == 6 || p->proto == 17);
+    /* The filter, both ways: "ok" exactly when a complete, unfragmented
+     * IPv4 header and the TCP / UDP ports are inside the captured bytes. */
+    long o = ref_l3(lt, d, n);
+    int full = 0;
+    const uint8_t *ip = NULL;
+    uint32_t ihl = 0;
+    if (o >= 0 && n >= (uint32_t)o + 20) {
+        ip = d + o;
+        ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+        uint32_t tot = rd16(ip + 2);
+        uint16_t frag = rd16(ip + 6);
+        full = (ip[0] >> 4) == 4 && ihl >= 20 && tot >= ihl + 4 && n >= (uint32_t)o + ihl + 4 &&
+               (frag & 0x3fff) == 0 && (ip[9] == 6 || ip[9] == 17);
+    }
+    FZ_CHECK((p->cls == TRACE_OK) == full);
+    if (full) {
+        FZ_CHECK(p->has_tuple == 1);
+        FZ_CHECK(p->proto == ip[9]);
+        FZ_CHECK(p->src_ip == rd32(ip + 12) && p->dst_ip == rd32(ip + 16));
+        FZ_CHECK(p->src_port == rd16(ip + ihl) && p->dst_port == rd16(ip + ihl + 2));
+    }
+    if (o < 0 && lt != DLT_EN10MB && lt != DLT_LINUX_SLL && lt != DLT_LINUX_SLL2 && n >= 1)
+        FZ_CHECK(p->cls == TRACE_NOT_IPV4);
+}
+
+static void parse_exact(int lt, const uint8_t *d, uint32_t n, trace_pkt *p)
+{
+    uint8_t *c = dup_exact(d, n);
+    memset(p, 0, sizeof *p);
+    trace_parse_frame(lt, c, n, p);
+    free(c);
+}
+
+static int same_tuple(const trace_pkt *a, const trace_pkt *b)
+{
+    return a->cls == b->cls && a->has_tuple == b->has_tuple && a->src_ip == b->src_ip && a->dst_ip == b->dst_ip &&
+           a->src_port == b->src_port && a->dst_port == b->dst_port && a->proto == b->proto;
+}
+
+/* The bytes as one frame of every supported link type; and any prefix of a
+ * frame (a smaller snap length) is classified the same or "truncated". */
+static void fuzz_frames(const uint8_t *d, size_t n)
+{
+    uint32_t len = n > 65535 ? 65535 : (uint32_t)n;
+    for (size_t t = 0; t < sizeof link_types / sizeof link_types[0]; t++) {
+        int lt = link_types[t];
+        FZ_CHECK(trace_linktype_supported(lt));
+        trace_pkt whole, cut;
+        parse_exact(lt, d, len, &whole);
+        check_frame(lt, d, len, &whole);
+        /* Headers end within the first bytes (a few VLAN tags at most). */
+        uint32_t lim = len < 96 ? len : 96;
+        for (uint32_t m = 0; m <= lim; m++) {
+            uint32_t k = m == lim ? (len ? len - 1 : 0) : m;
+            parse_exact(lt, d, k, &cut);
+            check_frame(lt, d, k, &cut);
+            FZ_CHECK(cut.cls == whole.cls || cut.cls == TRACE_TRUNCATED);
+            if (cut.cls == whole.cls && cut.has_tuple && whole.has_tuple)
+                FZ_CHECK(same_tuple(&cut, &whole));
+        }
+    }
+}
+
+/* ================================================================ pcap */
+
+/* The input as a file the reader can open by name: an anonymous memfd (or
+ * an unlinked file under /dev/shm), named through /proc/self/fd. */
+static int mem_file(const uint8_t *d, size_t n, char *path, size_t cap)
+{
+    int fd = memfd_create("ddiosim-fuzz", MFD_CLOEXEC);
+    if (fd < 0) {
+        char tmpl[] = "/dev/shm/ddiosim-fuzz-XXXXXX";
+        fd = mkstemp(tmpl);
+        FZ_CHECK(fd >= 0);
+        unlink(tmpl);
+    }
+    for (size_t off = 0; off < n;) {
+        ssize_t w = write(fd, d + off, n - off);
+        FZ_CHECK(w > 0);
+        off += (size_t)w;
+    }
+    snprintf(path, cap, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+typedef struct rec_list {
+    trace_pkt *v;       /* copies without data */
+    size_t n, cap;
+} rec_list;
+
+static void rec_push(rec_list *l, const trace_pkt *p)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        FZ_CHECK(l->v != NULL);
+    }
+    l->v[l->n] = *p;
+    l->v[l->n++].data = NULL;
+}
+
+/* How a whole read ended: 0 end of file, -1 error (message kept), -2 open failed. */
+typedef struct read_end {
+    int rc;
+    ddio_err e;
+    uint64_t records;
+    uint64_t count[TRACE_NCLASSES];
+} read_end;
+
+static void check_packet_err(const ddio_err *e, const char *path, uint64_t k, uint64_t off)
+{
+    char want[160];
+    snprintf(want, sizeof want, "%s: packet %llu at byte %llu: ", path, (unsigned long long)k,
+             (unsigned long long)off);
+    check_err(e, want);
+}
+
+/* keep_all reading, record by record against libpcap itself. */
+static void pcap_read_all(const char *path, rec_list *ok, read_end *end)
+{
+    trace_reader r;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    memset(end, 0, sizeof *end);
+    int orc = trace_reader_open(&r, path, 1, &e);
+    FILE *rf = fopen(path, "rb");
+    FZ_CHECK(rf != NULL);
+    char errbuf[PCAP_ERRBUF_SIZE];
+    pcap_t *raw = pcap_fopen_offline_with_tstamp_precision(rf, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (!raw)
+        fclose(rf);
+    if (orc != 0) {
+        FZ_CHECK(orc == -1);
+        char want[80];
+        snprintf(want, sizeof want, "%s: ", path);
+        check_err(&e, want);
+        /* Refused only what libpcap cannot read or a link type not handled. */
+        FZ_CHECK(!raw || !trace_linktype_supported(pcap_datalink(raw)));
+        if (raw)
+            pcap_close(raw);
+        end->rc = -2;
+        end->e = e;
+        return;
+    }
+    FZ_CHECK(raw != NULL);
+    FZ_CHECK(r.linktype == pcap_datalink(raw) && trace_linktype_supported(r.linktype));
+    FZ_CHECK(r.records == 0 && r.keep_all == 1);
+    for (;;) {
+        /* Where libpcap's own stream stands before the record: the byte
+         * offset an error about this record must name. */
+        long start = ftell(pcap_file(raw));
+        FZ_CHECK(start >= 0);
+        struct pcap_pkthdr *h;
+        const u_char *rd;
+        int rr = pcap_next_ex(raw, &h, &rd);
+        trace_pkt p;
+        memset(&p, 0, sizeof p);
+        uint64_t before = r.records;
+        int rc = trace_reader_next(&r, &p, &e);
+        FZ_CHECK(rc >= -1 && rc <= 1);
+        if (rr == PCAP_ERROR_BREAK) {
+            FZ_CHECK(rc == 0);
+            end->rc = 0;
+            break;
+        }
+        if (rr != 1) {
+            FZ_CHECK(rc == -1);
+            check_packet_err(&e, path, before + 1, (uint64_t)start);
+            end->rc = -1;
+            break;
+        }
+        int bad = h->caplen > h->len || h->ts.tv_sec < 0 || h->ts.tv_usec < 0 || h->ts.tv_usec >= 1000000000;
+        /* ts_ns is ns since 1970 in 64 bits: a later time cannot be one. */
+        int wraps = !bad && (uint64_t)h->ts.tv_sec > (UINT64_MAX - (uint64_t)h->ts.tv_usec) / 1000000000ull;
+        if (rc == -1) {
+            FZ_CHECK(bad || wraps);
+            check_packet_err(&e, path, before + 1, (uint64_t)start);
+            end->rc = -1;
+            break;
+        }
+        FZ_CHECK(rc == 1);
+        FZ_CHECK(!bad && !wraps);
+        FZ_CHECK(r.records == before + 1);
+        FZ_CHECK(p.ts_ns == (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec);
+        FZ_CHECK(p.wire_len == h->len && p.cap_len == h->caplen && p.cap_len <= p.wire_len);
+        FZ_CHECK(p.cap_len == 0 || (p.data != NULL && memcmp(p.data, rd, p.cap_len) == 0));
+        check_frame(r.linktype, p.data, p.cap_len, &p);
+        trace_pkt again;
+        parse_exact(r.linktype, p.data, p.cap_len, &again);
+        FZ_CHECK(same_tuple(&again, &p));
+        if (p.cls == TRACE_OK)
+            rec_push(ok, &p);
+    }
+    uint64_t sum = 0;
+    for (int c = 0; c < TRACE_NCLASSES; c++)
+        sum += r.count[c];
+    FZ_CHECK(sum == r.records);
+    FZ_CHECK(trace_reader_skipped(&r) == 0);
+    end->e = e;
+    end->records = r.records;
+    memcpy(end->count, r.count, sizeof end->count);
+    trace_reader_close(&r);
+    pcap_close(raw);
+}
+
+/* Default (filtered) reading: the "ok" records of the keep_all reading, the
+ * same counts, the same ending. */
+static void pcap_read_filtered(const char *path, const rec_list *ok, const read_end *all)
+{
+    trace_reader r;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int orc = trace_reader_open(&r, path, 0, &e);
+    if (all->rc == -2) {
+        FZ_CHECK(orc == -1 && strcmp(e.msg, all->e.msg) == 0);
+        return;
+    }
+    FZ_CHECK(orc == 0);
+    size_t i = 0;
+    int rc;
+    trace_pkt p;
+    while ((rc = trace_reader_next(&r, &p, &e)) == 1) {
+        FZ_CHECK(i < ok->n);
+        FZ_CHECK(p.cls == TRACE_OK);
+        const trace_pkt *q = &ok->v[i++];
+        FZ_CHECK(p.ts_ns == q->ts_ns && p.wire_len == q->wire_len && p.cap_len == q->cap_len);
+        FZ_CHECK(same_tuple(&p, q));
+    }
+    FZ_CHECK(i == ok->n);
+    FZ_CHECK(rc == all->rc);
+    if (rc == -1)
+        FZ_CHECK(strcmp(e.msg, all->e.msg) == 0 && e.exit_code == all->e.exit_code);
+    FZ_CHECK(r.records == all->records);
+    FZ_CHECK(memcmp(r.count, all->count, sizeof r.count) == 0);
+    FZ_CHECK(trace_reader_skipped(&r) == r.records - r.count[TRACE_OK]);
+    trace_reader_close(&r);
+}
+
+int fuzz_pcap(const uint8_t *d, size_t n)
+{
+    fuzz_frames(d, n);
+    char path[64];
+    int fd = mem_file(d, n, path, sizeof path);
+    rec_list ok = {0};
+    read_end all;
+    pcap_read_all(path, &ok, &all);
+    pcap_read_filtered(path, &ok, &all);
+    free(ok.v);
+    close(fd);
+    return 0;
+}
+
+/* ================================================================ configs */
+
+#define CFG_FILE "fuzz.json"
+
+/* A machine that loaded: valid, and printed JSON loads back to the same
+ * struct and prints the same text again. */
+static void check_machine_roundtrip(const ddio_machine *m)
+{
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    FZ_CHECK(ddio_machine_validate(m, CFG_FILE, &e) == 0);
+    char *js = ddio_machine_to_json(m);
+    FZ_CHECK(js != NULL);
+    ddio_machine *back = malloc(sizeof *back);
+    FZ_CHECK(back != NULL);
+    int rc = ddio_machine_parse(back, js, strlen(js), "roundtrip.json", &e);
+    if (rc != 0)
+        fprintf(stderr, "round trip: %s\n", e.msg);
+    FZ_CHECK(rc == 0);
+    char path[256];
+    int diff = ddio_machine_diff(m, back, path, sizeof path);
+    if (diff)
+        fprintf(stderr, "round trip differs at %s\n", path);
+    FZ_CHECK(diff == 0);
+    char *js2 = ddio_machine_to_json(back);
+    FZ_CHECK(js2 != NULL && strcmp(js, js2) == 0);
+    free(js2);
+    free(back);
+    free(js);
+}
+
+static void check_workload_roundtrip(const ddio_workload *w)
+{
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    FZ_CHECK(ddio_workload_validate(w, CFG_FILE, &e) == 0);
+    char *js = ddio_workload_to_json(w);
+    FZ_CHECK(js != NULL);
+    ddio_workload *back = malloc(sizeof *back);
+    FZ_CHECK(back != NULL);
+    int rc = ddio_workload_parse(back, js, strlen(js), "roundtrip.json", &e);
+    if (rc != 0)
+        fprintf(stderr, "round trip: %s\n", e.msg);
+    FZ_CHECK(rc == 0);
+    char path[256];
+    int diff = ddio_workload_diff(w, back, path, sizeof path);
+    if (diff)
+        fprintf(stderr, "round trip differs at %s\n", path);
+    FZ_CHECK(diff == 0);
+    char *js2 = ddio_workload_to_json(back);
+    FZ_CHECK(js2 != NULL && strcmp(js, js2) == 0);
+    free(js2);
+    free(back);
+    free(js);
+}
+
+/* The lines a packet touches: expand() and touch() agree, every line is
+ * inside the packet, no (line, op) twice. */
+static void check_touch(const ddio_workload *w, uint32_t pkt_len, uint32_t line_size, uint32_t first_byte)
+{
+    ddio_touch t;
+    ddio_workload_touch(w, pkt_len, line_size, first_byte, &t);
+    uint32_t fb = first_byte % line_size;
+    uint32_t lines = (uint32_t)(((uint64_t)fb + pkt_len + line_size - 1) / line_size);
+    FZ_CHECK(t.lines == lines);
+    FZ_CHECK(t.read <= lines && t.written <= lines && t.flushed <= lines && t.touched <= lines);
+    FZ_CHECK(t.touched >= t.read && t.touched >= t.written && t.touched <= t.read + t.written);
+    size_t cap = 3 * (size_t)lines + 1;
+    ddio_line_op *out = malloc(cap * sizeof *out);
+    uint8_t *seen = calloc(lines ? lines : 1, 1);
+    FZ_CHECK(out != NULL && seen != NULL);
+    size_t n = ddio_workload_expand(w, pkt_len, line_size, first_byte, out, cap);
+    FZ_CHECK(n < cap);
+    uint32_t per_op[3] = {0, 0, 0}, touched = 0;
+    for (size_t i = 0; i < n; i++) {
+        FZ_CHECK(out[i].line < lines && out[i].op < 3);
+        uint8_t bit = (uint8_t)(1u << out[i].op);
+        FZ_CHECK(!(seen[out[i].line] & bit));
+        if (out[i].op != DDIO_SEG_FLUSH && !(seen[out[i].line] & 3))
+            touched++;
+        seen[out[i].line] |= bit;
+        per_op[out[i].op]++;
+    }
+    FZ_CHECK(per_op[DDIO_SEG_READ] == t.read && per_op[DDIO_SEG_WRITE] == t.written &&
+             per_op[DDIO_SEG_FLUSH] == t.flushed && touched == t.touched);
+    free(seen);
+    free(out);
+}
+
+int fuzz_config(const uint8_t *d, size_t n)
+{
+    char *text = (char *)dup_exact(d, n);
+    ddio_config *c = malloc(sizeof *c);
+    FZ_CHECK(c != NULL);
+    ddio_config_default(c);
+    ddio_err e;
+
+    memset(&e, 0, sizeof e);
+    int mrc = ddio_machine_parse(&c->machine, text, n, CFG_FILE, &e);
+    FZ_CHECK(mrc == 0 || mrc == -1);
+    if (mrc == 0) {
+        check_machine_roundtrip(&c->machine);
+        snprintf(c->machine_file, sizeof c->machine_file, CFG_FILE);
+    } else {
+        check_err(&e, CFG_FILE ": ");
+        ddio_machine_default(&c->machine);
+    }
+
+    memset(&e, 0, sizeof e);
+    int wrc = ddio_workload_parse(&c->workload, text, n, CFG_FILE, &e);
+    FZ_CHECK(wrc == 0 || wrc == -1);
+    if (wrc == 0) {
+        check_workload_roundtrip(&c->workload);
+        snprintf(c->workload_file, sizeof c->workload_file, CFG_FILE);
+        check_touch(&c->workload, 1, c->machine.llc.line_size, c->workload.driver.headroom);
+        check_touch(&c->workload, 60, 64, c->workload.driver.headroom);
+        check_touch(&c->workload, 1514, c->machine.llc.line_size, c->workload.driver.headroom);
+    } else {
+        check_err(&e, CFG_FILE ": ");
+        ddio_workload_default(&c->workload);
+    }
+
+    /* The pair (a side that did not load is the built-in default): either
+     * an error naming one of the two files, or a cache hierarchy can be
+     * built from it. */
+    memset(&e, 0, sizeof e);
+    int vrc = ddio_config_validate(c, &e);
+    FZ_CHECK(vrc == 0 || vrc == -1);
+    if (vrc == 0) {
+        hier_config hc;
+        int hrc = ddio_config_to_hier(c, &hc, &e);
+        if (hrc != 0)
+            fprintf(stderr, "validated, but no hierarchy: %s\n", e.msg);
+        FZ_CHECK(hrc == 0);
+    } else {
+        char wp[600], mp[600];
+        snprintf(wp, sizeof wp, "%s: ", c->workload_file);
+        snprintf(mp, sizeof mp, "%s: ", c->machine_file);
+        check_err(&e, NULL);
+        FZ_CHECK(strncmp(e.msg, wp, strlen(wp)) == 0 || strncmp(e.msg, mp, strlen(mp)) == 0);
+    }
+    free(c);
+    free(text);
+    return 0;
+}
+
+/* ================================================================ din */
+
+#define DIN_FILE "fuzz.din"
+
+static int din_label_ok(unsigned l) { return l <= 7 && l != 3; }
+
+static int is_din_blank(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* One line through din_parse_line() (an exact copy, no terminator). */
+static int din_line(const uint8_t *s, size_t len, uint64_t lineno, din_record *rec, ddio_err *e)
+{
+    char *c = (char *)dup_exact(s, len);
+    memset(e, 0, sizeof *e);
+    int rc = din_parse_line(c, len, rec, DIN_FILE, lineno, e);
+    free(c);
+    FZ_CHECK(rc >= -1 && rc <= 1);
+    size_t i = 0;
+    while (i < len && is_din_blank(s[i]))
+        i++;
+    /* Blank and comment lines, and nothing else, are skipped. */
+    FZ_CHECK((rc == 0) == (i == len || s[i] == '#'));
+    if (rc == -1) {
+        char want[64];
+        snprintf(want, sizeof want, DIN_FILE ":%llu: ", (unsigned long long)lineno);
+        check_err(e, want);
+    }
+    if (rc == 1) {
+        FZ_CHECK(din_label_ok((unsigned)rec->label));
+        /* The record printed in the canonical form reads back the same. */
+        char buf[64];
+        int k = snprintf(buf, sizeof buf, "%u %llx", (unsigned)rec->label, (unsigned long long)rec->addr);
+        din_record back;
+        ddio_err e2;
+        memset(&e2, 0, sizeof e2);
+        FZ_CHECK(din_parse_line(buf, (size_t)k, &back, DIN_FILE, lineno, &e2) == 1);
+        FZ_CHECK(back.label == rec->label && back.addr == rec->addr);
+    }
+    return rc;
+}
+
+int fuzz_din(const uint8_t *d, size_t n)
+{
+    /* Streamed by din_next() over an in-memory FILE, in lockstep with the
+     * lines cut here: the same records, the same first error. */
+    uint8_t *buf = dup_exact(d, n);
+    FILE *f = n ? fmemopen(buf, n, "r") : NULL;
+    FZ_CHECK(n == 0 || f != NULL);
+    din_reader r;
+    din_reader_init(&r, f, DIN_FILE);
+    uint64_t lineno = 0;
+    size_t pos = 0;
+    int stopped = 0;
+    while (pos < n && !stopped) {
+        const uint8_t *nl = memchr(d + pos, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - (d + pos)) + 1 : n - pos;
+        const uint8_t *s = d + pos;
+        pos += len;
+        lineno++;
+        din_record want, got;
+        ddio_err ew, eg;
+        int rc = din_line(s, len, lineno, &want, &ew);
+        int has_nul = memchr(s, '\0', len) != NULL;
+        if (rc == 0 && !has_nul)
+            continue;
+        memset(&eg, 0, sizeof eg);
+        int grc = din_next(&r, &got, &eg);
+        if (has_nul) {
+            /* A text trace with a NUL byte is refused by the stream reader. */
+            FZ_CHECK(grc == -1);
+            char want_pfx[64];
+            snprintf(want_pfx, sizeof want_pfx, DIN_FILE ":%llu: ", (unsigned long long)lineno);
+            check_err(&eg, want_pfx);
+            stopped = 1;
+            continue;
+        }
+        FZ_CHECK(grc == rc);
+        FZ_CHECK(r.lineno == lineno);
+        if (rc == 1) {
+            FZ_CHECK(got.label == want.label && got.addr == want.addr);
+        } else {
+            FZ_CHECK(strcmp(eg.msg, ew.msg) == 0 && eg.exit_code == ew.exit_code);
+            stopped = 1;
+        }
+    }
+    if (f && !stopped) {
+        din_record rec;
+        ddio_err e;
+        memset(&e, 0, sizeof e);
+        FZ_CHECK(din_next(&r, &rec, &e) == 0);
+        FZ_CHECK(r.lineno == lineno);
+    }
+    din_reader_free(&r);
+    if (f)
+        fclose(f);
+    free(buf);
+    return 0;
+}

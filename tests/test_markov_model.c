@@ -1,0 +1,502 @@
+/* test_markov_model.c - the Markov model (sim/markov/model.h, predict.h),
+ * the queueing estimate (sim/queue/qest.h) and `ddiosim predict`.
+ *
+ * Expected values are written out by hand from Table 1 and Fig. 11 of seed
+ * 003, or are closed forms (F_B(1; n, p) = q^n + n p q^(n-1) for two ways). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "configs/config.h"
+#include "sim/markov/model.h"
+#include "sim/markov/predict.h"
+#include "sim/markov/solve.h"
+#include "sim/queue/qest.h"
+#include "tests/helpers.h"
+
+#define expect_near(got, want, tol)                                                      \
+    do {                                                                                 \
+        double g_ = (got), w_ = (want), t_ = (tol);                                      \
+        cr_expect(fabs(g_ - w_) <= t_, "%s = %.17g, expected %.17g (|diff| %.3g > %.3g)", \
+                  #got, g_, w_, fabs(g_ - w_), t_);                                      \
+    } while (0)
+
+/* Non-inclusive state indices (mk_space_init order). */
+enum { L2 = 0, L2S, DDIO, SH, SHS, L3, MEM };
+
+static int idx(const mk_space *sp, unsigned llc, unsigned l2)
+{
+    int i = mk_space_find(sp, llc, l2);
+    cr_assert(i >= 0);
+    return i;
+}
+
+static void expect_stochastic(const double *A, unsigned n, const char *what)
+{
+    ddio_err e;
+    int rc = markov_check_column_stochastic(A, n, 1e-12, &e);
+    cr_expect(rc == 0, "%s: %s", what, e.msg);
+}
+
+/* ---------------------------------------------------------------- access */
+
+Test(markov_model_access, state_sets)
+{
+    mk_space sp;
+    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    cr_expect_eq(sp.n, 7);
+    cr_expect_eq(sp.mem, MEM);
+    cr_expect_eq(idx(&sp, REG_MEM, ST_M), L2);
+    cr_expect_eq(idx(&sp, REG_SHARED, ST_S), SHS);
+    /* The column rule: L2 E/M first, then the LLC region, then L2 S. */
+    cr_expect_eq(mk_state_col(&sp, L2), COL_L2_EM);
+    cr_expect_eq(mk_state_col(&sp, SHS), COL_SHARED);
+    cr_expect_eq(mk_state_col(&sp, L2S), COL_L2_S);
+    cr_expect_eq(mk_state_col(&sp, MEM), COL_MEM);
+    mk_space_init(&sp, HIER_INCLUSIVE);
+    cr_expect_eq(sp.n, 5);
+    cr_expect_eq(mk_state_col(&sp, (unsigned)idx(&sp, REG_DDIO, ST_M)), COL_L2_EM);
+    cr_expect_eq(mk_state_col(&sp, (unsigned)idx(&sp, REG_L3, ST_I)), COL_L3);
+}
+
+/* Fig. 11(a): the transition on a NIC write.  Paper states (L2, DDIO, L3-,
+ * Shared, Memory): L2 -> DDIO, DDIO -> DDIO, L3- -> L3-, Shared -> Shared,
+ * Memory -> DDIO; the refined states: L2(S) -> DDIO, Shared+L2(S) -> Shared. */
+Test(markov_model_access, fig11a_nic_write)
+{
+    mk_space sp;
+    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    double A[49], mr[7], want[49] = {0};
+    ddio_err e;
+    int to[7] = {[L2] = DDIO, [L2S] = DDIO, [DDIO] = DDIO, [SH] = SH, [SHS] = SH, [L3] = L3, [MEM] = DDIO};
+    for (int f = 0; f < 7; f++)
+        want[to[f] * 7 + f] = 1;
+    for (int req = REQ_PCIE_WR_FULL; req <= REQ_PCIE_WR_PART; req++) {
+        cr_assert_eq(mk_access_matrix(&sp, (enum coh_req)req, 0, 0, A, mr, NULL, &e), 0, "%s", e.msg);
+        for (int i = 0; i < 49; i++)
+            cr_expect_eq(A[i], want[i], "%s: entry (%d, %d) = %g", coh_req_name((enum coh_req)req), i / 7, i % 7, A[i]);
+        expect_stochastic(A, 7, "NIC write");
+        /* ItoM never reads memory; a partial write (RFO) does on a miss only. */
+        for (int f = 0; f < 7; f++)
+            cr_expect_eq(mr[f], req == REQ_PCIE_WR_PART && f == MEM ? 1.0 : 0.0);
+    }
+}
+
+Test(markov_model_access, nic_read_and_core)
+{
+    mk_space sp;
+    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    double A[49], mr[7], wb[7];
+    ddio_err e;
+    /* PCIe read: L2(E/M) -> Shared(M) + L2(S); L2(S) stays, one memory read
+     * (Section 3.4.2); a miss reads memory and does not allocate. */
+    cr_assert_eq(mk_access_matrix(&sp, REQ_PCIE_RD, 0, 0, A, mr, NULL, &e), 0);
+    expect_stochastic(A, 7, "PCIe read");
+    cr_expect_eq(A[SHS * 7 + L2], 1);
+    cr_expect_eq(A[L2S * 7 + L2S], 1);
+    cr_expect_eq(A[MEM * 7 + MEM], 1);
+    cr_expect_eq(A[DDIO * 7 + DDIO], 1);
+    cr_expect_eq(mr[MEM], 1);
+    cr_expect_eq(mr[L2S], 1);
+    cr_expect_eq(mr[DDIO], 0);
+    /* l2fwd's line 0: read then write.  DDIO -> L2; memory -> L2 (read gives
+     * L2(S), the write upgrades it), one memory read; Shared+L2(S) is an L2
+     * hit and the write takes the Shared copy. */
+    uint8_t rw[2] = {DDIO_SEG_READ, DDIO_SEG_WRITE};
+    cr_assert_eq(mk_cpu_matrix(&sp, rw, 2, 0, 0, A, mr, wb, &e), 0, "%s", e.msg);
+    expect_stochastic(A, 7, "core read+write");
+    for (int f = 0; f < 7; f++)
+        cr_expect_eq(A[L2 * 7 + f], 1, "from %d", f);
+    cr_expect_eq(mr[MEM], 1);
+    cr_expect_eq(mr[DDIO], 0);
+    /* Read only from memory: L2(S) as Table 1 prints. */
+    uint8_t r1 = DDIO_SEG_READ;
+    cr_assert_eq(mk_cpu_matrix(&sp, &r1, 1, 0, 0, A, mr, wb, &e), 0);
+    cr_expect_eq(A[L2S * 7 + MEM], 1);
+    cr_expect_eq(A[SHS * 7 + SHS], 1);
+    /* Flush: every state to memory, a write-back if dirty. */
+    uint8_t fl = DDIO_SEG_FLUSH;
+    cr_assert_eq(mk_cpu_matrix(&sp, &fl, 1, 0, 0, A, mr, wb, &e), 0);
+    for (int f = 0; f < 7; f++) {
+        cr_expect_eq(A[MEM * 7 + f], 1);
+        cr_expect_eq(wb[f], f == MEM || f == L2S ? 0.0 : 1.0);
+    }
+    /* No operation: identity. */
+    cr_assert_eq(mk_cpu_matrix(&sp, NULL, 0, 0, 0, A, mr, wb, &e), 0);
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 7; j++)
+            cr_expect_eq(A[i * 7 + j], i == j ? 1.0 : 0.0);
+}
+
+Test(markov_model_access, inclusive)
+{
+    mk_space sp;
+    mk_space_init(&sp, HIER_INCLUSIVE);
+    int dd = idx(&sp, REG_DDIO, ST_I), l3 = idx(&sp, REG_L3, ST_I), ddl2 = idx(&sp, REG_DDIO, ST_M),
+        l3l2 = idx(&sp, REG_L3, ST_M), mem = idx(&sp, REG_MEM, ST_I);
+    double A[25], mr[5], wb[5];
+    ddio_err e;
+    /* NIC write: L2 copies invalidated (X), memory -> DDIO. */
+    cr_assert_eq(mk_access_matrix(&sp, REQ_PCIE_WR_FULL, 0, 0, A, mr, NULL, &e), 0, "%s", e.msg);
+    expect_stochastic(A, 5, "inclusive NIC write");
+    cr_expect_eq(A[dd * 5 + ddl2], 1);
+    cr_expect_eq(A[l3 * 5 + l3l2], 1);
+    cr_expect_eq(A[dd * 5 + mem], 1);
+    /* PCIe read: X on L2 copies, no allocation on a miss. */
+    cr_assert_eq(mk_access_matrix(&sp, REQ_PCIE_RD, 0, 0, A, mr, NULL, &e), 0);
+    cr_expect_eq(A[dd * 5 + ddl2], 1);
+    cr_expect_eq(A[mem * 5 + mem], 1);
+    /* Core read: DDIO -> DDIO + L2; memory -> L3 + L2 (one read). */
+    uint8_t r1 = DDIO_SEG_READ;
+    cr_assert_eq(mk_cpu_matrix(&sp, &r1, 1, 0, 0, A, mr, wb, &e), 0, "%s", e.msg);
+    expect_stochastic(A, 5, "inclusive core read");
+    cr_expect_eq(A[ddl2 * 5 + dd], 1);
+    cr_expect_eq(A[l3l2 * 5 + mem], 1);
+    cr_expect_eq(mr[mem], 1);
+}
+
+/* ---------------------------------------------------------------- eviction */
+
+Test(markov_model_evict, hand_matrix)
+{
+    mk_space sp;
+    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    mk_wait w = {.s_ddio = 0.5, .s_shared = 0.25, .s_l3 = 0.8, .s_l2 = 0.5, .l2_to_l3 = 0.3, .place_ddio = 0};
+    double E[49], wb[7];
+    ddio_err e;
+    cr_assert_eq(mk_evict_matrix(&sp, &w, E, wb, &e), 0, "%s", e.msg);
+    expect_stochastic(E, 7, "eviction");
+    /* Fig. 11(b) for the paper's states. */
+    expect_near(E[L2 * 7 + L2], 0.5, 1e-15);
+    expect_near(E[L3 * 7 + L2], 0.3, 1e-15);
+    expect_near(E[MEM * 7 + L2], 0.2, 1e-15);
+    expect_near(E[DDIO * 7 + DDIO], 0.5, 1e-15);
+    expect_near(E[MEM * 7 + DDIO], 0.5, 1e-15);
+    expect_near(E[L3 * 7 + L3], 0.8, 1e-15);
+    expect_near(E[SH * 7 + SH], 0.25, 1e-15);
+    cr_expect_eq(E[MEM * 7 + MEM], 1);
+    /* Shared + L2(S): each copy on its own. */
+    expect_near(E[SHS * 7 + SHS], 0.125, 1e-15);
+    expect_near(E[SH * 7 + SHS], 0.125, 1e-15);
+    expect_near(E[L2S * 7 + SHS], 0.375, 1e-15);
+    expect_near(E[MEM * 7 + SHS], 0.375, 1e-15);
+    /* Write-backs: the dirty copy lost.  L2(S) is clean; L2 -> L3* keeps it. */
+    expect_near(wb[SHS], 0.75, 1e-15);
+    expect_near(wb[L2], 0.2, 1e-15);
+    expect_near(wb[DDIO], 0.5, 1e-15);
+    expect_near(wb[L2S], 0, 0);
+}
+
+Test(markov_model_evict, every_matrix_stochastic)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    mk_geom g;
+    mk_geom_from_machine(&cfg.machine, &g);
+    markov_policy pols[] = {MARKOV_LRU, MARKOV_BIP, MARKOV_QLRU};
+    double T[] = {0, 10, 1000.5, 40000, 200000};
+    for (int ov = 0; ov < 2; ov++)
+        for (int mode = 0; mode < 2; mode++)
+            for (size_t pi = 0; pi < 3; pi++)
+                for (size_t a = 0; a < 5; a++)
+                    for (size_t b = 0; b < 5; b++) {
+                        mk_geom gg = g;
+                        gg.overlap = ov;
+                        gg.ddio.policy = gg.shared.policy = gg.l3.policy = pols[pi];
+                        mk_dist d = {T[a], T[b] / 2, T[b], T[a] / 20};
+                        mk_wait w;
+                        mk_wait_probs(&gg, &d, &w);
+                        mk_space sp;
+                        mk_space_init(&sp, (enum hier_mode)mode);
+                        double E[64], wb[8];
+                        ddio_err e;
+                        cr_assert_eq(mk_evict_matrix(&sp, &w, E, wb, &e), 0, "%s", e.msg);
+                        expect_stochastic(E, sp.n, "eviction grid");
+                    }
+}
+
+/* ---------------------------------------------------------------- chains */
+
+/* A 2-state chain by hand: one untouched line per packet (DDIO or memory),
+ * a 2-way, 64-set DDIO region, only NIC writes counted as references (so a
+ * window of W packets meets W other lines).  Waits merged between
+ * references: write -> read is RX + TX = 30 packets, read -> write is
+ * TX Recycle + RX Replenish = 55.  Then
+ *   read hit  = F_B(1; 30, 1/64),   write hit = F_B(1; 30, 1/64) F_B(1; 55, 1/64),
+ * F_B(1; n, p) = q^n + n p q^(n-1). */
+static double F1(double n, double p)
+{
+    double q = 1 - p;
+    return pow(q, n) + n * p * pow(q, n - 1);
+}
+
+static void two_state_params(mk_params *p, mk_class *cl)
+{
+    mk_params_default(p);
+    memset(cl, 0, sizeof *cl);
+    cl->weight = 1;
+    cl->used = 1;
+    p->classes = cl;
+    p->n_classes = 1;
+    p->geom.ddio = (markov_region){64, 2, MARKOV_LRU, 0};
+    p->geom.shared = (markov_region){64, 2, MARKOV_LRU, 0};
+    p->geom.l3 = (markov_region){64, 7, MARKOV_LRU, 0};
+    p->geom.l2 = (markov_region){16, 4, MARKOV_LRU, 0};
+    p->count_read_refs = 0;
+    p->L[MKQ_RXR] = 50;
+    p->L[MKQ_RX] = 20;
+    p->L[MKQ_TX] = 10;
+    p->L[MKQ_TXR] = 5;
+    p->tol = 1e-13;
+}
+
+Test(markov_model_chain, two_state_by_hand)
+{
+    mk_params p;
+    mk_class cl;
+    two_state_params(&p, &cl);
+    mk_result r;
+    ddio_err e;
+    cr_assert_eq(mk_solve(&p, &r, &e), 0, "%s", e.msg);
+    expect_near(r.pcie_read_hit, F1(30, 1.0 / 64), 1e-12);
+    expect_near(r.pcie_write_hit, F1(30, 1.0 / 64) * F1(55, 1.0 / 64), 1e-12);
+    expect_near(r.k.ddio, 1, 1e-12);
+    /* Only DDIO and memory are ever occupied. */
+    for (unsigned i = 0; i < r.space.n; i++)
+        if (i != DDIO && i != MEM)
+            expect_near(r.dist[MKQ_RXR][1][i], 0, 0);
+    /* Two cores double the distances (S). */
+    p.S = 2;
+    cr_assert_eq(mk_solve(&p, &r, &e), 0, "%s", e.msg);
+    expect_near(r.pcie_write_hit, F1(60, 1.0 / 64) * F1(110, 1.0 / 64), 1e-12);
+    /* The paper's literal chain resets the age at every queue boundary:
+     * read hit F(20) F(10) (RX, then TX), write F(20) F(10) F(5) F(50). */
+    p.S = 1;
+    p.per_queue = 1;
+    cr_assert_eq(mk_solve(&p, &r, &e), 0, "%s", e.msg);
+    double q = 1.0 / 64;
+    expect_near(r.pcie_read_hit, F1(20, q) * F1(10, q), 1e-12);
+    expect_near(r.pcie_write_hit, F1(20, q) * F1(10, q) * F1(5, q) * F1(50, q), 1e-12);
+}
+
+/* Eq. 1 by dgeev on the block matrix = the stationary vector of the cycle
+ * product by LU = lazy power iteration of the cycle; blocks map onto each
+ * other by the stage matrices. */
+Test(markov_model_chain, eq1_eigen_vs_cycle)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    /* A small LLC so that every region evicts: otherwise states that are
+     * almost never left give eigenvalues within 1e-8 of 1 and dgeev cannot
+     * tell the stationary vector apart (the reason LU on the cycle is the
+     * default). */
+    cfg.machine.llc.slices = 1;
+    cfg.machine.llc.sets_per_slice = 64;
+    cfg.machine.l2.sets = 16;
+    mk_class *cls;
+    size_t n;
+    ddio_err e;
+    cr_assert_eq(mk_classes_basic(&cfg, 1500, &cls, &n, &e), 0, "%s", e.msg);
+    cr_assert_eq(n, 2);  /* line 0 read + written, 23 untouched lines */
+    for (int perq = 0; perq < 2; perq++) {
+        mk_params p;
+        mk_params_default(&p);
+        mk_geom_from_machine(&cfg.machine, &p.geom);
+        p.classes = cls;
+        p.n_classes = n;
+        p.per_queue = perq;
+        double L[MKQ_COUNT] = {[MKQ_RXR] = 90, [MKQ_RX] = 10, [MKQ_TX] = 4, [MKQ_TXR] = 1, [MKQ_SW] = 2};
+        memcpy(p.L, L, sizeof L);
+        p.S = 4;
+        for (size_t c = 0; c < n; c++) {
+            size_t dim;
+            double cyc[64];
+            double *P = mk_eq1_matrix(&p, c, &dim, cyc, &e);
+            cr_assert(P, "%s", e.msg);
+            double *v = malloc(dim * sizeof *v);
+            markov_solve_info info;
+            cr_assert_eq(markov_stationary_eigen(P, dim, 1e-9, v, &info, &e), 0, "%s", e.msg);
+            unsigned ns = 7, blocks = (unsigned)(dim / ns);
+            /* Each block carries 1/blocks of the mass. */
+            for (unsigned b = 0; b < blocks; b++) {
+                double s = 0;
+                for (unsigned i = 0; i < ns; i++)
+                    s += v[b * ns + i];
+                expect_near(s, 1.0 / blocks, 1e-9);
+            }
+            double lu[7], pw[7];
+            cr_assert_eq(markov_stationary_lu(cyc, ns, 1e-9, lu, &info, &e), 0, "%s", e.msg);
+            double mem0[7] = {[6] = 1};  /* the paper's start: everything in memory */
+            markov_power_opts po = {.tol = 1e-14, .max_iter = 1000000, .lazy = 0.5, .x0 = mem0};
+            cr_assert_eq(markov_stationary_power(cyc, ns, &po, pw, &info, &e), 0, "%s", e.msg);
+            for (unsigned i = 0; i < ns; i++) {
+                expect_near(v[i] * blocks, lu[i], 1e-8);
+                expect_near(pw[i], lu[i], 1e-9);
+            }
+            /* Plain power iteration on Eq. 1's periodic matrix does not converge. */
+            markov_power_opts plain = {.tol = 1e-12, .max_iter = 2000, .lazy = 0, .x0 = NULL};
+            double *x0 = calloc(dim, sizeof *x0), *pv = malloc(dim * sizeof *pv);
+            x0[6] = 1;  /* everything in memory, entering stage 0 */
+            plain.x0 = x0;
+            cr_expect_neq(markov_stationary_power(P, dim, &plain, pv, &info, &e), 0);
+            free(x0);
+            free(pv);
+            free(v);
+            free(P);
+        }
+    }
+    free(cls);
+}
+
+/* ---------------------------------------------------------------- limits */
+
+static int predict_l2fwd(ddio_config *cfg, const double q[Q_COUNT], mk_prediction *out, enum mk_variant v)
+{
+    mk_traffic t;
+    ddio_err e;
+    cr_assert_eq(mk_traffic_fixed(&t, 1500, cfg->workload.cores, &e), 0);
+    double *qs = calloc((size_t)cfg->workload.cores * Q_COUNT, sizeof *qs);
+    for (uint32_t c = 0; c < cfg->workload.cores; c++)
+        memcpy(&qs[(size_t)c * Q_COUNT], q, sizeof(double) * Q_COUNT);
+    mk_predict_opts o;
+    mk_predict_opts_default(&o);
+    o.variant = v;
+    o.queues = qs;
+    int rc = mk_predict(cfg, &t, &o, out, &e);
+    cr_expect_eq(rc, 0, "%s", e.msg);
+    free(qs);
+    mk_traffic_free(&t);
+    return rc;
+}
+
+Test(markov_model_limits, empty_queues_everything_hits)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    double q[Q_COUNT] = {0};
+    mk_prediction p;
+    predict_l2fwd(&cfg, q, &p, MK_VARIANT_BASIC);
+    expect_near(p.pcie_write_hit.lower, 1, 1e-12);
+    expect_near(p.pcie_read_hit.lower, 1, 1e-12);
+    expect_near(p.cpu_first_hit.lower, 1, 1e-12);
+    expect_near(p.pcie_write_hit.upper, 1, 1e-12);
+    expect_near(p.mem_write_bytes_per_pkt.lower, 0, 1e-9);
+}
+
+Test(markov_model_limits, huge_queues_lru_misses)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    cfg.workload.cores = 8;
+    double q[Q_COUNT] = {[Q_RX_REPLENISH] = 60000, [Q_RX] = 4000, [Q_TX] = 4000, [Q_TX_RECYCLE] = 100};
+    mk_prediction p;
+    predict_l2fwd(&cfg, q, &p, MK_VARIANT_BASIC);
+    cr_expect_lt(p.pcie_write_hit.lower, 0.01, "write hit %g", p.pcie_write_hit.lower);
+    cr_expect_lt(p.pcie_read_hit.lower, 0.05, "read hit %g", p.pcie_read_hit.lower);
+    /* Every line missed on the write is written back once evicted. */
+    cr_expect_gt(p.mem_write_bytes_per_pkt.lower, 0.95 * 24 * 64);
+}
+
+Test(markov_model_limits, monotone_and_ordered)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    cfg.workload.cores = 2;
+    double prev = 2;
+    for (double rxr = 0; rxr <= 4000; rxr += 500) {
+        double q[Q_COUNT] = {[Q_RX_REPLENISH] = rxr, [Q_RX] = 30, [Q_TX] = 30, [Q_TX_RECYCLE] = 16};
+        mk_prediction p;
+        predict_l2fwd(&cfg, q, &p, MK_VARIANT_BASIC);
+        cr_expect_lt(p.pcie_write_hit.lower, prev + 1e-12, "RXR %g: %g after %g", rxr, p.pcie_write_hit.lower, prev);
+        prev = p.pcie_write_hit.lower;
+        cr_expect_leq(p.pcie_write_hit.lower, p.pcie_write_hit.mean + 1e-12);
+        cr_expect_leq(p.pcie_write_hit.mean, p.pcie_write_hit.upper + 1e-12);
+        cr_expect_leq(p.pcie_read_hit.lower, p.pcie_read_hit.upper + 1e-12);
+    }
+    cr_expect_lt(prev, 0.9);
+}
+
+Test(markov_model_limits, variants_agree_on_one_size)
+{
+    /* One packet size, equal shares: basic, per-line and per-core coincide. */
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    cfg.workload.cores = 2;
+    double q[Q_COUNT] = {[Q_RX_REPLENISH] = 500, [Q_RX] = 12, [Q_TX] = 30, [Q_TX_RECYCLE] = 16};
+    mk_prediction b, l, c;
+    predict_l2fwd(&cfg, q, &b, MK_VARIANT_BASIC);
+    predict_l2fwd(&cfg, q, &l, MK_VARIANT_PER_LINE);
+    predict_l2fwd(&cfg, q, &c, MK_VARIANT_PER_CORE);
+    expect_near(l.pcie_write_hit.lower, b.pcie_write_hit.lower, 1e-9);
+    expect_near(c.pcie_write_hit.lower, b.pcie_write_hit.lower, 1e-9);
+    expect_near(c.pcie_read_hit.upper, b.pcie_read_hit.upper, 1e-9);
+}
+
+/* ---------------------------------------------------------------- queueing */
+
+Test(markov_model_qest, regimes)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    qest_input in = {.rate_gbps = 10, .mean_pkt = 1500, .ca2 = 0, .share = NULL, .cpu_hit = 1};
+    qest_result r;
+    ddio_err e;
+    cr_assert_eq(qest_estimate(&cfg, &in, &r, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(r.regime, "light");
+    /* mlx5 keeps the ring posted: RX Replenish = Q_RX - RX. */
+    expect_near(r.mean[Q_RX_REPLENISH] + r.mean[Q_RX], 256, 1e-9);
+    cr_expect_lt(r.mean[Q_RX], 1);
+    qest_result_free(&r);
+    in.rate_gbps = -1;   /* line rate: l2fwd on one core is overloaded */
+    cr_assert_eq(qest_estimate(&cfg, &in, &r, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(r.regime, "core-bound");
+    cr_expect_gt(r.rho_max, 1);
+    expect_near(r.mean[Q_RX_REPLENISH], 32 / (2 * r.rho_max), 1e-9);
+    expect_near(r.mean[Q_TX_RECYCLE], 16, 1e-9);
+    qest_result_free(&r);
+}
+
+/* ---------------------------------------------------------------- CLI */
+
+Test(markov_model_cli, runs_with_no_options)
+{
+    cli_run r = run_ddiosim("predict --format json");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"pcie_write_hit\""));
+    cr_expect(strstr(r.out, "\"source\":\t\"estimated\""));
+    cr_expect(strstr(r.out, "\"solve_seconds\""));
+    cli_run_free(&r);
+}
+
+Test(markov_model_cli, given_queues_and_explain)
+{
+    cli_run r = run_ddiosim("predict --pkt-size 1500 --queues 0,0,0,0 --explain --format json");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"source\":\t\"given\""));
+    cr_expect(strstr(r.out, "\"lower\":\t1,"));
+    cr_expect(strstr(r.out, "\"explain\""));
+    cr_expect(strstr(r.out, "\"rx_replenish\""));
+    cli_run_free(&r);
+}
+
+Test(markov_model_cli, errors)
+{
+    cli_run r = run_ddiosim("predict --queues 1,2,x,4");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--queues TX"), "%s", r.err);
+    cli_run_free(&r);
+    r = run_ddiosim("predict --queues 1,2,3");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "need RX,RXR,TX,TXR"), "%s", r.err);
+    cli_run_free(&r);
+    r = run_ddiosim("predict --model fancy");
+    cr_expect_eq(r.status, 2);
+    cli_run_free(&r);
+    r = run_ddiosim("predict --pkt-size 1500 --queues 50,900,40,10 --max-iter 1");
+    cr_expect_eq(r.status, 3, "status %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "residual"), "%s", r.err);
+    cr_expect_eq(count_lines_with(r.err, "ddiosim"), 1);
+    cli_run_free(&r);
+}
