@@ -1,6 +1,7 @@
 #include "sim/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,25 @@ void sb_free(strbuf *sb)
     free(sb->data);
     sb->data = NULL;
     sb->len = sb->cap = 0;
+}
+
+int cli_common_option(int c, char **argv, cli_common *cc, ddio_err *e)
+{
+    switch (c) {
+    case CLI_OPT_FORMAT:
+        return cli_parse_format(optarg, &cc->fmt, e) ? CLI_OPT_BAD_VALUE : CLI_OPT_DONE;
+    case 'o':
+        cc->out = optarg;
+        return CLI_OPT_DONE;
+    case 'h':
+        return CLI_OPT_HELP;
+    case ':':
+        ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+        return CLI_OPT_USAGE;
+    default:
+        ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]);
+        return CLI_OPT_USAGE;
+    }
 }
 
 int cli_parse_format(const char *s, enum output_format *out, ddio_err *e)

@@ -46,4 +46,25 @@ enum output_format { FMT_TABLE, FMT_JSON };
 /* Parse "json" / "table". */
 int cli_parse_format(const char *s, enum output_format *out, ddio_err *e);
 
+/* The options every subcommand takes: put CLI_COMMON_LONGOPTS in the
+ * getopt_long table (short options ":ho:") and hand every option the
+ * subcommand does not know to cli_common_option, which also turns getopt's
+ * ':' and '?' into errors. */
+#define CLI_OPT_FORMAT 0x7F00
+#define CLI_COMMON_LONGOPTS                                       \
+    {"format", required_argument, 0, CLI_OPT_FORMAT},             \
+    {"output", required_argument, 0, 'o'},                        \
+    {"help", no_argument, 0, 'h'}
+
+typedef struct cli_common {
+    enum output_format fmt;     /* --format (table) */
+    const char *out;            /* -o/--output, NULL = stdout */
+} cli_common;
+
+enum { CLI_OPT_DONE = 0, CLI_OPT_HELP = 1, CLI_OPT_BAD_VALUE = -1, CLI_OPT_USAGE = -2 };
+/* CLI_OPT_DONE: handled; CLI_OPT_HELP: --help; CLI_OPT_BAD_VALUE: a bad
+ * --format value; CLI_OPT_USAGE: a missing value or an unknown option (the
+ * caller shows its usage).  Errors are in e. */
+int cli_common_option(int c, char **argv, cli_common *cc, ddio_err *e);
+
 #endif

@@ -39,21 +39,20 @@ typedef struct replay_opts {
     repl_config rc;
     uint64_t alloc_mask, ddio_mask;
     int alloc_set, ddio_set;
-    enum output_format fmt;
-    const char *out, *in;
+    cli_common cc;
+    const char *in;
 } replay_opts;
 
 static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
 {
-    enum { O_SETS = 256, O_SLICES, O_WAYS, O_LINE, O_MAPPING, O_POLICY, O_EPS, O_ALLOC, O_DDIO, O_SEED, O_FORMAT };
+    enum { O_SETS = 256, O_SLICES, O_WAYS, O_LINE, O_MAPPING, O_POLICY, O_EPS, O_ALLOC, O_DDIO, O_SEED };
     static const struct option longopts[] = {
         {"sets", required_argument, 0, O_SETS},     {"slices", required_argument, 0, O_SLICES},
         {"ways", required_argument, 0, O_WAYS},     {"line", required_argument, 0, O_LINE},
         {"mapping", required_argument, 0, O_MAPPING}, {"policy", required_argument, 0, O_POLICY},
         {"epsilon", required_argument, 0, O_EPS},   {"alloc-mask", required_argument, 0, O_ALLOC},
         {"ddio-mask", required_argument, 0, O_DDIO}, {"seed", required_argument, 0, O_SEED},
-        {"format", required_argument, 0, O_FORMAT}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0},
+        CLI_COMMON_LONGOPTS,                        {0, 0, 0, 0},
     };
     uint64_t v;
     int c;
@@ -104,18 +103,11 @@ static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
             o->geom.seed = v;
             o->rc.seed = v;
             break;
-        case O_FORMAT:
-            if (cli_parse_format(optarg, &o->fmt, e)) return -1;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'h':
-            return 1;
-        case ':':
-            return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = cli_common_option(c, argv, &o->cc, e);
+            if (r != CLI_OPT_DONE)
+                return r == CLI_OPT_HELP ? 1 : -1;
+        }
         }
     }
     if (optind < argc)
@@ -217,7 +209,6 @@ int cmd_cache_replay(int argc, char **argv)
     ddio_err e = {0};
     replay_opts o = {
         .geom = {.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR, .seed = 1},
-        .fmt = FMT_TABLE,
     };
     repl_config_default(&o.rc);
     int rc = parse_opts(argc, argv, &o, &e);
@@ -279,14 +270,14 @@ int cmd_cache_replay(int argc, char **argv)
     strbuf sb = {0};
     char *json = NULL;
     const char *text;
-    if (o.fmt == FMT_JSON) {
+    if (o.cc.fmt == FMT_JSON) {
         json = format_json(&o, &r, secs);
         sb_printf(&sb, "%s\n", json);
     } else {
         format_table(&sb, &o, &r, secs);
     }
     text = sb.data;
-    rc = cli_write_output(o.out, text, &e);
+    rc = cli_write_output(o.cc.out, text, &e);
     free(json);
     sb_free(&sb);
     replay_free(&r);

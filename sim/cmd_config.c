@@ -47,18 +47,16 @@ enum part { PART_ALL, PART_MACHINE, PART_WORKLOAD };
 
 typedef struct config_opts {
     ddio_config_args args;
-    enum output_format fmt;
+    cli_common cc;
     enum part only;
-    const char *out;
 } config_opts;
 
 static int parse_opts(int argc, char **argv, config_opts *o, ddio_err *e)
 {
-    enum { O_FORMAT = 256, O_ONLY, O_CFG };
+    enum { O_ONLY = 256, O_CFG };
     static const struct option longopts[] = {
-        {"format", required_argument, 0, O_FORMAT}, {"only", required_argument, 0, O_ONLY},
-        {"output", required_argument, 0, 'o'},      {"help", no_argument, 0, 'h'},
-        DDIO_CONFIG_LONGOPTS(O_CFG),                {0, 0, 0, 0},
+        {"only", required_argument, 0, O_ONLY}, CLI_COMMON_LONGOPTS,
+        DDIO_CONFIG_LONGOPTS(O_CFG),            {0, 0, 0, 0},
     };
     int c;
     opterr = 0;
@@ -70,10 +68,6 @@ static int parse_opts(int argc, char **argv, config_opts *o, ddio_err *e)
             continue;
         }
         switch (c) {
-        case O_FORMAT:
-            if (cli_parse_format(optarg, &o->fmt, e) != 0)
-                return -1;
-            break;
         case O_ONLY:
             if (strcmp(optarg, "machine") == 0)
                 o->only = PART_MACHINE;
@@ -82,15 +76,11 @@ static int parse_opts(int argc, char **argv, config_opts *o, ddio_err *e)
             else
                 return ddio_errf(e, DDIO_EXIT_USAGE, "--only: '%s' is not one of machine, workload", optarg);
             break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'h':
-            return 1;
-        case ':':
-            return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = cli_common_option(c, argv, &o->cc, e);
+            if (r != CLI_OPT_DONE)
+                return r == CLI_OPT_HELP ? 1 : -1;
+        }
         }
     }
     if (optind < argc)
@@ -190,7 +180,7 @@ static int run_list(const config_opts *o, ddio_err *e)
     ddio_config_list("machines", machines, sizeof machines);
     ddio_config_list("workloads", workloads, sizeof workloads);
     strbuf sb = {0};
-    if (o->fmt == FMT_JSON) {
+    if (o->cc.fmt == FMT_JSON) {
         cJSON *root = cJSON_CreateObject();
         const char *lists[2] = {machines, workloads}, *keys[2] = {"machines", "workloads"};
         for (int k = 0; k < 2; k++) {
@@ -212,7 +202,7 @@ static int run_list(const config_opts *o, ddio_err *e)
     } else {
         sb_printf(&sb, "machines   %s\nworkloads  %s\n", machines, workloads);
     }
-    int rc = cli_write_output(o->out, sb.data, e);
+    int rc = cli_write_output(o->cc.out, sb.data, e);
     sb_free(&sb);
     return rc;
 }
@@ -233,7 +223,7 @@ int cmd_config(int argc, char **argv)
         snprintf(msg, sizeof msg, "unknown action '%.64s' (show or list)", action);
         return usage_error(msg);
     }
-    config_opts o = {.fmt = FMT_TABLE, .only = PART_ALL};
+    config_opts o = {.cc = {.fmt = FMT_TABLE}, .only = PART_ALL};
     ddio_config_args_init(&o.args);
     int rc = parse_opts(argc - 1, argv + 1, &o, &e);
     if (rc == 1) {
@@ -259,14 +249,14 @@ int cmd_config(int argc, char **argv)
         return cli_fail(&e);
     }
     strbuf sb = {0};
-    if (o.fmt == FMT_JSON) {
+    if (o.cc.fmt == FMT_JSON) {
         char *s = format_json(c, o.only);
         sb_printf(&sb, "%s\n", s);
         free(s);
     } else {
         format_table(&sb, c, org, o.only);
     }
-    rc = cli_write_output(o.out, sb.data, &e);
+    rc = cli_write_output(o.cc.out, sb.data, &e);
     sb_free(&sb);
     free(c);
     free(org);

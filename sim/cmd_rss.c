@@ -42,8 +42,7 @@ typedef struct rss_opts {
     uint8_t key[RSS_KEY_MAX];
     size_t key_len;     /* 0: default key */
     uint32_t queues, reta_size;
-    enum output_format fmt;
-    const char *out;
+    cli_common cc;
 } rss_opts;
 
 static int parse_ip(const char *s, uint32_t *ip, const char *what, ddio_err *e)
@@ -57,13 +56,12 @@ static int parse_ip(const char *s, uint32_t *ip, const char *what, ddio_err *e)
 
 static int parse_opts(int argc, char **argv, rss_opts *o, ddio_err *e)
 {
-    enum { O_SRC = 256, O_DST, O_SPORT, O_DPORT, O_KEY, O_QUEUES, O_RETA, O_FORMAT };
+    enum { O_SRC = 256, O_DST, O_SPORT, O_DPORT, O_KEY, O_QUEUES, O_RETA };
     static const struct option longopts[] = {
         {"src-ip", required_argument, 0, O_SRC},     {"dst-ip", required_argument, 0, O_DST},
         {"src-port", required_argument, 0, O_SPORT}, {"dst-port", required_argument, 0, O_DPORT},
         {"key", required_argument, 0, O_KEY},        {"queues", required_argument, 0, O_QUEUES},
-        {"reta-size", required_argument, 0, O_RETA}, {"format", required_argument, 0, O_FORMAT},
-        {"output", required_argument, 0, 'o'},       {"help", no_argument, 0, 'h'},
+        {"reta-size", required_argument, 0, O_RETA}, CLI_COMMON_LONGOPTS,
         {0, 0, 0, 0},
     };
     uint64_t v;
@@ -104,18 +102,11 @@ static int parse_opts(int argc, char **argv, rss_opts *o, ddio_err *e)
                                  (unsigned long long)v);
             o->reta_size = (uint32_t)v;
             break;
-        case O_FORMAT:
-            if (cli_parse_format(optarg, &o->fmt, e)) return -1;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'h':
-            return 1;
-        case ':':
-            return USAGE_ERR("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return USAGE_ERR("unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = cli_common_option(c, argv, &o->cc, e);
+            if (r != CLI_OPT_DONE)
+                return r;   /* 1 help, -1 bad value, -2 usage */
+        }
         }
     }
     if (optind < argc)
@@ -136,7 +127,7 @@ static int parse_opts(int argc, char **argv, rss_opts *o, ddio_err *e)
 int cmd_rss(int argc, char **argv)
 {
     ddio_err e = {0};
-    rss_opts o = {.queues = 1, .reta_size = RSS_DEFAULT_RETA, .fmt = FMT_TABLE};
+    rss_opts o = {.queues = 1, .reta_size = RSS_DEFAULT_RETA, .cc = {.fmt = FMT_TABLE}};
     int rc = parse_opts(argc, argv, &o, &e);
     if (rc == 1) {
         fputs(usage, stdout);
@@ -164,7 +155,7 @@ int cmd_rss(int argc, char **argv)
         snprintf(key + 2 * i, 3, "%02x", r->key[i]);
 
     strbuf sb = {0};
-    if (o.fmt == FMT_JSON) {
+    if (o.cc.fmt == FMT_JSON) {
         cJSON *root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "hash", hex);
         cJSON_AddNumberToObject(root, "queue", q);
@@ -193,7 +184,7 @@ int cmd_rss(int argc, char **argv)
         sb_printf(&sb, "key     %s (%zu bytes)\n", key, r->key_len);
     }
     free(r);
-    rc = cli_write_output(o.out, sb.data, &e);
+    rc = cli_write_output(o.cc.out, sb.data, &e);
     sb_free(&sb);
     return rc ? cli_fail(&e) : DDIO_EXIT_OK;
 }

@@ -46,14 +46,13 @@ static const char usage_head[] =
 typedef struct sim_opts {
     ddio_config_args args;
     dsim_options d;
-    enum output_format fmt;
-    const char *out;
+    cli_common cc;
     int trace_set;
 } sim_opts;
 
 enum {
     O_TRACE = 300, O_PROFILE, O_FLOWS, O_ALL, O_PKT, O_RATE, O_PACKETS, O_SEED, O_WARMUP, O_NODESC,
-    O_NICBUF, O_TIMELINE, O_TIMELINE_US, O_FORMAT, O_CFG = 400
+    O_NICBUF, O_TIMELINE, O_TIMELINE_US, O_CFG = 400
 };
 
 static int parse_rate(const char *s, double *out, ddio_err *e)
@@ -74,8 +73,7 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
         {"packets", required_argument, 0, O_PACKETS},   {"seed", required_argument, 0, O_SEED},
         {"warmup", required_argument, 0, O_WARMUP},     {"no-desc", no_argument, 0, O_NODESC},
         {"nic-buffer", required_argument, 0, O_NICBUF}, {"timeline", required_argument, 0, O_TIMELINE},
-        {"timeline-us", required_argument, 0, O_TIMELINE_US}, {"format", required_argument, 0, O_FORMAT},
-        {"output", required_argument, 0, 'o'},          {"help", no_argument, 0, 'h'},
+        {"timeline-us", required_argument, 0, O_TIMELINE_US}, CLI_COMMON_LONGOPTS,
         DDIO_CONFIG_LONGOPTS(O_CFG),                    {0, 0, 0, 0},
     };
     uint64_t v;
@@ -121,13 +119,11 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
         case O_TIMELINE_US:
             if (ddio_parse_double(optarg, 0.01, 1e9, &o->d.timeline_us, "--timeline-us", e)) return -1;
             break;
-        case O_FORMAT:
-            if (cli_parse_format(optarg, &o->fmt, e)) return -1;
-            break;
-        case 'o': o->out = optarg; break;
-        case 'h': return 1;
-        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-        default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = cli_common_option(c, argv, &o->cc, e);
+            if (r != CLI_OPT_DONE)
+                return r == CLI_OPT_HELP ? 1 : -1;
+        }
         }
     }
     if (optind < argc)
@@ -275,14 +271,14 @@ int cmd_simulate(int argc, char **argv)
         return cli_fail(&e);
     }
     strbuf sb = {0};
-    if (o.fmt == FMT_JSON) {
+    if (o.cc.fmt == FMT_JSON) {
         char *js = to_json(cfg, &o, &r);
         sb_printf(&sb, "%s\n", js);
         free(js);
     } else {
         to_table(&sb, cfg, &o, &r);
     }
-    rc = cli_write_output(o.out, sb.data, &e);
+    rc = cli_write_output(o.cc.out, sb.data, &e);
     sb_free(&sb);
     dsim_result_free(&r);
     free(cfg);

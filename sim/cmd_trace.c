@@ -62,17 +62,15 @@ static const char usage_gen[] =
 
 typedef struct stats_opts {
     int all;
-    enum output_format fmt;
-    const char *out, *in;
+    cli_common cc;
+    const char *in;
 } stats_opts;
 
 static int parse_stats(int argc, char **argv, stats_opts *o, ddio_err *e)
 {
-    enum { O_ALL = 256, O_FORMAT };
+    enum { O_ALL = 256 };
     static const struct option longopts[] = {
-        {"all", no_argument, 0, O_ALL},       {"format", required_argument, 0, O_FORMAT},
-        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"all", no_argument, 0, O_ALL}, CLI_COMMON_LONGOPTS, {0, 0, 0, 0},
     };
     int c;
     opterr = 0;
@@ -82,18 +80,11 @@ static int parse_stats(int argc, char **argv, stats_opts *o, ddio_err *e)
         case O_ALL:
             o->all = 1;
             break;
-        case O_FORMAT:
-            if (cli_parse_format(optarg, &o->fmt, e)) return -1;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'h':
-            return 1;
-        case ':':
-            return USAGE_ERR("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return USAGE_ERR("unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = cli_common_option(c, argv, &o->cc, e);
+            if (r != CLI_OPT_DONE)
+                return r;   /* 1 help, -1 bad value, -2 usage */
+        }
         }
     }
     if (optind >= argc)
@@ -209,7 +200,7 @@ static char *stats_json(const stats_opts *o, const trace_stats *s)
 static int trace_stats_cmd(int argc, char **argv)
 {
     ddio_err e = {0};
-    stats_opts o = {.fmt = FMT_TABLE};
+    stats_opts o = {.cc = {.fmt = FMT_TABLE}};
     int rc = parse_stats(argc, argv, &o, &e);
     if (rc == 1) {
         fputs(usage_stats, stdout);
@@ -225,14 +216,14 @@ static int trace_stats_cmd(int argc, char **argv)
         return cli_fail(&e);
     }
     strbuf sb = {0};
-    if (o.fmt == FMT_JSON) {
+    if (o.cc.fmt == FMT_JSON) {
         char *j = stats_json(&o, &s);
         sb_printf(&sb, "%s\n", j);
         free(j);
     } else {
         stats_table(&sb, &o, &s);
     }
-    rc = cli_write_output(o.out, sb.data, &e);
+    rc = cli_write_output(o.cc.out, sb.data, &e);
     sb_free(&sb);
     trace_stats_free(&s);
     return rc ? cli_fail(&e) : DDIO_EXIT_OK;
@@ -251,6 +242,7 @@ static int parse_gen(int argc, char **argv, gen_config *c, const char **out, ddi
         {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
+    cli_common cc = {.fmt = FMT_TABLE};
     int c_, have_profile = 0, have_packets = 0;
     uint64_t v;
     opterr = 0;
@@ -292,15 +284,12 @@ static int parse_gen(int argc, char **argv, gen_config *c, const char **out, ddi
             else
                 return ddio_errf(e, DDIO_EXIT_USAGE, "--tstamp: '%s' is not one of nano, micro", optarg);
             break;
-        case 'o':
-            *out = optarg;
-            break;
-        case 'h':
-            return 1;
-        case ':':
-            return USAGE_ERR("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return USAGE_ERR("unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = cli_common_option(c_, argv, &cc, e);
+            if (r != CLI_OPT_DONE)
+                return r;   /* 1 help, -1 bad value, -2 usage */
+            *out = cc.out;
+        }
         }
     }
     if (optind < argc)
