@@ -130,6 +130,7 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
 /* dsim_core.c */
 int core_init_rings(dsim *s, uint32_t c);
 void core_wake(dsim *s, uint32_t c);
+void core_idle_work(dsim *s, uint32_t c);
 void core_poll(dsim *s, uint32_t c);
 void core_send_request(dsim *s, uint32_t c, uint32_t len);
 void distractor_run(dsim *s);

@@ -168,4 +168,6 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     dsim_delivered(s, c, buf, now);
     if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
         core_wake(s, c);
+    else
+        core_idle_work(s, c);   /* the polling driver frees the buffer soon */
 }

@@ -126,7 +126,8 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     }
     /* The PCIe link: when the packets the cores can take exceed what it
      * carries, the NIC's packet buffer stays full and every DMA waits behind
-     * it (RX and TX in flight grow with the buffer, not with the rings). */
+     * it (RX in flight grows with the buffer, not with the ring; the TX
+     * read requests are small and not delayed by it). */
     double rho_p = out_total * pcie_ns, delay_up = 0, scale = 1;
     if (rho_p >= 0.999) {
         delay_up = (double)DSIM_NIC_BUFFER_DEFAULT * link.ps_per_byte / 1000.0;
@@ -147,7 +148,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     } else if (rho_w > 1) {
         wq_wire = INFINITY;
     }
-    double t_tx = rd + wire + (isfinite(wq_wire) ? wq_wire : 0) + delay_up;
+    double t_tx = rd + wire + (isfinite(wq_wire) ? wq_wire : 0);
     if (!r->regime)
         r->regime = "light";
     for (uint32_t i = 0; i < S; i++) {
@@ -157,7 +158,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
         double *L = &r->per_core[(size_t)i * Q_COUNT];
         double mu_i = rho < 1 ? lam : 1.0 / s;
         r->inflight[2 * i] = mu_i * (dma + delay_up);
-        r->inflight[2 * i + 1] = mu_i * (rd + wire + delay_up);
+        r->inflight[2 * i + 1] = mu_i * (rd + wire);
         if (lam <= 0) {
             L[Q_RX_REPLENISH] = d->rx_ring;
             continue;
