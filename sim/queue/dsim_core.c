@@ -145,13 +145,12 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
 
 /* Post fresh buffers on the RX ring: all free descriptors (mlx5 style), or
  * once rx_free_thresh of them are free. */
-static double rx_refill(dsim *s, uint32_t c)
+static void rx_refill(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
     if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
-        return 0;
-    double ns = 0;
+        return;
     while (cs->rx_unposted) {
         uint32_t b;
         if (mempool_get(&s->mp, c, &b) != 0)
@@ -162,7 +161,6 @@ static double rx_refill(dsim *s, uint32_t c)
             driver_line(s, REQ_CORE_WR, c, ADDR_RX_WQE + c * ADDR_PER_CORE + (cs->rx_wqe_fill % d->rx_ring) * 16);
         cs->rx_wqe_fill++;
     }
-    return ns;
 }
 
 static void free_buffer(dsim *s, uint32_t c, uint32_t b)
@@ -179,23 +177,22 @@ static uint32_t tx_ring_free(const dsim *s, const dsim_core *cs)
 
 /* Free the buffers of completed TX descriptors: at every tx_burst (eager,
  * mlx5), or once fewer than tx_free_thresh descriptors are free. */
-static double tx_recycle(dsim *s, uint32_t c)
+static void tx_recycle(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
     if (ring_empty(&cs->tx_done))
-        return 0;
+        return;
     if (d->tx_recycle == DDIO_RECYCLE_THRESHOLD && tx_ring_free(s, cs) >= d->tx_free_thresh)
-        return 0;
+        return;
     if (s->opt->desc_access)   /* the driver reads the completion */
         driver_line(s, REQ_CORE_RD, c, ADDR_TX_CQ + c * ADDR_PER_CORE + (cs->tx_cqe_read++ % 64) * 64);
     uint32_t b;
     while (ring_dequeue(&cs->tx_done, &b) == 0)
         free_buffer(s, c, b);
-    return 0;
 }
 
-static double tx_post(dsim *s, uint32_t c, uint32_t b)
+static void tx_post(dsim *s, uint32_t c, uint32_t b)
 {
     dsim_core *cs = &s->core[c];
     if (s->opt->desc_access)   /* the driver writes the 64-byte TX WQE */
@@ -203,24 +200,24 @@ static double tx_post(dsim *s, uint32_t c, uint32_t b)
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
     s->tx_waiting++;
-    return 0;
 }
 
 /* tx_burst: recycle, drain the software queue, then the new packets go to
- * the TX ring, else the software queue, else they are dropped. */
-static double tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
+ * the TX ring, else the software queue, else they are dropped.  Its driver
+ * work is in the workload's cycles (see driver_line). */
+static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
 {
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
-    double ns = tx_recycle(s, c);
+    tx_recycle(s, c);
     uint32_t b;
     while (!ring_empty(&cs->swq) && tx_ring_free(s, cs)) {
         ring_dequeue(&cs->swq, &b);
-        ns += tx_post(s, c, b);
+        tx_post(s, c, b);
     }
     for (uint32_t i = 0; i < n; i++) {
         if (ring_empty(&cs->swq) && tx_ring_free(s, cs)) {
-            ns += tx_post(s, c, bufs[i]);
+            tx_post(s, c, bufs[i]);
         } else if (ring_count(&cs->swq) < d->sw_tx_queue) {
             ring_enqueue(&cs->swq, bufs[i]);
         } else {
@@ -230,7 +227,6 @@ static double tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
         }
     }
     nic_kick_tx(s);
-    return ns;
 }
 
 /* Send mode: the application allocates a buffer and writes the whole packet. */
@@ -289,16 +285,16 @@ void core_poll(dsim *s, uint32_t c)
             ns += process_packet(s, c, bufs[i]);
         }
         cs->rx_unposted += n;
-        ns += rx_refill(s, c);
+        rx_refill(s, c);
     }
     if (s->cfg->workload.mode == DDIO_MODE_RECEIVE) {
-        ns += tx_recycle(s, c);
+        tx_recycle(s, c);
         for (uint32_t i = 0; i < n; i++) {
             dsim_delivered(s, c, bufs[i], now + (uint64_t)ns);
             free_buffer(s, c, bufs[i]);
         }
     } else {
-        ns += tx_burst(s, c, bufs, n);
+        tx_burst(s, c, bufs, n);
     }
     cs->busy_until = now + (uint64_t)(ns + 0.5);
     int more = !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req) ||
