@@ -10,7 +10,7 @@
 #define EMPTY {0, LLC_KEEP, ST_I, L2_KEEP, 0, ""}
 
 /*                 DDIO(M)        L3*(M)          Shared(M)          L2(E/M)                L2(S)                Memory(I) */
-static const coh_cell table[HIER_MODE_COUNT][REQ_COUNT][COL_COUNT] = {
+const coh_cell coh_table[HIER_MODE_COUNT][REQ_COUNT][COL_COUNT] = {
     [HIER_NONINCLUSIVE] = {
         /* A PCIe write invalidates any L2 copy and leaves the line modified in
          * the LLC: in place if it is there, else in the DDIO ways.  ItoM never
@@ -128,13 +128,6 @@ static const coh_cell table[HIER_MODE_COUNT][REQ_COUNT][COL_COUNT] = {
         },
     },
 };
-
-const coh_cell *coh_lookup(enum hier_mode mode, enum coh_req req, enum coh_col col)
-{
-    if ((unsigned)mode >= HIER_MODE_COUNT || (unsigned)req >= REQ_COUNT || (unsigned)col >= COL_COUNT)
-        return NULL;
-    return &table[mode][req][col];
-}
 
 const char *coh_req_name(enum coh_req req)
 {

@@ -13,6 +13,7 @@
 #ifndef DDIOSIM_CACHE_COHERENCE_H
 #define DDIOSIM_CACHE_COHERENCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum hier_mode {
@@ -75,7 +76,17 @@ typedef struct coh_cell {
     const char *label;  /* the cell as printed in Table 1 */
 } coh_cell;
 
-const coh_cell *coh_lookup(enum hier_mode mode, enum coh_req req, enum coh_col col);
+/* The table itself (coherence.c); read it through coh_lookup. */
+extern const coh_cell coh_table[HIER_MODE_COUNT][REQ_COUNT][COL_COUNT];
+
+/* The cell for (mode, request, column), or NULL out of range.  Inline: the
+ * hierarchy looks a cell up on every access. */
+static inline const coh_cell *coh_lookup(enum hier_mode mode, enum coh_req req, enum coh_col col)
+{
+    if ((unsigned)mode >= HIER_MODE_COUNT || (unsigned)req >= REQ_COUNT || (unsigned)col >= COL_COUNT)
+        return NULL;
+    return &coh_table[mode][req][col];
+}
 
 const char *coh_req_name(enum coh_req req);     /* "ItoM", "RFO(PCIe)", "PCIRdCur", "DRd", "RFO", "Evict" */
 const char *coh_col_name(enum coh_col col);

@@ -221,13 +221,10 @@ static void account(hier *h, enum coh_req req, hier_result *res)
 
 /* A core request for a line some L2 holds: served by L2 (Table 1 has no
  * row for it).  A line in another core's L2 migrates to the requester. */
-static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uint64_t line,
-                        int llc_way, uint32_t llc_set, hier_result *res)
+static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uint64_t line, uint32_t set,
+                        int way, int llc_way, uint32_t llc_set, hier_result *res)
 {
     cache *l2 = &h->l2[owner];
-    uint32_t set = cache_set(l2, line);
-    int way = cache_find(l2, set, line);
-    assert(way >= 0);
     uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
     res->hit = 1;
     res->col = st == ST_S ? COL_L2_S : COL_L2_EM;
@@ -262,21 +259,31 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     uint32_t llc_set = cache_set(&h->llc, line);
     int llc_way = cache_find(&h->llc, llc_set, line);
     uint8_t llc_st = llc_way >= 0 ? META_STATE(*cache_meta(&h->llc, llc_set, (uint32_t)llc_way)) : ST_I;
-    int owner = snoop_get(&h->sf, line);
+    /* Non-inclusive, only a line the Shared ways hold can also have an L2
+     * copy (the S copy a PCIe read leaves); skip the snoop filter otherwise. */
+    int owner = -1;
+    if (h->cfg.mode == HIER_INCLUSIVE || llc_way < 0 || ((h->cfg.shared_mask >> llc_way) & 1))
+        owner = snoop_get(&h->sf, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    else
+        assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+#endif
     uint8_t l2_st = ST_I;
+    uint32_t l2_set = 0;
+    int l2_way = -1;
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
-        uint32_t s = cache_set(l2, line);
-        int w = cache_find(l2, s, line);
-        assert(w >= 0 && "snoop filter and L2 disagree");
-        l2_st = META_STATE(*cache_meta(l2, s, (uint32_t)w));
+        l2_set = cache_set(l2, line);
+        l2_way = cache_find(l2, l2_set, line);
+        assert(l2_way >= 0 && "snoop filter and L2 disagree");
+        l2_st = META_STATE(*cache_meta(l2, l2_set, (uint32_t)l2_way));
     }
     /* Hierarchy invariants. */
     assert(h->cfg.mode != HIER_NONINCLUSIVE || !(llc_way >= 0 && (l2_st == ST_E || l2_st == ST_M)));
     assert(h->cfg.mode != HIER_INCLUSIVE || owner < 0 || llc_way >= 0);
 
     if (is_core && owner >= 0) {
-        core_l2_hit(h, req, core, owner, line, llc_way, llc_set, res);
+        core_l2_hit(h, req, core, owner, line, l2_set, l2_way, llc_way, llc_set, res);
         account(h, req, res);
         return;
     }
@@ -303,11 +310,8 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     /* L2 copy first: a dropped copy hands its dirt to `dirty`. */
     if (cell->l2 == L2_DROP && owner >= 0)
         l2_take(h, (uint32_t)owner, line);
-    else if (cell->l2 == L2_TO_S && owner >= 0) {
-        cache *l2 = &h->l2[owner];
-        uint32_t s = cache_set(l2, line);
-        *cache_meta(l2, s, (uint32_t)cache_find(l2, s, line)) = ST_S;
-    }
+    else if (cell->l2 == L2_TO_S && owner >= 0)
+        *cache_meta(&h->l2[owner], l2_set, (uint32_t)l2_way) = ST_S;
 
     switch ((enum coh_llc)cell->llc) {
     case LLC_KEEP:
