@@ -481,6 +481,23 @@ void cfg_format(const cfg_field *f, const void *obj, char *buf, size_t cap)
     }
 }
 
+/* A double as JSON text that reads back to the same bits: the shortest of
+ * %.15g, %.16g, %.17g that does.  cJSON's own printer stops at 15 digits
+ * whenever they are within a relative DBL_EPSILON of the value, so
+ * 2.3000000000000003 would come back as 2.3. */
+static cJSON *exact_number(double v)
+{
+    if (!isfinite(v))
+        return cJSON_CreateNull();   /* as cJSON prints it */
+    char buf[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return cJSON_CreateRaw(buf);
+}
+
 static cJSON *value_json(const cfg_field *f, const void *obj)
 {
     const void *p = cat_(obj, f->off);
@@ -488,7 +505,7 @@ static cJSON *value_json(const cfg_field *f, const void *obj)
     switch (f->type) {
     case CFG_U32: return cJSON_CreateNumber(*(const uint32_t *)p);
     case CFG_U64: return cJSON_CreateNumber((double)*(const uint64_t *)p);
-    case CFG_F64: return cJSON_CreateNumber(*(const double *)p);
+    case CFG_F64: return exact_number(*(const double *)p);
     case CFG_BOOL: return cJSON_CreateBool(*(const bool *)p);
     case CFG_ENUM: case CFG_MASK:
         cfg_format(f, obj, buf, sizeof buf);

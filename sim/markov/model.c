@@ -1065,12 +1065,16 @@ static int fixed_point(ctx *x, chain **ch, cdist **cd, cdist **old, int *iters, 
             if (build_chain(x, &p->classes[c], (const double (*)[MK_MAX_STATES])old[c]->enter, ch[c], e) != 0 ||
                 solve_chain(x, ch[c], cd[c], old[c], e) != 0)
                 return -1;
+            /* The paper's plain iteration; if it has not settled after 30
+             * rounds (it can oscillate between "all cached" and "all
+             * evicted" when the distances swing), damp it. */
+            double damp = p->damping > 0 ? p->damping : it > 30 ? 0.5 : 0;
             for (size_t s = 0; s < ch[c]->ns; s++) {
                 double dd = 0;
                 for (unsigned i = 0; i < x->n; i++) {
-                    if (p->damping > 0) {
-                        cd[c]->enter[s][i] = (1 - p->damping) * cd[c]->enter[s][i] + p->damping * old[c]->enter[s][i];
-                        cd[c]->leave[s][i] = (1 - p->damping) * cd[c]->leave[s][i] + p->damping * old[c]->leave[s][i];
+                    if (damp > 0) {
+                        cd[c]->enter[s][i] = (1 - damp) * cd[c]->enter[s][i] + damp * old[c]->enter[s][i];
+                        cd[c]->leave[s][i] = (1 - damp) * cd[c]->leave[s][i] + damp * old[c]->leave[s][i];
                     }
                     dd += fabs(cd[c]->leave[s][i] - old[c]->leave[s][i]) + fabs(cd[c]->enter[s][i] - old[c]->enter[s][i]);
                 }
