@@ -10,6 +10,7 @@
 #include "configs/config.h"
 #include "sim/cli.h"
 #include "sim/common/parse.h"
+#include "sim/markov/predict.h"
 #include "sim/queue/dsim.h"
 
 #define DEFAULT_TRACE DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"
@@ -37,6 +38,7 @@ static const char usage_head[] =
     "  --nic-buffer B    NIC packet buffer in front of PCIe, bytes (262144)\n"
     "  --timeline F.csv  write queue lengths and hit rates over time\n"
     "  --timeline-us T   timeline period in microseconds (10)\n"
+    "  --no-model        skip the Markov model cross-check\n"
     "output:\n"
     "  --format F        table | json (table)\n"
     "  -o, --output FILE write to FILE (atomically) instead of stdout\n"
@@ -47,12 +49,12 @@ typedef struct sim_opts {
     ddio_config_args args;
     dsim_options d;
     cli_common cc;
-    int trace_set;
+    int trace_set, no_model;
 } sim_opts;
 
 enum {
     O_TRACE = 300, O_PROFILE, O_FLOWS, O_ALL, O_PKT, O_RATE, O_PACKETS, O_SEED, O_WARMUP, O_NODESC,
-    O_NICBUF, O_TIMELINE, O_TIMELINE_US, O_CFG = 400
+    O_NICBUF, O_TIMELINE, O_TIMELINE_US, O_NOMODEL, O_CFG = 400
 };
 
 static int parse_rate(const char *s, double *out, ddio_err *e)
@@ -73,7 +75,8 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
         {"packets", required_argument, 0, O_PACKETS},   {"seed", required_argument, 0, O_SEED},
         {"warmup", required_argument, 0, O_WARMUP},     {"no-desc", no_argument, 0, O_NODESC},
         {"nic-buffer", required_argument, 0, O_NICBUF}, {"timeline", required_argument, 0, O_TIMELINE},
-        {"timeline-us", required_argument, 0, O_TIMELINE_US}, CLI_COMMON_LONGOPTS,
+        {"timeline-us", required_argument, 0, O_TIMELINE_US}, {"no-model", no_argument, 0, O_NOMODEL},
+        CLI_COMMON_LONGOPTS,
         DDIO_CONFIG_LONGOPTS(O_CFG),                    {0, 0, 0, 0},
     };
     uint64_t v;
@@ -116,6 +119,7 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
             o->d.nic_buffer_bytes = (uint32_t)v;
             break;
         case O_TIMELINE: o->d.timeline = optarg; break;
+        case O_NOMODEL: o->no_model = 1; break;
         case O_TIMELINE_US:
             if (ddio_parse_double(optarg, 0.01, 1e9, &o->d.timeline_us, "--timeline-us", e)) return -1;
             break;
@@ -147,7 +151,28 @@ static void add_hits(cJSON *o, const char *name, dsim_hits h)
     cJSON_AddNumberToObject(o, name, dsim_rate(h));
 }
 
-static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_result *r)
+static void add_bounds(cJSON *o, const char *name, mk_bounds b, double sim)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, name);
+    cJSON_AddNumberToObject(x, "lower", b.lower);
+    cJSON_AddNumberToObject(x, "upper", b.upper);
+    cJSON_AddNumberToObject(x, "mean", b.mean);
+    /* simulated - predicted (the LRU value when the LLC runs LRU, else the mean) */
+    cJSON_AddNumberToObject(x, "sim_minus_model", sim - b.mean);
+    cJSON_AddNumberToObject(x, "sim_minus_lower", sim - b.lower);
+}
+
+static void model_json(cJSON *j, const dsim_result *r, const mk_prediction *p)
+{
+    cJSON *m = cJSON_AddObjectToObject(j, "model");
+    add_bounds(m, "pcie_write_hit", p->pcie_write_hit, dsim_rate(r->pcie_write));
+    add_bounds(m, "pcie_read_hit", p->pcie_read_hit, dsim_rate(r->pcie_read));
+    add_bounds(m, "cpu_first_hit", p->cpu_first_hit, dsim_rate(r->cpu_first));
+    cJSON_AddNumberToObject(m, "iterations", p->iterations);
+    cJSON_AddNumberToObject(m, "residual", p->residual);
+}
+
+static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_result *r, const mk_prediction *p)
 {
     cJSON *j = cJSON_CreateObject();
     add_hits(j, "pcie_write_hit", r->pcie_write);
@@ -201,6 +226,8 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)cfg->machine.ddio_mask);
     cJSON_AddStringToObject(in, "ddio_mask", hex);
     cJSON_AddNumberToObject(in, "seed", (double)o->d.seed);
+    if (p)
+        model_json(j, r, p);
     cJSON_AddNumberToObject(j, "wall_seconds", r->wall_seconds);
     cJSON_AddNumberToObject(j, "sim_mpps", r->sim_mpps);
     char *s = cJSON_Print(j);
@@ -208,7 +235,8 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     return s;
 }
 
-static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, const dsim_result *r)
+static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, const dsim_result *r,
+                     const mk_prediction *p)
 {
     sb_printf(sb, "machine %s, workload %s, %u core(s), rings RX %u / TX %u, DDIO 0x%llx\n", cfg->machine.name,
               cfg->workload.name, cfg->workload.cores, cfg->workload.driver.rx_ring, cfg->workload.driver.tx_ring,
@@ -233,6 +261,10 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
     sb_printf(sb, "LLC occupancy    DDIO %llu, Shared %llu, L3* %llu lines; L2s %llu lines\n",
               (unsigned long long)r->occupancy[REG_DDIO], (unsigned long long)r->occupancy[REG_SHARED],
               (unsigned long long)r->occupancy[REG_L3], (unsigned long long)r->occupancy[REG_L2]);
+    if (p)
+        sb_printf(sb, "Markov model     PCIe write %.2f%% [%.2f, %.2f], PCIe read %.2f%% [%.2f, %.2f] for these queues\n",
+                  100 * p->pcie_write_hit.mean, 100 * p->pcie_write_hit.lower, 100 * p->pcie_write_hit.upper,
+                  100 * p->pcie_read_hit.mean, 100 * p->pcie_read_hit.lower, 100 * p->pcie_read_hit.upper);
     sb_printf(sb, "run              %.6f s simulated (%.6f s measured), %.2f s wall, %.2f M simulated packets/s\n",
               r->sim_seconds, r->measured_seconds, r->wall_seconds, r->sim_mpps);
 }
@@ -270,13 +302,29 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return cli_fail(&e);
     }
+    /* The cross-check: the Markov model for the queues this run measured. */
+    mk_prediction pred, *pp = NULL;
+    if (!o.no_model) {
+        mk_traffic t;
+        memset(&t, 0, sizeof t);
+        if (mk_traffic_from_source(&t, o.d.src.trace, o.d.src.profile, o.d.pkt_size, cfg->workload.cores, 100000,
+                                   &e) == 0 &&
+            mk_predict_for_sim(cfg, &t, &r, &pred, &e) == 0)
+            pp = &pred;
+        mk_traffic_free(&t);
+        if (!pp) {
+            dsim_result_free(&r);
+            free(cfg);
+            return cli_fail(&e);
+        }
+    }
     strbuf sb = {0};
     if (o.cc.fmt == FMT_JSON) {
-        char *js = to_json(cfg, &o, &r);
+        char *js = to_json(cfg, &o, &r, pp);
         sb_printf(&sb, "%s\n", js);
         free(js);
     } else {
-        to_table(&sb, cfg, &o, &r);
+        to_table(&sb, cfg, &o, &r, pp);
     }
     rc = cli_write_output(o.cc.out, sb.data, &e);
     sb_free(&sb);

@@ -11,6 +11,8 @@
 
 #include "configs/config.h"
 #include "sim/queue/dsim.h"
+#include "tests/helpers.h"
+#include <cjson/cJSON.h>
 
 static void small_config(ddio_config *cfg, const char *workload)
 {
@@ -139,13 +141,16 @@ Test(sim, deterministic_for_a_seed, .timeout = 120)
     run b = simulate(&cfg, "mawi", 8000, -1);
     a.r.wall_seconds = b.r.wall_seconds = 0;
     a.r.sim_mpps = b.r.sim_mpps = 0;
-    double *qa = a.r.queue_len, *qb = b.r.queue_len;
+    double *qa = a.r.queue_len, *qb = b.r.queue_len, *ia = a.r.inflight, *ib = b.r.inflight;
     cr_expect_eq(memcmp(qa, qb, sizeof(double) * 2 * Q_COUNT), 0);
-    a.r.queue_len = b.r.queue_len = NULL;
+    cr_expect_eq(memcmp(ia, ib, sizeof(double) * 2 * 2), 0);
+    a.r.queue_len = b.r.queue_len = a.r.inflight = b.r.inflight = NULL;
     cr_expect_eq(memcmp(&a.r, &b.r, sizeof a.r), 0, "two runs with one seed differ");
     cr_expect(a.r.pcie_write.accesses > 0);
     a.r.queue_len = qa;
     b.r.queue_len = qb;
+    a.r.inflight = ia;
+    b.r.inflight = ib;
     dsim_result_free(&a.r);
     dsim_result_free(&b.r);
 }
@@ -243,4 +248,31 @@ Test(sim, small_packets_build_tx_queue, .timeout = 120)
               small.r.queue_mean[Q_TX], big.r.queue_mean[Q_TX]);
     dsim_result_free(&small.r);
     dsim_result_free(&big.r);
+}
+
+/* `simulate` carries the Markov model's prediction for the queue lengths it
+ * measured (the cross-check of issue 5), with lower <= mean <= upper. */
+Test(sim, cli_model_block, .timeout = 120)
+{
+    cli_run r = run_ddiosim("simulate --profile fixed:1500 --rate 10 --packets 20000 --rx-ring 128 --mapping random "
+                            "--no-desc --set machine.llc.sets_per_slice=64 --set workload.driver.sw_tx_queue=0 "
+                            "--format json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j);
+    cJSON *m = cJSON_GetObjectItem(j, "model");
+    cr_assert(m, "no model block");
+    const char *names[] = {"pcie_write_hit", "pcie_read_hit", "cpu_first_hit"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *b = cJSON_GetObjectItem(m, names[i]);
+        cr_assert(b, "%s", names[i]);
+        double lo = cJSON_GetObjectItem(b, "lower")->valuedouble, hi = cJSON_GetObjectItem(b, "upper")->valuedouble,
+               mean = cJSON_GetObjectItem(b, "mean")->valuedouble;
+        cr_expect(lo <= mean + 1e-12 && mean <= hi + 1e-12, "%s: %g %g %g", names[i], lo, mean, hi);
+    }
+    /* Light load, LRU, random mapping: the LRU value is close to the simulation. */
+    double d = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "pcie_write_hit"), "sim_minus_lower")->valuedouble;
+    cr_expect(fabs(d) < 0.05, "simulated - model (LRU) write hit rate: %.3f", d);
+    cJSON_Delete(j);
+    cli_run_free(&r);
 }

@@ -372,6 +372,18 @@ static void tables_of(const ddio_workload *w, uint32_t ls, mk_tables *t)
     t->write_fraction = t->per_packet > 0 ? wf / t->per_packet : 0;
 }
 
+int mk_predict_for_sim(const ddio_config *cfg, const mk_traffic *t, const dsim_result *r, mk_prediction *out,
+                       ddio_err *e)
+{
+    mk_predict_opts po;
+    mk_predict_opts_default(&po);
+    po.queues = r->queue_len;
+    po.inflight = r->inflight;
+    po.pps = r->mpps * 1e6;
+    po.upper = mk_upper_policy(&cfg->machine);
+    return mk_predict(cfg, t, &po, out, e);
+}
+
 int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opts *o, mk_prediction *out,
                ddio_err *e)
 {

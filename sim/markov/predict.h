@@ -86,4 +86,10 @@ int mk_classes_per_line(const ddio_config *cfg, const mk_traffic *t, mk_class **
 int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opts *o, mk_prediction *out,
                ddio_err *e);
 
+/* The cross-check of `ddiosim simulate`: the model (basic variant, the
+ * machine's policy bounds) for the queue lengths, in-flight split and packet
+ * rate a simulator run measured. */
+int mk_predict_for_sim(const ddio_config *cfg, const mk_traffic *t, const dsim_result *r, mk_prediction *out,
+                       ddio_err *e);
+
 #endif

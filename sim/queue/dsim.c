@@ -82,6 +82,8 @@ void dsim_account(dsim *s, uint32_t c)
         double dt = (double)(now - cs->last_ns);
         for (int q = 0; q < Q_COUNT; q++)
             cs->area[q] += dt * dsim_queue_len(s, c, (enum dsim_queue)q);
+        cs->inflight_area[0] += dt * cs->rx_inflight;
+        cs->inflight_area[1] += dt * cs->tx_inflight;
     }
     cs->last_ns = now;
 }
@@ -118,6 +120,7 @@ void dsim_maybe_end_warmup(dsim *s)
     for (uint32_t c = 0; c < s->cores; c++) {
         dsim_account(s, c);
         memset(s->core[c].area, 0, sizeof s->core[c].area);
+        memset(s->core[c].inflight_area, 0, sizeof s->core[c].inflight_area);
     }
     s->measuring = 1;
     s->measure_start_ns = evq_now(&s->q);
@@ -135,8 +138,10 @@ static void close_window(dsim *s)
     if (s->measuring)
         for (uint32_t c = 0; c < s->cores; c++)
             dsim_account(s, c);
-    for (uint32_t c = 0; c < s->cores; c++)
+    for (uint32_t c = 0; c < s->cores; c++) {
         memcpy(&s->queue_snapshot[c * Q_COUNT], s->core[c].area, sizeof s->core[c].area);
+        memcpy(&s->inflight_snapshot[c * 2], s->core[c].inflight_area, sizeof s->core[c].inflight_area);
+    }
     s->at_end = s->n;
     s->cache_at_end = s->h.stats;
     s->measure_end_ns = evq_now(&s->q);
@@ -241,7 +246,8 @@ static int setup(dsim *s, ddio_err *e)
     s->ops = calloc(OPS_CAP, sizeof *s->ops);
     s->ops_cap = OPS_CAP;
     s->queue_snapshot = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
-    if (!s->core || !s->buf_len || !s->buf_arrival || !s->ops || !s->queue_snapshot)
+    s->inflight_snapshot = calloc((size_t)s->cores * 2, sizeof(double));
+    if (!s->core || !s->buf_len || !s->buf_arrival || !s->ops || !s->queue_snapshot || !s->inflight_snapshot)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     for (uint32_t t = 0; t < w->n_tables; t++) {
         s->table_lines[t] = w->tables[t].bytes / s->line_size ? w->tables[t].bytes / s->line_size : 1;
@@ -340,7 +346,10 @@ static void results(dsim *s, dsim_result *r)
     r->pcie_read_all = n->pcie_read_all;
     r->cores = s->cores;
     r->queue_len = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
+    r->inflight = calloc((size_t)s->cores * 2, sizeof(double));
     double span = (double)(s->measure_end_ns - s->measure_start_ns);
+    for (uint32_t k = 0; k < s->cores * 2; k++)
+        r->inflight[k] = span > 0 ? s->inflight_snapshot[k] / span : 0;
     for (uint32_t c = 0; c < s->cores; c++)
         for (int q = 0; q < Q_COUNT; q++) {
             double v = span > 0 ? s->queue_snapshot[c * Q_COUNT + q] / span : 0;
@@ -395,6 +404,7 @@ static void teardown(dsim *s)
     free(s->buf_arrival);
     free(s->ops);
     free(s->queue_snapshot);
+    free(s->inflight_snapshot);
     free(s->timeline_tmp);
     pktsrc_close(&s->src);
     evq_free(&s->q);
@@ -463,5 +473,7 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
 void dsim_result_free(dsim_result *r)
 {
     free(r->queue_len);
+    free(r->inflight);
     r->queue_len = NULL;
+    r->inflight = NULL;
 }

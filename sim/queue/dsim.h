@@ -63,6 +63,10 @@ typedef struct dsim_result {
     uint32_t cores;
     double *queue_len;          /* cores x Q_COUNT */
     double queue_mean[Q_COUNT];
+    /* Per core, the time-averaged part of RX still in DMA (the NIC has not
+     * written the lines yet) and of TX already fetched (the NIC has read the
+     * lines): cores x 2.  The Markov model needs the events at that boundary. */
+    double *inflight;
     /* Packets. */
     uint64_t injected, delivered, dropped, drop_rx_ring, drop_nic_buffer, drop_tx;
     uint64_t measured_packets;  /* delivered in the measured interval */

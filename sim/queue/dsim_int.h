@@ -54,6 +54,7 @@ typedef struct dsim_core {
     /* Time-averaged queue lengths of the measured interval. */
     uint64_t last_ns;
     double area[Q_COUNT];
+    double inflight_area[2];    /* RX DMAs not complete, TX packets fetched and not sent */
     uint64_t dropped_tx, delivered;
 } dsim_core;
 
@@ -103,6 +104,7 @@ typedef struct dsim {
     int measuring, measure_closed;
     uint64_t warmup_target, rx_total, arrivals_left;
     double *queue_snapshot;     /* cores x Q_COUNT areas at the end of the interval */
+    double *inflight_snapshot;  /* cores x 2 */
     FILE *timeline;
     char *timeline_tmp;
     ddio_err *err;              /* first error raised inside an event handler */
