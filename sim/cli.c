@@ -114,6 +114,32 @@ int cli_common_option(int c, char **argv, cli_common *cc, ddio_err *e)
     }
 }
 
+int cli_config_option(int c, int base, ddio_config_args *a, ddio_err *e)
+{
+    if (c < base || c >= base + DDIO_CFG_NOPTS)
+        return 0;
+    return ddio_config_args_add(a, (enum ddio_cfg_opt)(c - base), optarg, e) != 0 ? -1 : 1;
+}
+
+int cli_config_finish(const char *cmd, const char *usage_head, int parse_rc, const ddio_config_args *a,
+                      ddio_config *out, ddio_err *e)
+{
+    if (parse_rc == 1) {
+        printf("%s%s", usage_head, ddio_config_usage());
+        return DDIO_EXIT_OK;
+    }
+    if (parse_rc != 0) {
+        strbuf sb = {0};
+        sb_printf(&sb, "%s%s", usage_head, ddio_config_usage());
+        int rc = cli_usage_error(cmd, sb.data, "%s", e->msg);
+        sb_free(&sb);
+        return rc;
+    }
+    if (ddio_config_resolve(a, out, NULL, e) != 0)
+        return cli_fail(e);
+    return -1;
+}
+
 int cli_parse_format(const char *s, enum output_format *out, ddio_err *e)
 {
     if (strcmp(s, "json") == 0)

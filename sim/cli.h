@@ -7,6 +7,7 @@
 #define DDIOSIM_CLI_H
 
 #include <stdio.h>
+#include "configs/config.h"
 #include "sim/common/err.h"
 
 typedef struct ddio_cmd {
@@ -60,6 +61,19 @@ typedef struct cli_common {
     enum output_format fmt;     /* --format (table) */
     const char *out;            /* -o/--output, NULL = stdout */
 } cli_common;
+
+/* Subcommands that take the configuration options (--machine, --rx-ring,
+ * --set ...) put DDIO_CONFIG_LONGOPTS(base) in their table and offer each
+ * option to cli_config_option first: 1 when it was one of them, 0 when not,
+ * -1 with e filled for a bad value. */
+int cli_config_option(int c, int base, ddio_config_args *a, ddio_err *e);
+
+/* After parsing: parse_rc 1 prints the usage (usage_head + the configuration
+ * options) and returns exit code 0; a negative parse_rc reports e with the
+ * usage and returns 2; 0 resolves the configuration into *out and returns -1
+ * (go on), or reports the error and returns its exit code. */
+int cli_config_finish(const char *cmd, const char *usage_head, int parse_rc, const ddio_config_args *a,
+                      ddio_config *out, ddio_err *e);
 
 enum { CLI_OPT_DONE = 0, CLI_OPT_HELP = 1, CLI_OPT_BAD_VALUE = -1, CLI_OPT_USAGE = -2 };
 /* CLI_OPT_DONE: handled; CLI_OPT_HELP: --help; CLI_OPT_BAD_VALUE: a bad

@@ -62,11 +62,11 @@ static int parse_opts(int argc, char **argv, config_opts *o, ddio_err *e)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-        if (c >= O_CFG && c < O_CFG + DDIO_CFG_NOPTS) {
-            if (ddio_config_args_add(&o->args, (enum ddio_cfg_opt)(c - O_CFG), optarg, e) != 0)
-                return -1;
+        int k = cli_config_option(c, O_CFG, &o->args, e);
+        if (k < 0)
+            return -1;
+        if (k)
             continue;
-        }
         switch (c) {
         case O_ONLY:
             if (strcmp(optarg, "machine") == 0)

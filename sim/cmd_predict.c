@@ -70,13 +70,12 @@ typedef struct pred_opts {
     double q[6];
     uint64_t packets, seed;
     double idle;
-    enum output_format fmt;
-    const char *out;
+    cli_common cc;
 } pred_opts;
 
 enum {
     O_MODEL = 300, O_UPPER, O_PERQ, O_SOLVER, O_TOL, O_MAXIT, O_PKT, O_TRACE, O_PROFILE, O_RATE, O_QUEUES,
-    O_FROMSIM, O_PACKETS, O_NODESC, O_SEED, O_IDLE, O_FORMAT, O_EXPLAIN, O_RAWQ, O_CFG = 400
+    O_FROMSIM, O_PACKETS, O_NODESC, O_SEED, O_IDLE, O_EXPLAIN, O_RAWQ, O_CFG = 400
 };
 
 static int parse_queues(const char *s, pred_opts *o, ddio_err *e)
@@ -114,9 +113,9 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
         {"queues", required_argument, 0, O_QUEUES},   {"from-sim", no_argument, 0, O_FROMSIM},
         {"packets", required_argument, 0, O_PACKETS}, {"no-desc", no_argument, 0, O_NODESC},
         {"seed", required_argument, 0, O_SEED},       {"idle", required_argument, 0, O_IDLE},
-        {"format", required_argument, 0, O_FORMAT},   {"explain", no_argument, 0, O_EXPLAIN},
+        {"explain", no_argument, 0, O_EXPLAIN},
         {"no-inflight-split", no_argument, 0, O_RAWQ},
-        {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
+        CLI_COMMON_LONGOPTS,
         DDIO_CONFIG_LONGOPTS(O_CFG),                  {0, 0, 0, 0},
     };
     uint64_t v;
@@ -124,11 +123,11 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-        if (c >= O_CFG && c < O_CFG + DDIO_CFG_NOPTS) {
-            if (ddio_config_args_add(&o->args, (enum ddio_cfg_opt)(c - O_CFG), optarg, e) != 0)
-                return -1;
+        int k = cli_config_option(c, O_CFG, &o->args, e);
+        if (k < 0)
+            return -1;
+        if (k)
             continue;
-        }
         switch (c) {
         case O_MODEL:
             if (mk_parse_variant(optarg, &o->variant, e)) return -1;
@@ -177,15 +176,13 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
         case O_IDLE:
             if (ddio_parse_double(optarg, 0, 1e9, &o->idle, "--idle", e)) return -1;
             break;
-        case O_FORMAT:
-            if (cli_parse_format(optarg, &o->fmt, e)) return -1;
-            break;
         case O_EXPLAIN: o->explain = 1; break;
         case O_RAWQ: o->raw_queues = 1; break;
-        case 'o': o->out = optarg; break;
-        case 'h': return 1;
-        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-        default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = cli_common_option(c, argv, &o->cc, e);
+            if (r != CLI_OPT_DONE)
+                return r == CLI_OPT_HELP ? 1 : -1;
+        }
         }
     }
     if (optind < argc)
@@ -374,20 +371,15 @@ int cmd_predict(int argc, char **argv)
     o.packets = 200000;
     o.seed = 1;
     int rc = parse(argc, argv, &o, &e);
-    if (rc == 1) {
-        printf("%s%s", usage_head, ddio_config_usage());
-        return DDIO_EXIT_OK;
-    }
-    if (rc != 0) {
-        char usage[8192];
-        snprintf(usage, sizeof usage, "%s%s", usage_head, ddio_config_usage());
-        return cli_usage_error("predict", usage, "%s", e.msg);
-    }
     ddio_config *cfg = malloc(sizeof *cfg);
-    if (!cfg || ddio_config_resolve(&o.args, cfg, NULL, &e) != 0) {
+    if (!cfg)
+        return cli_fail(&(ddio_err){DDIO_EXIT_IO, "out of memory"});
+    int code = cli_config_finish("predict", usage_head, rc, &o.args, cfg, &e);
+    if (code >= 0) {
         free(cfg);
-        return cli_fail(&e);
+        return code;
     }
+    rc = 0;
     uint32_t S = cfg->workload.cores;
     if (!o.upper_set)
         o.upper = mk_upper_policy(&cfg->machine);
@@ -494,14 +486,14 @@ int cmd_predict(int argc, char **argv)
         pred_ctx x = {.cfg = cfg, .o = &o, .t = &t, .queues = queues, .qsource = qsource, .p = &p, .pps = pps,
                       .sim = have_sim ? &sim : NULL, .traffic = traffic};
         strbuf sb = {0};
-        if (o.fmt == FMT_JSON) {
+        if (o.cc.fmt == FMT_JSON) {
             char *js = to_json(&x);
             sb_printf(&sb, "%s\n", js);
             free(js);
         } else {
             to_table(&sb, &x);
         }
-        rc = cli_write_output(o.out, sb.data, &e);
+        rc = cli_write_output(o.cc.out, sb.data, &e);
         sb_free(&sb);
     }
     if (have_sim)

@@ -84,11 +84,11 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-        if (c >= O_CFG && c < O_CFG + DDIO_CFG_NOPTS) {
-            if (ddio_config_args_add(&o->args, (enum ddio_cfg_opt)(c - O_CFG), optarg, e) != 0)
-                return -1;
+        int k = cli_config_option(c, O_CFG, &o->args, e);
+        if (k < 0)
+            return -1;
+        if (k)
             continue;
-        }
         switch (c) {
         case O_TRACE: o->d.src.trace = optarg; o->trace_set = 1; break;
         case O_PROFILE: o->d.src.profile = optarg; break;
@@ -277,19 +277,13 @@ int cmd_simulate(int argc, char **argv)
     ddio_config_args_init(&o.args);
     dsim_options_default(&o.d);
     int rc = parse(argc, argv, &o, &e);
-    if (rc == 1) {
-        printf("%s%s", usage_head, ddio_config_usage());
-        return DDIO_EXIT_OK;
-    }
-    if (rc != 0) {
-        char usage[8192];
-        snprintf(usage, sizeof usage, "%s%s", usage_head, ddio_config_usage());
-        return cli_usage_error("simulate", usage, "%s", e.msg);
-    }
     ddio_config *cfg = malloc(sizeof *cfg);
-    if (!cfg || ddio_config_resolve(&o.args, cfg, NULL, &e) != 0) {
+    if (!cfg)
+        return cli_fail(&(ddio_err){DDIO_EXIT_IO, "out of memory"});
+    int code = cli_config_finish("simulate", usage_head, rc, &o.args, cfg, &e);
+    if (code >= 0) {
         free(cfg);
-        return cli_fail(&e);
+        return code;
     }
     if (isatty(2)) {
         o.d.progress = progress_bar;
