@@ -4,5 +4,6 @@
 double bench_now(void);
 int bench_cache(void);
 int bench_sim(void);
+int bench_model(void);
 
 #endif

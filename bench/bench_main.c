@@ -15,5 +15,7 @@ int main(int argc, char **argv)
         rc |= bench_cache();
     if (!only || strcmp(only, "sim") == 0)
         rc |= bench_sim();
+    if (!only || strcmp(only, "model") == 0)
+        rc |= bench_model();
     return rc;
 }
