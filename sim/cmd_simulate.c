@@ -199,6 +199,7 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON_AddNumberToObject(dr, "rx_ring", (double)r->drop_rx_ring);
     cJSON_AddNumberToObject(dr, "nic_buffer", (double)r->drop_nic_buffer);
     cJSON_AddNumberToObject(dr, "tx", (double)r->drop_tx);
+    cJSON_AddNumberToObject(dr, "oversize", (double)r->drop_oversize);
     cJSON_AddNumberToObject(j, "drop_rate", r->injected ? (double)r->dropped / (double)r->injected : 0.0);
     cJSON_AddNumberToObject(j, "measured_packets", (double)r->measured_packets);
     cJSON_AddNumberToObject(j, "throughput_gbps", r->throughput_gbps);
@@ -250,10 +251,10 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
     sb_printf(sb, "queues (mean)    RX replenish %.1f   RX %.1f   TX %.1f   TX recycle %.1f   sw queue %.1f\n",
               r->queue_mean[Q_RX_REPLENISH], r->queue_mean[Q_RX], r->queue_mean[Q_TX], r->queue_mean[Q_TX_RECYCLE],
               r->queue_mean[Q_SW]);
-    sb_printf(sb, "packets          %llu injected, %llu delivered, %llu dropped (%.2f%%: RX ring %llu, NIC buffer %llu, TX %llu)\n",
+    sb_printf(sb, "packets          %llu injected, %llu delivered, %llu dropped (%.2f%%: RX ring %llu, NIC buffer %llu, TX %llu, oversize %llu)\n",
               (unsigned long long)r->injected, (unsigned long long)r->delivered, (unsigned long long)r->dropped,
               r->injected ? 100.0 * (double)r->dropped / (double)r->injected : 0.0, (unsigned long long)r->drop_rx_ring,
-              (unsigned long long)r->drop_nic_buffer, (unsigned long long)r->drop_tx);
+              (unsigned long long)r->drop_nic_buffer, (unsigned long long)r->drop_tx, (unsigned long long)r->drop_oversize);
     sb_printf(sb, "throughput       %.2f Gb/s, %.3f Mpps; latency p50 %.2f us, p99 %.2f us\n", r->throughput_gbps, r->mpps,
               r->latency_p50_us, r->latency_p99_us);
     sb_printf(sb, "memory           %.1f B read + %.1f B written per packet, %.2f GB/s\n", r->mem_read_bytes_per_pkt,

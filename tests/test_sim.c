@@ -168,7 +168,7 @@ Test(sim, rss_and_drop_accounting, .timeout = 120)
     for (uint32_t c = 0; c < 4; c++)
         busy += x.r.queue_len[c * Q_COUNT + Q_RX] > 0.01;
     cr_expect_eq(busy, 4, "RSS must use every core");
-    cr_expect_eq(x.r.dropped, x.r.drop_rx_ring + x.r.drop_nic_buffer + x.r.drop_tx);
+    cr_expect_eq(x.r.dropped, x.r.drop_rx_ring + x.r.drop_nic_buffer + x.r.drop_tx + x.r.drop_oversize);
     dsim_result_free(&x.r);
 }
 
@@ -275,4 +275,18 @@ Test(sim, cli_model_block, .timeout = 120)
     cr_expect(fabs(d) < 0.05, "simulated - model (LRU) write hit rate: %.3f", d);
     cJSON_Delete(j);
     cli_run_free(&r);
+}
+
+/* Frames longer than a buffer's data room are dropped (no scatter), never
+ * written over the next buffer. */
+Test(sim, oversize_frames_dropped, .timeout = 60)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.driver.data_room = 1024;
+    /* IMIX: one 1518 B frame in every block of 12. */
+    run x = simulate(&cfg, "imix", 6000, 10);
+    cr_expect_eq(x.r.drop_oversize, 500);
+    cr_expect_eq(x.r.delivered, 5500);
+    dsim_result_free(&x.r);
 }

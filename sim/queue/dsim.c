@@ -362,7 +362,8 @@ static void results(dsim *s, dsim_result *r)
     r->drop_rx_ring = s->pre.drop_rx_ring + s->n.drop_rx_ring;
     r->drop_nic_buffer = s->pre.drop_nic_buffer + s->n.drop_nic_buffer;
     r->drop_tx = s->pre.drop_tx + s->n.drop_tx;
-    r->dropped = r->drop_rx_ring + r->drop_nic_buffer + r->drop_tx;
+    r->drop_oversize = s->pre.drop_oversize + s->n.drop_oversize;
+    r->dropped = r->drop_rx_ring + r->drop_nic_buffer + r->drop_tx + r->drop_oversize;
     r->measured_packets = n->delivered;
     r->measured_seconds = span * 1e-9;
     r->sim_seconds = (double)evq_now(&s->q) * 1e-9;
@@ -454,8 +455,10 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         rc = -1;
     if (rc == 0 && !s->measuring)
         rc = ddio_errf(e, DDIO_EXIT_USAGE,
-                       "the run ended during warm-up (%llu of %llu received packets): simulate more packets (--packets)",
-                       (unsigned long long)s->rx_total, (unsigned long long)s->warmup_target);
+                       "the run ended during warm-up (%llu of %llu received packets, %llu dropped as larger than the "
+                       "data room): simulate more packets (--packets)",
+                       (unsigned long long)s->rx_total, (unsigned long long)s->warmup_target,
+                       (unsigned long long)s->n.drop_oversize);
     if (rc == 0)
         rc = check_conservation(s, e);
     if (rc == 0) {

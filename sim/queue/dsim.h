@@ -68,7 +68,7 @@ typedef struct dsim_result {
      * lines): cores x 2.  The Markov model needs the events at that boundary. */
     double *inflight;
     /* Packets. */
-    uint64_t injected, delivered, dropped, drop_rx_ring, drop_nic_buffer, drop_tx;
+    uint64_t injected, delivered, dropped, drop_rx_ring, drop_nic_buffer, drop_tx, drop_oversize;
     uint64_t measured_packets;  /* delivered in the measured interval */
     double sim_seconds, measured_seconds;
     double throughput_gbps, mpps;

@@ -62,7 +62,7 @@ typedef struct dsim_core {
 typedef struct dsim_counts {
     dsim_hits pcie_write, pcie_write_full, pcie_write_partial, pcie_read, cpu_first;
     dsim_hits pcie_write_all, pcie_read_all;
-    uint64_t delivered, delivered_bytes, drop_rx_ring, drop_nic_buffer, drop_tx, injected;
+    uint64_t delivered, delivered_bytes, drop_rx_ring, drop_nic_buffer, drop_tx, drop_oversize, injected;
     uint64_t lat[LAT_BUCKETS];
 } dsim_counts;
 

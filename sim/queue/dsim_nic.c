@@ -36,6 +36,10 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
     dsim_account(s, c);
+    if (p->len > s->cfg->workload.driver.data_room) {
+        s->n.drop_oversize++;    /* no scatter: a frame must fit one buffer's data room */
+        return;
+    }
     if (ring_empty(&cs->rx_posted)) {
         s->n.drop_rx_ring++;     /* no descriptor: the NIC drops (rx_missed) */
         return;
