@@ -492,6 +492,7 @@ typedef struct ctx {
     /* Per class and region: unique_in_window at a whole cycle, and at the
      * last remainder asked for. */
     double *ufull, *ur_key, *ur_val;
+    double *ulog;           /* log(1 - used ufull / L_cycle) */
 } ctx;
 
 #define DMEMO_SLOTS 1024
@@ -502,6 +503,22 @@ static double stage_len(const ctx *x, const stage *s)
     for (unsigned i = 0; i < s->nq; i++)
         L += x->p->L[s->q[i]];
     return L;
+}
+
+/* v modulo Lc in [0, Lc).  Cycle positions are mostly in [0, Lc) or one
+ * cycle off: no fmod then (a tenth of the solve time). */
+static double wrap(double v, double Lc)
+{
+    if (v >= 0 && v < Lc)
+        return v;
+    if (v < 0 && v >= -Lc) {
+        v += Lc;
+        return v < Lc ? v : 0;
+    }
+    v = fmod(v, Lc);
+    if (v < 0)
+        v += Lc;
+    return v < Lc ? v : 0;
 }
 
 /* Expected number of other buffers (phases uniform over the cycle, one per
@@ -519,8 +536,8 @@ static double unique_in_window(const evlist *ev, double W, double Lc)
     int nb = 0;
     bp[nb++] = 0;
     for (int i = 0; i < ev->n; i++) {
-        bp[nb++] = fmod(fmod(ev->pos[i], Lc) + Lc, Lc);
-        bp[nb++] = fmod(fmod(ev->pos[i] - W, Lc) + 2 * Lc, Lc);
+        bp[nb++] = wrap(ev->pos[i], Lc);
+        bp[nb++] = wrap(ev->pos[i] - W, Lc);
     }
     for (int i = 1; i < nb; i++)    /* insertion sort: a dozen points */
         for (int j = i; j > 0 && bp[j] < bp[j - 1]; j--) {
@@ -538,7 +555,7 @@ static double unique_in_window(const evlist *ev, double W, double Lc)
         double off[MK_MAX_EV];
         int idx[MK_MAX_EV], m = 0;
         for (int i = 0; i < ev->n; i++) {
-            double o = fmod(fmod(ev->pos[i] - u, Lc) + Lc, Lc);
+            double o = wrap(ev->pos[i] - u, Lc);
             if (o < W || W >= Lc) {
                 int j = m++;
                 while (j > 0 && off[j - 1] < o) {
@@ -579,8 +596,10 @@ static double class_lines(const ctx *x, size_t c, int rg, double W)
         x->ur_key[i] = r;
         x->ur_val[i] = unique_in_window(ev, r, Lc);
     }
-    double uf = x->ufull[i] / Lc, ur = x->ur_val[i] / Lc;
-    return nl * Lc * (1 - pow(1 - d * uf, k) * (1 - d * ur));
+    double ur = x->ur_val[i] / Lc;
+    /* (1 - d uf)^k, the logarithm kept per generation (pow was a tenth of
+     * the solve time). */
+    return nl * Lc * (1 - exp(k * x->ulog[i]) * (1 - d * ur));
 }
 
 /* Reuse distances of a wait of W packets of this core. */
@@ -634,6 +653,8 @@ static void dmemo_clear(ctx *x)
         for (int g = 0; g < RG_N; g++) {
             x->ufull[c * RG_N + g] = unique_in_window(&x->ev[c * RG_N + g], x->L_cycle, x->L_cycle);
             x->ur_key[c * RG_N + g] = -1;
+            double q = x->L_cycle > 0 ? 1 - x->p->classes[c].used * x->ufull[c * RG_N + g] / x->L_cycle : 1;
+            x->ulog[c * RG_N + g] = q > 0 ? log(q) : -INFINITY;
         }
 }
 
@@ -747,15 +768,16 @@ static int build_chain(ctx *x, const mk_class *c, const double (*enter)[MK_MAX_S
         memset(&mix, 0, sizeof mix);
         double mass = 0;
         mk_dist dprev = {-1, -1, -1, -1};
-        for (int k = 0; k <= MK_EXT_MAX; k++) {
-            double wk = ext * pow(1 - ext, k);
+        double qk = 1;      /* (1 - ext)^k */
+        for (int k = 0; k <= MK_EXT_MAX; k++, qk *= 1 - ext) {
+            double wk = ext * qk;
             mk_dist d;
             mk_wait w;
             window(x, L + k * x->L_cycle, need4, &d, &w);
             int same = k > 0 && fabs(d.ddio - dprev.ddio) <= 1e-7 * (1 + d.ddio) &&
                        fabs(d.shared - dprev.shared) <= 1e-7 * (1 + d.shared) &&
                        fabs(d.l3 - dprev.l3) <= 1e-7 * (1 + d.l3) && fabs(d.l2 - dprev.l2) <= 1e-7 * (1 + d.l2);
-            if (k == MK_EXT_MAX || same || ext >= 1 || pow(1 - ext, k + 1) < 1e-10)
+            if (k == MK_EXT_MAX || same || ext >= 1 || qk * (1 - ext) < 1e-10)
                 wk = 1 - mass;      /* the rest, at this (saturated) distance */
             mix.s_ddio += wk * w.s_ddio;
             mix.s_shared += wk * w.s_shared;
@@ -778,15 +800,19 @@ static int build_chain(ctx *x, const mk_class *c, const double (*enter)[MK_MAX_S
     return 0;
 }
 
+/* C = A B.  Access and eviction matrices are mostly zeros (a state goes to
+ * at most four others): skip them, row by row. */
 static void matmul(unsigned n, const double *A, const double *B, double *C)
 {
     double T[MK_MAX_STATES * MK_MAX_STATES];
+    memset(T, 0, sizeof(double) * n * n);
     for (unsigned i = 0; i < n; i++)
-        for (unsigned j = 0; j < n; j++) {
-            double s = 0;
-            for (unsigned k = 0; k < n; k++)
-                s += A[i * n + k] * B[k * n + j];
-            T[i * n + j] = s;
+        for (unsigned k = 0; k < n; k++) {
+            double a = A[i * n + k];
+            if (a == 0)
+                continue;
+            for (unsigned j = 0; j < n; j++)
+                T[i * n + j] += a * B[k * n + j];
         }
     memcpy(C, T, sizeof(double) * n * n);
 }
@@ -1032,29 +1058,110 @@ static int queue_dist(ctx *x, const mk_class *cl, const chain *h, const cdist *d
     return 0;
 }
 
+/* Linear extrapolation of the start from the last two solves (same
+ * queues, different S): x = x1 + t (x1 - x0), t = (S - S1) / (S1 - S0),
+ * used for 0 < t <= 2 (the per-core model solves the cores in the order of
+ * beta).  Only the start moves: the fixed point and its tolerance do not. */
+static double warm_secant(const mk_warm *w, const mk_params *p)
+{
+    if (!w->prev_valid || memcmp(w->L, p->L, sizeof p->L) != 0 || w->S == w->prev_S)
+        return 0;
+    double t = (p->S - w->S) / (w->S - w->prev_S);
+    return t > 0 && t <= 2 ? t : 0;
+}
+
+static void extrapolate_vec(double *v, const double *v0, double t, unsigned n)
+{
+    double sum = 0;
+    for (unsigned i = 0; i < n; i++) {
+        double y = v[i] + t * (v[i] - v0[i]);
+        v[i] = y > 0 ? y : 0;
+        sum += v[i];
+    }
+    if (sum > 0)
+        for (unsigned i = 0; i < n; i++)
+            v[i] /= sum;
+}
+
+static void extrapolate_dist(cdist *d, const cdist *d0, double t, size_t ns, unsigned n)
+{
+    for (size_t s = 0; s < ns; s++) {
+        extrapolate_vec(d->enter[s], d0->enter[s], t, n);
+        extrapolate_vec(d->leave[s], d0->leave[s], t, n);
+    }
+}
+
+static double clamp01(double v)
+{
+    return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+static void extrapolate_ev(evlist *l, const evlist *l0, double t)
+{
+    if (l->n != l0->n)
+        return;
+    for (int i = 0; i < l->n; i++)
+        if (l->pos[i] != l0->pos[i])
+            return;
+    for (int i = 0; i < l->n; i++) {
+        l->place[i] = clamp01(l->place[i] + t * (l->place[i] - l0->place[i]));
+        l->rho[i] = clamp01(l->rho[i] + t * (l->rho[i] - l0->rho[i]));
+    }
+}
+
+static int warm_fits(const mk_warm *w, const mk_params *p)
+{
+    return w && w->valid && w->classes == p->classes && w->n_classes == p->n_classes && w->mode == p->mode &&
+           w->path == p->path && w->per_queue == p->per_queue;
+}
+
 /* The fixed point; on success ch / cd hold the final chains. */
-static int fixed_point(ctx *x, chain **ch, cdist **cd, cdist **old, int *iters, double *resid, ddio_err *e)
+static int fixed_point(ctx *x, const mk_warm *warm, chain **ch, cdist **cd, cdist **old, int *iters, double *resid,
+                       ddio_err *e)
 {
     const mk_params *p = x->p;
     size_t nc = p->n_classes;
+    int hot = warm_fits(warm, p);
+    double secant = hot ? warm_secant(warm, p) : 0;
     for (size_t c = 0; c < nc; c++) {
-        /* Start: everything in memory (Section 4.2). */
         ch[c]->ns = build_stages(p, &p->classes[c], ch[c]->st);
+        if (hot) {
+            /* Warm start: the fixed point of a neighbouring solve. */
+            *cd[c] = ((const cdist *)warm->dist)[c];
+            if (secant > 0)
+                extrapolate_dist(cd[c], &((const cdist *)warm->prev_dist)[c], secant, ch[c]->ns, x->n);
+            continue;
+        }
+        /* Start: everything in memory (Section 4.2). */
         memset(cd[c], 0, sizeof *cd[c]);
         for (size_t s = 0; s < ch[c]->ns; s++) {
             cd[c]->enter[s][x->sp.mem] = 1;
             cd[c]->leave[s][x->sp.mem] = 1;
         }
     }
-    /* The access matrices (all the first references need) do not depend on
-     * the reuse distances: build them with empty reference lists. */
-    for (size_t c = 0; c < nc * RG_N; c++)
-        x->ev[c].n = 0;
-    dmemo_clear(x);
-    for (size_t c = 0; c < nc; c++)
-        if (build_chain(x, &p->classes[c], NULL, ch[c], e) != 0)
-            return -1;
-    compute_events(x, ch, cd);
+    if (hot && memcmp(warm->L, p->L, sizeof p->L) == 0) {
+        /* Same queues: the reference lists (cycle positions and per-line
+         * probabilities; S scales them later) are those of the start. */
+        memcpy(x->ev, warm->ev, nc * RG_N * sizeof *x->ev);
+        if (secant > 0)
+            for (size_t i = 0; i < nc * RG_N; i++)
+                extrapolate_ev(&x->ev[i], &((const evlist *)warm->prev_ev)[i], secant);
+    } else {
+        /* The access matrices (all the first references need) do not depend
+         * on the reuse distances: build them with empty reference lists.  A
+         * warm start with other queue lengths takes a second round, so that
+         * its first reference lists see the start's evictions. */
+        for (size_t c = 0; c < nc * RG_N; c++)
+            x->ev[c].n = 0;
+        for (int round = 0; round < (hot ? 2 : 1); round++) {
+            dmemo_clear(x);
+            for (size_t c = 0; c < nc; c++)
+                if (build_chain(x, &p->classes[c], hot ? (const double (*)[MK_MAX_STATES])cd[c]->enter : NULL, ch[c],
+                                e) != 0)
+                    return -1;
+            compute_events(x, ch, cd);
+        }
+    }
     dmemo_clear(x);
     double res = INFINITY;
     int it;
@@ -1121,6 +1228,7 @@ static void work_free(work *w)
     free(w->x.ufull);
     free(w->x.ur_key);
     free(w->x.ur_val);
+    free(w->x.ulog);
 }
 
 static int work_init(work *w, const mk_params *p, ddio_err *e)
@@ -1145,7 +1253,8 @@ static int work_init(work *w, const mk_params *p, ddio_err *e)
     x->ufull = calloc(nc * RG_N, sizeof *x->ufull);
     x->ur_key = calloc(nc * RG_N, sizeof *x->ur_key);
     x->ur_val = calloc(nc * RG_N, sizeof *x->ur_val);
-    if (!w->ch || !w->cd || !w->old || !x->ev || !x->dm || !x->ufull || !x->ur_key || !x->ur_val)
+    x->ulog = calloc(nc * RG_N, sizeof *x->ulog);
+    if (!w->ch || !w->cd || !w->old || !x->ev || !x->dm || !x->ufull || !x->ur_key || !x->ur_val || !x->ulog)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     for (size_t c = 0; c < nc; c++) {
         w->ch[c] = calloc(1, sizeof **w->ch);
@@ -1157,7 +1266,69 @@ static int work_init(work *w, const mk_params *p, ddio_err *e)
     return 0;
 }
 
+void mk_warm_init(mk_warm *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+void mk_warm_free(mk_warm *w)
+{
+    free(w->dist);
+    free(w->ev);
+    free(w->prev_dist);
+    free(w->prev_ev);
+    memset(w, 0, sizeof *w);
+}
+
+/* Keep the converged state of a solve for the next one. */
+static int warm_store(mk_warm *w, const work *wk, ddio_err *e)
+{
+    const mk_params *p = wk->x.p;
+    size_t nc = p->n_classes;
+    /* The current start becomes the previous one when it fits. */
+    int keep = warm_fits(w, p) && memcmp(w->L, p->L, sizeof w->L) == 0 && w->S != p->S;
+    void *pd = w->prev_dist, *pe = w->prev_ev;
+    w->prev_dist = keep ? w->dist : NULL;
+    w->prev_ev = keep ? w->ev : NULL;
+    w->prev_S = w->S;
+    w->prev_valid = keep;
+    w->dist = keep ? pd : w->dist;
+    w->ev = keep ? pe : w->ev;
+    if (!keep) {
+        free(pd);
+        free(pe);
+    }
+    if (!w->dist || !w->ev || (!keep && w->n_classes != nc)) {
+        free(w->dist);
+        free(w->ev);
+        w->dist = w->ev = NULL;
+        w->valid = 0;
+        w->n_classes = 0;
+        w->dist = malloc(nc * sizeof(cdist));
+        w->ev = malloc(nc * RG_N * sizeof(evlist));
+        if (!w->dist || !w->ev)
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    for (size_t c = 0; c < nc; c++)
+        ((cdist *)w->dist)[c] = *wk->cd[c];
+    memcpy(w->ev, wk->x.ev, nc * RG_N * sizeof(evlist));
+    w->classes = p->classes;
+    w->n_classes = nc;
+    w->mode = p->mode;
+    w->path = p->path;
+    w->per_queue = p->per_queue;
+    memcpy(w->L, p->L, sizeof w->L);
+    w->S = p->S;
+    w->valid = 1;
+    return 0;
+}
+
 int mk_solve(const mk_params *p, mk_result *r, ddio_err *e)
+{
+    return mk_solve_warm(p, NULL, r, e);
+}
+
+int mk_solve_warm(const mk_params *p, mk_warm *warm, mk_result *r, ddio_err *e)
 {
     memset(r, 0, sizeof *r);
     if (check_params(p, e) != 0)
@@ -1167,11 +1338,15 @@ int mk_solve(const mk_params *p, mk_result *r, ddio_err *e)
     if (work_init(&wk, p, e) != 0)
         goto out;
     ctx *x = &wk.x;
-    rc = fixed_point(x, wk.ch, wk.cd, wk.old, &r->iterations, &r->residual, e);
+    rc = fixed_point(x, warm, wk.ch, wk.cd, wk.old, &r->iterations, &r->residual, e);
     r->k = x->slope;
     r->space = x->sp;
     if (rc != 0)
         goto out;
+    if (warm && warm_store(warm, &wk, e) != 0) {
+        rc = -1;
+        goto out;
+    }
     rc = -1;
     /* Results, weighted by buffer lines. */
     double wsum = 0, wr = 0, rd = 0, fsum = 0, cpu = 0, rdw = 0, wrw = 0;
@@ -1245,7 +1420,7 @@ double *mk_eq1_matrix(const mk_params *p, size_t c, size_t *dim, double *cycle, 
     double *P = NULL;
     int it;
     double res;
-    if (work_init(&wk, p, e) == 0 && fixed_point(&wk.x, wk.ch, wk.cd, wk.old, &it, &res, e) == 0) {
+    if (work_init(&wk, p, e) == 0 && fixed_point(&wk.x, NULL, wk.ch, wk.cd, wk.old, &it, &res, e) == 0) {
         const chain *ch = wk.ch[c];
         unsigned n = wk.x.n;
         P = eq1_from_chain(ch, n, dim);

@@ -188,6 +188,37 @@ typedef struct mk_result {
  * iteration cap is reached; exit 2 on bad parameters. */
 int mk_solve(const mk_params *p, mk_result *r, ddio_err *e);
 
+/* A converged fixed point kept to start the next solve from (warm start).
+ * The cores of the per-core model (D.2) differ only in their share (beta)
+ * and queue lengths, so core i's distributions and reference lists are a
+ * close first iterate for core i+1: the fixed point is the same, reached in
+ * fewer iterations (docs/model.md section 7).  Private layout (model.c);
+ * a start whose classes, path or hierarchy differ is ignored. */
+typedef struct mk_warm {
+    int valid;
+    const mk_class *classes;    /* identity and shape of the solve it came from */
+    size_t n_classes;
+    enum hier_mode mode;
+    enum mk_path path;
+    int per_queue;
+    double L[MKQ_COUNT];
+    double S;
+    void *dist;                 /* per class: entering / leaving distributions of every stage */
+    void *ev;                   /* per class and region: the reference lists */
+    /* The solve before it, when it had the same queues: the start is then
+     * extrapolated linearly in S (beta) from the two. */
+    int prev_valid;
+    double prev_S;
+    void *prev_dist, *prev_ev;
+} mk_warm;
+
+void mk_warm_init(mk_warm *w);
+void mk_warm_free(mk_warm *w);
+/* mk_solve started from `warm` when it is valid and fits (else from
+ * "everything in memory"); on success `warm` holds this solve's fixed point.
+ * warm = NULL is mk_solve. */
+int mk_solve_warm(const mk_params *p, mk_warm *warm, mk_result *r, ddio_err *e);
+
 /* For tests: Eq. 1's block matrix of class c at the fixed point (blocks:
  * entering stage 0, leaving it, entering stage 1, ...; a stage is the wait
  * between two references of the line, or one queue with per_queue) and, if

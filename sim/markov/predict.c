@@ -181,7 +181,7 @@ static int packet_lines(const ddio_config *cfg, uint32_t len, line_ops **out, ui
     uint32_t ls = cfg->machine.llc.line_size, fb = w->driver.headroom % ls;
     uint32_t nl = (fb + len + ls - 1) / ls;
     line_ops *lo = calloc(nl ? nl : 1, sizeof *lo);
-    ddio_line_op *ops = calloc(4096, sizeof *ops);
+    ddio_line_op *ops = malloc(4096 * sizeof *ops);   /* expand fills what it returns */
     if (!lo || !ops) {
         free(lo);
         free(ops);
@@ -426,11 +426,29 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
     double prevL[MKQ_COUNT] = {0}, prevS = 0;
     static const mk_result zero_r;
     mk_result prev_r[2] = {zero_r, zero_r};
+    mk_warm warm[2];
+    mk_warm_init(&warm[0]);
+    mk_warm_init(&warm[1]);
     uint32_t busiest = 0;
     for (uint32_t i = 0; i < S; i++)
         if (t->share && t->share[i] > t->share[busiest])
             busiest = i;
-    for (uint32_t run = 0; run < runs; run++) {
+    /* Per-core: solve the cores in the order of their share, so that each
+     * warm start comes from the nearest beta (and equal cores follow each
+     * other). */
+    uint32_t *ord = malloc((runs ? runs : 1) * sizeof *ord);
+    if (!ord) {
+        free(cls);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    for (uint32_t i = 0; i < runs; i++) {
+        uint32_t j = i;
+        for (; j > 0 && per_core && t->share && t->share[ord[j - 1]] > t->share[i]; j--)
+            ord[j] = ord[j - 1];
+        ord[j] = i;
+    }
+    for (uint32_t nrun = 0; nrun < runs; nrun++) {
+        uint32_t run = ord[nrun];
         double share = per_core ? (t->share ? t->share[run] : 1.0 / S) : 1.0;
         if (per_core && share <= 0)
             continue;
@@ -466,7 +484,7 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
         /* Appendix D.2: beta_i = sum t / t_i replaces S. */
         p.S = per_core ? 1.0 / share : S;
         /* Cores with the same share and queues have the same chains. */
-        int same = run > 0 && memcmp(prevL, p.L, sizeof p.L) == 0 && prevS == p.S;
+        int same = nrun > 0 && memcmp(prevL, p.L, sizeof p.L) == 0 && prevS == p.S;
         memcpy(prevL, p.L, sizeof p.L);
         prevS = p.S;
         for (int b = 0; b < 2; b++) {
@@ -477,7 +495,12 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
             }
             region_policy(&p.geom, b == 0 ? MARKOV_LRU : o->upper);
             p.policy = b == 0 ? MARKOV_LRU : o->upper;
-            if (mk_solve(&p, &r, e) != 0) {
+            /* Warm start (per-core): each bound from the same bound of the
+             * previous core; the cores differ only in beta and queues. */
+            if (mk_solve_warm(&p, per_core && !o->cold ? &warm[b] : NULL, &r, e) != 0) {
+                free(ord);
+                mk_warm_free(&warm[0]);
+                mk_warm_free(&warm[1]);
                 free(cls);
                 return -1;
             }
@@ -504,6 +527,9 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
         }
     }
     out->solve_seconds = now_s() - t0;
+    free(ord);
+    mk_warm_free(&warm[0]);
+    mk_warm_free(&warm[1]);
     free(cls);
     set_bounds(&out->pcie_write_hit, lo[0], up[0]);
     set_bounds(&out->pcie_read_hit, lo[1], up[1]);

@@ -55,6 +55,8 @@ typedef struct mk_predict_opts {
     int per_queue, count_read_refs, eigen;
     double tol, damping;
     int max_iter;
+    int cold;                   /* per-core: start every core's fixed point from memory instead of
+                                   the previous core's (warm start, the default); for tests */
 } mk_predict_opts;
 
 void mk_predict_opts_default(mk_predict_opts *o);

@@ -163,6 +163,89 @@ out:
     return rc;
 }
 
+/* The end of markov_stationary_lu: clip, normalise, check. */
+static int lu_finish(const double *P, size_t n, double tol, double *x, markov_solve_info *info, ddio_err *e)
+{
+    double mn = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] < mn)
+            mn = x[i];
+    info->min_entry = mn;
+    if (mn < -tol)
+        return ddio_errf(e, DDIO_EXIT_NOCONV, "LU solve: negative entry %.3g in the solution", mn);
+    for (size_t i = 0; i < n; i++)
+        if (x[i] < 0)
+            x[i] = 0;
+    normalize(x, n);
+    info->residual = markov_residual_l1(P, n, x);
+    if (!(info->residual <= tol))
+        return ddio_errf(e, DDIO_EXIT_NOCONV, "LU solve: residual ||Px - x||_1 = %.3g above tolerance %g",
+                         info->residual, tol);
+    return 0;
+}
+
+/* Small systems (the Markov model's cycle products, n <= 8, solved
+ * hundreds of thousands of times per prediction): Gaussian elimination with
+ * partial pivoting on the stack, the algorithm of LAPACK's dgetf2 (first
+ * largest pivot; an exactly zero pivot is reported as singular) without the
+ * LAPACKE copies and allocations. */
+#define LU_SMALL 16
+
+static int lu_small(const double *P, size_t n, double tol, double *x, markov_solve_info *info, ddio_err *e)
+{
+    double a[LU_SMALL * LU_SMALL];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            a[i * n + j] = i == n - 1 ? 1.0 : P[i * n + j] - (i == j ? 1.0 : 0.0);
+    for (size_t i = 0; i < n; i++)
+        x[i] = i == n - 1 ? 1.0 : 0.0;
+    size_t singular = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t piv = k;
+        double best = fabs(a[k * n + k]);
+        for (size_t i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > best) {
+                best = fabs(a[i * n + k]);
+                piv = i;
+            }
+        if (best == 0) {
+            if (!singular)
+                singular = k + 1;
+            continue;
+        }
+        if (piv != k) {
+            for (size_t j = 0; j < n; j++) {
+                double t = a[k * n + j];
+                a[k * n + j] = a[piv * n + j];
+                a[piv * n + j] = t;
+            }
+            double t = x[k];
+            x[k] = x[piv];
+            x[piv] = t;
+        }
+        double inv = 1.0 / a[k * n + k];
+        for (size_t i = k + 1; i < n; i++) {
+            double f = a[i * n + k] * inv;
+            if (f == 0)
+                continue;
+            for (size_t j = k + 1; j < n; j++)
+                a[i * n + j] -= f * a[k * n + j];
+            x[i] -= f * x[k];
+        }
+    }
+    if (singular)
+        return ddio_errf(e, DDIO_EXIT_NOCONV,
+                         "LU solve: singular system (U(%zu,%zu) = 0): the stationary vector is not unique",
+                         singular, singular);
+    for (size_t k = n; k-- > 0;) {
+        double s = x[k];
+        for (size_t j = k + 1; j < n; j++)
+            s -= a[k * n + j] * x[j];
+        x[k] = s / a[k * n + k];
+    }
+    return lu_finish(P, n, tol, x, info, e);
+}
+
 int markov_stationary_lu(const double *P, size_t n, double tol, double *x,
                          markov_solve_info *info, ddio_err *e)
 {
@@ -174,6 +257,8 @@ int markov_stationary_lu(const double *P, size_t n, double tol, double *x,
         return -1;
     if (n > 46340)
         return ddio_errf(e, DDIO_EXIT_USAGE, "LU solve: %zu states is too many", n);
+    if (n <= LU_SMALL)
+        return lu_small(P, n, tol, x, info, e);
     double *a = malloc(n * n * sizeof *a);
     lapack_int *piv = malloc(n * sizeof *piv);
     if (!a || !piv) {
@@ -199,22 +284,7 @@ int markov_stationary_lu(const double *P, size_t n, double tol, double *x,
                          (int)st, (int)st);
     if (st < 0)
         return ddio_errf(e, DDIO_EXIT_IO, "LU solve: LAPACK dgesv rejected argument %d", (int)-st);
-    double mn = 0;
-    for (size_t i = 0; i < n; i++)
-        if (x[i] < mn)
-            mn = x[i];
-    info->min_entry = mn;
-    if (mn < -tol)
-        return ddio_errf(e, DDIO_EXIT_NOCONV, "LU solve: negative entry %.3g in the solution", mn);
-    for (size_t i = 0; i < n; i++)
-        if (x[i] < 0)
-            x[i] = 0;
-    normalize(x, n);
-    info->residual = markov_residual_l1(P, n, x);
-    if (!(info->residual <= tol))
-        return ddio_errf(e, DDIO_EXIT_NOCONV, "LU solve: residual ||Px - x||_1 = %.3g above tolerance %g",
-                         info->residual, tol);
-    return 0;
+    return lu_finish(P, n, tol, x, info, e);
 }
 
 int markov_stationary_power(const double *P, size_t n, const markov_power_opts *o, double *x,
