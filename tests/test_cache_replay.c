@@ -352,42 +352,98 @@ Test(cache_replay, cli_output_file_is_atomic)
     free(path);
 }
 
+/* One comparison of replay_run's LRU kernel with the generic path: random
+ * ops (flushes included) and addresses, replayed in chunks of random length
+ * (shorter and longer than the prefetch distance), state and counters
+ * compared after every chunk.  `aliasing`: the lines of the stream share
+ * their low 32 bits in groups, so the kernel's 32-bit tag compare finds
+ * candidates that are not matches. */
+static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint64_t alloc, uint64_t ddio,
+                        int aliasing)
+{
+    cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = w, .mapping = map, .seed = 1};
+    repl_config rc;
+    repl_config_default(&rc);
+    replay fast, slow;
+    ddio_err e;
+    cr_assert_eq(replay_init(&fast, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
+    cr_assert_eq(replay_init(&slow, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
+    enum { N = 20000 };
+    static uint8_t ops[N];
+    static uint64_t addrs[N];
+    const uint8_t kinds[] = {OP_READ, OP_WRITE, OP_IFETCH, OP_PCIE_WR_FULL, OP_PCIE_WR_PART, OP_PCIE_RD};
+    for (int i = 0; i < N; i++) {
+        ops[i] = i % 5000 == 4999 ? OP_FLUSH : kinds[ddio_rng_below(rng, 6)];
+        uint64_t line = aliasing ? ddio_rng_below(rng, 4 * w) + (ddio_rng_below(rng, 8) << 32)
+                                 : ddio_rng_below(rng, 16 * 4 * w);
+        addrs[i] = line * 64 + ddio_rng_below(rng, 64);
+    }
+    const char *what = cache_mapping_name(map);
+    uint64_t hf = 0, hs = 0;
+    for (size_t i = 0; i < N;) {
+        size_t len = 1 + (size_t)ddio_rng_below(rng, 40);
+        if (len > N - i)
+            len = N - i;
+        hf += replay_run(&fast, ops + i, addrs + i, len);
+        for (size_t j = i; j < i + len; j++)
+            hs += (uint64_t)replay_access(&slow, (enum replay_op)ops[j], addrs[j]);
+        i += len;
+        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, aliasing %d: %llu vs %llu hits after %zu", w, what,
+                     (unsigned long long)alloc, aliasing, (unsigned long long)hf, (unsigned long long)hs, i);
+        cr_assert_eq(memcmp(fast.op, slow.op, sizeof fast.op), 0, "%u ways, %s: counters differ after %zu", w,
+                     what, i);
+        cr_assert_eq(memcmp(fast.c.blocks, slow.c.blocks, fast.c.block_bytes * fast.c.nsets), 0,
+                     "%u ways, %s: cache state differs after %zu", w, what, i);
+    }
+    replay_free(&fast);
+    replay_free(&slow);
+}
+
 /* replay_run takes a specialised path for LRU with up to 16 ways; it must
  * leave exactly the state and counters the generic path (replay_access)
- * leaves, for every op and any masks. */
+ * leaves, for every op, any masks (the whole set: the kernel's steady-state
+ * path; part of it: the general victim), both kernel mappings (xor inline,
+ * others through cache_mapper_set) and every tag-slot count (4, 8, 12, 16). */
 Test(cache_replay, lru_kernel_equals_generic_path)
 {
-    const uint32_t ways[] = {1, 3, 11, 16};
+    const uint32_t ways[] = {1, 3, 6, 11, 16};
     ddio_rng rng;
     ddio_rng_seed(&rng, 77);
-    for (size_t wi = 0; wi < 4; wi++) {
+    for (size_t wi = 0; wi < sizeof ways / sizeof *ways; wi++) {
         uint32_t w = ways[wi];
-        cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = w, .mapping = MAP_XOR, .seed = 1};
-        repl_config rc;
-        repl_config_default(&rc);
         uint64_t full = (1ull << w) - 1;
-        uint64_t alloc = full & ~(w > 2 ? 1ull : 0), ddio = w > 1 ? (1ull << (w - 1)) | 1 : 1;
-        replay fast, slow;
-        ddio_err e;
-        cr_assert_eq(replay_init(&fast, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
-        cr_assert_eq(replay_init(&slow, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
-        enum { N = 20000 };
-        static uint8_t ops[N];
-        static uint64_t addrs[N];
-        const uint8_t kinds[] = {OP_READ, OP_WRITE, OP_IFETCH, OP_PCIE_WR_FULL, OP_PCIE_WR_PART, OP_PCIE_RD};
-        for (int i = 0; i < N; i++) {
-            ops[i] = i % 5000 == 4999 ? OP_FLUSH : kinds[ddio_rng_below(&rng, 6)];
-            addrs[i] = ddio_rng_below(&rng, 16 * 4 * w) * 64 + ddio_rng_below(&rng, 64);
+        uint64_t part = full & ~(w > 2 ? 1ull : 0), ddio = w > 1 ? (1ull << (w - 1)) | 1 : 1;
+        for (int map = 0; map < 2; map++)
+            for (int aliasing = 0; aliasing < 2; aliasing++) {
+                enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
+                kernel_case(&rng, w, m, part, ddio, aliasing);
+                kernel_case(&rng, w, m, full, full, aliasing);
+            }
+    }
+}
+
+/* The xor slice hash is table-driven over 11-bit chunks of the line number:
+ * for 8 slices it must equal the published 3-bit hash of the address for
+ * any 64-bit line and any line size (address bits beyond 47 are in no mask;
+ * bits shifted out of the address do not count). */
+Test(cache_replay, xor_slice_hash_any_line_any_line_size)
+{
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 5);
+    for (uint32_t ls = 16; ls <= 4096; ls *= 2) {
+        cache_geom g = {.line_size = ls, .slices = 8, .sets_per_slice = 64, .ways = 4, .mapping = MAP_XOR};
+        cache_mapper m;
+        cache_mapper_init(&m, &g);
+        int shift = __builtin_ctz(ls);
+        for (int i = 0; i < 20000; i++) {
+            uint64_t line = ddio_rng_next(&rng) >> (i % 64);
+            uint64_t addr = line << shift;
+            uint32_t want = (uint32_t)(__builtin_parityll(addr & 0x1B5F575440ull) |
+                                       __builtin_parityll(addr & 0x2EB5FAA880ull) << 1 |
+                                       __builtin_parityll(addr & 0x3CCCC93100ull) << 2);
+            uint32_t set = cache_mapper_set(&m, line);
+            cr_assert_eq(set / 64, want, "line size %u, line 0x%llx", ls, (unsigned long long)line);
+            cr_assert_eq(set % 64, line % 64);
         }
-        uint64_t hf = replay_run(&fast, ops, addrs, N);
-        uint64_t hs = 0;
-        for (int i = 0; i < N; i++)
-            hs += (uint64_t)replay_access(&slow, (enum replay_op)ops[i], addrs[i]);
-        cr_expect_eq(hf, hs, "%u ways: %llu vs %llu hits", w, (unsigned long long)hf, (unsigned long long)hs);
-        cr_expect_eq(memcmp(fast.op, slow.op, sizeof fast.op), 0, "%u ways: counters differ", w);
-        cr_expect_eq(memcmp(fast.c.blocks, slow.c.blocks, fast.c.block_bytes * fast.c.nsets), 0,
-                     "%u ways: cache state differs", w);
-        replay_free(&fast);
-        replay_free(&slow);
     }
 }

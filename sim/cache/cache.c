@@ -18,10 +18,10 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     c->nsets = (uint32_t)cache_geom_total_sets(g);
     c->ways = g->ways;
     c->full_mask = g->ways == 64 ? UINT64_MAX : ((1ull << g->ways) - 1);
-    /* Block: valid mask, tags padded to an even count, caller bytes, policy
+    /* Block: valid mask, tags padded to a multiple of 4, caller bytes, policy
      * bytes (8-byte aligned); rounded up to a 64-byte multiple.  With 11 ways
      * and LRU a set fits in two host cache lines. */
-    c->tag_slots = (c->ways + 1) & ~1u;
+    c->tag_slots = (c->ways + 3) & ~3u;
     c->meta_off = 8 + c->tag_slots * 8;
     c->repl_off = (c->meta_off + c->ways + 7) & ~7u;
     c->block_bytes = (c->repl_off + (uint64_t)ops->set_bytes(c->ways) + 63) & ~(uint64_t)63;

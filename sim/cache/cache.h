@@ -9,7 +9,8 @@
  *
  * Each set is one contiguous, 64-byte aligned block: a bitmask of the valid
  * ways, the tags (padded to an even count), one metadata byte per line for
- * the caller (coherence state), then the policy's per-line metadata.  One
+ * the caller (coherence state), then the policy's per-line metadata.
+ * The tags are padded with CACHE_INVALID to a multiple of 4 (cache_match).  One
  * simulated access therefore touches one small region of memory. */
 #ifndef DDIOSIM_CACHE_CACHE_H
 #define DDIOSIM_CACHE_CACHE_H
@@ -32,7 +33,7 @@ typedef struct cache {
     uint64_t full_mask;     /* all ways */
     uint8_t *blocks;        /* nsets blocks of block_bytes */
     uint64_t block_bytes;
-    uint32_t tag_slots;     /* ways rounded up to even: tags are compared in pairs */
+    uint32_t tag_slots;     /* ways rounded up to a multiple of 4: tags are compared 4 at a time */
     uint32_t meta_off;      /* offset of the caller's metadata bytes in a block */
     uint32_t repl_off;      /* offset of the policy's metadata in a block */
     repl_policy *repl;
@@ -57,7 +58,7 @@ static inline uint64_t *cache_valid(const cache *c, uint32_t set)
     return (uint64_t *)(void *)(c->blocks + (uint64_t)set * c->block_bytes);
 }
 
-/* The tags of `set` (c->ways entries, CACHE_INVALID = empty way). */
+/* The tags of `set` (c->tag_slots entries, CACHE_INVALID = empty way or padding). */
 static inline uint64_t *cache_tags(const cache *c, uint32_t set)
 {
     return (uint64_t *)(void *)(c->blocks + (uint64_t)set * c->block_bytes + 8);
@@ -68,24 +69,62 @@ static inline uint8_t *cache_meta(const cache *c, uint32_t set, uint32_t way)
     return c->blocks + (uint64_t)set * c->block_bytes + c->meta_off + way;
 }
 
-/* Bit w set when way w of `set` holds `line`: branch-free, two tags per
- * SSE2 compare (padding slots hold CACHE_INVALID and never match a line). */
+/* Candidates for `line` among `slots` tags (a multiple of 4): bit w set when
+ * the low 32 bits of tag w equal those of `line`.  Four tags per SSE2
+ * compare (their low halves gathered by one shuffle), 16 per movemask; a
+ * candidate is a
+ * match only if its full tag is `line` too (cache_match_verify).  Padding
+ * slots and empty ways hold CACHE_INVALID, which is never a line: they can
+ * be candidates, never matches. */
+#ifdef __SSE2__
+/* Tags t[0..3] whose low 32 bits are `key`'s: one dword lane each. */
+static inline __m128i cache_match_lo4(const uint64_t *t, __m128i key)
+{
+    __m128 a = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)t));
+    __m128 b = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(t + 2)));
+    return _mm_cmpeq_epi32(_mm_castps_si128(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), key);
+}
+#endif
+
+static inline uint64_t cache_match_candidates(const uint64_t *t, uint32_t slots, uint64_t line)
+{
+    uint64_t m = 0;
+#ifdef __SSE2__
+    /* 16 tags per step: four 4-tag compares, narrowed to one byte per tag by
+     * two signed packs (0 / -1 survive saturation), one movemask. */
+    const __m128i key = _mm_set1_epi32((int)(uint32_t)line), zero = _mm_setzero_si128();
+#pragma GCC unroll 4
+    for (uint32_t w = 0; w < slots; w += 16) {
+        __m128i e0 = cache_match_lo4(t + w, key);
+        __m128i e1 = w + 4 < slots ? cache_match_lo4(t + w + 4, key) : zero;
+        __m128i e2 = w + 8 < slots ? cache_match_lo4(t + w + 8, key) : zero;
+        __m128i e3 = w + 12 < slots ? cache_match_lo4(t + w + 12, key) : zero;
+        __m128i b = _mm_packs_epi16(_mm_packs_epi32(e0, e1), _mm_packs_epi32(e2, e3));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(b) << w;
+    }
+#else
+    for (uint32_t w = 0; w < slots; w++)
+        m |= (uint64_t)((uint32_t)t[w] == (uint32_t)line) << w;
+#endif
+    return m;
+}
+
+/* The candidates whose full tag is `line`. */
+static inline uint64_t cache_match_verify(const uint64_t *t, uint64_t cand, uint64_t line)
+{
+    uint64_t m = 0;
+    for (; cand; cand &= cand - 1) {
+        uint32_t w = (uint32_t)__builtin_ctzll(cand);
+        m |= (uint64_t)(t[w] == line) << w;
+    }
+    return m;
+}
+
+/* Bit w set when way w of `set` holds `line`. */
 static inline uint64_t cache_match(const cache *c, uint32_t set, uint64_t line)
 {
     const uint64_t *t = cache_tags(c, set);
-    uint64_t m = 0;
-#ifdef __SSE2__
-    const __m128i key = _mm_set1_epi64x((long long)line);
-    for (uint32_t w = 0; w < c->tag_slots; w += 2) {
-        __m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(t + w)), key);
-        eq = _mm_and_si128(eq, _mm_shuffle_epi32(eq, _MM_SHUFFLE(2, 3, 0, 1)));
-        m |= (uint64_t)_mm_movemask_pd(_mm_castsi128_pd(eq)) << w;
-    }
-#else
-    for (uint32_t w = 0; w < c->ways; w++)
-        m |= (uint64_t)(t[w] == line) << w;
-#endif
-    return m;
+    return cache_match_verify(t, cache_match_candidates(t, c->tag_slots, line), line);
 }
 
 /* Way holding `line` in `set`, or -1. */

@@ -55,16 +55,26 @@ void cache_mapper_init(cache_mapper *m, const cache_geom *g)
     m->slice_fastmod = UINT64_MAX / g->slices + 1;
     if (g->mapping != MAP_XOR)
         return;
-    /* fold[byte][v] = hash contribution of value v in address byte `byte`;
-     * the hash is linear over GF(2) so the bytes combine by XOR. */
-    for (int byte = 0; byte < 8; byte++)
-        for (int v = 0; v < 256; v++) {
-            uint64_t addr = (uint64_t)v << (8 * byte);
-            uint16_t h = 0;
-            for (int bit = 0; bit < 16; bit++)
-                h |= (uint16_t)(__builtin_parityll(addr & slice_mask(bit)) << bit);
-            m->fold[byte][v] = h;
+    /* lfold[k][v] = hash of the address of line v << 11k; the hash is linear
+     * over GF(2) so the chunks combine by XOR.  Address bits shifted out of 64
+     * bits, like those above 47, are in no mask. */
+    _Static_assert(CACHE_XOR_TABLES * CACHE_XOR_TABLE_BITS + 4 >= 48, "tables cover address bits 4..47");
+    for (int k = 0; k < CACHE_XOR_TABLES; k++) {
+        uint16_t *t = m->lfold[k];
+        t[0] = 0;
+        for (uint32_t v = 1; v < (1u << CACHE_XOR_TABLE_BITS); v++) {
+            uint32_t low = (uint32_t)__builtin_ctz(v);
+            if (v == 1u << low) {   /* one line bit: its address bit's column of the masks */
+                uint64_t addr = ((uint64_t)v << (CACHE_XOR_TABLE_BITS * k)) << m->line_shift;
+                uint16_t h = 0;
+                for (int bit = 0; bit < 16; bit++)
+                    h |= (uint16_t)(__builtin_parityll(addr & slice_mask(bit)) << bit);
+                t[v] = h;
+            } else {
+                t[v] = t[v & (v - 1)] ^ t[1u << low];
+            }
         }
+    }
 }
 
 int cache_parse_mapping(const char *s, enum cache_mapping *out, ddio_err *e)

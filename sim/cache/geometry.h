@@ -43,6 +43,9 @@ static inline uint64_t cache_geom_bytes(const cache_geom *g)
     return cache_geom_total_sets(g) * g->ways * g->line_size;
 }
 
+#define CACHE_XOR_TABLES 4
+#define CACHE_XOR_TABLE_BITS 11
+
 /* Precomputed state of a mapping (XOR fold tables). */
 typedef struct cache_mapper {
     enum cache_mapping kind;
@@ -50,20 +53,22 @@ typedef struct cache_mapper {
     uint64_t total_sets, seed;
     uint64_t total_mask;      /* total_sets - 1 when a power of two, else 0 */
     uint64_t slice_fastmod;   /* xor: precomputed reciprocal for hash % slices */
-    uint16_t fold[8][256];    /* xor: per address byte, its contribution to the slice hash */
+    /* xor: lfold[k][v] = the slice-hash contribution of v in line-number bits
+     * 11k..11k+10.  Indexed by the line, not the address, so the hash is 4
+     * lookups and no shift; 4 x 11 bits cover every line bit that lands in
+     * address bits 6..47 for lines of 16 B or more (higher address bits are
+     * outside every mask, so their tables hold zeros). */
+    uint16_t lfold[CACHE_XOR_TABLES][1u << CACHE_XOR_TABLE_BITS];
 } cache_mapper;
 
 void cache_mapper_init(cache_mapper *m, const cache_geom *g);
-/* The xor mapping's raw 16-bit slice hash of a physical address: the hash
- * is linear over GF(2), so it is the XOR of each address byte's part. */
-static inline uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t paddr)
+/* The xor mapping's raw 16-bit slice hash of a line number: the hash is
+ * linear over GF(2), so it is the XOR of each 11-bit chunk's part. */
+static inline uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t line)
 {
-    uint32_t h = m->fold[0][paddr & 0xFF] ^ m->fold[1][(paddr >> 8) & 0xFF] ^
-                 m->fold[2][(paddr >> 16) & 0xFF] ^ m->fold[3][(paddr >> 24) & 0xFF] ^
-                 m->fold[4][(paddr >> 32) & 0xFF] ^ m->fold[5][(paddr >> 40) & 0xFF];
-    if (paddr >> 48)   /* beyond 48-bit physical addresses: rare */
-        h ^= m->fold[6][(paddr >> 48) & 0xFF] ^ m->fold[7][paddr >> 56];
-    return h;
+    const uint64_t k = (1u << CACHE_XOR_TABLE_BITS) - 1;
+    return m->lfold[0][line & k] ^ m->lfold[1][(line >> 11) & k] ^ m->lfold[2][(line >> 22) & k] ^
+           m->lfold[3][(line >> 33) & k];
 }
 
 /* Global set index of a line number (address >> log2(line_size)).  Inline:
@@ -78,7 +83,7 @@ static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
     case MAP_XOR: {
         uint32_t in_slice = (uint32_t)(line & (m->sets_per_slice - 1));
         /* hash % slices by Lemire's multiply-shift (no division). */
-        uint32_t h = cache_xor_slice_hash(m, line << m->line_shift);
+        uint32_t h = cache_xor_slice_hash(m, line);
         uint32_t slice = (uint32_t)(((unsigned __int128)(m->slice_fastmod * h) * m->slices) >> 64);
         return slice * m->sets_per_slice + in_slice;
     }

@@ -35,10 +35,15 @@ static inline uint32_t lru_order_position(uint64_t order, uint32_t way)
     return (uint32_t)__builtin_ctzll(z) / 4;
 }
 
+/* Move `way` to the front: fields 0..pos-1 shift up one, `way` goes to 0.
+ * z ^ (z - 1) is the mask of the bits up to the lowest flag, i.e. fields
+ * 0..pos, without computing pos (no ctz, no variable shifts). */
 static inline uint64_t lru_order_to_mru(uint64_t o, uint32_t way)
 {
-    uint32_t pos = lru_order_position(o, way);
-    return (o & ~lru_order_below(pos + 1)) | ((o & lru_order_below(pos)) << 4) | way;
+    uint64_t x = o ^ (LRU_ONES * way);
+    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    uint64_t upto = z ^ (z - 1);
+    return (o & ~upto) | ((o << 4) & upto) | way;
 }
 
 static inline uint64_t lru_order_to_lru(uint64_t o, uint32_t way, uint32_t ways)

@@ -77,74 +77,259 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
     return 0;
 }
 
-#define PREFETCH_DISTANCE 8
-#define SET_RING 16   /* > PREFETCH_DISTANCE, a power of two */
+#define PREFETCH_DISTANCE 8   /* replay_run's generic path */
+#define KERNEL_BATCH 8        /* the LRU kernel prefetches 8 to 16 accesses ahead */
+
+/* Ops that write the line (M state) and PCIe writes (DDIO mask), as bit sets
+ * over enum replay_op. */
+#define WRITE_OPS ((1u << OP_WRITE) | (1u << OP_PCIE_WR_FULL) | (1u << OP_PCIE_WR_PART))
+#define PCIE_WRITE_OPS ((1u << OP_PCIE_WR_FULL) | (1u << OP_PCIE_WR_PART))
+
+/* Counters of a kernel run, folded into r->op at the end: misses = accesses -
+ * hits, and every miss reads memory except an ItoM (OP_PCIE_WR_FULL). */
+typedef struct kernel_counts {
+    uint64_t accesses[OP_COUNT], hits[OP_COUNT], writebacks[OP_COUNT];
+} kernel_counts;
+
+static void kernel_counts_fold(replay *r, const kernel_counts *kc)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        replay_counts *k = &r->op[op];
+        const uint64_t misses = kc->accesses[op] - kc->hits[op];
+        k->accesses += kc->accesses[op];
+        k->hits += kc->hits[op];
+        k->misses += misses;
+        if (op != OP_PCIE_WR_FULL)
+            k->mem_reads += misses;
+        k->writebacks += kc->writebacks[op];
+    }
+}
+
+/* The kernel's block offsets as constants of its tag-slot count (cache_init
+ * lays blocks out so for any ways in slots-3..slots; run_lru_kernel checks). */
+#define KERNEL_META_OFF(slots) (8u + 8u * (slots))
+#define KERNEL_REPL_OFF(slots) (KERNEL_META_OFF(slots) + (((slots) + 4u) & ~7u))
+
+/* What the LRU kernel's loop reads, in locals: the byte stores into the
+ * blocks may alias any object, so fields read through `r` would be reloaded
+ * after each of them. */
+typedef struct kernel_env {
+    replay *r;
+    const cache_mapper *map;
+    uint8_t *blocks;
+    uint64_t block_bytes, full;
+    uint64_t fastmod;                   /* xor mapping: hash % slices */
+    uint32_t slices, in_slice_mask, slice_shift;
+    uint32_t shift, ways, lru_shift, meta_off, repl_off;
+    uint64_t op_mask[OP_COUNT];         /* allocation mask of each op (0: none) */
+    uint64_t op_partial[OP_COUNT];      /* 0 when op_mask is the whole set */
+    uint8_t op_state[OP_COUNT];         /* coherence state of a line each op fills */
+    uint8_t op_hit_or[OP_COUNT];        /* ST_M for the ops that write, else 0 */
+    kernel_counts kc;
+} kernel_env;
+
+/* Block of the set of byte address `addr`; `xor_map` is a constant in each
+ * kernel instance (the xor mapping inline with its fields in locals). */
+static inline __attribute__((always_inline)) uint8_t *kernel_block(const kernel_env *ke, uint64_t addr,
+                                                                   const int xor_map)
+{
+    uint64_t line = addr >> ke->shift;
+    uint32_t set;
+    if (xor_map) {
+        uint32_t h = cache_xor_slice_hash(ke->map, line);
+        uint32_t slice = (uint32_t)(((unsigned __int128)(ke->fastmod * h) * ke->slices) >> 64);
+        set = (slice << ke->slice_shift) | ((uint32_t)line & ke->in_slice_mask);
+    } else {
+        set = cache_mapper_set(ke->map, line);
+    }
+    return ke->blocks + (uint64_t)set * ke->block_bytes;
+}
+
+/* One access of the kernel to the set block `blk`, any case: the path of
+ * the rare accesses kernel_step leaves to it (filling an empty way, a
+ * partial mask, a PCIe read miss, two tags equal in their low 32 bits). */
+static void kernel_step_general(kernel_env *ke, uint32_t op, uint64_t line, uint8_t *blk, uint32_t slots)
+{
+    uint64_t *valid = (uint64_t *)(void *)blk, *tags = valid + 1;
+    uint64_t *order = (uint64_t *)(void *)(blk + ke->repl_off);
+    uint8_t *meta = blk + ke->meta_off;
+    const uint64_t m = cache_match_verify(tags, cache_match_candidates(tags, slots, line), line);
+    if (m) {
+        const uint32_t way = (uint32_t)__builtin_ctzll(m);
+        *order = lru_order_to_mru(*order, way);
+        if ((WRITE_OPS >> op) & 1)
+            meta[way] = ST_M;
+        ke->kc.accesses[op]++;
+        ke->kc.hits[op]++;
+        return;
+    }
+    ke->kc.accesses[op]++;
+    if (op == OP_PCIE_RD)   /* served from memory, no allocation */
+        return;
+    const uint64_t mask = ke->op_mask[op];
+    const uint64_t empty = ~*valid & mask;
+    uint32_t way;
+    if (empty) {
+        way = (uint32_t)__builtin_ctzll(empty);
+        *valid |= 1ull << way;
+    } else {
+        way = lru_order_victim(*order, ke->ways, mask);
+        if (meta[way] == ST_M)
+            ke->kc.writebacks[op]++;
+    }
+    /* The masks are inside the set (replay_init), so this is way < ways too. */
+    assert((mask >> way) & 1);
+    tags[way] = line;
+    meta[way] = ke->op_state[op];
+    *order = lru_order_to_mru(*order, way);
+}
+
+/* One access of the kernel to the set block `blk`, or 0 when it is one for
+ * kernel_step_rare (nothing changed then).  A hit and the
+ * steady-state miss (full set, every way allowed: the victim is the LRU
+ * end) are one branch-free path, since whether an access hits is what a
+ * branch predictor cannot guess: the way is the hit way or the victim, its
+ * tag is rewritten (unchanged on a hit), and it moves to the front. */
+static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uint32_t op, uint64_t addr,
+                                                             uint8_t *blk, const uint32_t slots)
+{
+    assert(op < OP_COUNT);
+    if (op == OP_FLUSH)
+        return 0;
+    const uint64_t line = addr >> ke->shift;
+    uint64_t *valid = (uint64_t *)(void *)blk, *tags = valid + 1;
+    uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
+    uint8_t *meta = blk + KERNEL_META_OFF(slots);
+    const uint64_t cand = cache_match_candidates(tags, slots, line);
+    /* The first candidate, or the last slot when there is none: that slot
+     * does not hold `line` then (it would be a candidate). */
+    const uint32_t w = (uint32_t)__builtin_ctzll(cand | (1ull << (slots - 1)));
+    const uint32_t hit = tags[w] == line;
+    /* Full set (valid is inside full) and an op allowed every way. */
+    const uint64_t unsteady = (*valid ^ ke->full) | ke->op_partial[op];
+    /* Selections below are written as masks, not ?:, so that GCC emits no
+     * branch on `hit`. */
+    const uint64_t leave = (cand & (cand - 1)) | (unsteady & ((uint64_t)hit - 1));
+    if (__builtin_expect(leave != 0, 0))
+        return 0;
+    const uint32_t hit_all = 0u - hit;   /* all ones on a hit */
+    const uint64_t o = *order;
+    const uint32_t victim = (uint32_t)(o >> ke->lru_shift) & 0xF;
+    const uint32_t way = victim ^ ((w ^ victim) & hit_all);
+    assert(way < ke->ways);
+    const uint32_t old = meta[way];
+    ke->kc.accesses[op]++;
+    ke->kc.hits[op] += hit;
+    ke->kc.writebacks[op] += (uint64_t)((old == ST_M) & ~hit_all & 1u);
+    tags[way] = line;
+    /* A hit keeps the state (made M by a write); a fill sets the op's. */
+    meta[way] = (uint8_t)(((old | ke->op_hit_or[op]) & hit_all) | (ke->op_state[op] & ~hit_all));
+    *order = lru_order_to_mru(o, way);
+    return 1;
+}
+
+/* The access kernel_step left: a flush or kernel_step_general's cases. */
+static void kernel_step_rare(kernel_env *ke, uint32_t op, uint64_t addr, uint8_t *blk, uint32_t slots)
+{
+    if (op == OP_FLUSH)
+        replay_access(ke->r, OP_FLUSH, addr);
+    else
+        kernel_step_general(ke, op, addr >> ke->shift, blk, slots);
+}
 
 /* The LRU kernel: the same semantics as replay_access, specialised for the
  * default policy (LRU, up to 16 ways), which it updates in place through the
- * packed order of lru_order.h instead of the policy's ops.  Each set index is
- * computed once, when the access is prefetched PREFETCH_DISTANCE ahead.
+ * packed order of lru_order.h instead of the policy's ops.  Each set's block
+ * address is computed once, when the access is prefetched (a batch ahead);
+ * `slots` (the tag slots, 4..16) is a constant in each instance, so the tag
+ * compare is unrolled and the block offsets are constants; `xor_map` puts
+ * the xor set mapping inline.  Counters are kept per op in locals and
+ * folded into r->op at the end.  See docs/performance.md for the figures.
  * tests/test_cache_replay.c checks it against the generic path, state and
- * counters, access by access. */
-static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+ * counters, after every chunk of a randomly chunked replay. */
+static inline __attribute__((always_inline)) uint64_t
+lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const uint32_t slots,
+           const int xor_map)
 {
-    cache *c = &r->c;
-    const uint32_t shift = c->map.line_shift, ways = c->ways;
-    uint32_t sets[SET_RING];
-    uint64_t hits = 0;
-    for (size_t i = 0; i < n && i < PREFETCH_DISTANCE; i++)
-        sets[i % SET_RING] = cache_set(c, addrs[i] >> shift);
-    for (size_t i = 0; i < n; i++) {
-        if (i + PREFETCH_DISTANCE < n) {
-            uint32_t s = cache_set(c, addrs[i + PREFETCH_DISTANCE] >> shift);
-            sets[(i + PREFETCH_DISTANCE) % SET_RING] = s;
-            const uint8_t *pb = c->blocks + (uint64_t)s * c->block_bytes;
+    const cache *c = &r->c;
+    kernel_env ke;
+    memset(&ke, 0, sizeof ke);
+    ke.r = r;
+    ke.map = &c->map;
+    ke.blocks = c->blocks;
+    ke.block_bytes = c->block_bytes;
+    ke.full = c->full_mask;
+    ke.fastmod = c->map.slice_fastmod;
+    ke.slices = c->map.slices;
+    ke.in_slice_mask = c->map.sets_per_slice - 1;
+    ke.slice_shift = (uint32_t)__builtin_ctz(c->map.sets_per_slice);
+    ke.shift = c->map.line_shift;
+    ke.ways = c->ways;
+    ke.lru_shift = 4 * (c->ways - 1);
+    ke.meta_off = c->meta_off;
+    ke.repl_off = c->repl_off;
+    for (uint32_t op = 0; op < OP_COUNT; op++) {
+        /* A PCIe read miss allocates nothing: mask 0 keeps it off the steady path. */
+        ke.op_mask[op] = op == OP_PCIE_RD ? 0 : (PCIE_WRITE_OPS >> op) & 1 ? r->ddio_mask : r->alloc_mask;
+        ke.op_partial[op] = ke.op_mask[op] ^ ke.full;
+        ke.op_state[op] = (WRITE_OPS >> op) & 1 ? ST_M : ST_E;
+        /* On a hit a write makes the line M whatever its state: M has every
+         * bit of S and E. */
+        _Static_assert((ST_M & ST_E) == ST_E && (ST_M & ST_S) == ST_S, "M covers S and E");
+        ke.op_hit_or[op] = (WRITE_OPS >> op) & 1 ? ST_M : 0;
+    }
+    /* Batches: the blocks of batch b+1 are computed and prefetched (a small
+     * loop of its own) before batch b is replayed, so each access is
+     * prefetched KERNEL_BATCH to 2 * KERNEL_BATCH accesses ahead, and the
+     * two loops do not compete for registers. */
+    uint8_t *blk[2][KERNEL_BATCH];
+    size_t cur = 0, m = n < KERNEL_BATCH ? n : KERNEL_BATCH;
+    for (size_t k = 0; k < m; k++)
+        blk[0][k] = kernel_block(&ke, addrs[k], xor_map);
+    for (size_t j = 0; j < n; j += KERNEL_BATCH, cur ^= 1) {
+        const size_t next = j + KERNEL_BATCH, nm = next >= n ? 0 : n - next < KERNEL_BATCH ? n - next : KERNEL_BATCH;
+        for (size_t k = 0; k < nm; k++) {
+            uint8_t *pb = kernel_block(&ke, addrs[next + k], xor_map);
+            blk[cur ^ 1][k] = pb;
             __builtin_prefetch(pb);
             __builtin_prefetch(pb + 64);
         }
-        enum replay_op op = (enum replay_op)ops[i];
-        if (op == OP_FLUSH) {
-            replay_access(r, op, addrs[i]);
-            continue;
+        /* The inner loop makes no call, so that the kernel's state stays in
+         * registers: it stops at an access for kernel_step_rare. */
+        const uint8_t *bops = ops + j;
+        const uint64_t *baddrs = addrs + j;
+        uint8_t *const *bb = blk[cur];
+        size_t k = 0;
+        while (k < m) {
+            for (; k < m; k++)
+                if (!kernel_step(&ke, bops[k], baddrs[k], bb[k], slots))
+                    break;
+            if (k < m) {
+                kernel_step_rare(&ke, bops[k], baddrs[k], bb[k], slots);
+                k++;
+            }
         }
-        uint64_t line = addrs[i] >> shift;
-        uint32_t set = sets[i % SET_RING];
-        uint8_t *blk = c->blocks + (uint64_t)set * c->block_bytes;
-        uint64_t *valid = cache_valid(c, set), *order = (uint64_t *)(void *)(blk + c->repl_off);
-        uint8_t *meta = blk + c->meta_off;
-        replay_counts *k = &r->op[op];
-        int pcie_write = op == OP_PCIE_WR_FULL || op == OP_PCIE_WR_PART;
-        int writes = op == OP_WRITE || pcie_write;
-        k->accesses++;
-        uint64_t m = cache_match(c, set, line);
-        if (m) {
-            uint32_t way = (uint32_t)__builtin_ctzll(m);
-            *order = lru_order_to_mru(*order, way);
-            if (writes)
-                meta[way] = ST_M;
-            k->hits++;
-            hits++;
-            continue;
-        }
-        k->misses++;
-        if (op == OP_PCIE_RD) {
-            k->mem_reads++;
-            continue;
-        }
-        if (op != OP_PCIE_WR_FULL)
-            k->mem_reads++;
-        uint64_t mask = pcie_write ? r->ddio_mask : r->alloc_mask;
-        uint64_t empty = ~*valid & mask;
-        uint32_t way = empty ? (uint32_t)__builtin_ctzll(empty) : lru_order_victim(*order, ways, mask);
-        assert(way < ways && ((mask >> way) & 1));
-        if (!empty && meta[way] == ST_M)
-            k->writebacks++;
-        cache_tags(c, set)[way] = line;
-        *valid |= 1ull << way;
-        meta[way] = writes ? ST_M : ST_E;
-        *order = lru_order_to_mru(*order, way);
+        m = nm;
     }
+    kernel_counts_fold(r, &ke.kc);
+    uint64_t hits = 0;
+    for (int op = 0; op < OP_COUNT; op++)
+        hits += ke.kc.hits[op];
     return hits;
+}
+
+static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+{
+    assert(r->c.meta_off == KERNEL_META_OFF(r->c.tag_slots) && r->c.repl_off == KERNEL_REPL_OFF(r->c.tag_slots));
+    const int x = r->c.map.kind == MAP_XOR;
+    switch (r->c.tag_slots) {
+    case 4: return x ? lru_kernel(r, ops, addrs, n, 4, 1) : lru_kernel(r, ops, addrs, n, 4, 0);
+    case 8: return x ? lru_kernel(r, ops, addrs, n, 8, 1) : lru_kernel(r, ops, addrs, n, 8, 0);
+    case 12: return x ? lru_kernel(r, ops, addrs, n, 12, 1) : lru_kernel(r, ops, addrs, n, 12, 0);
+    default:
+        assert(r->c.tag_slots == 16);
+        return x ? lru_kernel(r, ops, addrs, n, 16, 1) : lru_kernel(r, ops, addrs, n, 16, 0);
+    }
 }
 
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
