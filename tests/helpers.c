@@ -1,6 +1,8 @@
 #define _DEFAULT_SOURCE 1
 #include "tests/helpers.h"
 
+#include <criterion/criterion.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,19 @@ void cli_run_free(cli_run *r)
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
+}
+
+void expect_cli_errors(const cli_error_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cli_run r = run_ddiosim(cases[i].args);
+        cr_expect_eq(r.status, 2, "%s", cases[i].args);
+        cr_expect(strstr(r.err, cases[i].want), "%s -> %s", cases[i].args, r.err);
+        cr_expect_eq(strstr(r.err, "usage:") != NULL, cases[i].usage, "%s -> %s", cases[i].args, r.err);
+        if (!cases[i].usage)
+            cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
+        cli_run_free(&r);
+    }
 }
 
 int count_lines_with(const char *s, const char *needle)

@@ -16,6 +16,17 @@ typedef struct cli_run {
 cli_run run_ddiosim(const char *args);
 void cli_run_free(cli_run *r);
 
+/* A command line that must fail with exit code 2: stderr contains `want`;
+ * `usage` says whether the usage text follows (usage mistakes) or the error
+ * is a single line (bad values). */
+typedef struct cli_error_case {
+    const char *args, *want;
+    int usage;
+} cli_error_case;
+
+/* Run every case and check it (Criterion expectations). */
+void expect_cli_errors(const cli_error_case *cases, size_t n);
+
 /* Whole file into a NUL-terminated buffer (NULL if unreadable); *len optional. */
 char *slurp(const char *path, size_t *len);
 /* Write a string to a fresh temporary file; returns its malloc'ed path. */

@@ -314,10 +314,7 @@ Test(traces_gen, tcpdump_reads_every_packet, .timeout = 300)
 
 Test(traces_gen, cli_validation)
 {
-    struct {
-        const char *args, *want;
-        int usage;
-    } cases[] = {
+    static const cli_error_case cases[] = {
         {"trace gen --profile jumbo --packets 5 -o /tmp/x.pcap", "--profile: 'jumbo' is not one of", 0},
         {"trace gen --profile fixed:63 --packets 5 -o /tmp/x.pcap", "--profile fixed:SIZE: 63 is out of range", 0},
         {"trace gen --profile fixed:9001 --packets 5 -o /tmp/x.pcap", "9001 is out of range", 0},
@@ -341,15 +338,7 @@ Test(traces_gen, cli_validation)
         {"trace frobnicate", "unknown subcommand 'frobnicate'", 1},
         {"trace", "missing subcommand", 1},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cli_run r = run_ddiosim(cases[i].args);
-        cr_expect_eq(r.status, 2, "%s", cases[i].args);
-        cr_expect(strstr(r.err, cases[i].want), "%s -> %s", cases[i].args, r.err);
-        cr_expect_eq(strstr(r.err, "usage:") != NULL, cases[i].usage, "%s -> %s", cases[i].args, r.err);
-        if (!cases[i].usage)
-            cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
-        cli_run_free(&r);
-    }
+    expect_cli_errors(cases, sizeof cases / sizeof cases[0]);
     const char *helps[] = {"trace --help", "trace gen --help", "trace stats --help", "trace gen -h"};
     for (size_t i = 0; i < 4; i++) {
         cli_run r = run_ddiosim(helps[i]);

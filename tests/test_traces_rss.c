@@ -158,10 +158,7 @@ Test(traces_rss, cli_table_and_custom_key)
 
 Test(traces_rss, cli_validation)
 {
-    struct {
-        const char *args, *want;
-        int usage;
-    } cases[] = {
+    static const cli_error_case cases[] = {
         {"rss --src-ip 1.2.3 --dst-ip 1.1.1.1", "--src-ip: '1.2.3'", 0},
         {"rss --src-ip 1.2.3.4 --dst-ip 300.1.1.1", "--dst-ip", 0},
         {"rss --src-ip 1.2.3.4 --dst-ip 1.1.1.1 --src-port 5", "--src-port", 0},
@@ -173,16 +170,7 @@ Test(traces_rss, cli_validation)
         {"rss --src-ip 1.2.3.4", "--dst-ip is required", 1},
         {"rss --src-ip 1.2.3.4 --dst-ip 1.1.1.1 --bogus", "unknown option '--bogus'", 1},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cli_run r = run_ddiosim(cases[i].args);
-        cr_expect_eq(r.status, 2, "%s", cases[i].args);
-        cr_expect(strstr(r.err, cases[i].want), "%s -> %s", cases[i].args, r.err);
-        /* Bad values: one line; usage mistakes: the usage follows. */
-        cr_expect_eq(strstr(r.err, "usage:") != NULL, cases[i].usage, "%s -> %s", cases[i].args, r.err);
-        if (!cases[i].usage)
-            cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
-        cli_run_free(&r);
-    }
+    expect_cli_errors(cases, sizeof cases / sizeof cases[0]);
     cli_run r = run_ddiosim("rss --help");
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "usage: ddiosim rss"));
