@@ -459,6 +459,8 @@ int cmd_predict(int argc, char **argv)
         if (rc == 0) {
             have_sim = 1;
             memcpy(queues, sim.queue_len, sizeof(double) * S * Q_COUNT);
+            /* The simulator measured its DMAs in flight: use them, not the estimate. */
+            memcpy(inflight, sim.inflight, sizeof(double) * S * 2);
             pps = sim.mpps * 1e6;
         }
     } else {

@@ -33,7 +33,8 @@ static const char usage_head[] =
     "simulation:\n"
     "  --seed S          seed of every random choice (1)\n"
     "  --warmup N        received packets before measuring (default: the buffers in\n"
-    "                    circulation, twice, at most half the packets)\n"
+    "                    circulation, twice, and until the RX queues have settled,\n"
+    "                    at most half the packets)\n"
     "  --no-desc         do not model descriptor, completion and mbuf header lines\n"
     "  --nic-buffer B    NIC packet buffer in front of PCIe, bytes (262144)\n"
     "  --timeline F.csv  write queue lengths and hit rates over time\n"
@@ -202,6 +203,9 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON_AddNumberToObject(dr, "oversize", (double)r->drop_oversize);
     cJSON_AddNumberToObject(j, "drop_rate", r->injected ? (double)r->dropped / (double)r->injected : 0.0);
     cJSON_AddNumberToObject(j, "measured_packets", (double)r->measured_packets);
+    cJSON *wu = cJSON_AddObjectToObject(j, "warmup");
+    cJSON_AddNumberToObject(wu, "packets", (double)r->warmup_packets);
+    cJSON_AddBoolToObject(wu, "settled", r->warmup_settled);
     cJSON_AddNumberToObject(j, "throughput_gbps", r->throughput_gbps);
     cJSON_AddNumberToObject(j, "mpps", r->mpps);
     cJSON *lat = cJSON_AddObjectToObject(j, "latency_us");
@@ -268,6 +272,8 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
                   100 * p->pcie_read_hit.mean, 100 * p->pcie_read_hit.lower, 100 * p->pcie_read_hit.upper);
     sb_printf(sb, "run              %.6f s simulated (%.6f s measured), %.2f s wall, %.2f M simulated packets/s\n",
               r->sim_seconds, r->measured_seconds, r->wall_seconds, r->sim_mpps);
+    sb_printf(sb, "warm-up          %llu packets received%s\n", (unsigned long long)r->warmup_packets,
+              r->warmup_settled ? "" : "; the queues were still moving when it ended (simulate more --packets)");
 }
 
 int cmd_simulate(int argc, char **argv)

@@ -36,7 +36,8 @@ typedef struct dsim_options {
     double rate_gbps;           /* offered rate (frame bytes); 0 = trace timing; < 0 = line rate ("max") */
     uint32_t pkt_size;          /* 0, or force every frame to this size */
     uint64_t seed;
-    uint64_t warmup_packets;    /* UINT64_MAX = default: until the mempool has cycled twice */
+    uint64_t warmup_packets;    /* UINT64_MAX = default: until the buffers have cycled twice and the
+                                   queues have settled (dsim.c: warm-up), at most half the packets */
     int desc_access;            /* model descriptor / completion / mbuf header line accesses */
     uint32_t nic_buffer_bytes;  /* NIC RX packet buffer in front of PCIe */
     const char *timeline;       /* CSV path, or NULL */
@@ -70,6 +71,9 @@ typedef struct dsim_result {
     /* Packets. */
     uint64_t injected, delivered, dropped, drop_rx_ring, drop_nic_buffer, drop_tx, drop_oversize;
     uint64_t measured_packets;  /* delivered in the measured interval */
+    uint64_t warmup_packets;    /* received before the measured interval began */
+    int warmup_settled;         /* default warm-up: 1 if it ended because the queues settled,
+                                   0 if it ran into its cap (the queues were still moving) */
     double sim_seconds, measured_seconds;
     double throughput_gbps, mpps;
     double latency_p50_us, latency_p99_us;

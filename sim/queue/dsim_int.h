@@ -103,6 +103,12 @@ typedef struct dsim {
     uint64_t measure_start_ns, measure_end_ns;
     int measuring, measure_closed;
     uint64_t warmup_target, rx_total, arrivals_left;
+    /* Default warm-up (dsim.c): the mean RX length seen by received packets,
+     * per window of warmup_window packets, must move by at most warmup_tol
+     * twice in a row; between warmup_target and warmup_cap packets. */
+    int warmup_auto, warmup_calm, warmup_settled;
+    uint64_t warmup_cap, warmup_window, warmup_n, warmup_packets;
+    double warmup_tol, warmup_sum, warmup_prev;
     double *queue_snapshot;     /* cores x Q_COUNT areas at the end of the interval */
     double *inflight_snapshot;  /* cores x 2 */
     FILE *timeline;
@@ -117,7 +123,7 @@ uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum dsim_queue q);
 int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b);
 void dsim_count(dsim_hits *hh, int hit);
 void dsim_fail(dsim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void dsim_maybe_end_warmup(dsim *s);
+void dsim_maybe_end_warmup(dsim *s, uint32_t core);
 /* Buffer `buf` of core c delivered its packet at time t (sent, or consumed). */
 void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t);
 

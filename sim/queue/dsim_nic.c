@@ -88,7 +88,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     cs->rx_cqe++;
     ring_enqueue(&cs->rx_done, buf);
     s->rx_total++;
-    dsim_maybe_end_warmup(s);
+    dsim_maybe_end_warmup(s, c);
     core_wake(s, c);
 }
 

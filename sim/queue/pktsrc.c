@@ -58,6 +58,7 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
             s->scale = target_ns / dur;
         }
         s->mean_gap_ns = n > 1 ? dur * s->scale / (double)(n - 1) : 0.0;
+        s->expected = packets ? packets : n;
         if (rate_gbps > 0 && dur <= 0)
             s->mean_gap_ns = mean_len * 8.0 / rate_gbps;
         return trace_reader_open(&s->tr, trace, keep_all, e);
@@ -67,6 +68,7 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
         return -1;
     s->gc.packets = packets ? packets : 100000;
     s->limit = s->gc.packets;
+    s->expected = s->limit;
     s->gc.seed = seed;
     if (flows)
         s->gc.flows = flows;

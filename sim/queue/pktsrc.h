@@ -35,6 +35,7 @@ typedef struct pktsrc {
     gen g;
     gen_config gc;
     uint64_t limit, produced;   /* packets to produce (0 = until the trace ends) */
+    uint64_t expected;          /* packets this source will produce (the trace's count when limit is 0) */
     uint32_t pkt_size;          /* 0 or a forced frame size */
     double line_gbps, rate_gbps;
     double scale;               /* trace time -> simulated time */
