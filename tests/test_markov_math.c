@@ -981,6 +981,39 @@ Test(markov_math_solve, periodic_chain)
         expect_near(z[i], y[i], 1e-13);
 }
 
+/* A 3-state chain: 0 <-> 1 communicate (0 -> 1 always, 1 -> 0 or 1 with
+ * 1/2 each), 2 is absorbing and nothing leads into it.  From 0 the unique
+ * answer is (1/3, 2/3, 0); from 2 it is (0, 0, 1). */
+Test(markov_math_solve, eigen_from_a_start_state)
+{
+    /* Column j = from state j. */
+    const double P[9] = {0, 0.5, 0,
+                         1, 0.5, 0,
+                         0, 0,   1};
+    unsigned char reach[3];
+    cr_expect_eq(markov_reachable(P, 3, 0, reach), 2);
+    cr_expect(reach[0] && reach[1] && !reach[2]);
+    cr_expect_eq(markov_reachable(P, 3, 2, reach), 1);
+    double x[3];
+    ddio_err e;
+    markov_solve_info info;
+    cr_assert_eq(markov_stationary_eigen_from(P, 3, 0, 1e-9, x, &info, &e), 0, "%s", e.msg);
+    cr_expect_eq(info.unit_eigenvalues, 1);
+    expect_near(x[0], 1.0 / 3, 1e-14);
+    expect_near(x[1], 2.0 / 3, 1e-14);
+    cr_expect_eq(x[2], 0.0);
+    cr_assert_eq(markov_stationary_eigen_from(P, 3, 2, 1e-9, x, &info, &e), 0, "%s", e.msg);
+    expect_near(x[2], 1.0, 1e-15);
+    /* A start that can end in either of two classes: not unique, said. */
+    const double Q[9] = {0,   0, 0,
+                         0.5, 1, 0,
+                         0.5, 0, 1};
+    cr_assert_eq(markov_stationary_eigen_from(Q, 3, 0, 1e-9, x, &info, &e), 0, "%s", e.msg);
+    cr_expect_eq(info.unit_eigenvalues, 2);
+    cr_expect_eq(markov_stationary_eigen_from(Q, 3, 3, 1e-9, x, &info, &e), -1);
+    cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE);
+}
+
 /* Two closed classes: no unique stationary vector.  LU finds the system
  * singular (exit 3); the eigen solver returns one valid vector and says
  * that eigenvalue 1 is double. */

@@ -350,6 +350,86 @@ Test(markov_model_chain, eq1_eigen_vs_cycle)
     free(cls);
 }
 
+/* The full-size LLC: Eq. 1's matrix holds closed classes the chain never
+ * reaches from "everything in memory" (states nothing leads into that map
+ * to themselves), so eigenvalue 1 is multiple and dgeev's vector is any mix
+ * of them.  Restricted to the states reachable from memory it is unique
+ * and equals the cycle product's. */
+Test(markov_model_chain, eq1_eigen_from_memory_full_llc)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    mk_class *cls;
+    size_t n;
+    ddio_err e;
+    cr_assert_eq(mk_classes_basic(&cfg, 1500, &cls, &n, &e), 0, "%s", e.msg);
+    mk_params p;
+    mk_params_default(&p);
+    mk_geom_from_machine(&cfg.machine, &p.geom);
+    p.classes = cls;
+    p.n_classes = n;
+    double L[MKQ_COUNT] = {[MKQ_RXR] = 200, [MKQ_RX] = 40, [MKQ_TX] = 20, [MKQ_TXR] = 15};
+    memcpy(p.L, L, sizeof L);
+    p.S = 1;
+    size_t dim;
+    double cyc[64];
+    double *P = mk_eq1_matrix(&p, 0, &dim, cyc, &e);
+    cr_assert(P, "%s", e.msg);
+    double *v = malloc(dim * sizeof *v);
+    markov_solve_info info;
+    unsigned char *reach = malloc(dim);
+    size_t m = markov_reachable(P, dim, 6, reach);
+    cr_expect(m < dim, "some states are unreachable from memory (%zu of %zu reached)", m, dim);
+    free(reach);
+    cr_assert_eq(markov_stationary_eigen_from(P, dim, 6, 1e-9, v, &info, &e), 0, "%s", e.msg);
+    cr_expect_eq(info.unit_eigenvalues, 1);
+    double lu[7];
+    cr_assert_eq(markov_stationary_lu(cyc, 7, 1e-9, lu, &info, &e), 0, "%s", e.msg);
+    unsigned blocks = (unsigned)(dim / 7);
+    for (unsigned i = 0; i < 7; i++)
+        expect_near(v[i] * blocks, lu[i], 1e-8);
+    free(v);
+    free(P);
+    free(cls);
+}
+
+/* --solver eigen and the default give the same prediction, every variant. */
+Test(markov_model_chain, eigen_and_lu_predictions_agree)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    mk_traffic t;
+    ddio_err e;
+    for (uint32_t cores = 1; cores <= 4; cores += 3) {
+        cfg.workload.cores = cores;
+        cr_assert_eq(mk_traffic_fixed(&t, 1500, cores, &e), 0, "%s", e.msg);
+        double *qs = calloc((size_t)cores * Q_COUNT, sizeof *qs);
+        for (uint32_t c = 0; c < cores; c++) {
+            qs[c * Q_COUNT + Q_RX_REPLENISH] = 200 + 50.0 * c;
+            qs[c * Q_COUNT + Q_RX] = 40;
+            qs[c * Q_COUNT + Q_TX] = 20;
+            qs[c * Q_COUNT + Q_TX_RECYCLE] = 15;
+        }
+        for (int v = MK_VARIANT_BASIC; v <= MK_VARIANT_PER_CORE; v++) {
+            mk_prediction a, b;
+            mk_predict_opts o;
+            mk_predict_opts_default(&o);
+            o.variant = (enum mk_variant)v;
+            o.queues = qs;
+            cr_assert_eq(mk_predict(&cfg, &t, &o, &a, &e), 0, "%s", e.msg);
+            o.eigen = 1;
+            cr_assert_eq(mk_predict(&cfg, &t, &o, &b, &e), 0, "%d cores, %s: %s", cores, mk_variant_name(o.variant),
+                         e.msg);
+            expect_near(b.pcie_write_hit.lower, a.pcie_write_hit.lower, 1e-9);
+            expect_near(b.pcie_write_hit.upper, a.pcie_write_hit.upper, 1e-9);
+            expect_near(b.pcie_read_hit.lower, a.pcie_read_hit.lower, 1e-9);
+            expect_near(b.pcie_read_hit.upper, a.pcie_read_hit.upper, 1e-9);
+        }
+        free(qs);
+        mk_traffic_free(&t);
+    }
+}
+
 /* ---------------------------------------------------------------- limits */
 
 static int predict_l2fwd(ddio_config *cfg, const double q[Q_COUNT], mk_prediction *out, enum mk_variant v)

@@ -867,7 +867,13 @@ static int solve_chain(ctx *x, const chain *ch, cdist *out, const cdist *prev, d
             return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         }
         markov_solve_info info;
-        int rc = markov_stationary_eigen(P, dim, 1e-9, v, &info, e);
+        /* From block 0 (entering stage 0), state memory: the paper's start. */
+        int rc = markov_stationary_eigen_from(P, dim, x->sp.mem, 1e-9, v, &info, e);
+        if (rc == 0 && info.unit_eigenvalues > 1)
+            rc = ddio_errf(e, DDIO_EXIT_NOCONV,
+                           "eigen solve: from memory the chain can end in %d closed classes (no unique stationary "
+                           "vector; --solver lu follows the iteration from memory instead)",
+                           info.unit_eigenvalues);
         if (rc == 0) {
             double s = 0;
             for (unsigned i = 0; i < n; i++)

@@ -246,6 +246,73 @@ static int lu_small(const double *P, size_t n, double tol, double *x, markov_sol
     return lu_finish(P, n, tol, x, info, e);
 }
 
+size_t markov_reachable(const double *P, size_t n, size_t start, unsigned char *reach)
+{
+    memset(reach, 0, n);
+    size_t *stack = malloc(n * sizeof *stack);
+    if (!stack)
+        return 0;
+    size_t top = 0, count = 1;
+    reach[start] = 1;
+    stack[top++] = start;
+    while (top > 0) {
+        size_t j = stack[--top];
+        for (size_t i = 0; i < n; i++)
+            if (!reach[i] && P[i * n + j] > 0) {
+                reach[i] = 1;
+                stack[top++] = i;
+                count++;
+            }
+    }
+    free(stack);
+    return count;
+}
+
+int markov_stationary_eigen_from(const double *P, size_t n, size_t start, double tol, double *x,
+                                 markov_solve_info *info, ddio_err *e)
+{
+    if (start >= n)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "eigen solve: start state %zu of %zu", start, n);
+    if (markov_check_column_stochastic(P, n, MARKOV_STOCH_TOL, e) != 0)
+        return -1;
+    unsigned char *reach = malloc(n);
+    size_t *idx = malloc(n * sizeof *idx);
+    if (!reach || !idx) {
+        free(reach);
+        free(idx);
+        return ddio_errf(e, DDIO_EXIT_IO, "eigen solve: out of memory for %zu states", n);
+    }
+    size_t m = markov_reachable(P, n, start, reach);
+    double *sub = m ? malloc(m * m * sizeof *sub) : NULL;
+    double *y = m ? malloc(m * sizeof *y) : NULL;
+    int rc = -1;
+    if (!m || !sub || !y) {
+        ddio_errf(e, DDIO_EXIT_IO, "eigen solve: out of memory for %zu states", n);
+        goto out;
+    }
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (reach[i])
+            idx[m++] = i;
+    /* The reachable set is closed: its columns still sum to 1. */
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = 0; b < m; b++)
+            sub[a * m + b] = P[idx[a] * n + idx[b]];
+    rc = markov_stationary_eigen(sub, m, tol, y, info, e);
+    if (rc == 0) {
+        memset(x, 0, n * sizeof *x);
+        for (size_t a = 0; a < m; a++)
+            x[idx[a]] = y[a];
+        info->residual = markov_residual_l1(P, n, x);
+    }
+out:
+    free(reach);
+    free(idx);
+    free(sub);
+    free(y);
+    return rc;
+}
+
 int markov_stationary_lu(const double *P, size_t n, double tol, double *x,
                          markov_solve_info *info, ddio_err *e)
 {

@@ -49,6 +49,19 @@ double markov_residual_l1(const double *P, size_t n, const double *x);
 int markov_stationary_eigen(const double *P, size_t n, double tol, double *x,
                             markov_solve_info *info, ddio_err *e);
 
+/* Mark (reach[i] = 1) the states reachable from `start` in P's graph (an
+ * edge j -> i where P[i*n + j] > 0), start included.  Returns how many. */
+size_t markov_reachable(const double *P, size_t n, size_t start, unsigned char *reach);
+
+/* markov_stationary_eigen on the states reachable from `start` only (a
+ * closed set), zero elsewhere.  A chain can hold closed classes its start
+ * never reaches (a state no event leads into that maps to itself); the
+ * whole matrix then has one eigenvalue 1 per class and no unique vector,
+ * while the chain that starts in `start` (the paper's "everything in
+ * memory") has one, unless it can end in two classes (then exit 3). */
+int markov_stationary_eigen_from(const double *P, size_t n, size_t start, double tol, double *x,
+                                 markov_solve_info *info, ddio_err *e);
+
 /* Stationary vector by one LU solve (LAPACKE_dgesv) of (P - I) x = 0 with
  * the last equation replaced by sum(x) = 1: ~15x cheaper than dgeev at
  * n = 100 with the reference LAPACK, same contract (tol bounds negative
