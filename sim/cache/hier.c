@@ -176,16 +176,20 @@ static uint64_t core_mask(const hier *h, uint32_t core)
 
 /* cache_match with the tag slot count known at compile time for the usual
  * sizes (the compare loop unrolls, no bounds tests). */
-static inline __attribute__((always_inline)) uint64_t match_in(const cache *c, uint32_t set, uint64_t line)
+static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
 {
-    const uint64_t *t = cache_tags(c, set);
-    switch (c->tag_slots) {
+    switch (slots) {
     case 4: return cache_match_verify(t, cache_match_candidates(t, 4, line), line);
     case 8: return cache_match_verify(t, cache_match_candidates(t, 8, line), line);
     case 12: return cache_match_verify(t, cache_match_candidates(t, 12, line), line);
     case 16: return cache_match_verify(t, cache_match_candidates(t, 16, line), line);
-    default: return cache_match(c, set, line);
+    default: return cache_match_verify(t, cache_match_candidates(t, slots, line), line);
     }
+}
+
+static inline __attribute__((always_inline)) uint64_t match_in(const cache *c, uint32_t set, uint64_t line)
+{
+    return match_tags(cache_tags(c, set), c->tag_slots, line);
 }
 
 static inline int find_in(const cache *c, uint32_t set, uint64_t line)
@@ -523,6 +527,7 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
 }
 
 #define RUN_CHUNK 64u
+#define HINT_NO_WAY 0xFFu
 
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
 {
@@ -532,59 +537,101 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
         __builtin_prefetch(b + 64);
 }
 
-uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
-                             uint32_t *part_hits)
+/* The lines first.. of one DMA, in order: hier_access for each, with the
+ * fast path's work done on locals (the metadata byte stores may alias any
+ * field of h, so what the loop reads is copied first) and its counters
+ * added at the end.  `hints` (optional): per line, 0 or (set + 1) << 8 |
+ * way where the line was found last time (HINT_NO_WAY: only the set is
+ * known); the set of a line never changes, and the way is trusted only if
+ * that way's tag is the line. */
+static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int write, uint64_t first, uint32_t n,
+                                                               int head_partial, int tail_partial,
+                                                               uint32_t *part_hits, uint64_t *hints)
 {
+    const cache_view v = cache_view_of(&h->llc);
+    const uint32_t slots = h->llc.tag_slots, ways = h->llc.ways;
+    const enum coh_req req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
+    const uint64_t fast_full = h->fast_ways[req_full], fast_part = h->fast_ways[REQ_PCIE_WR_PART];
+    const int nibble = h->llc_nibble;
+    uint8_t *const rbase = h->llc.repl->base;
+    const uint64_t rstride = h->llc.repl->stride;
+    uint32_t cnt[2][COL_COUNT] = {{0}};   /* fast hits by (partial, column) */
     uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
-        cache_mapper_set_run(&h->llc.map, first + base, m, sets);
+        if (hints) {
+            for (uint32_t i = 0; i < m; i++) {
+                uint64_t hv = hints[base + i];
+                sets[i] = hv ? (uint32_t)(hv >> 8) - 1 : cache_set(&h->llc, first + base + i);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(sets[i] == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
+#endif
+            }
+        } else {
+            cache_mapper_set_run(&h->llc.map, first + base, m, sets);
+        }
         for (uint32_t i = 0; i < m; i++)
             prefetch_set(&h->llc, sets[i]);
         for (uint32_t i = 0; i < m; i++) {
-            uint32_t k = base + i;
-            int partial = (k == 0 && head_partial) || (k == n - 1 && tail_partial);
-            enum coh_req req = partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL;
+            uint32_t k = base + i, set = sets[i];
             uint64_t line = first + k;
-            uint64_t match = match_in(&h->llc, sets[i], line);
-            int hit;
-            if (match & h->fast_ways[req]) {
-                hit = access_llc_fast(h, req, line, sets[i], match, NULL);
+            int partial = write && ((k == 0 && head_partial) || (k == n - 1 && tail_partial));
+            const uint64_t *t = cache_view_tags(v, set);
+            uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
+            /* A line is in one way at most: a tag equal to it is the match. */
+            uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
+            if (match & (partial ? fast_part : fast_full)) {
+                uint32_t way = (uint32_t)__builtin_ctzll(match);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+                assert(match == match_in(&h->llc, set, line));
+#endif
+                uint8_t *meta = cache_view_meta(v, set, way);
+                if (nibble) {
+                    uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
+                    *o = lru_order_to_mru(*o, way);
+                } else {
+                    cache_hit(&h->llc, set, way);
+                }
+                if (write || META_STATE(*meta) == ST_M)
+                    *meta = ST_M;   /* LLC_KEEP: a dirty line (or one the request writes) stays M */
+                cnt[partial][h->fast_col[way]]++;
+                hits++;
+                phits += (uint32_t)partial;
+                if (hints)
+                    hints[k] = (uint64_t)(set + 1) << 8 | way;
             } else {
                 hier_result r;
-                access_general(h, req, 0, line, sets[i], match, &r);
-                hit = r.hit;
+                access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
+                hits += r.hit;
+                phits += (uint32_t)(r.hit & partial);
+                if (hints)
+                    hints[k] = (uint64_t)(set + 1) << 8 | HINT_NO_WAY;
             }
-            hits += (uint32_t)hit;
-            phits += (uint32_t)(hit & partial);
+        }
+    }
+    for (int p = 0; p < 2; p++) {
+        hier_req_stats *rs = &h->stats.req[p ? REQ_PCIE_WR_PART : req_full];
+        for (int c = 0; c < COL_COUNT; c++) {
+            rs->accesses += cnt[p][c];
+            rs->hits += cnt[p][c];
+            rs->hit_col[c] += cnt[p][c];
         }
     }
     *part_hits = phits;
     return hits;
 }
 
-uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n)
+uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
+                             uint32_t *part_hits, uint64_t *hints)
 {
-    uint32_t sets[RUN_CHUNK], hits = 0;
-    const uint64_t fast = h->fast_ways[REQ_PCIE_RD];
-    for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
-        uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
-        cache_mapper_set_run(&h->llc.map, first + base, m, sets);
-        for (uint32_t i = 0; i < m; i++)
-            prefetch_set(&h->llc, sets[i]);
-        for (uint32_t i = 0; i < m; i++) {
-            uint64_t line = first + base + i;
-            uint64_t match = match_in(&h->llc, sets[i], line);
-            if (match & fast) {
-                hits += (uint32_t)access_llc_fast(h, REQ_PCIE_RD, line, sets[i], match, NULL);
-            } else {
-                hier_result r;
-                access_general(h, REQ_PCIE_RD, 0, line, sets[i], match, &r);
-                hits += r.hit;
-            }
-        }
-    }
-    return hits;
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+}
+
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
+{
+    uint32_t part_hits;
+    return pcie_run(h, 0, first, n, 0, 0, &part_hits, hints);
 }
 
 void hier_flush(hier *h, uint64_t line, hier_result *res)

@@ -92,12 +92,18 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
  * writes, partial (RFO) for the first line if head_partial and for the last
  * if tail_partial, full-line (ItoM) otherwise.  Exactly n hier_access calls
  * in line order, with the per-call work (set mapping, counters) shared.
- * Returns the hits; *part_hits gets the hits among the partial lines. */
+ * Returns the hits; *part_hits gets the hits among the partial lines.
+ *
+ * `hints` (optional, NULL for none): n words the caller keeps for these
+ * lines between calls (e.g. per buffer line), zero-initialised, read and
+ * written here: where each line was found last time (its set, which never
+ * changes, and its way, which is checked against the tag before use).  They
+ * never change a result, only save the set mapping and the tag match. */
 uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
-                             uint32_t *part_hits);
+                             uint32_t *part_hits, uint64_t *hints);
 
 /* The NIC reads (PCIRdCur) the n consecutive lines first..; returns the hits. */
-uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n);
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints);
 
 /* Tests: 1 turns every fast path off (each access takes the general path
  * that executes Table 1 cell by cell), 0 derives them again. */

@@ -231,11 +231,14 @@ static int setup(dsim *s, ddio_err *e)
     s->core = calloc(s->cores, sizeof *s->core);
     s->buf_len = calloc(s->mp.n, sizeof *s->buf_len);
     s->buf_arrival = calloc(s->mp.n, sizeof *s->buf_arrival);
+    /* Zero pages until used: memory follows the buffers in circulation. */
+    s->hint_lines = d->data_room / s->line_size + 2;
+    s->line_hints = calloc((size_t)s->mp.n * s->hint_lines, sizeof *s->line_hints);
     s->ops = calloc(OPS_CAP, sizeof *s->ops);
     s->ops_cap = OPS_CAP;
     s->queue_snapshot = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
     s->inflight_snapshot = calloc((size_t)s->cores * 2, sizeof(double));
-    if (!s->core || !s->buf_len || !s->buf_arrival || !s->ops || !s->queue_snapshot || !s->inflight_snapshot)
+    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->ops || !s->queue_snapshot || !s->inflight_snapshot)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     for (uint32_t t = 0; t < w->n_tables; t++) {
         s->table_lines[t] = w->tables[t].bytes / s->line_size ? w->tables[t].bytes / s->line_size : 1;
@@ -391,6 +394,7 @@ static void teardown(dsim *s)
     free(s->core);
     free(s->buf_len);
     free(s->buf_arrival);
+    free(s->line_hints);
     free(s->ops);
     free(s->queue_snapshot);
     free(s->inflight_snapshot);

@@ -81,6 +81,8 @@ typedef struct dsim {
     dsim_core *core;
     uint32_t *buf_len;          /* per buffer: frame length it holds */
     uint64_t *buf_arrival;      /* per buffer: when its packet reached the NIC */
+    uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_pcie_write_run) */
+    uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
     double ghz;
     double wire_free_ns;        /* the TX wire is busy until then */
@@ -166,6 +168,14 @@ static inline void dsim_account(dsim *s, uint32_t c)
         cs->inflight_area[1] += dt * cs->tx_inflight;
     }
     cs->last_ns = now;
+}
+
+/* The hierarchy's location hints for the n data lines a DMA into `buf`
+ * covers (it starts at the data area, so line k of every DMA is the same
+ * line); NULL if n is more than a buffer can hold. */
+static inline uint64_t *dsim_line_hints(dsim *s, uint32_t buf, uint32_t n)
+{
+    return n <= s->hint_lines ? s->line_hints + (uint64_t)buf * s->hint_lines : NULL;
 }
 
 /* An access by the NIC (PCIe) or a core, through the hierarchy. */

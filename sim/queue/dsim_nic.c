@@ -74,7 +74,8 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     /* The packet's lines: ItoM for full lines, RFO for a partial one. */
     line_span sp = mbuf_data_span(&s->lay, buf, 0, s->buf_len[buf]);
     uint32_t part_hits, parts = sp.n == 1 ? (sp.head_partial || sp.tail_partial) : sp.head_partial + sp.tail_partial;
-    uint32_t hits = hier_pcie_write_run(&s->h, sp.first, sp.n, sp.head_partial, sp.tail_partial, &part_hits);
+    uint32_t hits = hier_pcie_write_run(&s->h, sp.first, sp.n, sp.head_partial, sp.tail_partial, &part_hits,
+                                        dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_write, sp.n, hits);
     dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);
     dsim_count_n(&s->n.pcie_write_full, sp.n - parts, hits - part_hits);
@@ -132,7 +133,7 @@ void nic_kick_tx(dsim *s)
         pcie_read_line(s, ADDR_TX_WQE + c * ADDR_PER_CORE + (cs->tx_wqe_fetch % s->cfg->workload.driver.tx_ring) * 64);
     cs->tx_wqe_fetch++;
     line_span sp = mbuf_data_span(&s->lay, buf, 0, len);
-    uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n);
+    uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
     dsim_count_n(&s->n.pcie_read_all, sp.n, hits);
     uint64_t wqe = pcie_link_read_nonposted(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
