@@ -290,7 +290,7 @@ static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier
 
 /* --- one access ---------------------------------------------------------- */
 
-static void account(hier *h, enum coh_req req, hier_result *res)
+static inline __attribute__((always_inline)) void account(hier *h, enum coh_req req, hier_result *res)
 {
     hier_req_stats *rs = &h->stats.req[req];
     rs->accesses++;
