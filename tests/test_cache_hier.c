@@ -1,7 +1,9 @@
 /* test_cache_hier.c - the hierarchy beyond single Table 1 cells: buffer
  * life cycles, counters, cross-core migration, masks, the snoop filter. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/cache/hier.h"
 #include "sim/common/rng.h"
@@ -253,4 +255,115 @@ Test(cache_hier, clflush_writes_back_and_drops)
     cr_expect_eq(h.stats.flushes, 3);
     cr_expect_eq(h.stats.flush_writebacks, 1);
     hier_free(&h);
+}
+
+/* The fast paths (hier.c: LLC_KEEP cells in ways without L2 copies, a core's
+ * own L2 hits, inline LRU updates, the DMA run calls) against the general
+ * path alone: the same random requests, single and in runs, must give the
+ * same results, the same counters and every line in the same place. */
+static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, const char *policy, uint64_t seed)
+{
+    hier h[2];
+    for (int k = 0; k < 2; k++) {
+        hier_config c;
+        hier_config_default(&c);
+        c.mode = mode;
+        c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = 6, .mapping = map, .seed = 3};
+        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 3, .mapping = MAP_MODULO};
+        c.cores = 3;
+        c.ddio_mask = 0x30;
+        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
+        c.n_cos = 2;
+        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
+        c.cos_mask[1] = 0x08;
+        c.core_cos[1] = 1;
+        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
+        ddio_err e;
+        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
+    }
+    hier_set_general_only(&h[1], 1);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 300;
+    /* Line hints for the run calls, per absolute line; every other run
+     * goes without them. */
+    uint64_t *hints = calloc(lines + 64, sizeof *hints);
+    for (int i = 0; i < 30000; i++) {
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint64_t line = ddio_rng_below(&rng, lines);
+        if (kind < 2) {
+            /* A DMA run, through the run call and line by line. */
+            uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 40);
+            if (kind == 0) {
+                int head = (int)ddio_rng_below(&rng, 2), tail = (int)ddio_rng_below(&rng, 2);
+                uint32_t ph, ref = 0, ref_ph = 0;
+                uint32_t hits = hier_pcie_write_run(&h[0], line, n, head, tail, &ph, i % 2 ? hints + line : NULL);
+                for (uint32_t j = 0; j < n; j++) {
+                    int partial = (j == 0 && head) || (j == n - 1 && tail);
+                    hier_result r;
+                    hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, line + j, &r);
+                    ref += r.hit;
+                    ref_ph += (uint32_t)(r.hit && partial);
+                }
+                cr_assert_eq(hits, ref);
+                cr_assert_eq(ph, ref_ph);
+            } else {
+                uint32_t hits = hier_pcie_read_run(&h[0], line, n, i % 2 ? hints + line : NULL), ref = 0;
+                for (uint32_t j = 0; j < n; j++) {
+                    hier_result r;
+                    hier_access(&h[1], REQ_PCIE_RD, 0, line + j, &r);
+                    ref += r.hit;
+                }
+                cr_assert_eq(hits, ref);
+            }
+        } else if (kind == 7) {
+            hier_result a, b;
+            hier_flush(&h[0], line, &a);
+            hier_flush(&h[1], line, &b);
+            cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+        } else {
+            enum coh_req q = (enum coh_req)(kind - 2 < REQ_EVICT ? kind - 2 : REQ_CORE_RD);
+            hier_result a, b;
+            hier_access(&h[0], q, core, line, &a);
+            hier_access(&h[1], q, core, line, &b);
+            cr_assert(a.hit == b.hit && a.col == b.col && a.region == b.region && a.mem_reads == b.mem_reads &&
+                          a.mem_writebacks == b.mem_writebacks,
+                      "access %d: %s by core %u of line %llu differs", i, coh_req_name(q), core,
+                      (unsigned long long)line);
+        }
+        if (i % 1000 == 0 || i == 29999)
+            for (uint64_t l = 0; l < lines + 40; l++) {
+                hier_where a = hier_locate(&h[0], l), b = hier_locate(&h[1], l);
+                cr_assert(a.l2_core == b.l2_core && a.l2_state == b.l2_state && a.llc_region == b.llc_region &&
+                              a.llc_state == b.llc_state,
+                          "after access %d line %llu is not where the general path puts it", i,
+                          (unsigned long long)l);
+            }
+    }
+    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
+    /* Same ways too: the replacement state evolved identically. */
+    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
+    for (uint32_t c = 0; c < 3; c++)
+        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
+    /* The views the run calls read blocks through agree with the accessors. */
+    cache_view v = cache_view_of(&h[0].llc);
+    for (uint32_t set = 0; set < h[0].llc.nsets; set++)
+        for (uint32_t w = 0; w < h[0].llc.ways; w++) {
+            cr_assert_eq(cache_view_tags(v, set), cache_tags(&h[0].llc, set));
+            cr_assert_eq(cache_view_meta(v, set, w), cache_meta(&h[0].llc, set, w));
+        }
+    free(hints);
+    for (int k = 0; k < 2; k++)
+        hier_free(&h[k]);
+}
+
+Test(cache_hier, fast_paths_equal_general_path)
+{
+    fast_equals_general(HIER_NONINCLUSIVE, MAP_XOR, "lru", 1);
+    fast_equals_general(HIER_NONINCLUSIVE, MAP_MODULO, "srrip", 2);
+    fast_equals_general(HIER_NONINCLUSIVE, MAP_RANDOM, "bip", 3);
+    fast_equals_general(HIER_NONINCLUSIVE, MAP_XOR, "drrip", 4);
+    fast_equals_general(HIER_INCLUSIVE, MAP_XOR, "lru", 5);
+    fast_equals_general(HIER_INCLUSIVE, MAP_MODULO, "dip", 6);
 }

@@ -147,3 +147,61 @@ Test(queue_event, seq_limit_is_a_clean_error)
     cr_assert_eq(ev.a, 1);
     evq_free(&q);
 }
+
+/* Lanes (evq_push_lane) change nothing in the order: the same pushes, some
+ * into lanes (in order, out of order: then the heap), some into the heap,
+ * pop exactly as from the heap alone, interleaved with pops. */
+Test(queue_event, lanes_pop_in_heap_order)
+{
+    evq a, b;
+    ddio_err e;
+    cr_assert_eq(evq_init(&a, 4, &e), 0);
+    cr_assert_eq(evq_init(&b, 4, &e), 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 42);
+    uint64_t lane_t[EVQ_LANES] = {0};
+    for (uint32_t i = 0; i < 200000; i++) {
+        uint32_t what = (uint32_t)ddio_rng_below(&rng, 10);
+        if (what < 6) {
+            uint64_t now = evq_now(&a);
+            int lane = (int)ddio_rng_below(&rng, EVQ_LANES + 1) - 1;
+            uint64_t t;
+            if (lane >= 0 && ddio_rng_below(&rng, 8)) {
+                /* mostly in order within the lane, often equal times */
+                if (lane_t[lane] < now)
+                    lane_t[lane] = now;
+                lane_t[lane] += ddio_rng_below(&rng, 3) * ddio_rng_below(&rng, 50);
+                t = lane_t[lane];
+            } else {
+                t = now + ddio_rng_below(&rng, 400);
+            }
+            sim_event ev = {.time_ns = t, .type = (int32_t)(lane + 1), .a = i};
+            cr_assert_eq(lane >= 0 ? evq_push_lane(&a, lane, ev, &e) : evq_push(&a, ev, &e), 0);
+            cr_assert_eq(evq_push(&b, ev, &e), 0);
+        } else {
+            sim_event x, y;
+            const sim_event *p = evq_peek(&a);
+            int ra = evq_pop(&a, &x), rb = evq_pop(&b, &y);
+            cr_assert_eq(ra, rb);
+            if (!ra) {
+                cr_assert_null(p);
+                continue;
+            }
+            cr_assert(p && p->a == x.a);
+            cr_assert(x.time_ns == y.time_ns && x.seq == y.seq && x.a == y.a && x.type == y.type,
+                      "pop %u: lane queue gave event %llu, heap %llu", i, (unsigned long long)x.a,
+                      (unsigned long long)y.a);
+        }
+        cr_assert_eq(evq_size(&a), evq_size(&b));
+    }
+    sim_event x, y;
+    while (evq_pop(&b, &y)) {
+        cr_assert_eq(evq_pop(&a, &x), 1);
+        cr_assert(x.seq == y.seq && x.a == y.a);
+    }
+    cr_assert_eq(evq_pop(&a, &x), 0);
+    evq_clear(&a);
+    cr_assert_eq(evq_size(&a), 0);
+    evq_free(&a);
+    evq_free(&b);
+}

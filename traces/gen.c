@@ -342,7 +342,7 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e)
     return 0;
 }
 
-int gen_next(gen *g, gen_pkt *p)
+static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
 {
     const gen_config *c = &g->c;
     if (g->i >= c->packets)
@@ -366,7 +366,20 @@ int gen_next(gen *g, gen_pkt *p)
                                     : (uint32_t)(g->i % g->flows);
     assert(flow < g->flows);
     flow_tuple f = flow_of(g, flow);
-    build_frame(g, &f, len);
+    if (meta) {
+        /* What trace_parse_frame reads back from the frame build_frame
+         * writes; the TCP sequence numbers are drawn all the same, so the
+         * random stream (and every later packet) is unchanged. */
+        if (f.proto == 6)
+            (void)ddio_rng_next(&g->rng);
+        meta->src_ip = f.src;
+        meta->dst_ip = f.dst;
+        meta->src_port = f.sport;
+        meta->dst_port = f.dport;
+        meta->proto = f.proto;
+    } else {
+        build_frame(g, &f, len);
+    }
 
     /* Timestamps: the packet starts at t; the next one starts one gap later. */
     double bits = 8.0 * len;
@@ -376,8 +389,14 @@ int gen_next(gen *g, gen_pkt *p)
          * exponential time whose mean makes the average gap len*8/rate. */
         double busy = bits / GEN_LINK_GBPS, mean = bits / c->rate_gbps;
         double u = ddio_rng_uniform(&g->rng);
-        p->ts_ns = GEN_EPOCH_S * 1000000000ull + (uint64_t)llround(g->t_ns);
-        g->t_ns += busy + (mean - busy) * -log1p(-u);
+        if (no_time) {
+            p->ts_ns = 0;   /* the caller ignores time; the draw above keeps the stream */
+        } else {
+            p->ts_ns = GEN_EPOCH_S * 1000000000ull + (uint64_t)llround(g->t_ns);
+            g->t_ns += busy + (mean - busy) * -log1p(-u);
+        }
+    } else if (no_time) {
+        p->ts_ns = 0;
     } else {
         /* Constant bit rate, from the running bit count (no accumulated rounding). */
         p->ts_ns = GEN_EPOCH_S * 1000000000ull + (uint64_t)llround((double)g->cum_bits / c->rate_gbps);
@@ -385,9 +404,19 @@ int gen_next(gen *g, gen_pkt *p)
     }
     p->len = len;
     p->flow = flow;
-    p->frame = g->frame;
+    p->frame = meta ? NULL : g->frame;
     g->i++;
     return 1;
+}
+
+int gen_next(gen *g, gen_pkt *p)
+{
+    return next_packet(g, p, NULL, 0);
+}
+
+int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time)
+{
+    return next_packet(g, p, m, no_time);
 }
 
 int gen_write_pcap(const gen_config *c, const char *path, ddio_err *e)

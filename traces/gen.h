@@ -87,6 +87,20 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e);
 /* 1: *p filled; 0: all c.packets produced. */
 int gen_next(gen *g, gen_pkt *p);
 
+/* The 5-tuple of a generated frame, as trace_parse_frame reads it back
+ * (every generated frame is unfragmented IPv4 TCP or UDP). */
+typedef struct gen_meta {
+    uint32_t src_ip, dst_ip;    /* host byte order */
+    uint16_t src_port, dst_port;
+    uint8_t proto;
+} gen_meta;
+
+/* gen_next without the frame: the same packet sequence (sizes, flows,
+ * timestamps, the random stream), p->frame NULL, the tuple in *m.  With
+ * no_time the timestamps are not computed (p->ts_ns 0, g's clock does not
+ * advance) for callers that ignore them; later packets are the same. */
+int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time);
+
 /* Generate the whole trace into `path` (written atomically). */
 int gen_write_pcap(const gen_config *c, const char *path, ddio_err *e);
 

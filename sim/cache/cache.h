@@ -69,6 +69,30 @@ static inline uint8_t *cache_meta(const cache *c, uint32_t set, uint32_t way)
     return c->blocks + (uint64_t)set * c->block_bytes + c->meta_off + way;
 }
 
+/* The fields the block accessors read, copied into a local value: a loop
+ * that stores metadata bytes (which may alias anything) and reads blocks
+ * through a view keeps them in registers instead of reloading `c`. */
+typedef struct cache_view {
+    uint8_t *blocks;
+    uint64_t block_bytes;
+    uint32_t meta_off;
+} cache_view;
+
+static inline cache_view cache_view_of(const cache *c)
+{
+    return (cache_view){.blocks = c->blocks, .block_bytes = c->block_bytes, .meta_off = c->meta_off};
+}
+
+static inline uint64_t *cache_view_tags(cache_view v, uint32_t set)
+{
+    return (uint64_t *)(void *)(v.blocks + (uint64_t)set * v.block_bytes + 8);
+}
+
+static inline uint8_t *cache_view_meta(cache_view v, uint32_t set, uint32_t way)
+{
+    return v.blocks + (uint64_t)set * v.block_bytes + v.meta_off + way;
+}
+
 /* Candidates for `line` among `slots` tags (a multiple of 4): bit w set when
  * the low 32 bits of tag w equal those of `line`.  Four tags per SSE2
  * compare (their low halves gathered by one shuffle), 16 per movemask; a

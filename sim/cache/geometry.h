@@ -91,6 +91,29 @@ static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
     return 0;
 }
 
+/* Sets of the n consecutive lines first, first + 1, ... into out[]: the
+ * same as cache_mapper_set on each.  For the xor mapping the hash of the
+ * line bits above the lowest 11 is shared by the run (recomputed when the
+ * run crosses a 2048-line boundary), one table lookup per line. */
+static inline void cache_mapper_set_run(const cache_mapper *m, uint64_t first, uint32_t n, uint32_t *out)
+{
+    if (m->kind != MAP_XOR) {
+        for (uint32_t i = 0; i < n; i++)
+            out[i] = cache_mapper_set(m, first + i);
+        return;
+    }
+    const uint64_t k = (1u << CACHE_XOR_TABLE_BITS) - 1;
+    uint32_t hi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t line = first + i;
+        if (i == 0 || (line & k) == 0)
+            hi = m->lfold[1][(line >> 11) & k] ^ m->lfold[2][(line >> 22) & k] ^ m->lfold[3][(line >> 33) & k];
+        uint32_t h = hi ^ m->lfold[0][line & k];
+        uint32_t slice = (uint32_t)(((unsigned __int128)(m->slice_fastmod * h) * m->slices) >> 64);
+        out[i] = slice * m->sets_per_slice + (uint32_t)(line & (m->sets_per_slice - 1));
+    }
+}
+
 int cache_parse_mapping(const char *s, enum cache_mapping *out, ddio_err *e);
 const char *cache_mapping_name(enum cache_mapping m);
 

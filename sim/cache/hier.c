@@ -104,7 +104,53 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
     for (uint32_t w = 0; w < c->llc.ways; w++)
         h->way_region[w] = ((c->ddio_mask >> w) & 1) ? REG_DDIO
                            : ((c->shared_mask >> w) & 1) ? REG_SHARED : REG_L3;
+    hier_set_general_only(h, 0);
     return 0;
+}
+
+/* --- fast paths ------------------------------------------------------------
+ *
+ * Most accesses of a forwarding run meet one of a few situations, each of
+ * which the general path (access_general) executes with work that does not
+ * change its outcome.  The fast paths do only the work that matters and are
+ * derived here from the coherence table, never written as rules of their own:
+ *
+ *  - a PCIe request for a line the LLC holds in way w, when the cell of
+ *    (request, column of w) keeps the line where it is (LLC_KEEP), reads no
+ *    memory, and no L2 can hold the line.  Non-inclusive only, and not for
+ *    the Shared ways: a line in the DDIO or L3* ways has no L2 copy (a core
+ *    access moves it out of the LLC, a PCIe read of an L2 line puts the LLC
+ *    copy in the Shared ways), so the cell's L2 action has nothing to act on
+ *    and the snoop filter need not be asked.  The work left: the LLC
+ *    replacement update, the dirty bit, the counters.  (Sanitizer builds
+ *    check that the snoop filter indeed has no entry.)
+ *  - a core request for a line in its own L2 in E or M: an L2 hit, which
+ *    Table 1 has no row for (core_l2_hit); it touches neither the LLC nor
+ *    another L2 in either mode, so the LLC lookup is skipped.
+ *
+ * tests/test_cache_hier.c replays random request streams through the fast
+ * and the general-only hierarchy and compares every line's place and every
+ * counter. */
+void hier_set_general_only(hier *h, int on)
+{
+    memset(h->fast_ways, 0, sizeof h->fast_ways);
+    for (uint32_t w = 0; w < h->cfg.llc.ways; w++)
+        h->fast_col[w] = region_col[h->way_region[w]];
+    h->core_fast = !on;
+    h->llc_nibble = !on && repl_recency_nibble(h->llc.repl);
+    h->l2_nibble = !on && repl_recency_nibble(h->l2[0].repl);   /* every L2 has the same policy */
+    if (on || h->cfg.mode != HIER_NONINCLUSIVE)
+        return;   /* inclusive: any LLC line may have an L2 copy */
+    for (int q = 0; q < REQ_EVICT; q++) {
+        if (q == REQ_CORE_RD || q == REQ_CORE_WR)
+            continue;   /* a core request always leaves an L2 copy */
+        for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
+            const coh_cell *cell = coh_lookup(h->cfg.mode, (enum coh_req)q, (enum coh_col)h->fast_col[w]);
+            if (((h->cfg.shared_mask >> w) & 1) || !cell->defined || cell->llc != LLC_KEEP || cell->mem_read)
+                continue;
+            h->fast_ways[q] |= 1ull << w;
+        }
+    }
 }
 
 void hier_free(hier *h)
@@ -128,6 +174,47 @@ static uint64_t core_mask(const hier *h, uint32_t core)
     return h->cfg.cos_mask[h->cfg.core_cos[core]];
 }
 
+/* cache_match with the tag slot count known at compile time for the usual
+ * sizes (the compare loop unrolls, no bounds tests). */
+static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
+{
+    switch (slots) {
+    case 4: return cache_match_verify(t, cache_match_candidates(t, 4, line), line);
+    case 8: return cache_match_verify(t, cache_match_candidates(t, 8, line), line);
+    case 12: return cache_match_verify(t, cache_match_candidates(t, 12, line), line);
+    case 16: return cache_match_verify(t, cache_match_candidates(t, 16, line), line);
+    default: return cache_match_verify(t, cache_match_candidates(t, slots, line), line);
+    }
+}
+
+static inline __attribute__((always_inline)) uint64_t match_in(const cache *c, uint32_t set, uint64_t line)
+{
+    return match_tags(cache_tags(c, set), c->tag_slots, line);
+}
+
+static inline int find_in(const cache *c, uint32_t set, uint64_t line)
+{
+    uint64_t m = match_in(c, set, line);
+    return m ? __builtin_ctzll(m) : -1;
+}
+
+/* Replacement update of a hit, inline for LRU / BIP. */
+static inline void llc_touch(hier *h, uint32_t set, uint32_t way)
+{
+    if (h->llc_nibble)
+        repl_recency_hit(h->llc.repl, set, way);
+    else
+        cache_hit(&h->llc, set, way);
+}
+
+static inline void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
+{
+    if (h->l2_nibble)
+        repl_recency_hit(l2->repl, set, way);
+    else
+        cache_hit(l2, set, way);
+}
+
 /* --- evictions ----------------------------------------------------------- */
 
 /* Remove `line` from `core`'s L2; returns its state. */
@@ -135,7 +222,7 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line)
 {
     cache *l2 = &h->l2[core];
     uint32_t set = cache_set(l2, line);
-    int way = cache_find(l2, set, line);
+    int way = find_in(l2, set, line);
     assert(way >= 0 && "snoop filter and L2 disagree");
     uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
     cache_remove(l2, set, (uint32_t)way);
@@ -163,7 +250,7 @@ static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hi
 static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
 {
     uint32_t set = cache_set(&h->llc, line);
-    assert(cache_find(&h->llc, set, line) < 0);
+    assert(find_in(&h->llc, set, line) < 0);
     cache_evicted ev;
     uint32_t way = cache_fill(&h->llc, set, mask, line, state, &ev);
     if (ev.line != CACHE_INVALID)
@@ -184,7 +271,7 @@ static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hi
     } else if (cell->llc == LLC_KEEP && cell->llc_state == ST_M && st == ST_M) {
         /* Inclusive: a dirty L2 victim is written into its LLC copy. */
         uint32_t set = cache_set(&h->llc, line);
-        int way = cache_find(&h->llc, set, line);
+        int way = find_in(&h->llc, set, line);
         assert(way >= 0 && "inclusive LLC lost an L2 line");
         *cache_meta(&h->llc, set, (uint32_t)way) = ST_M;
     }
@@ -203,7 +290,7 @@ static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier
 
 /* --- one access ---------------------------------------------------------- */
 
-static void account(hier *h, enum coh_req req, hier_result *res)
+static inline __attribute__((always_inline)) void account(hier *h, enum coh_req req, hier_result *res)
 {
     hier_req_stats *rs = &h->stats.req[req];
     rs->accesses++;
@@ -234,10 +321,10 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
         l2_insert(h, core, line, st, res);
         l2 = &h->l2[core];
         set = cache_set(l2, line);
-        way = cache_find(l2, set, line);
+        way = find_in(l2, set, line);
         assert(way >= 0);
     } else {
-        cache_hit(l2, set, (uint32_t)way);
+        l2_touch(h, l2, set, (uint32_t)way);
     }
     if (req == REQ_CORE_WR && st != ST_M) {
         /* Upgrade: a non-inclusive LLC gives up its (Shared) copy, and its
@@ -248,7 +335,9 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
     }
 }
 
-void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
+/* Every request, cell by cell; `llc_match` is cache_match(llc, llc_set, line). */
+static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                     uint32_t llc_set, uint64_t llc_match, hier_result *res)
 {
     assert(req < REQ_EVICT);
     memset(res, 0, sizeof *res);
@@ -256,8 +345,7 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     const int is_pcie_write = req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART;
     assert(!is_core || core < h->cfg.cores);
 
-    uint32_t llc_set = cache_set(&h->llc, line);
-    int llc_way = cache_find(&h->llc, llc_set, line);
+    int llc_way = llc_match ? __builtin_ctzll(llc_match) : -1;
     uint8_t llc_st = llc_way >= 0 ? META_STATE(*cache_meta(&h->llc, llc_set, (uint32_t)llc_way)) : ST_I;
     /* Non-inclusive, only a line the Shared ways hold can also have an L2
      * copy (the S copy a PCIe read leaves); skip the snoop filter otherwise. */
@@ -274,7 +362,7 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
         l2_set = cache_set(l2, line);
-        l2_way = cache_find(l2, l2_set, line);
+        l2_way = find_in(l2, l2_set, line);
         assert(l2_way >= 0 && "snoop filter and L2 disagree");
         l2_st = META_STATE(*cache_meta(l2, l2_set, (uint32_t)l2_way));
     }
@@ -316,7 +404,7 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     switch ((enum coh_llc)cell->llc) {
     case LLC_KEEP:
         if (llc_way >= 0) {
-            cache_hit(&h->llc, llc_set, (uint32_t)llc_way);
+            llc_touch(h, llc_set, (uint32_t)llc_way);
             if (dirty)
                 *cache_meta(&h->llc, llc_set, (uint32_t)llc_way) = ST_M;
         }
@@ -361,6 +449,191 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     account(h, req, res);
 }
 
+/* Fast path 1: a PCIe request meeting an LLC_KEEP cell in a way with no L2
+ * copy (h->fast_ways).  Returns the hit (always 1). */
+static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint32_t set, uint64_t match,
+                                  hier_result *res)
+{
+    uint32_t way = (uint32_t)__builtin_ctzll(match);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+    assert(match == (match & -match));
+#endif
+    uint8_t *meta = cache_meta(&h->llc, set, way);
+    llc_touch(h, set, way);
+    if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART || META_STATE(*meta) == ST_M)
+        *meta = ST_M;   /* LLC_KEEP: a dirty line (or one the request writes) stays M */
+    uint32_t col = h->fast_col[way];
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    if (res) {
+        res->hit = 1;
+        res->col = (uint8_t)col;
+        res->region = col_region[col];
+        res->mem_reads = 0;
+        res->mem_writebacks = 0;
+    }
+    return 1;
+}
+
+/* Fast path 2: a core request for a line in its own L2 in E or M.  Returns
+ * 1 when it applied. */
+static inline int access_core_fast(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
+{
+    cache *l2 = &h->l2[core];
+    uint32_t set = cache_set(l2, line);
+    uint64_t m = match_in(l2, set, line);
+    if (!m)
+        return 0;
+    uint32_t way = (uint32_t)__builtin_ctzll(m);
+    uint8_t *meta = cache_meta(l2, set, way);
+    uint8_t st = META_STATE(*meta);
+    if (st == ST_S)
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
+    assert(h->cfg.mode != HIER_NONINCLUSIVE || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
+#endif
+    l2_touch(h, l2, set, way);
+    if (req == REQ_CORE_WR)
+        *meta = ST_M;
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[COL_L2_EM]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = COL_L2_EM;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    return 1;
+}
+
+void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
+{
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && core < h->cfg.cores &&
+        access_core_fast(h, req, core, line, res))
+        return;
+    uint32_t set = cache_set(&h->llc, line);
+    uint64_t match = match_in(&h->llc, set, line);
+    if (req < REQ_EVICT && (match & h->fast_ways[req])) {
+        access_llc_fast(h, req, line, set, match, res);
+        return;
+    }
+    access_general(h, req, core, line, set, match, res);
+}
+
+#define RUN_CHUNK 64u
+#define HINT_NO_WAY 0xFFu
+
+static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
+{
+    const uint8_t *b = (const uint8_t *)cache_valid(c, set);
+    __builtin_prefetch(b);
+    if (c->block_bytes > 64)
+        __builtin_prefetch(b + 64);
+}
+
+/* The lines first.. of one DMA, in order: hier_access for each, with the
+ * fast path's work done on locals (the metadata byte stores may alias any
+ * field of h, so what the loop reads is copied first) and its counters
+ * added at the end.  `hints` (optional): per line, 0 or (set + 1) << 8 |
+ * way where the line was found last time (HINT_NO_WAY: only the set is
+ * known); the set of a line never changes, and the way is trusted only if
+ * that way's tag is the line. */
+static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int write, uint64_t first, uint32_t n,
+                                                               int head_partial, int tail_partial,
+                                                               uint32_t *part_hits, uint64_t *hints)
+{
+    const cache_view v = cache_view_of(&h->llc);
+    const uint32_t slots = h->llc.tag_slots, ways = h->llc.ways;
+    const enum coh_req req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
+    const uint64_t fast_full = h->fast_ways[req_full], fast_part = h->fast_ways[REQ_PCIE_WR_PART];
+    const int nibble = h->llc_nibble;
+    uint8_t *const rbase = h->llc.repl->base;
+    const uint64_t rstride = h->llc.repl->stride;
+    uint32_t cnt[2][COL_COUNT] = {{0}};   /* fast hits by (partial, column) */
+    uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
+    for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
+        uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
+        if (hints) {
+            for (uint32_t i = 0; i < m; i++) {
+                uint64_t hv = hints[base + i];
+                sets[i] = hv ? (uint32_t)(hv >> 8) - 1 : cache_set(&h->llc, first + base + i);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(sets[i] == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
+#endif
+            }
+        } else {
+            cache_mapper_set_run(&h->llc.map, first + base, m, sets);
+        }
+        for (uint32_t i = 0; i < m; i++)
+            prefetch_set(&h->llc, sets[i]);
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t k = base + i, set = sets[i];
+            uint64_t line = first + k;
+            int partial = write && ((k == 0 && head_partial) || (k == n - 1 && tail_partial));
+            const uint64_t *t = cache_view_tags(v, set);
+            uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
+            /* A line is in one way at most: a tag equal to it is the match. */
+            uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
+            if (match & (partial ? fast_part : fast_full)) {
+                uint32_t way = (uint32_t)__builtin_ctzll(match);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+                assert(match == match_in(&h->llc, set, line));
+#endif
+                uint8_t *meta = cache_view_meta(v, set, way);
+                if (nibble) {
+                    uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
+                    *o = lru_order_to_mru(*o, way);
+                } else {
+                    cache_hit(&h->llc, set, way);
+                }
+                if (write || META_STATE(*meta) == ST_M)
+                    *meta = ST_M;   /* LLC_KEEP: a dirty line (or one the request writes) stays M */
+                cnt[partial][h->fast_col[way]]++;
+                hits++;
+                phits += (uint32_t)partial;
+                if (hints)
+                    hints[k] = (uint64_t)(set + 1) << 8 | way;
+            } else {
+                hier_result r;
+                access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
+                hits += r.hit;
+                phits += (uint32_t)(r.hit & partial);
+                if (hints)
+                    hints[k] = (uint64_t)(set + 1) << 8 | HINT_NO_WAY;
+            }
+        }
+    }
+    for (int p = 0; p < 2; p++) {
+        hier_req_stats *rs = &h->stats.req[p ? REQ_PCIE_WR_PART : req_full];
+        for (int c = 0; c < COL_COUNT; c++) {
+            rs->accesses += cnt[p][c];
+            rs->hits += cnt[p][c];
+            rs->hit_col[c] += cnt[p][c];
+        }
+    }
+    *part_hits = phits;
+    return hits;
+}
+
+uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
+                             uint32_t *part_hits, uint64_t *hints)
+{
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+}
+
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
+{
+    uint32_t part_hits;
+    return pcie_run(h, 0, first, n, 0, 0, &part_hits, hints);
+}
+
 void hier_flush(hier *h, uint64_t line, hier_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -372,7 +645,7 @@ void hier_flush(hier *h, uint64_t line, hier_result *res)
         res->region = REG_L2;
     }
     uint32_t set = cache_set(&h->llc, line);
-    int way = cache_find(&h->llc, set, line);
+    int way = find_in(&h->llc, set, line);
     if (way >= 0) {
         dirty |= META_STATE(*cache_meta(&h->llc, set, (uint32_t)way)) == ST_M;
         if (!res->hit)
@@ -391,7 +664,7 @@ int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirt
 {
     hier_result scratch = {0};
     if (core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 ||
-        cache_find(&h->llc, cache_set(&h->llc, line), line) >= 0)
+        find_in(&h->llc, cache_set(&h->llc, line), line) >= 0)
         return -1;
     uint8_t st = dirty ? ST_M : ST_E;
     int incl = h->cfg.mode == HIER_INCLUSIVE;
@@ -431,13 +704,13 @@ hier_where hier_locate(const hier *h, uint64_t line)
     if (owner >= 0) {
         const cache *l2 = &h->l2[owner];
         uint32_t s = cache_set(l2, line);
-        int way = cache_find(l2, s, line);
+        int way = find_in(l2, s, line);
         assert(way >= 0);
         w.l2_core = owner;
         w.l2_state = META_STATE(*cache_meta(l2, s, (uint32_t)way));
     }
     uint32_t s = cache_set(&h->llc, line);
-    int way = cache_find(&h->llc, s, line);
+    int way = find_in(&h->llc, s, line);
     if (way >= 0) {
         w.llc_region = h->way_region[way];
         w.llc_state = META_STATE(*cache_meta(&h->llc, s, (uint32_t)way));

@@ -70,6 +70,11 @@ typedef struct hier {
     snoop_filter sf;
     uint8_t way_region[CACHE_MAX_WAYS];
     hier_stats stats;
+    /* Fast paths (hier.c, "fast paths"), all derived at init: */
+    uint64_t fast_ways[REQ_COUNT];  /* LLC ways where a hit of this request is a plain LLC_KEEP cell */
+    uint8_t fast_col[CACHE_MAX_WAYS];   /* Table 1 column of each LLC way */
+    int core_fast;                  /* a core request first looks in its own L2 */
+    int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */
@@ -82,6 +87,27 @@ void hier_free(hier *h);
 /* One request for one line (line number = address / line size). `core` is
  * the requesting core for core requests, ignored for PCIe requests. */
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res);
+
+/* The NIC writes (DMA) the n consecutive lines first.. of one buffer: PCIe
+ * writes, partial (RFO) for the first line if head_partial and for the last
+ * if tail_partial, full-line (ItoM) otherwise.  Exactly n hier_access calls
+ * in line order, with the per-call work (set mapping, counters) shared.
+ * Returns the hits; *part_hits gets the hits among the partial lines.
+ *
+ * `hints` (optional, NULL for none): n words the caller keeps for these
+ * lines between calls (e.g. per buffer line), zero-initialised, read and
+ * written here: where each line was found last time (its set, which never
+ * changes, and its way, which is checked against the tag before use).  They
+ * never change a result, only save the set mapping and the tag match. */
+uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
+                             uint32_t *part_hits, uint64_t *hints);
+
+/* The NIC reads (PCIRdCur) the n consecutive lines first..; returns the hits. */
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints);
+
+/* Tests: 1 turns every fast path off (each access takes the general path
+ * that executes Table 1 cell by cell), 0 derives them again. */
+void hier_set_general_only(hier *h, int on);
 
 /* CLFLUSH from a core (packet-acrobat's flush_ratio): write a dirty line
  * back and drop every copy.  Not a Table 1 request; counted in stats.flushes. */

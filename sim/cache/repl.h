@@ -20,6 +20,7 @@
 #define DDIOSIM_CACHE_REPL_H
 
 #include <stdint.h>
+#include "sim/cache/lru_order.h"
 #include "sim/common/err.h"
 #include "sim/common/rng.h"
 
@@ -73,6 +74,19 @@ static inline uint8_t *repl_line_state(const repl_policy *p, uint32_t set)
     return p->base + (uint64_t)set * p->stride;
 }
 void repl_destroy(repl_policy *p);
+
+/* 1 when p's on_hit is the recency family's "move to MRU" on the 16-way
+ * nibble order (lru_order.h) kept as one 64-bit word at repl_line_state():
+ * a caller may then do the hit update inline (repl_recency_hit) instead of
+ * through the ops table.  LRU and BIP with up to 16 ways. */
+int repl_recency_nibble(const repl_policy *p);
+
+/* on_hit of a policy for which repl_recency_nibble() is 1. */
+static inline void repl_recency_hit(repl_policy *p, uint32_t set, uint32_t way)
+{
+    uint64_t *o = (uint64_t *)(void *)repl_line_state(p, set);
+    *o = lru_order_to_mru(*o, way);
+}
 
 /* Look up an ops table by name (NULL if unknown).  Names: see repl.c. */
 const repl_ops *repl_find(const char *name);

@@ -114,3 +114,8 @@ const repl_ops repl_bip_ops = {
     .victim = recency_victim,
     .on_invalidate = recency_to_lru,
 };
+
+int repl_recency_nibble(const repl_policy *p)
+{
+    return p->ops->on_hit == recency_to_mru && p->ways <= NIBBLE_WAYS;
+}

@@ -38,16 +38,6 @@ static inline uint64_t slot_of(const snoop_filter *sf, uint64_t line)
     return ddio_mix64(line) & sf->mask;
 }
 
-int snoop_get(const snoop_filter *sf, uint64_t line)
-{
-    for (uint64_t i = slot_of(sf, line);; i = (i + 1) & sf->mask) {
-        if (sf->keys[i] == line)
-            return sf->core[i];
-        if (sf->keys[i] == SF_EMPTY)
-            return -1;
-    }
-}
-
 void snoop_put(snoop_filter *sf, uint64_t line, int core)
 {
     for (uint64_t i = slot_of(sf, line);; i = (i + 1) & sf->mask) {

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "sim/common/err.h"
+#include "sim/common/hash.h"
 
 typedef struct snoop_filter {
     uint64_t *keys;     /* line numbers, UINT64_MAX = empty */
@@ -20,8 +21,16 @@ typedef struct snoop_filter {
 
 int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e);
 void snoop_free(snoop_filter *sf);
-/* Core holding `line`, or -1. */
-int snoop_get(const snoop_filter *sf, uint64_t line);
+/* Core holding `line`, or -1.  Inline: on the path of most accesses. */
+static inline int snoop_get(const snoop_filter *sf, uint64_t line)
+{
+    for (uint64_t i = ddio_mix64(line) & sf->mask;; i = (i + 1) & sf->mask) {
+        if (sf->keys[i] == line)
+            return sf->core[i];
+        if (sf->keys[i] == UINT64_MAX)
+            return -1;
+    }
+}
 void snoop_put(snoop_filter *sf, uint64_t line, int core);
 void snoop_erase(snoop_filter *sf, uint64_t line);
 

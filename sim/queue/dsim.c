@@ -43,21 +43,24 @@ void dsim_fail(dsim *s, int code, const char *fmt, ...)
     s->failed = 1;
 }
 
+/* Event kinds whose times are pushed in order, each in a lane of its own
+ * (event.h): arrivals (sorted), RX DMA completions (one FIFO upstream
+ * link), sends (one wire), TX fetches (always "now").  -1: the heap. */
+static const int8_t event_lane[] = {
+    [EV_ARRIVAL] = 0, [EV_RX_DONE] = 1, [EV_CORE_POLL] = -1, [EV_TX_START] = 3,
+    [EV_TX_DONE] = 2, [EV_DISTRACTOR] = -1, [EV_TIMELINE] = -1,
+};
+
 int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b)
 {
     sim_event ev = {.time_ns = t, .type = type, .id = id, .a = a, .b = b};
     ddio_err e;
-    if (evq_push(&s->q, ev, &e) != 0) {
+    int lane = (unsigned)type < sizeof event_lane ? event_lane[type] : -1;
+    if ((lane >= 0 ? evq_push_lane(&s->q, lane, ev, &e) : evq_push(&s->q, ev, &e)) != 0) {
         dsim_fail(s, e.exit_code, "%s", e.msg);
         return -1;
     }
     return 0;
-}
-
-void dsim_count(dsim_hits *hh, int hit)
-{
-    hh->accesses++;
-    hh->hits += (uint64_t)(hit != 0);
 }
 
 uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)
@@ -71,21 +74,6 @@ uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)
     case Q_SW: return ring_count(&cs->swq);
     default: return 0;
     }
-}
-
-/* Integrate core c's queue lengths up to now (before they change). */
-void dsim_account(dsim *s, uint32_t c)
-{
-    dsim_core *cs = &s->core[c];
-    uint64_t now = evq_now(&s->q);
-    if (s->measuring && !s->measure_closed && now > cs->last_ns) {
-        double dt = (double)(now - cs->last_ns);
-        for (int q = 0; q < Q_COUNT; q++)
-            cs->area[q] += dt * dsim_queue_len(s, c, (enum dsim_queue)q);
-        cs->inflight_area[0] += dt * cs->rx_inflight;
-        cs->inflight_area[1] += dt * cs->tx_inflight;
-    }
-    cs->last_ns = now;
 }
 
 static uint32_t lat_bucket(uint64_t ns)
@@ -274,11 +262,14 @@ static int setup(dsim *s, ddio_err *e)
     s->core = calloc(s->cores, sizeof *s->core);
     s->buf_len = calloc(s->mp.n, sizeof *s->buf_len);
     s->buf_arrival = calloc(s->mp.n, sizeof *s->buf_arrival);
+    /* Zero pages until used: memory follows the buffers in circulation. */
+    s->hint_lines = d->data_room / s->line_size + 2;
+    s->line_hints = calloc((size_t)s->mp.n * s->hint_lines, sizeof *s->line_hints);
     s->ops = calloc(OPS_CAP, sizeof *s->ops);
     s->ops_cap = OPS_CAP;
     s->queue_snapshot = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
     s->inflight_snapshot = calloc((size_t)s->cores * 2, sizeof(double));
-    if (!s->core || !s->buf_len || !s->buf_arrival || !s->ops || !s->queue_snapshot || !s->inflight_snapshot)
+    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->ops || !s->queue_snapshot || !s->inflight_snapshot)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     for (uint32_t t = 0; t < w->n_tables; t++) {
         s->table_lines[t] = w->tables[t].bytes / s->line_size ? w->tables[t].bytes / s->line_size : 1;
@@ -443,6 +434,7 @@ static void teardown(dsim *s)
     free(s->core);
     free(s->buf_len);
     free(s->buf_arrival);
+    free(s->line_hints);
     free(s->ops);
     free(s->queue_snapshot);
     free(s->inflight_snapshot);

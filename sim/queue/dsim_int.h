@@ -81,6 +81,8 @@ typedef struct dsim {
     dsim_core *core;
     uint32_t *buf_len;          /* per buffer: frame length it holds */
     uint64_t *buf_arrival;      /* per buffer: when its packet reached the NIC */
+    uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_pcie_write_run) */
+    uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
     double ghz;
     double wire_free_ns;        /* the TX wire is busy until then */
@@ -118,10 +120,20 @@ typedef struct dsim {
 } dsim;
 
 /* dsim.c */
-void dsim_account(dsim *s, uint32_t core);
 uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum dsim_queue q);
 int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b);
-void dsim_count(dsim_hits *hh, int hit);
+static inline void dsim_count(dsim_hits *hh, int hit)
+{
+    hh->accesses++;
+    hh->hits += (uint64_t)(hit != 0);
+}
+
+/* n accesses, `hits` of them hits. */
+static inline void dsim_count_n(dsim_hits *hh, uint32_t n, uint32_t hits)
+{
+    hh->accesses += n;
+    hh->hits += hits;
+}
 void dsim_fail(dsim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dsim_maybe_end_warmup(dsim *s, uint32_t core);
 /* Buffer `buf` of core c delivered its packet at time t (sent, or consumed). */
@@ -142,6 +154,35 @@ void core_idle_work(dsim *s, uint32_t c);
 void core_poll(dsim *s, uint32_t c);
 void core_send_request(dsim *s, uint32_t c, uint32_t len);
 void distractor_run(dsim *s);
+
+/* Integrate core c's queue lengths up to now (before they change): the
+ * queues of dsim_queue_len, written out (it runs at every event). */
+static inline void dsim_account(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    uint64_t now = evq_now(&s->q);
+    if (s->measuring && !s->measure_closed && now > cs->last_ns) {
+        double dt = (double)(now - cs->last_ns);
+        _Static_assert(Q_RX_REPLENISH == 0 && Q_RX == 1 && Q_TX == 2 && Q_TX_RECYCLE == 3 && Q_SW == 4 && Q_COUNT == 5,
+                       "queue order of dsim_queue_len");
+        cs->area[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
+        cs->area[Q_RX] += dt * (ring_count(&cs->rx_done) + cs->rx_inflight);
+        cs->area[Q_TX] += dt * (ring_count(&cs->tx_pending) + cs->tx_inflight);
+        cs->area[Q_TX_RECYCLE] += dt * ring_count(&cs->tx_done);
+        cs->area[Q_SW] += dt * ring_count(&cs->swq);
+        cs->inflight_area[0] += dt * cs->rx_inflight;
+        cs->inflight_area[1] += dt * cs->tx_inflight;
+    }
+    cs->last_ns = now;
+}
+
+/* The hierarchy's location hints for the n data lines a DMA into `buf`
+ * covers (it starts at the data area, so line k of every DMA is the same
+ * line); NULL if n is more than a buffer can hold. */
+static inline uint64_t *dsim_line_hints(dsim *s, uint32_t buf, uint32_t n)
+{
+    return n <= s->hint_lines ? s->line_hints + (uint64_t)buf * s->hint_lines : NULL;
+}
 
 /* An access by the NIC (PCIe) or a core, through the hierarchy. */
 static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t addr, hier_result *r)

@@ -73,16 +73,13 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     cs->rx_inflight--;
     /* The packet's lines: ItoM for full lines, RFO for a partial one. */
     line_span sp = mbuf_data_span(&s->lay, buf, 0, s->buf_len[buf]);
-    for (uint32_t k = 0; k < sp.n; k++)
-        hier_prefetch(&s->h, sp.first + k);
-    for (uint32_t k = 0; k < sp.n; k++) {
-        int partial = (k == 0 && sp.head_partial) || (k == sp.n - 1 && sp.tail_partial);
-        hier_result r;
-        hier_access(&s->h, partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, sp.first + k, &r);
-        dsim_count(&s->n.pcie_write, r.hit);
-        dsim_count(partial ? &s->n.pcie_write_partial : &s->n.pcie_write_full, r.hit);
-        dsim_count(&s->n.pcie_write_all, r.hit);
-    }
+    uint32_t part_hits, parts = sp.n == 1 ? (sp.head_partial || sp.tail_partial) : sp.head_partial + sp.tail_partial;
+    uint32_t hits = hier_pcie_write_run(&s->h, sp.first, sp.n, sp.head_partial, sp.tail_partial, &part_hits,
+                                        dsim_line_hints(s, buf, sp.n));
+    dsim_count_n(&s->n.pcie_write, sp.n, hits);
+    dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);
+    dsim_count_n(&s->n.pcie_write_full, sp.n - parts, hits - part_hits);
+    dsim_count_n(&s->n.pcie_write_all, sp.n, hits);
     if (s->opt->desc_access)   /* the completion (CQE) */
         pcie_write_line(s, ADDR_RX_CQ + c * ADDR_PER_CORE + (cs->rx_cqe % s->cfg->workload.driver.rx_ring) * 64);
     cs->rx_cqe++;
@@ -136,14 +133,9 @@ void nic_kick_tx(dsim *s)
         pcie_read_line(s, ADDR_TX_WQE + c * ADDR_PER_CORE + (cs->tx_wqe_fetch % s->cfg->workload.driver.tx_ring) * 64);
     cs->tx_wqe_fetch++;
     line_span sp = mbuf_data_span(&s->lay, buf, 0, len);
-    for (uint32_t k = 0; k < sp.n; k++)
-        hier_prefetch(&s->h, sp.first + k);
-    for (uint32_t k = 0; k < sp.n; k++) {
-        hier_result r;
-        hier_access(&s->h, REQ_PCIE_RD, 0, sp.first + k, &r);
-        dsim_count(&s->n.pcie_read, r.hit);
-        dsim_count(&s->n.pcie_read_all, r.hit);
-    }
+    uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
+    dsim_count_n(&s->n.pcie_read, sp.n, hits);
+    dsim_count_n(&s->n.pcie_read_all, sp.n, hits);
     uint64_t wqe = pcie_link_read_nonposted(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
     uint64_t data = pcie_link_read_nonposted(&s->pcie, now, len);
     double ready = (double)(data > wqe ? data : wqe);

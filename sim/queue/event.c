@@ -48,11 +48,35 @@ void evq_free(evq *q)
     free(q->heap);
     free(q->slots);
     free(q->free);
+    for (int i = 0; i < EVQ_LANES; i++)
+        free(q->lane[i].ev);
     memset(q, 0, sizeof *q);
+}
+
+int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e)
+{
+    size_t cap = l->ev ? (size_t)l->mask + 1 : 0, ncap = cap ? 2 * cap : 64;
+    if (q->n + q->lane_pending >= EVQ_MAX_PENDING)
+        return ddio_errf(e, DDIO_EXIT_IO, "event queue: more than %u events pending", EVQ_MAX_PENDING);
+    sim_event *ev = malloc(ncap * sizeof *ev);
+    if (!ev)
+        return ddio_errf(e, DDIO_EXIT_IO, "event queue: cannot allocate %zu events", ncap);
+    for (uint32_t i = 0; i < l->n; i++)     /* unwrap, oldest first */
+        ev[i] = l->ev[(l->head + i) & l->mask];
+    free(l->ev);
+    l->ev = ev;
+    l->head = 0;
+    l->mask = (uint32_t)(ncap - 1);
+    return 0;
 }
 
 void evq_clear(evq *q)
 {
+    for (int i = 0; i < EVQ_LANES; i++) {
+        q->lane[i].head = q->lane[i].n = 0;
+        q->lane[i].last_ns = 0;
+    }
+    q->lane_pending = 0;
     q->n = 0;
     q->nfree = 0;
     push_free(q, 0, q->cap);

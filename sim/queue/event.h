@@ -45,14 +45,31 @@ typedef struct sim_event {
 
 typedef unsigned __int128 evq_key;
 
+/* Lanes: a simulator whose events of one kind are pushed in time order (a
+ * FIFO link's completions, arrivals from a sorted trace, events "now") may
+ * push them into a lane instead of the heap: a FIFO that is sorted by
+ * (time, seq) because its times do not decrease and seq grows with every
+ * push.  Pop takes the smallest (time, seq) of the heap top and the lane
+ * heads, so the order of events is exactly the one the heap alone gives;
+ * an event that would break a lane's order goes to the heap. */
+#define EVQ_LANES 4
+
+typedef struct evq_lane {
+    sim_event *ev;      /* ring of pending events, oldest at head */
+    uint32_t head, n, mask;
+    uint64_t last_ns;   /* time of the newest event pushed */
+} evq_lane;
+
 typedef struct evq {
     evq_key *heap;      /* heap[0] is the earliest key */
     sim_event *slots;   /* events by slot (the key's low bits) */
     uint32_t *free;     /* stack of free slots */
-    size_t n, cap;      /* pending events, slots allocated */
+    size_t n, cap;      /* pending events in the heap, slots allocated */
     size_t nfree;
     uint64_t next_seq;  /* seq of the next pushed event */
     uint64_t now_ns;    /* time of the last popped event (0 before any pop) */
+    size_t lane_pending;    /* events pending in the lanes */
+    evq_lane lane[EVQ_LANES];
 } evq;
 
 /* `initial_cap` events are preallocated (0 picks a small default); the
@@ -64,13 +81,45 @@ void evq_clear(evq *q);
 /* Out-of-line part of evq_push: grow, or fail at the limits. */
 int evq_push_slow(evq *q, sim_event ev, ddio_err *e);
 
-static inline size_t evq_size(const evq *q) { return q->n; }
+/* Out-of-line part of evq_push_lane: grow the lane's ring. */
+int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e);
+
+static inline size_t evq_size(const evq *q) { return q->n + q->lane_pending; }
 static inline uint64_t evq_now(const evq *q) { return q->now_ns; }
+
+static inline evq_key evq_lane_key(const evq_lane *l)
+{
+    const sim_event *ev = &l->ev[l->head & l->mask];
+    return ((evq_key)ev->time_ns << 64) | (ev->seq << EVQ_SLOT_BITS);
+}
+
+/* Where the earliest event is: -1 the heap, 0.. a lane, -2 nowhere. */
+static inline int evq_earliest(const evq *q)
+{
+    int src = q->n ? -1 : -2;
+    if (!q->lane_pending)
+        return src;
+    evq_key best = q->n ? q->heap[0] : ~(evq_key)0;
+    for (int i = 0; i < EVQ_LANES; i++) {
+        const evq_lane *l = &q->lane[i];
+        if (l->n) {
+            evq_key k = evq_lane_key(l);
+            if (k < best) {
+                best = k;
+                src = i;
+            }
+        }
+    }
+    return src;
+}
 
 /* The earliest event, or NULL when empty; valid until the next push or pop. */
 static inline const sim_event *evq_peek(const evq *q)
 {
-    return q->n ? &q->slots[(uint32_t)q->heap[0] & (EVQ_MAX_PENDING - 1)] : NULL;
+    int src = evq_earliest(q);
+    if (src >= 0)
+        return &q->lane[src].ev[q->lane[src].head & q->lane[src].mask];
+    return src == -1 ? &q->slots[(uint32_t)q->heap[0] & (EVQ_MAX_PENDING - 1)] : NULL;
 }
 
 /* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
@@ -98,9 +147,37 @@ static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
     return 0;
 }
 
+/* Insert `ev` into lane `lane` (0 .. EVQ_LANES - 1), or into the heap if
+ * its time is before the lane's newest event.  Same contract as evq_push. */
+static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
+{
+    assert(ev.time_ns >= q->now_ns && lane >= 0 && lane < EVQ_LANES);
+    evq_lane *l = &q->lane[lane];
+    if ((l->n && ev.time_ns < l->last_ns) || q->next_seq == EVQ_MAX_SEQ)
+        return evq_push(q, ev, e);
+    if ((!l->ev || l->n > l->mask) && evq_lane_grow(q, l, e) != 0)
+        return -1;
+    ev.seq = q->next_seq++;
+    l->ev[(l->head + l->n++) & l->mask] = ev;
+    l->last_ns = ev.time_ns;
+    q->lane_pending++;
+    return 0;
+}
+
 /* Remove the earliest event into *out; returns 1, or 0 when empty. */
 static inline int evq_pop(evq *q, sim_event *out)
 {
+    if (q->lane_pending) {
+        int src = evq_earliest(q);
+        if (src >= 0) {
+            evq_lane *l = &q->lane[src];
+            *out = l->ev[l->head++ & l->mask];
+            l->n--;
+            q->lane_pending--;
+            q->now_ns = out->time_ns;
+            return 1;
+        }
+    }
     size_t n = q->n;
     if (n == 0)
         return 0;

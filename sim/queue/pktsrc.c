@@ -81,13 +81,21 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
 static int next_raw(pktsrc *s, trace_pkt *tp, ddio_err *e)
 {
     if (!s->is_trace) {
+        /* The tuple straight from the generator, not parsed back from a
+         * frame (the same fields: gen_next_meta); no timestamps when sending
+         * back to back, which ignores them. */
         gen_pkt gp;
-        if (!gen_next(&s->g, &gp))
+        gen_meta m;
+        if (!gen_next_meta(&s->g, &gp, &m, s->rate_gbps < 0))
             return 0;
-        memset(tp, 0, sizeof *tp);
-        trace_parse_frame(TRACE_DLT_EN10MB, gp.frame, gp.len < 128 ? gp.len : 128, tp);
         tp->ts_ns = gp.ts_ns;
         tp->wire_len = gp.len;
+        tp->src_ip = m.src_ip;
+        tp->dst_ip = m.dst_ip;
+        tp->src_port = m.src_port;
+        tp->dst_port = m.dst_port;
+        tp->proto = m.proto;
+        tp->has_tuple = 1;
         return 1;
     }
     int rc = trace_reader_next(&s->tr, tp, e);
