@@ -44,7 +44,7 @@ configs=(
   "align4k|--profile fixed:1500 --rate max --packets 40000 --set workload.driver.align_4k=true --rx-ring 1024"
   "seed7|--profile mawi --rate max --packets 40000 --seed 7 --cores 3"
   "ddio4|--profile mawi --rate max --packets 40000 --ddio-ways 4 --rx-ring 1024"
-  "send|--workload l2fwd --profile fixed:512 --rate 20 --packets 30000 --set workload.mode=send --warmup 0"
+  "send|--workload l2fwd --profile fixed:512 --rate 20 --packets 30000 --set workload.mode=send"
   "receive|--workload l2fwd --profile mawi --rate max --packets 30000 --set workload.mode=receive --cores 2"
   "threshold|--profile mawi --rate max --packets 40000 --set workload.driver.rx_refill=threshold --set workload.driver.tx_recycle=threshold"
 )

@@ -30,7 +30,10 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     uint32_t c = nic_queue_of(s, p);
     s->n.injected++;
     if (s->cfg->workload.mode == DDIO_MODE_SEND) {
+        /* Nothing is received: a send request counts for the warm-up. */
         core_send_request(s, c, p->len);
+        s->rx_total++;
+        dsim_maybe_end_warmup(s, c);
         return;
     }
     dsim_core *cs = &s->core[c];
