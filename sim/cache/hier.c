@@ -131,6 +131,14 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
  * counter. */
+/* LRU and BIP on the nibble order (lru_order.h): their victim choice and
+ * invalidation (and LRU's fill) are a few bit operations that fill_in /
+ * remove_in do inline instead of through the ops table. */
+static int recency_inline(const repl_policy *p)
+{
+    return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops) && p->ways <= LRU_ORDER_MAX_WAYS;
+}
+
 void hier_set_general_only(hier *h, int on)
 {
     memset(h->fast_ways, 0, sizeof h->fast_ways);
@@ -139,6 +147,10 @@ void hier_set_general_only(hier *h, int on)
     h->core_fast = !on;
     h->llc_nibble = !on && repl_recency_nibble(h->llc.repl);
     h->l2_nibble = !on && repl_recency_nibble(h->l2[0].repl);   /* every L2 has the same policy */
+    h->llc_recency = !on && recency_inline(h->llc.repl);
+    h->l2_recency = !on && recency_inline(h->l2[0].repl);
+    h->llc_lru_fill = h->llc_recency && h->llc.repl->ops == &repl_lru_ops;
+    h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
     for (int q = 0; q < REQ_EVICT; q++) {
@@ -215,7 +227,69 @@ static inline void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
         cache_hit(l2, set, way);
 }
 
+/* cache_fill / cache_remove with the policy work inline when `recency`
+ * (LRU / BIP on the nibble order, recency_inline) and, for the fill's MRU
+ * insertion, `lru_fill` (LRU); the same effect on the set block, which
+ * tests/test_cache_hier.c checks against a general-only hierarchy (it uses
+ * cache.c's). */
+static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill, uint32_t set,
+                                                              uint64_t mask, uint64_t line, uint8_t meta,
+                                                              cache_evicted *ev)
+{
+    if (!recency)
+        return cache_fill(c, set, mask, line, meta, ev);
+    mask &= c->full_mask;
+    assert(mask != 0 && "allocation mask selects no way");
+    uint64_t *t = cache_tags(c, set);
+    uint64_t *valid = cache_valid(c, set);
+    uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
+    uint64_t empty = ~*valid & mask;
+    uint32_t way;
+    if (empty) {
+        way = (uint32_t)__builtin_ctzll(empty);
+        ev->line = CACHE_INVALID;
+        ev->meta = 0;
+    } else {
+        way = lru_order_victim(*o, c->ways, mask);
+        ev->line = t[way];
+        ev->meta = *cache_meta(c, set, way);
+    }
+    assert(way < c->ways && ((mask >> way) & 1));
+    t[way] = line;
+    *valid |= 1ull << way;
+    *cache_meta(c, set, way) = meta;
+    if (lru_fill)
+        *o = lru_order_to_mru(*o, way);
+    else
+        c->repl->ops->on_fill(c->repl, set, way);
+    return way;
+}
+
+static inline __attribute__((always_inline)) void remove_in(cache *c, int recency, uint32_t set, uint32_t way)
+{
+    if (!recency) {
+        cache_remove(c, set, way);
+        return;
+    }
+    assert(way < c->ways);
+    cache_tags(c, set)[way] = CACHE_INVALID;
+    *cache_valid(c, set) &= ~(1ull << way);
+    *cache_meta(c, set, way) = 0;
+    uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
+    *o = lru_order_to_lru(*o, way, c->ways);
+}
+
 /* --- evictions ----------------------------------------------------------- */
+
+/* Remove `line`, found in (set, way) of `core`'s L2; returns its state. */
+static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, uint32_t way)
+{
+    cache *l2 = &h->l2[core];
+    uint8_t st = META_STATE(*cache_meta(l2, set, way));
+    remove_in(l2, h->l2_recency, set, way);
+    snoop_erase(&h->sf, line);
+    return st;
+}
 
 /* Remove `line` from `core`'s L2; returns its state. */
 static uint8_t l2_take(hier *h, uint32_t core, uint64_t line)
@@ -224,10 +298,7 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line)
     uint32_t set = cache_set(l2, line);
     int way = find_in(l2, set, line);
     assert(way >= 0 && "snoop filter and L2 disagree");
-    uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
-    cache_remove(l2, set, (uint32_t)way);
-    snoop_erase(&h->sf, line);
-    return st;
+    return l2_take_at(h, core, line, set, (uint32_t)way);
 }
 
 
@@ -247,14 +318,22 @@ static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hi
         res->mem_writebacks++;
 }
 
-static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
+/* Allocate the absent `line` in its LLC set `set`. */
+static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
 {
-    uint32_t set = cache_set(&h->llc, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
     assert(find_in(&h->llc, set, line) < 0);
+#endif
     cache_evicted ev;
-    uint32_t way = cache_fill(&h->llc, set, mask, line, state, &ev);
+    uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
     if (ev.line != CACHE_INVALID)
         on_llc_victim(h, way, ev.line, ev.meta, res);
+}
+
+static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
+{
+    llc_insert_at(h, line, cache_set(&h->llc, line), mask, state, res);
 }
 
 static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_result *res)
@@ -282,7 +361,7 @@ static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier
     cache *l2 = &h->l2[core];
     uint32_t set = cache_set(l2, line);
     cache_evicted ev;
-    cache_fill(l2, set, l2->full_mask, line, state, &ev);
+    fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
     snoop_put(&h->sf, line, (int)core);
     if (ev.line != CACHE_INVALID)
         on_l2_victim(h, core, ev.line, ev.meta, res);
@@ -317,7 +396,7 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
     res->col = st == ST_S ? COL_L2_S : COL_L2_EM;
     res->region = REG_L2;
     if ((uint32_t)owner != core) {
-        l2_take(h, (uint32_t)owner, line);
+        l2_take_at(h, (uint32_t)owner, line, set, (uint32_t)way);
         l2_insert(h, core, line, st, res);
         l2 = &h->l2[core];
         set = cache_set(l2, line);
@@ -330,7 +409,7 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
         /* Upgrade: a non-inclusive LLC gives up its (Shared) copy, and its
          * dirt, to the writer; an inclusive one keeps a stale copy. */
         if (st == ST_S && h->cfg.mode == HIER_NONINCLUSIVE && llc_way >= 0)
-            cache_remove(&h->llc, llc_set, (uint32_t)llc_way);
+            remove_in(&h->llc, h->llc_recency, llc_set, (uint32_t)llc_way);
         *cache_meta(l2, set, (uint32_t)way) = ST_M;
     }
 }
@@ -397,7 +476,7 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
 
     /* L2 copy first: a dropped copy hands its dirt to `dirty`. */
     if (cell->l2 == L2_DROP && owner >= 0)
-        l2_take(h, (uint32_t)owner, line);
+        l2_take_at(h, (uint32_t)owner, line, l2_set, (uint32_t)l2_way);
     else if (cell->l2 == L2_TO_S && owner >= 0)
         *cache_meta(&h->l2[owner], l2_set, (uint32_t)l2_way) = ST_S;
 
@@ -411,17 +490,20 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
         break;
     case LLC_DROP:
         assert(llc_way >= 0);
-        cache_remove(&h->llc, llc_set, (uint32_t)llc_way);
+        remove_in(&h->llc, h->llc_recency, llc_set, (uint32_t)llc_way);
         break;
     case LLC_TO_DDIO:
-        llc_insert(h, line, h->cfg.ddio_mask, dirty ? ST_M : ST_E, res);
+        assert(llc_way < 0);
+        llc_insert_at(h, line, llc_set, h->cfg.ddio_mask, dirty ? ST_M : ST_E, res);
         break;
     case LLC_TO_SHARED:
-        llc_insert(h, line, h->cfg.shared_mask, dirty ? ST_M : ST_E, res);
+        assert(llc_way < 0);
+        llc_insert_at(h, line, llc_set, h->cfg.shared_mask, dirty ? ST_M : ST_E, res);
         break;
     case LLC_TO_CORE:
         /* Inclusive miss: L3(E) + an L2 copy that carries any later write. */
-        llc_insert(h, line, core_mask(h, core), ST_E, res);
+        assert(llc_way < 0);
+        llc_insert_at(h, line, llc_set, core_mask(h, core), ST_E, res);
         dirty = 0;
         break;
     case LLC_TO_MEM:

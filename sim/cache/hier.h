@@ -75,6 +75,8 @@ typedef struct hier {
     uint8_t fast_col[CACHE_MAX_WAYS];   /* Table 1 column of each LLC way */
     int core_fast;                  /* a core request first looks in its own L2 */
     int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
+    int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (hier.c fill_in / remove_in) */
+    int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */
