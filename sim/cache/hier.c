@@ -124,9 +124,14 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    and the snoop filter need not be asked.  The work left: the LLC
  *    replacement update, the dirty bit, the counters.  (Sanitizer builds
  *    check that the snoop filter indeed has no entry.)
- *  - a core request for a line in its own L2 in E or M: an L2 hit, which
- *    Table 1 has no row for (core_l2_hit); it touches neither the LLC nor
- *    another L2 in either mode, so the LLC lookup is skipped.
+ *  - a core request for a line in its own L2: an L2 hit, which Table 1 has
+ *    no row for (core_l2_hit).  In E or M it touches neither the LLC nor
+ *    another L2 in either mode, so the LLC lookup is skipped; in S only a
+ *    write to a non-inclusive hierarchy looks it up, to drop the Shared
+ *    copy it upgrades from.  The snoop filter is not asked: a line lives in
+ *    one L2 at most.
+ *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
+ *    work inline.
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
@@ -560,8 +565,10 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
     return 1;
 }
 
-/* Fast path 2: a core request for a line in its own L2 in E or M.  Returns
- * 1 when it applied. */
+/* Fast path 2: a core request for a line in its own L2: an L2 hit, which
+ * touches neither the LLC nor another L2 in E or M, and in S (core_l2_hit)
+ * only drops a non-inclusive LLC's Shared copy when it writes.  Returns 1
+ * when it applied. */
 static inline int access_core_fast(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
 {
     cache *l2 = &h->l2[core];
@@ -572,22 +579,31 @@ static inline int access_core_fast(hier *h, enum coh_req req, uint32_t core, uin
     uint32_t way = (uint32_t)__builtin_ctzll(m);
     uint8_t *meta = cache_meta(l2, set, way);
     uint8_t st = META_STATE(*meta);
-    if (st == ST_S)
-        return 0;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
-    assert(h->cfg.mode != HIER_NONINCLUSIVE || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
+    assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
 #endif
     l2_touch(h, l2, set, way);
+    uint32_t col = COL_L2_EM;
+    if (st == ST_S) {
+        col = COL_L2_S;
+        if (req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE) {
+            /* The upgrade takes the Shared copy and its dirt (core_l2_hit). */
+            uint32_t lset = cache_set(&h->llc, line);
+            uint64_t lm = match_in(&h->llc, lset, line);
+            if (lm)
+                remove_in(&h->llc, h->llc_recency, lset, (uint32_t)__builtin_ctzll(lm));
+        }
+    }
     if (req == REQ_CORE_WR)
         *meta = ST_M;
     hier_req_stats *rs = &h->stats.req[req];
     rs->accesses++;
     rs->hits++;
-    rs->hit_col[COL_L2_EM]++;
+    rs->hit_col[col]++;
     rs->l2_hits++;
     res->hit = 1;
-    res->col = COL_L2_EM;
+    res->col = (uint8_t)col;
     res->region = REG_L2;
     res->mem_reads = 0;
     res->mem_writebacks = 0;
