@@ -367,3 +367,64 @@ Test(cache_hier, fast_paths_equal_general_path)
     fast_equals_general(HIER_INCLUSIVE, MAP_XOR, "lru", 5);
     fast_equals_general(HIER_INCLUSIVE, MAP_MODULO, "dip", 6);
 }
+
+/* The core fast path's L2(S) hits (a read, and a write that upgrades and
+ * takes the non-inclusive LLC's Shared copy) and the inline fills and
+ * removals (LRU, BIP) against the general path with cache.c's fills: each
+ * line first goes to a core's L2 (E/M), a PCIe read leaves it in L2(S)
+ * (plus a Shared copy), then that core reads or writes it. */
+static void own_l2_shared_equal(enum hier_mode mode, const char *policy)
+{
+    hier h[2];
+    for (int k = 0; k < 2; k++) {
+        hier_config c;
+        hier_config_default(&c);
+        c.mode = mode;
+        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
+        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 4, .mapping = MAP_MODULO};
+        c.cores = 2;
+        c.ddio_mask = 0x30;
+        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
+        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
+        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
+        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", policy);
+        ddio_err e;
+        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
+    }
+    hier_set_general_only(&h[1], 1);
+    for (uint64_t i = 0; i < 400; i++) {
+        uint64_t line = (i * 7) % 61;
+        uint32_t core = (uint32_t)(i % 2);
+        enum coh_req last = (i / 2) % 2 ? REQ_CORE_WR : REQ_CORE_RD;
+        hier_result a[3], b[3];
+        for (int k = 0; k < 2; k++) {
+            hier_result *r = k ? b : a;
+            hier_access(&h[k], REQ_CORE_WR, core, line, &r[0]);
+            hier_access(&h[k], REQ_PCIE_RD, 0, line, &r[1]);
+            hier_access(&h[k], last, core, line, &r[2]);
+        }
+        cr_assert_eq(memcmp(a, b, sizeof a), 0, "line %llu", (unsigned long long)line);
+        if (mode == HIER_NONINCLUSIVE)   /* inclusive: the PCIe read dropped the L2 copy */
+            cr_assert(a[2].col == COL_L2_S && a[2].region == REG_L2);
+        hier_where wa = hier_locate(&h[0], line), wb = hier_locate(&h[1], line);
+        cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
+                  wa.llc_state == wb.llc_state);
+        if (mode == HIER_NONINCLUSIVE && last == REQ_CORE_WR)
+            cr_assert_eq(wa.llc_region, REG_MEM, "the upgrade takes the Shared copy");
+    }
+    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
+    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
+    for (uint32_t c = 0; c < 2; c++)
+        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
+    for (int k = 0; k < 2; k++)
+        hier_free(&h[k]);
+}
+
+Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
+{
+    own_l2_shared_equal(HIER_NONINCLUSIVE, "lru");
+    own_l2_shared_equal(HIER_NONINCLUSIVE, "bip");
+    own_l2_shared_equal(HIER_INCLUSIVE, "lru");
+    own_l2_shared_equal(HIER_INCLUSIVE, "srrip");
+    own_l2_shared_equal(HIER_NONINCLUSIVE, "drrip");
+}

@@ -367,9 +367,11 @@ static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier
     uint32_t set = cache_set(l2, line);
     cache_evicted ev;
     fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
-    snoop_put(&h->sf, line, (int)core);
+    /* The victim's snoop entry goes first: with every L2 full the filter
+     * (sized for all L2 lines) has no room for one more. */
     if (ev.line != CACHE_INVALID)
         on_l2_victim(h, core, ev.line, ev.meta, res);
+    snoop_put(&h->sf, line, (int)core);
 }
 
 /* --- one access ---------------------------------------------------------- */
