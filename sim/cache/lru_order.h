@@ -51,7 +51,7 @@ static inline uint64_t lru_order_to_mru(uint64_t o, uint32_t way)
 /* The same with `spread` = LRU_ONES * way given (a table lookup instead of
  * a multiply): (o << 4) | way is the order with every field one position
  * later and `way` in front; it replaces fields 0..pos. */
-static inline uint64_t lru_order_to_mru_spread(uint64_t o, uint32_t way, uint64_t spread)
+static inline uint64_t lru_order_to_mru_spread(uint64_t o, uint64_t way, uint64_t spread)
 {
     uint64_t x = o ^ spread;
     uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;

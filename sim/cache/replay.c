@@ -141,7 +141,10 @@ typedef struct kernel_env {
     uint32_t shift, ways, lru_shift, meta_off, repl_off;
     uint64_t spread[16];                /* LRU_ONES * way, for lru_order_to_mru_spread */
     uint64_t op_mask[OP_COUNT];         /* allocation mask of each op (0: none) */
-    uint64_t op_partial[OP_COUNT];      /* 0 when op_mask is the whole set */
+    /* The valid mask of a full set when the op allocates in the whole set;
+     * else ~0, which no valid mask equals: (valid ^ op_full[op]) != 0 says
+     * that a miss of the op is not the steady case. */
+    uint64_t op_full[OP_COUNT];
     uint8_t op_state[OP_COUNT];         /* coherence state of a line each op fills */
     /* Indexed by op * 8 + hit * 4 + state of the way before the access (a
      * hit: the line's; a miss: the victim's): the way's new state, and the
@@ -234,30 +237,79 @@ static void kernel_step_general(kernel_env *ke, uint32_t op, uint64_t line, uint
  * branch predictor cannot guess: the way is the hit way or the victim, its
  * tag is rewritten (unchanged on a hit), its state and the counters come
  * from tables indexed by (op, hit, old state), and it moves to the front. */
+/* Two x86-64 instructions GCC does not give the kernel by itself: a
+ * conditional move for c ? a : b, which it compiles into a branch that a
+ * 25-45 % hit rate mispredicts (the masks of the fallback cost 4
+ * instructions), and a count of trailing zeros as a 64-bit index (tzcnt, a
+ * bsf where BMI1 is missing: the same for x != 0), which it sign-extends
+ * from int. */
+static inline uint64_t kernel_select(uint64_t c, uint64_t a, uint64_t b)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("test %1, %1\n\tcmovnz %2, %0" : "+r"(b) : "r"(c), "rm"(a) : "cc");
+    return b;
+#else
+    return b ^ ((a ^ b) & (0 - (uint64_t)(c != 0)));
+#endif
+}
+
+static inline uint64_t kernel_ctz(uint64_t x)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t r;
+    __asm__("tzcnt %1, %0" : "=r"(r) : "rm"(x) : "cc");
+    return r;
+#else
+    return (uint64_t)__builtin_ctzll(x);
+#endif
+}
+
+/* cache_match_candidates for the kernel: bits past `slots` may be set too
+ * (copies of lower ones: the last group of 4 or 8 is packed with itself
+ * rather than with zeros), which neither the first candidate below the
+ * last slot nor "any candidate" depends on. */
+static inline __attribute__((always_inline)) uint64_t kernel_candidates(const uint64_t *t, const uint32_t slots,
+                                                                        uint64_t line)
+{
+#ifdef __SSE2__
+    if (slots <= 12) {
+        const __m128i key = _mm_set1_epi32((int)(uint32_t)line);
+        const __m128i e0 = cache_match_lo4(t, key);
+        const __m128i e1 = slots > 4 ? cache_match_lo4(t + 4, key) : e0;
+        const __m128i p01 = _mm_packs_epi32(e0, e1);
+        const __m128i e2 = slots > 8 ? cache_match_lo4(t + 8, key) : e0;
+        const __m128i p2 = slots > 8 ? _mm_packs_epi32(e2, e2) : p01;
+        return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(p01, p2));
+    }
+#endif
+    return cache_match_candidates(t, slots, line);
+}
+
 static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, uint64_t line,
                                                              uint8_t *blk, const uint32_t slots, size_t k)
 {
     uint64_t *valid = (uint64_t *)(void *)blk, *tags = valid + 1;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
     uint8_t *meta = blk + KERNEL_META_OFF(slots);
-    const uint64_t cand = cache_match_candidates(tags, slots, line);
+    const uint64_t cand = kernel_candidates(tags, slots, line);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
-    const uint32_t w = (uint32_t)__builtin_ctzll(cand | (1ull << (slots - 1)));
-    const uint32_t hit = tags[w] == line;
-    /* A miss leaves the fast path unless the set is full (valid is inside
-     * full), the op may use every way and no way other than w can hold the
-     * line (no candidate at all: a candidate that is not the line may hide
-     * a second one). */
-    const uint64_t unsteady = ((*valid ^ ke->full) | cand | ke->op_partial[op]) & ke->full;
-    if (__builtin_expect((unsteady & ((uint64_t)hit - 1)) != 0, 0))
+    const uint64_t w = kernel_ctz(cand | (1ull << (slots - 1)));
+    const uint64_t hit = tags[w] == line;
+    /* A miss leaves the fast path unless the set is full, the op may use
+     * every way (op_full) and no way other than w can hold the line (no
+     * candidate at all: a candidate that is not the line may hide a second
+     * one; a padding slot that is a candidate sends the access to the
+     * general path too, correctly). */
+    const uint64_t unsteady = (*valid ^ ke->op_full[op]) | cand;
+    if (__builtin_expect((unsteady & (hit - 1)) != 0, 0))
         return 0;
     const uint64_t o = *order;
-    const uint32_t victim = (uint32_t)(o >> ke->lru_shift);   /* fields past the LRU end are 0 */
-    const uint32_t way = hit ? w : victim;
+    const uint64_t victim = o >> ke->lru_shift;   /* fields past the LRU end are 0 */
+    const uint64_t way = kernel_select(hit, w, victim);
     const uint32_t old = meta[way];
     KERNEL_CHECK(way < ke->ways && old <= ST_M);
-    const uint32_t idx = op * 8 + hit * 4 + old;
+    const uint64_t idx = op * 8 + hit * 4 + old;
     meta[way] = ke->next_state[idx];
     ke->packed[k][op] += ke->count_inc[idx];
     tags[way] = line;
@@ -337,7 +389,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         const int writes = (WRITE_OPS >> op) & 1;
         /* A PCIe read miss allocates nothing: mask 0 keeps it off the steady path. */
         ke.op_mask[op] = op == OP_PCIE_RD ? 0 : (PCIE_WRITE_OPS >> op) & 1 ? r->ddio_mask : r->alloc_mask;
-        ke.op_partial[op] = ke.op_mask[op] ^ ke.full;
+        ke.op_full[op] = ke.op_mask[op] == ke.full ? ke.full : ~0ull;
         ke.op_state[op] = writes ? ST_M : ST_E;
         for (uint32_t old = 0; old <= ST_M; old++) {
             ke.next_state[op * 8 + 4 + old] = (uint8_t)(old | (writes ? ST_M : 0));
