@@ -119,6 +119,8 @@ _Static_assert((uint64_t)KERNEL_FOLD_BATCHES * KERNEL_BATCH < PACK_FIELD, "packe
  * lays blocks out so for any ways in slots-3..slots; run_lru_kernel checks). */
 #define KERNEL_META_OFF(slots) (8u + 8u * (slots))
 #define KERNEL_REPL_OFF(slots) (KERNEL_META_OFF(slots) + (((slots) + 4u) & ~7u))
+#define KERNEL_BLOCK_BYTES(slots) ((KERNEL_REPL_OFF(slots) + 8u + 63u) & ~63u)
+#define KERNEL_MAX_SLICES 64   /* the xor mapping inline: slice base addresses from a table */
 
 /* Invariants too costly for the kernel's hot path in release builds; the
  * sanitizer builds (and so the tests) check them. */
@@ -136,7 +138,7 @@ typedef struct kernel_env {
     const cache_mapper *map;
     uint8_t *blocks;
     uint64_t block_bytes, full;
-    uint64_t slice_stride;              /* xor mapping: sets_per_slice * block_bytes */
+    uint8_t *slice_base[KERNEL_MAX_SLICES];   /* xor mapping: block of set 0 of each slice */
     uint32_t slice_mul, slice_div, in_slice_mask;
     uint32_t shift, ways, lru_shift, meta_off, repl_off;
     uint64_t spread[16];                /* LRU_ONES * way, for lru_order_to_mru_spread */
@@ -174,16 +176,16 @@ static void kernel_fold_packed(kernel_env *ke)
  * and starts loading the block; `xor_map` is a constant in each kernel
  * instance (the xor mapping inline with its fields in locals). */
 static inline __attribute__((always_inline)) void kernel_map(const kernel_env *ke, uint64_t addr, uint8_t **pb,
-                                                             uint64_t *pl, const int xor_map)
+                                                             uint64_t *pl, const uint32_t slots, const int xor_map)
 {
     const uint64_t line = addr >> ke->shift;
     uint8_t *b;
     if (xor_map) {
         const uint32_t h = cache_xor_slice_hash(ke->map, line);
         const uint32_t slice = (uint32_t)(((uint64_t)(uint32_t)(ke->slice_mul * h) * ke->slice_div) >> 32);
-        b = ke->blocks + slice * ke->slice_stride + (line & ke->in_slice_mask) * ke->block_bytes;
+        b = ke->slice_base[slice] + (line & ke->in_slice_mask) * KERNEL_BLOCK_BYTES(slots);
     } else {
-        b = ke->blocks + (uint64_t)cache_mapper_set(ke->map, line) * ke->block_bytes;
+        b = ke->blocks + (uint64_t)cache_mapper_set(ke->map, line) * KERNEL_BLOCK_BYTES(slots);
     }
     *pb = b;
     *pl = line;
@@ -370,7 +372,8 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     ke.blocks = c->blocks;
     ke.block_bytes = c->block_bytes;
     ke.full = c->full_mask;
-    ke.slice_stride = (uint64_t)c->map.sets_per_slice * c->block_bytes;
+    for (uint32_t sl = 0; sl < c->map.slices && sl < KERNEL_MAX_SLICES; sl++)
+        ke.slice_base[sl] = c->blocks + (uint64_t)sl * c->map.sets_per_slice * c->block_bytes;
     ke.slice_mul = c->map.slice_mul;
     ke.slice_div = c->map.slice_div;
     ke.in_slice_mask = c->map.sets_per_slice - 1;
@@ -407,16 +410,16 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     size_t cur = 0, m = n < KERNEL_BATCH ? n : KERNEL_BATCH;
     uint32_t batches = 0;
     for (size_t k = 0; k < m; k++)
-        kernel_map(&ke, addrs[k], &blk[0][k], &line[0][k], xor_map);
+        kernel_map(&ke, addrs[k], &blk[0][k], &line[0][k], slots, xor_map);
     for (size_t j = 0; j < n; j += KERNEL_BATCH, cur ^= 1) {
         const size_t next = j + KERNEL_BATCH, nm = next >= n ? 0 : n - next < KERNEL_BATCH ? n - next : KERNEL_BATCH;
         if (nm == KERNEL_BATCH) {
 #pragma GCC unroll 8
             for (size_t k = 0; k < KERNEL_BATCH; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k], xor_map);
+                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k], slots, xor_map);
         } else {
             for (size_t k = 0; k < nm; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k], xor_map);
+                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k], slots, xor_map);
         }
         /* The inner loops make no call, so that the kernel's state stays in
          * registers: they stop at an access for kernel_step_general or
@@ -487,8 +490,10 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
 
 static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
-    assert(r->c.meta_off == KERNEL_META_OFF(r->c.tag_slots) && r->c.repl_off == KERNEL_REPL_OFF(r->c.tag_slots));
-    const int x = r->c.map.kind == MAP_XOR;
+    assert(r->c.meta_off == KERNEL_META_OFF(r->c.tag_slots) && r->c.repl_off == KERNEL_REPL_OFF(r->c.tag_slots) &&
+           r->c.block_bytes == KERNEL_BLOCK_BYTES(r->c.tag_slots));
+    /* More slices than slice_base holds: the mapping through cache_mapper_set. */
+    const int x = r->c.map.kind == MAP_XOR && r->c.map.slices <= KERNEL_MAX_SLICES;
     switch (r->c.tag_slots) {
     case 4: return x ? lru_kernel(r, ops, addrs, n, 4, 1) : lru_kernel(r, ops, addrs, n, 4, 0);
     case 8: return x ? lru_kernel(r, ops, addrs, n, 8, 1) : lru_kernel(r, ops, addrs, n, 8, 0);
