@@ -198,7 +198,7 @@ static inline __attribute__((always_inline)) void kernel_map(const kernel_env *k
  * partial mask, a PCIe read miss, two tags equal in their low 32 bits). */
 static void kernel_step_general(kernel_env *ke, uint32_t op, uint64_t line, uint8_t *blk, uint32_t slots)
 {
-    uint64_t *valid = (uint64_t *)(void *)blk, *tags = valid + 1;
+    uint64_t *tags = (uint64_t *)(void *)blk, *valid = tags + slots;
     uint64_t *order = (uint64_t *)(void *)(blk + ke->repl_off);
     uint8_t *meta = blk + ke->meta_off;
     const uint64_t m = cache_match_verify(tags, cache_match_candidates(tags, slots, line), line);
@@ -290,7 +290,7 @@ static inline __attribute__((always_inline)) uint64_t kernel_candidates(const ui
 static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, uint64_t line,
                                                              uint8_t *blk, const uint32_t slots, size_t k)
 {
-    uint64_t *valid = (uint64_t *)(void *)blk, *tags = valid + 1;
+    uint64_t *tags = (uint64_t *)(void *)blk, *valid = tags + slots;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
     uint8_t *meta = blk + KERNEL_META_OFF(slots);
     const uint64_t cand = kernel_candidates(tags, slots, line);
