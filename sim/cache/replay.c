@@ -142,6 +142,7 @@ typedef struct kernel_env {
     uint32_t slice_mul, slice_div, in_slice_mask;
     uint32_t shift, ways, lru_shift, meta_off, repl_off;
     uint64_t spread[16];                /* LRU_ONES * way, for lru_order_to_mru_spread */
+    uint64_t const_words[2];            /* -LRU_ONES, LRU_HIGHS, opaque to GCC (see kernel_fast) */
     uint64_t op_mask[OP_COUNT];         /* allocation mask of each op (0: none) */
     /* The valid mask of a full set when the op allocates in the whole set;
      * else ~0, which no valid mask equals: (valid ^ op_full[op]) != 0 says
@@ -315,7 +316,13 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
     meta[way] = ke->next_state[idx];
     ke->packed[k][op] += ke->count_inc[idx];
     tags[way] = line;
-    *order = lru_order_to_mru_spread(o, way, ke->spread[way]);
+    /* lru_order_to_mru_spread with its two 64-bit constants read from
+     * memory: as immediates they take two movabs per access, the kernel
+     * having no register left for them. */
+    const uint64_t x = o ^ ke->spread[way];
+    const uint64_t z = (x + ke->const_words[0]) & ~x & ke->const_words[1];
+    const uint64_t upto = z ^ (z - 1);
+    *order = o ^ ((o ^ ((o << 4) | way)) & upto);
     return 1;
 }
 
@@ -384,6 +391,11 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     ke.repl_off = c->repl_off;
     for (uint32_t w = 0; w < 16; w++)
         ke.spread[w] = LRU_ONES * w;
+    ke.const_words[0] = 0 - LRU_ONES;
+    ke.const_words[1] = LRU_HIGHS;
+    /* GCC cannot see through the asm, so it reads the words where they are
+     * used instead of materialising the constants. */
+    __asm__("" : : "r"(ke.const_words) : "memory");
     /* On a hit a write makes the line M whatever its state: M has every bit
      * of S and E. */
     _Static_assert((ST_M & ST_E) == ST_E && (ST_M & ST_S) == ST_S, "M covers S and E");
