@@ -272,11 +272,13 @@ static inline uint64_t kernel_ctz(uint64_t x)
  * rather than with zeros), which neither the first candidate below the
  * last slot nor "any candidate" depends on. */
 static inline __attribute__((always_inline)) uint64_t kernel_candidates(const uint64_t *t, const uint32_t slots,
-                                                                        uint64_t line)
+                                                                        const uint64_t *lslot)
 {
+    const uint64_t line = lslot[0];
 #ifdef __SSE2__
     if (slots <= 12) {
-        const __m128i key = _mm_set1_epi32((int)(uint32_t)line);
+        /* The key from the line's 16-byte slot: one shuffle with its load. */
+        const __m128i key = _mm_shuffle_epi32(_mm_load_si128((const __m128i *)(const void *)lslot), 0);
         const __m128i e0 = cache_match_lo4(t, key);
         const __m128i e1 = slots > 4 ? cache_match_lo4(t + 4, key) : e0;
         const __m128i p01 = _mm_packs_epi32(e0, e1);
@@ -288,13 +290,14 @@ static inline __attribute__((always_inline)) uint64_t kernel_candidates(const ui
     return cache_match_candidates(t, slots, line);
 }
 
-static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, uint64_t line,
+static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
                                                              uint8_t *blk, const uint32_t slots, size_t k)
 {
+    const uint64_t line = lslot[0];
     uint64_t *tags = (uint64_t *)(void *)blk, *valid = tags + slots;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
     uint8_t *meta = blk + KERNEL_META_OFF(slots);
-    const uint64_t cand = kernel_candidates(tags, slots, line);
+    const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
     const uint64_t w = kernel_ctz(cand | (1ull << (slots - 1)));
@@ -327,13 +330,13 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
 }
 
 /* kernel_fast for any op: a flush (or an op out of range) leaves it. */
-static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uint32_t op, uint64_t line,
+static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uint32_t op, const uint64_t *lslot,
                                                              uint8_t *blk, const uint32_t slots, size_t k)
 {
     assert(op < OP_COUNT);
     if (op == OP_FLUSH)
         return 0;
-    return kernel_fast(ke, op, line, blk, slots, k);
+    return kernel_fast(ke, op, lslot, blk, slots, k);
 }
 
 /* The access kernel_step left: a flush or kernel_step_general's cases. */
@@ -418,26 +421,29 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
      * prefetched KERNEL_BATCH to 2 * KERNEL_BATCH accesses ahead, and the
      * two loops do not compete for registers. */
     uint8_t *blk[2][KERNEL_BATCH];
-    uint64_t line[2][KERNEL_BATCH];
+    /* Line numbers, one per 16-byte slot (kernel_candidates); the upper half
+     * of each slot is not used. */
+    _Alignas(16) uint64_t line[2][KERNEL_BATCH][2];
+    memset(line, 0, sizeof line);
     size_t cur = 0, m = n < KERNEL_BATCH ? n : KERNEL_BATCH;
     uint32_t batches = 0;
     for (size_t k = 0; k < m; k++)
-        kernel_map(&ke, addrs[k], &blk[0][k], &line[0][k], slots, xor_map);
+        kernel_map(&ke, addrs[k], &blk[0][k], &line[0][k][0], slots, xor_map);
     for (size_t j = 0; j < n; j += KERNEL_BATCH, cur ^= 1) {
         const size_t next = j + KERNEL_BATCH, nm = next >= n ? 0 : n - next < KERNEL_BATCH ? n - next : KERNEL_BATCH;
         if (nm == KERNEL_BATCH) {
 #pragma GCC unroll 8
             for (size_t k = 0; k < KERNEL_BATCH; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k], slots, xor_map);
+                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
         } else {
             for (size_t k = 0; k < nm; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k], slots, xor_map);
+                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
         }
         /* The inner loops make no call, so that the kernel's state stays in
          * registers: they stop at an access for kernel_step_general or
          * kernel_step_rare. */
         const uint8_t *bops = ops + j;
-        const uint64_t *bl = line[cur];
+        const uint64_t(*bl)[2] = line[cur];
         uint8_t *const *bb = blk[cur];
         size_t k = 0;
         if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
@@ -470,7 +476,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                 }
                 if (k == KERNEL_BATCH)
                     break;
-                kernel_step_general(&ke, bops[k], bl[k], bb[k], slots);
+                kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
                 if (++k == KERNEL_BATCH)
                     break;
             }
@@ -481,7 +487,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                     if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, k))
                         break;
                 if (k < m) {
-                    kernel_step_rare(&ke, bops[k], bl[k], bb[k], slots);
+                    kernel_step_rare(&ke, bops[k], bl[k][0], bb[k], slots);
                     k++;
                 }
             }
