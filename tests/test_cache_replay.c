@@ -447,3 +447,39 @@ Test(cache_replay, xor_slice_hash_any_line_any_line_size)
         }
     }
 }
+
+/* The xor mapping's slice is the 16-bit slice hash modulo the number of
+ * slices; cache_xor_slice computes it by multiplications (Lemire's direct
+ * remainder on 32 bits).  Every hash value, for small, odd, even, power-of-
+ * two and largest slice counts, and beyond 16 bits (the hash is its own
+ * remainder); and the set of random lines on the LLC of the benchmarks. */
+Test(cache_replay, xor_slice_is_hash_mod_slices)
+{
+    uint32_t divs[80 + 12];
+    size_t nd = 0;
+    for (uint32_t d = 1; d <= 80; d++)
+        divs[nd++] = d;
+    const uint32_t more[] = {127, 255, 256, 1000, 4095, 32767, 32768, 40000, 65535, 65536, 65537, 1u << 20};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        divs[nd++] = more[i];
+    for (size_t i = 0; i < nd; i++) {
+        cache_geom g = {.line_size = 64, .slices = divs[i], .sets_per_slice = 1, .ways = 4, .mapping = MAP_XOR};
+        cache_mapper m;
+        cache_mapper_init(&m, &g);
+        uint32_t bad = 0, first = 0;
+        for (uint32_t h = 0; h < 65536; h++)
+            if (cache_xor_slice(&m, h) != h % divs[i] && bad++ == 0)
+                first = h;
+        cr_assert_eq(bad, 0, "%u slices: %u wrong remainders, first for hash %u", divs[i], bad, first);
+    }
+    cache_geom g = {.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR};
+    cache_mapper m;
+    cache_mapper_init(&m, &g);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 9);
+    for (int i = 0; i < 100000; i++) {
+        uint64_t line = ddio_rng_next(&rng) >> (i % 64);
+        uint32_t want = cache_xor_slice_hash(&m, line) % 18 * 2048 + (uint32_t)(line % 2048);
+        cr_assert_eq(cache_mapper_set(&m, line), want, "line 0x%llx", (unsigned long long)line);
+    }
+}

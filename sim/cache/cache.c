@@ -18,7 +18,7 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     c->nsets = (uint32_t)cache_geom_total_sets(g);
     c->ways = g->ways;
     c->full_mask = g->ways == 64 ? UINT64_MAX : ((1ull << g->ways) - 1);
-    /* Block: valid mask, tags padded to a multiple of 4, caller bytes, policy
+    /* Block: tags padded to a multiple of 4, valid mask, caller bytes, policy
      * bytes (8-byte aligned); rounded up to a 64-byte multiple.  With 11 ways
      * and LRU a set fits in two host cache lines. */
     c->tag_slots = (c->ways + 3) & ~3u;

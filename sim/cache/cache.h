@@ -7,11 +7,12 @@
  * Lines are identified by their line number (address / line size), which is
  * also the stored tag, so any set mapping works without an inverse.
  *
- * Each set is one contiguous, 64-byte aligned block: a bitmask of the valid
- * ways, the tags (padded to an even count), one metadata byte per line for
- * the caller (coherence state), then the policy's per-line metadata.
- * The tags are padded with CACHE_INVALID to a multiple of 4 (cache_match).  One
- * simulated access therefore touches one small region of memory. */
+ * Each set is one contiguous, 64-byte aligned block: the tags (padded with
+ * CACHE_INVALID to a multiple of 4, cache_match; first, so that each pair
+ * of them is 16-byte aligned), a bitmask of the valid ways, one metadata
+ * byte per line for the caller (coherence state), then the policy's
+ * per-line metadata.  One simulated access therefore touches one small
+ * region of memory. */
 #ifndef DDIOSIM_CACHE_CACHE_H
 #define DDIOSIM_CACHE_CACHE_H
 
@@ -55,13 +56,14 @@ static inline uint32_t cache_set(const cache *c, uint64_t line)
 /* Bit w set when way w of `set` holds a line. */
 static inline uint64_t *cache_valid(const cache *c, uint32_t set)
 {
-    return (uint64_t *)(void *)(c->blocks + (uint64_t)set * c->block_bytes);
+    return (uint64_t *)(void *)(c->blocks + (uint64_t)set * c->block_bytes + 8u * c->tag_slots);
 }
 
-/* The tags of `set` (c->tag_slots entries, CACHE_INVALID = empty way or padding). */
+/* The tags of `set` (c->tag_slots entries, CACHE_INVALID = empty way or padding),
+ * 16-byte aligned. */
 static inline uint64_t *cache_tags(const cache *c, uint32_t set)
 {
-    return (uint64_t *)(void *)(c->blocks + (uint64_t)set * c->block_bytes + 8);
+    return (uint64_t *)(void *)(c->blocks + (uint64_t)set * c->block_bytes);
 }
 
 static inline uint8_t *cache_meta(const cache *c, uint32_t set, uint32_t way)
@@ -85,7 +87,7 @@ static inline cache_view cache_view_of(const cache *c)
 
 static inline uint64_t *cache_view_tags(cache_view v, uint32_t set)
 {
-    return (uint64_t *)(void *)(v.blocks + (uint64_t)set * v.block_bytes + 8);
+    return (uint64_t *)(void *)(v.blocks + (uint64_t)set * v.block_bytes);   /* = cache_tags */
 }
 
 static inline uint8_t *cache_view_meta(cache_view v, uint32_t set, uint32_t way)
@@ -101,11 +103,12 @@ static inline uint8_t *cache_view_meta(cache_view v, uint32_t set, uint32_t way)
  * slots and empty ways hold CACHE_INVALID, which is never a line: they can
  * be candidates, never matches. */
 #ifdef __SSE2__
-/* Tags t[0..3] whose low 32 bits are `key`'s: one dword lane each. */
+/* Tags t[0..3] whose low 32 bits are `key`'s: one dword lane each (t is
+ * 16-byte aligned: the second load folds into the shuffle). */
 static inline __m128i cache_match_lo4(const uint64_t *t, __m128i key)
 {
-    __m128 a = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)t));
-    __m128 b = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(t + 2)));
+    __m128 a = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(const void *)t));
+    __m128 b = _mm_castsi128_ps(_mm_load_si128((const __m128i *)(const void *)(t + 2)));
     return _mm_cmpeq_epi32(_mm_castps_si128(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), key);
 }
 #endif

@@ -52,7 +52,10 @@ void cache_mapper_init(cache_mapper *m, const cache_geom *g)
     m->seed = g->seed;
     m->line_shift = (uint32_t)__builtin_ctz(g->line_size);
     m->total_mask = ddio_is_pow2(m->total_sets) ? m->total_sets - 1 : 0;
-    m->slice_fastmod = UINT64_MAX / g->slices + 1;
+    /* ceil(2^32 / div) modulo 2^32 (0 for one slice, which the formula
+     * turns into remainder 0 as it should). */
+    m->slice_div = g->slices < 65536 ? g->slices : 65536;
+    m->slice_mul = (uint32_t)(UINT32_MAX / m->slice_div + 1);
     if (g->mapping != MAP_XOR)
         return;
     /* lfold[k][v] = hash of the address of line v << 11k; the hash is linear

@@ -52,7 +52,11 @@ typedef struct cache_mapper {
     uint32_t slices, sets_per_slice, line_shift;
     uint64_t total_sets, seed;
     uint64_t total_mask;      /* total_sets - 1 when a power of two, else 0 */
-    uint64_t slice_fastmod;   /* xor: precomputed reciprocal for hash % slices */
+    /* xor: hash % slices by Lemire's direct remainder on 32 bits (Lemire,
+     * Kaser, Kurz 2019, Theorem 1: exact for 16-bit numerators and divisors),
+     * see cache_xor_slice.  slice_div is the number of slices, or 65536 when
+     * there are more (a 16-bit hash is its own remainder then). */
+    uint32_t slice_mul, slice_div;
     /* xor: lfold[k][v] = the slice-hash contribution of v in line-number bits
      * 11k..11k+10.  Indexed by the line, not the address, so the hash is 4
      * lookups and no shift; 4 x 11 bits cover every line bit that lands in
@@ -71,6 +75,15 @@ static inline uint32_t cache_xor_slice_hash(const cache_mapper *m, uint64_t line
            m->lfold[3][(line >> 33) & k];
 }
 
+/* The slice of a 16-bit slice hash: h % slices, exactly (geometry.c,
+ * tests/test_cache_replay.c check it against `%`).  Two multiplies and a
+ * shift: (uint32_t)(mul * h) is the fraction h / div scaled by 2^32, and its
+ * product with div has the remainder in the upper 32 bits. */
+static inline uint32_t cache_xor_slice(const cache_mapper *m, uint32_t h)
+{
+    return (uint32_t)(((uint64_t)(uint32_t)(m->slice_mul * h) * m->slice_div) >> 32);
+}
+
 /* Global set index of a line number (address >> log2(line_size)).  Inline:
  * it is on the path of every simulated access. */
 static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
@@ -82,10 +95,7 @@ static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
         return (uint32_t)(((unsigned __int128)ddio_mix64(line ^ m->seed) * m->total_sets) >> 64);
     case MAP_XOR: {
         uint32_t in_slice = (uint32_t)(line & (m->sets_per_slice - 1));
-        /* hash % slices by Lemire's multiply-shift (no division). */
-        uint32_t h = cache_xor_slice_hash(m, line);
-        uint32_t slice = (uint32_t)(((unsigned __int128)(m->slice_fastmod * h) * m->slices) >> 64);
-        return slice * m->sets_per_slice + in_slice;
+        return cache_xor_slice(m, cache_xor_slice_hash(m, line)) * m->sets_per_slice + in_slice;
     }
     }
     return 0;
@@ -109,8 +119,7 @@ static inline void cache_mapper_set_run(const cache_mapper *m, uint64_t first, u
         if (i == 0 || (line & k) == 0)
             hi = m->lfold[1][(line >> 11) & k] ^ m->lfold[2][(line >> 22) & k] ^ m->lfold[3][(line >> 33) & k];
         uint32_t h = hi ^ m->lfold[0][line & k];
-        uint32_t slice = (uint32_t)(((unsigned __int128)(m->slice_fastmod * h) * m->slices) >> 64);
-        out[i] = slice * m->sets_per_slice + (uint32_t)(line & (m->sets_per_slice - 1));
+        out[i] = cache_xor_slice(m, h) * m->sets_per_slice + (uint32_t)(line & (m->sets_per_slice - 1));
     }
 }
 

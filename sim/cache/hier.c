@@ -631,7 +631,7 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
 
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
 {
-    const uint8_t *b = (const uint8_t *)cache_valid(c, set);
+    const uint8_t *b = (const uint8_t *)cache_tags(c, set);   /* the block's start */
     __builtin_prefetch(b);
     if (c->block_bytes > 64)
         __builtin_prefetch(b + 64);

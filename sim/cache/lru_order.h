@@ -1,5 +1,6 @@
 /* lru_order.h - a recency order of up to 16 ways packed in one 64-bit word:
- * 4-bit field i holds the way at recency position i (0 = most recent).
+ * 4-bit field i holds the way at recency position i (0 = most recent); the
+ * fields past the last way hold 0, so the LRU way is o >> 4 (ways - 1).
  * Shared by the LRU/BIP policy (repl_lru.c) and the LRU replay kernel
  * (replay.c), which both keep a set's order in this form. */
 #ifndef DDIOSIM_CACHE_LRU_ORDER_H
@@ -17,12 +18,13 @@ static inline uint64_t lru_order_below(uint32_t pos)
     return pos >= 16 ? ~0ull : (1ull << (4 * pos)) - 1;
 }
 
-/* The order of a fresh set: way w at position w; unused fields hold 0xF. */
+/* The order of a fresh set: way w at position w; unused fields hold 0 (a
+ * search for way 0 meets its own field first, below them). */
 static inline uint64_t lru_order_init(uint32_t ways)
 {
-    uint64_t o = ~0ull;
+    uint64_t o = 0;
     for (uint32_t w = 0; w < ways; w++)
-        o = (o & ~(0xFull << (4 * w))) | ((uint64_t)w << (4 * w));
+        o |= (uint64_t)w << (4 * w);
     return o;
 }
 
@@ -44,6 +46,17 @@ static inline uint64_t lru_order_to_mru(uint64_t o, uint32_t way)
     uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
     uint64_t upto = z ^ (z - 1);
     return (o & ~upto) | ((o << 4) & upto) | way;
+}
+
+/* The same with `spread` = LRU_ONES * way given (a table lookup instead of
+ * a multiply): (o << 4) | way is the order with every field one position
+ * later and `way` in front; it replaces fields 0..pos. */
+static inline uint64_t lru_order_to_mru_spread(uint64_t o, uint64_t way, uint64_t spread)
+{
+    uint64_t x = o ^ spread;
+    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    uint64_t upto = z ^ (z - 1);
+    return o ^ ((o ^ ((o << 4) | way)) & upto);
 }
 
 static inline uint64_t lru_order_to_lru(uint64_t o, uint32_t way, uint32_t ways)

@@ -105,10 +105,30 @@ static void kernel_counts_fold(replay *r, const kernel_counts *kc)
     }
 }
 
+/* The fast path counts an access, a hit and a writeback with one add to a
+ * packed counter per op: accesses in bits 0-20, hits 21-41, writebacks
+ * 42-62.  They are folded into kernel_counts every KERNEL_FOLD_BATCHES
+ * batches (2^20 accesses: no field reaches 2^21) and at the end. */
+#define PACK_HIT 21
+#define PACK_WB 42
+#define PACK_FIELD ((1ull << 21) - 1)
+#define KERNEL_FOLD_BATCHES (1u << 17)
+_Static_assert((uint64_t)KERNEL_FOLD_BATCHES * KERNEL_BATCH < PACK_FIELD, "packed counters fold in time");
+
 /* The kernel's block offsets as constants of its tag-slot count (cache_init
  * lays blocks out so for any ways in slots-3..slots; run_lru_kernel checks). */
 #define KERNEL_META_OFF(slots) (8u + 8u * (slots))
 #define KERNEL_REPL_OFF(slots) (KERNEL_META_OFF(slots) + (((slots) + 4u) & ~7u))
+#define KERNEL_BLOCK_BYTES(slots) ((KERNEL_REPL_OFF(slots) + 8u + 63u) & ~63u)
+#define KERNEL_MAX_SLICES 64   /* the xor mapping inline: slice base addresses from a table */
+
+/* Invariants too costly for the kernel's hot path in release builds; the
+ * sanitizer builds (and so the tests) check them. */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+#define KERNEL_CHECK(x) assert(x)
+#else
+#define KERNEL_CHECK(x) ((void)0)
+#endif
 
 /* What the LRU kernel's loop reads, in locals: the byte stores into the
  * blocks may alias any object, so fields read through `r` would be reloaded
@@ -118,39 +138,68 @@ typedef struct kernel_env {
     const cache_mapper *map;
     uint8_t *blocks;
     uint64_t block_bytes, full;
-    uint64_t fastmod;                   /* xor mapping: hash % slices */
-    uint32_t slices, in_slice_mask, slice_shift;
+    uint8_t *slice_base[KERNEL_MAX_SLICES];   /* xor mapping: block of set 0 of each slice */
+    uint32_t slice_mul, slice_div, in_slice_mask;
     uint32_t shift, ways, lru_shift, meta_off, repl_off;
+    uint64_t spread[16];                /* LRU_ONES * way, for lru_order_to_mru_spread */
+    uint64_t const_words[2];            /* -LRU_ONES, LRU_HIGHS, opaque to GCC (see kernel_fast) */
     uint64_t op_mask[OP_COUNT];         /* allocation mask of each op (0: none) */
-    uint64_t op_partial[OP_COUNT];      /* 0 when op_mask is the whole set */
+    /* The valid mask of a full set when the op allocates in the whole set;
+     * else ~0, which no valid mask equals: (valid ^ op_full[op]) != 0 says
+     * that a miss of the op is not the steady case. */
+    uint64_t op_full[OP_COUNT];
     uint8_t op_state[OP_COUNT];         /* coherence state of a line each op fills */
-    uint8_t op_hit_or[OP_COUNT];        /* ST_M for the ops that write, else 0 */
+    /* Indexed by op * 8 + hit * 4 + state of the way before the access (a
+     * hit: the line's; a miss: the victim's): the way's new state, and the
+     * packed counter increment (an access, a hit, a writeback). */
+    uint8_t next_state[OP_COUNT * 8];
+    uint64_t count_inc[OP_COUNT * 8];
+    /* One packed counter per op and position in the batch (k): the
+     * increments of consecutive accesses go to different words, so they do
+     * not wait for each other through memory. */
+    uint64_t packed[KERNEL_BATCH][OP_COUNT];
     kernel_counts kc;
 } kernel_env;
 
-/* Block of the set of byte address `addr`; `xor_map` is a constant in each
- * kernel instance (the xor mapping inline with its fields in locals). */
-static inline __attribute__((always_inline)) uint8_t *kernel_block(const kernel_env *ke, uint64_t addr,
-                                                                   const int xor_map)
+static void kernel_fold_packed(kernel_env *ke)
 {
-    uint64_t line = addr >> ke->shift;
-    uint32_t set;
+    for (int k = 0; k < KERNEL_BATCH; k++)
+        for (int op = 0; op < OP_COUNT; op++) {
+            const uint64_t p = ke->packed[k][op];
+            ke->kc.accesses[op] += p & PACK_FIELD;
+            ke->kc.hits[op] += (p >> PACK_HIT) & PACK_FIELD;
+            ke->kc.writebacks[op] += p >> PACK_WB;
+            ke->packed[k][op] = 0;
+        }
+}
+
+/* Computes the block of the set of byte address `addr` and the line number,
+ * and starts loading the block; `xor_map` is a constant in each kernel
+ * instance (the xor mapping inline with its fields in locals). */
+static inline __attribute__((always_inline)) void kernel_map(const kernel_env *ke, uint64_t addr, uint8_t **pb,
+                                                             uint64_t *pl, const uint32_t slots, const int xor_map)
+{
+    const uint64_t line = addr >> ke->shift;
+    uint8_t *b;
     if (xor_map) {
-        uint32_t h = cache_xor_slice_hash(ke->map, line);
-        uint32_t slice = (uint32_t)(((unsigned __int128)(ke->fastmod * h) * ke->slices) >> 64);
-        set = (slice << ke->slice_shift) | ((uint32_t)line & ke->in_slice_mask);
+        const uint32_t h = cache_xor_slice_hash(ke->map, line);
+        const uint32_t slice = (uint32_t)(((uint64_t)(uint32_t)(ke->slice_mul * h) * ke->slice_div) >> 32);
+        b = ke->slice_base[slice] + (line & ke->in_slice_mask) * KERNEL_BLOCK_BYTES(slots);
     } else {
-        set = cache_mapper_set(ke->map, line);
+        b = ke->blocks + (uint64_t)cache_mapper_set(ke->map, line) * KERNEL_BLOCK_BYTES(slots);
     }
-    return ke->blocks + (uint64_t)set * ke->block_bytes;
+    *pb = b;
+    *pl = line;
+    __builtin_prefetch(b);
+    __builtin_prefetch(b + 64);
 }
 
 /* One access of the kernel to the set block `blk`, any case: the path of
- * the rare accesses kernel_step leaves to it (filling an empty way, a
+ * the rare accesses kernel_fast leaves to it (filling an empty way, a
  * partial mask, a PCIe read miss, two tags equal in their low 32 bits). */
 static void kernel_step_general(kernel_env *ke, uint32_t op, uint64_t line, uint8_t *blk, uint32_t slots)
 {
-    uint64_t *valid = (uint64_t *)(void *)blk, *tags = valid + 1;
+    uint64_t *tags = (uint64_t *)(void *)blk, *valid = tags + slots;
     uint64_t *order = (uint64_t *)(void *)(blk + ke->repl_off);
     uint8_t *meta = blk + ke->meta_off;
     const uint64_t m = cache_match_verify(tags, cache_match_candidates(tags, slots, line), line);
@@ -184,69 +233,143 @@ static void kernel_step_general(kernel_env *ke, uint32_t op, uint64_t line, uint
     *order = lru_order_to_mru(*order, way);
 }
 
-/* One access of the kernel to the set block `blk`, or 0 when it is one for
- * kernel_step_rare (nothing changed then).  A hit and the
+/* One access (not a flush) of the kernel to the set block `blk`, or 0 when
+ * it is one for kernel_step_general (nothing changed then).  A hit and the
  * steady-state miss (full set, every way allowed: the victim is the LRU
  * end) are one branch-free path, since whether an access hits is what a
  * branch predictor cannot guess: the way is the hit way or the victim, its
- * tag is rewritten (unchanged on a hit), and it moves to the front. */
-static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uint32_t op, uint64_t addr,
-                                                             uint8_t *blk, const uint32_t slots)
+ * tag is rewritten (unchanged on a hit), its state and the counters come
+ * from tables indexed by (op, hit, old state), and it moves to the front. */
+/* Two x86-64 instructions GCC does not give the kernel by itself: a
+ * conditional move for c ? a : b, which it compiles into a branch that a
+ * 25-45 % hit rate mispredicts (the masks of the fallback cost 4
+ * instructions), and a count of trailing zeros as a 64-bit index (tzcnt, a
+ * bsf where BMI1 is missing: the same for x != 0), which it sign-extends
+ * from int. */
+static inline uint64_t kernel_select(uint64_t c, uint64_t a, uint64_t b)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("test %1, %1\n\tcmovnz %2, %0" : "+r"(b) : "r"(c), "rm"(a) : "cc");
+    return b;
+#else
+    return b ^ ((a ^ b) & (0 - (uint64_t)(c != 0)));
+#endif
+}
+
+static inline uint64_t kernel_ctz(uint64_t x)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t r;
+    __asm__("tzcnt %1, %0" : "=r"(r) : "rm"(x) : "cc");
+    return r;
+#else
+    return (uint64_t)__builtin_ctzll(x);
+#endif
+}
+
+/* cache_match_candidates for the kernel: bits past `slots` may be set too
+ * (copies of lower ones: the last group of 4 or 8 is packed with itself
+ * rather than with zeros), which neither the first candidate below the
+ * last slot nor "any candidate" depends on. */
+static inline __attribute__((always_inline)) uint64_t kernel_candidates(const uint64_t *t, const uint32_t slots,
+                                                                        const uint64_t *lslot)
+{
+    const uint64_t line = lslot[0];
+#ifdef __SSE2__
+    if (slots <= 12) {
+        /* The key from the line's 16-byte slot: one shuffle with its load. */
+        const __m128i key = _mm_shuffle_epi32(_mm_load_si128((const __m128i *)(const void *)lslot), 0);
+        const __m128i e0 = cache_match_lo4(t, key);
+        const __m128i e1 = slots > 4 ? cache_match_lo4(t + 4, key) : e0;
+        const __m128i p01 = _mm_packs_epi32(e0, e1);
+        const __m128i e2 = slots > 8 ? cache_match_lo4(t + 8, key) : e0;
+        const __m128i p2 = slots > 8 ? _mm_packs_epi32(e2, e2) : p01;
+        return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(p01, p2));
+    }
+#endif
+    return cache_match_candidates(t, slots, line);
+}
+
+static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
+                                                             uint8_t *blk, const uint32_t slots, size_t k)
+{
+    const uint64_t line = lslot[0];
+    uint64_t *tags = (uint64_t *)(void *)blk, *valid = tags + slots;
+    uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
+    uint8_t *meta = blk + KERNEL_META_OFF(slots);
+    const uint64_t cand = kernel_candidates(tags, slots, lslot);
+    /* The first candidate, or the last slot when there is none: that slot
+     * does not hold `line` then (it would be a candidate). */
+    const uint64_t w = kernel_ctz(cand | (1ull << (slots - 1)));
+    const uint64_t hit = tags[w] == line;
+    /* A miss leaves the fast path unless the set is full, the op may use
+     * every way (op_full) and no way other than w can hold the line (no
+     * candidate at all: a candidate that is not the line may hide a second
+     * one; a padding slot that is a candidate sends the access to the
+     * general path too, correctly). */
+    const uint64_t unsteady = (*valid ^ ke->op_full[op]) | cand;
+    if (__builtin_expect((unsteady & (hit - 1)) != 0, 0))
+        return 0;
+    const uint64_t o = *order;
+    const uint64_t victim = o >> ke->lru_shift;   /* fields past the LRU end are 0 */
+    const uint64_t way = kernel_select(hit, w, victim);
+    const uint32_t old = meta[way];
+    KERNEL_CHECK(way < ke->ways && old <= ST_M);
+    const uint64_t idx = op * 8 + hit * 4 + old;
+    meta[way] = ke->next_state[idx];
+    ke->packed[k][op] += ke->count_inc[idx];
+    tags[way] = line;
+    /* lru_order_to_mru_spread with its two 64-bit constants read from
+     * memory: as immediates they take two movabs per access, the kernel
+     * having no register left for them. */
+    const uint64_t x = o ^ ke->spread[way];
+    const uint64_t z = (x + ke->const_words[0]) & ~x & ke->const_words[1];
+    const uint64_t upto = z ^ (z - 1);
+    *order = o ^ ((o ^ ((o << 4) | way)) & upto);
+    return 1;
+}
+
+/* kernel_fast for any op: a flush (or an op out of range) leaves it. */
+static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uint32_t op, const uint64_t *lslot,
+                                                             uint8_t *blk, const uint32_t slots, size_t k)
 {
     assert(op < OP_COUNT);
     if (op == OP_FLUSH)
         return 0;
-    const uint64_t line = addr >> ke->shift;
-    uint64_t *valid = (uint64_t *)(void *)blk, *tags = valid + 1;
-    uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
-    uint8_t *meta = blk + KERNEL_META_OFF(slots);
-    const uint64_t cand = cache_match_candidates(tags, slots, line);
-    /* The first candidate, or the last slot when there is none: that slot
-     * does not hold `line` then (it would be a candidate). */
-    const uint32_t w = (uint32_t)__builtin_ctzll(cand | (1ull << (slots - 1)));
-    const uint32_t hit = tags[w] == line;
-    /* Full set (valid is inside full) and an op allowed every way. */
-    const uint64_t unsteady = (*valid ^ ke->full) | ke->op_partial[op];
-    /* Selections below are written as masks, not ?:, so that GCC emits no
-     * branch on `hit`. */
-    const uint64_t leave = (cand & (cand - 1)) | (unsteady & ((uint64_t)hit - 1));
-    if (__builtin_expect(leave != 0, 0))
-        return 0;
-    const uint32_t hit_all = 0u - hit;   /* all ones on a hit */
-    const uint64_t o = *order;
-    const uint32_t victim = (uint32_t)(o >> ke->lru_shift) & 0xF;
-    const uint32_t way = victim ^ ((w ^ victim) & hit_all);
-    assert(way < ke->ways);
-    const uint32_t old = meta[way];
-    ke->kc.accesses[op]++;
-    ke->kc.hits[op] += hit;
-    ke->kc.writebacks[op] += (uint64_t)((old == ST_M) & ~hit_all & 1u);
-    tags[way] = line;
-    /* A hit keeps the state (made M by a write); a fill sets the op's. */
-    meta[way] = (uint8_t)(((old | ke->op_hit_or[op]) & hit_all) | (ke->op_state[op] & ~hit_all));
-    *order = lru_order_to_mru(o, way);
-    return 1;
+    return kernel_fast(ke, op, lslot, blk, slots, k);
 }
 
 /* The access kernel_step left: a flush or kernel_step_general's cases. */
-static void kernel_step_rare(kernel_env *ke, uint32_t op, uint64_t addr, uint8_t *blk, uint32_t slots)
+static void kernel_step_rare(kernel_env *ke, uint32_t op, uint64_t line, uint8_t *blk, uint32_t slots)
 {
     if (op == OP_FLUSH)
-        replay_access(ke->r, OP_FLUSH, addr);
+        replay_access(ke->r, OP_FLUSH, 0);
     else
-        kernel_step_general(ke, op, addr >> ke->shift, blk, slots);
+        kernel_step_general(ke, op, line, blk, slots);
+}
+
+/* Whether the 8 ops at `ops` are all in range and none is a flush: such a
+ * batch runs kernel_fast without a test of the op per access. */
+static inline int kernel_ops_plain(const uint8_t *ops)
+{
+    _Static_assert(KERNEL_BATCH == 8 && OP_COUNT == 8, "8 ops in a word, 3 bits each");
+    uint64_t x;
+    memcpy(&x, ops, sizeof x);
+    const uint64_t f = x ^ (0x0101010101010101ull * OP_FLUSH);   /* a zero byte per flush */
+    return ((x & 0xF8F8F8F8F8F8F8F8ull) | ((f - 0x0101010101010101ull) & ~f & 0x8080808080808080ull)) == 0;
 }
 
 /* The LRU kernel: the same semantics as replay_access, specialised for the
  * default policy (LRU, up to 16 ways), which it updates in place through the
  * packed order of lru_order.h instead of the policy's ops.  Each set's block
- * address is computed once, when the access is prefetched (a batch ahead);
- * `slots` (the tag slots, 4..16) is a constant in each instance, so the tag
- * compare is unrolled and the block offsets are constants; `xor_map` puts
- * the xor set mapping inline.  Counters are kept per op in locals and
- * folded into r->op at the end.  See docs/performance.md for the figures.
- * tests/test_cache_replay.c checks it against the generic path, state and
- * counters, after every chunk of a randomly chunked replay. */
+ * address and line number are computed once, when the access is prefetched
+ * (a batch ahead); `slots` (the tag slots, 4..16) is a constant in each
+ * instance, so the tag compare is unrolled and the block offsets are
+ * constants; `xor_map` puts the xor set mapping inline.  Counters are kept
+ * per op in locals and folded into r->op at the end.  See
+ * docs/performance.md for the figures.  tests/test_cache_replay.c checks it
+ * against the generic path, state and counters, after every chunk of a
+ * randomly chunked replay. */
 static inline __attribute__((always_inline)) uint64_t
 lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const uint32_t slots,
            const int xor_map)
@@ -259,58 +382,123 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     ke.blocks = c->blocks;
     ke.block_bytes = c->block_bytes;
     ke.full = c->full_mask;
-    ke.fastmod = c->map.slice_fastmod;
-    ke.slices = c->map.slices;
+    for (uint32_t sl = 0; sl < c->map.slices && sl < KERNEL_MAX_SLICES; sl++)
+        ke.slice_base[sl] = c->blocks + (uint64_t)sl * c->map.sets_per_slice * c->block_bytes;
+    ke.slice_mul = c->map.slice_mul;
+    ke.slice_div = c->map.slice_div;
     ke.in_slice_mask = c->map.sets_per_slice - 1;
-    ke.slice_shift = (uint32_t)__builtin_ctz(c->map.sets_per_slice);
     ke.shift = c->map.line_shift;
     ke.ways = c->ways;
     ke.lru_shift = 4 * (c->ways - 1);
     ke.meta_off = c->meta_off;
     ke.repl_off = c->repl_off;
+    for (uint32_t w = 0; w < 16; w++)
+        ke.spread[w] = LRU_ONES * w;
+    ke.const_words[0] = 0 - LRU_ONES;
+    ke.const_words[1] = LRU_HIGHS;
+    /* GCC cannot see through the asm, so it reads the words where they are
+     * used instead of materialising the constants. */
+    __asm__("" : : "r"(ke.const_words) : "memory");
+    /* On a hit a write makes the line M whatever its state: M has every bit
+     * of S and E. */
+    _Static_assert((ST_M & ST_E) == ST_E && (ST_M & ST_S) == ST_S, "M covers S and E");
+    _Static_assert(ST_I == 0 && ST_M == 3, "states fit in 2 bits");
     for (uint32_t op = 0; op < OP_COUNT; op++) {
+        const int writes = (WRITE_OPS >> op) & 1;
         /* A PCIe read miss allocates nothing: mask 0 keeps it off the steady path. */
         ke.op_mask[op] = op == OP_PCIE_RD ? 0 : (PCIE_WRITE_OPS >> op) & 1 ? r->ddio_mask : r->alloc_mask;
-        ke.op_partial[op] = ke.op_mask[op] ^ ke.full;
-        ke.op_state[op] = (WRITE_OPS >> op) & 1 ? ST_M : ST_E;
-        /* On a hit a write makes the line M whatever its state: M has every
-         * bit of S and E. */
-        _Static_assert((ST_M & ST_E) == ST_E && (ST_M & ST_S) == ST_S, "M covers S and E");
-        ke.op_hit_or[op] = (WRITE_OPS >> op) & 1 ? ST_M : 0;
+        ke.op_full[op] = ke.op_mask[op] == ke.full ? ke.full : ~0ull;
+        ke.op_state[op] = writes ? ST_M : ST_E;
+        for (uint32_t old = 0; old <= ST_M; old++) {
+            ke.next_state[op * 8 + 4 + old] = (uint8_t)(old | (writes ? ST_M : 0));
+            ke.count_inc[op * 8 + 4 + old] = 1 + (1ull << PACK_HIT);
+            ke.next_state[op * 8 + old] = ke.op_state[op];
+            ke.count_inc[op * 8 + old] = 1 + ((uint64_t)(old == ST_M) << PACK_WB);
+        }
     }
     /* Batches: the blocks of batch b+1 are computed and prefetched (a small
      * loop of its own) before batch b is replayed, so each access is
      * prefetched KERNEL_BATCH to 2 * KERNEL_BATCH accesses ahead, and the
      * two loops do not compete for registers. */
     uint8_t *blk[2][KERNEL_BATCH];
+    /* Line numbers, one per 16-byte slot (kernel_candidates); the upper half
+     * of each slot is not used. */
+    _Alignas(16) uint64_t line[2][KERNEL_BATCH][2];
+    memset(line, 0, sizeof line);
     size_t cur = 0, m = n < KERNEL_BATCH ? n : KERNEL_BATCH;
+    uint32_t batches = 0;
     for (size_t k = 0; k < m; k++)
-        blk[0][k] = kernel_block(&ke, addrs[k], xor_map);
+        kernel_map(&ke, addrs[k], &blk[0][k], &line[0][k][0], slots, xor_map);
     for (size_t j = 0; j < n; j += KERNEL_BATCH, cur ^= 1) {
         const size_t next = j + KERNEL_BATCH, nm = next >= n ? 0 : n - next < KERNEL_BATCH ? n - next : KERNEL_BATCH;
-        for (size_t k = 0; k < nm; k++) {
-            uint8_t *pb = kernel_block(&ke, addrs[next + k], xor_map);
-            blk[cur ^ 1][k] = pb;
-            __builtin_prefetch(pb);
-            __builtin_prefetch(pb + 64);
+        if (nm == KERNEL_BATCH) {
+#pragma GCC unroll 8
+            for (size_t k = 0; k < KERNEL_BATCH; k++)
+                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
+        } else {
+            for (size_t k = 0; k < nm; k++)
+                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
         }
-        /* The inner loop makes no call, so that the kernel's state stays in
-         * registers: it stops at an access for kernel_step_rare. */
+        /* The inner loops make no call, so that the kernel's state stays in
+         * registers: they stop at an access for kernel_step_general or
+         * kernel_step_rare. */
         const uint8_t *bops = ops + j;
-        const uint64_t *baddrs = addrs + j;
+        const uint64_t(*bl)[2] = line[cur];
         uint8_t *const *bb = blk[cur];
         size_t k = 0;
-        while (k < m) {
-            for (; k < m; k++)
-                if (!kernel_step(&ke, bops[k], baddrs[k], bb[k], slots))
+        if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
+            /* Unrolled: the fast steps follow each other without a loop
+             * test; an access for kernel_step_general leaves the switch and
+             * the next one resumes it at its position. */
+#define KERNEL_FAST_AT(K)                                                      \
+    case K:                                                                    \
+        if (!kernel_fast(&ke, bops[K], bl[K], bb[K], slots, K)) {              \
+            k = K;                                                             \
+            break;                                                             \
+        }                                                                      \
+        __attribute__((fallthrough));
+            _Static_assert(KERNEL_BATCH == 8, "KERNEL_FAST_AT cases 0..7");
+            for (;;) {
+                switch (k) {
+                KERNEL_FAST_AT(0)
+                KERNEL_FAST_AT(1)
+                KERNEL_FAST_AT(2)
+                KERNEL_FAST_AT(3)
+                KERNEL_FAST_AT(4)
+                KERNEL_FAST_AT(5)
+                KERNEL_FAST_AT(6)
+                KERNEL_FAST_AT(7)
+                case KERNEL_BATCH:
+                    k = KERNEL_BATCH;
                     break;
-            if (k < m) {
-                kernel_step_rare(&ke, bops[k], baddrs[k], bb[k], slots);
-                k++;
+                default:
+                    __builtin_unreachable();
+                }
+                if (k == KERNEL_BATCH)
+                    break;
+                kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
+                if (++k == KERNEL_BATCH)
+                    break;
+            }
+#undef KERNEL_FAST_AT
+        } else {
+            while (k < m) {
+                for (; k < m; k++)
+                    if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, k))
+                        break;
+                if (k < m) {
+                    kernel_step_rare(&ke, bops[k], bl[k][0], bb[k], slots);
+                    k++;
+                }
             }
         }
         m = nm;
+        if (++batches == KERNEL_FOLD_BATCHES) {
+            kernel_fold_packed(&ke);
+            batches = 0;
+        }
     }
+    kernel_fold_packed(&ke);
     kernel_counts_fold(r, &ke.kc);
     uint64_t hits = 0;
     for (int op = 0; op < OP_COUNT; op++)
@@ -320,8 +508,10 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
 
 static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
-    assert(r->c.meta_off == KERNEL_META_OFF(r->c.tag_slots) && r->c.repl_off == KERNEL_REPL_OFF(r->c.tag_slots));
-    const int x = r->c.map.kind == MAP_XOR;
+    assert(r->c.meta_off == KERNEL_META_OFF(r->c.tag_slots) && r->c.repl_off == KERNEL_REPL_OFF(r->c.tag_slots) &&
+           r->c.block_bytes == KERNEL_BLOCK_BYTES(r->c.tag_slots));
+    /* More slices than slice_base holds: the mapping through cache_mapper_set. */
+    const int x = r->c.map.kind == MAP_XOR && r->c.map.slices <= KERNEL_MAX_SLICES;
     switch (r->c.tag_slots) {
     case 4: return x ? lru_kernel(r, ops, addrs, n, 4, 1) : lru_kernel(r, ops, addrs, n, 4, 0);
     case 8: return x ? lru_kernel(r, ops, addrs, n, 8, 1) : lru_kernel(r, ops, addrs, n, 8, 0);
