@@ -123,7 +123,10 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    copy in the Shared ways), so the cell's L2 action has nothing to act on
  *    and the snoop filter need not be asked.  The work left: the LLC
  *    replacement update, the dirty bit, the counters.  (Sanitizer builds
- *    check that the snoop filter indeed has no entry.)
+ *    check that the snoop filter indeed has no entry.)  A Shared-way line
+ *    may have an L2 (S) copy, so those ways are fast only for cells that
+ *    keep the L2 copy as it is (L2_KEEP: a PCIe read), where it does not
+ *    matter whether there is one.
  *  - a core request for a line in its own L2: an L2 hit, which Table 1 has
  *    no row for (core_l2_hit).  In E or M it touches neither the LLC nor
  *    another L2 in either mode, so the LLC lookup is skipped; in S only a
@@ -163,7 +166,10 @@ void hier_set_general_only(hier *h, int on)
             continue;   /* a core request always leaves an L2 copy */
         for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
             const coh_cell *cell = coh_lookup(h->cfg.mode, (enum coh_req)q, (enum coh_col)h->fast_col[w]);
-            if (((h->cfg.shared_mask >> w) & 1) || !cell->defined || cell->llc != LLC_KEEP || cell->mem_read)
+            /* A Shared-way line may have an L2 (S) copy: fast only when
+             * the cell leaves it alone (a PCIe read). */
+            if (!cell->defined || cell->llc != LLC_KEEP || cell->mem_read ||
+                (((h->cfg.shared_mask >> w) & 1) && cell->l2 != L2_KEEP))
                 continue;
             h->fast_ways[q] |= 1ull << w;
         }
@@ -545,7 +551,7 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
 {
     uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+    assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
     assert(match == (match & -match));
 #endif
     uint8_t *meta = cache_meta(&h->llc, set, way);
@@ -683,7 +689,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             if (match & (partial ? fast_part : fast_full)) {
                 uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-                assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+                assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) &&
+                       "a DDIO/L3* line with an L2 copy");
                 assert(match == match_in(&h->llc, set, line));
 #endif
                 uint8_t *meta = cache_view_meta(v, set, way);
