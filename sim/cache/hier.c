@@ -159,8 +159,18 @@ void hier_set_general_only(hier *h, int on)
     h->l2_recency = !on && recency_inline(h->l2[0].repl);
     h->llc_lru_fill = h->llc_recency && h->llc.repl->ops == &repl_lru_ops;
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
+    h->rd_miss_fast = 0;
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
+    const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
+    const coh_cell *rd_s = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_S);
+    const coh_cell *rd_mem = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_MEM);
+    h->rd_miss_fast = rd_em->defined && rd_em->llc == LLC_TO_SHARED && rd_em->l2 == L2_TO_S && rd_s->defined &&
+                      rd_s->llc == LLC_KEEP && rd_s->l2 == L2_KEEP && rd_mem->defined && rd_mem->llc == LLC_KEEP &&
+                      rd_mem->l2 == L2_KEEP;
+    h->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
+    h->rd_mem_read[COL_L2_S] = rd_s->mem_read;
+    h->rd_mem_read[COL_MEM] = rd_mem->mem_read;
     for (int q = 0; q < REQ_EVICT; q++) {
         if (q == REQ_CORE_RD || q == REQ_CORE_WR)
             continue;   /* a core request always leaves an L2 copy */
@@ -618,6 +628,51 @@ static inline int access_core_fast(hier *h, enum coh_req req, uint32_t core, uin
     return 1;
 }
 
+/* Fast path 3 (h->rd_miss_fast): a PCIe read of a line a non-inclusive LLC
+ * does not hold.  Its cells, checked at init: in an L2 in E/M the line
+ * leaves an S copy there and its data (dirty or not) goes to the Shared
+ * ways (LLC_TO_SHARED, L2_TO_S); in an L2 in S or only in memory nothing
+ * moves (LLC_KEEP, L2_KEEP).  access_general's work for these cells without
+ * the table walk; `llc_set` is the line's LLC set. */
+static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
+                                                                      hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(llc_set == cache_set(&h->llc, line) && find_in(&h->llc, llc_set, line) < 0);
+#endif
+    res->mem_writebacks = 0;
+    uint32_t col = COL_MEM;
+    int owner = snoop_get(&h->sf, line);
+    if (owner >= 0) {
+        cache *l2 = &h->l2[owner];
+        uint32_t set = cache_set(l2, line);
+        uint64_t m = match_in(l2, set, line);
+        assert(m && "snoop filter and L2 disagree");
+        uint8_t *meta = cache_meta(l2, set, (uint32_t)__builtin_ctzll(m));
+        uint8_t st = META_STATE(*meta);
+        col = COL_L2_S;
+        if (st != ST_S) {
+            col = COL_L2_EM;
+            *meta = ST_S;
+            llc_insert_at(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
+        }
+    }
+    res->hit = col != COL_MEM;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = h->rd_mem_read[col];
+    hier_req_stats *rs = &h->stats.req[REQ_PCIE_RD];
+    rs->accesses++;
+    if (res->hit) {
+        rs->hits++;
+        rs->hit_col[col]++;
+    } else {
+        rs->misses++;
+    }
+    rs->mem_reads += res->mem_reads;
+    rs->mem_writebacks += res->mem_writebacks;
+}
+
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
 {
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && core < h->cfg.cores &&
@@ -627,6 +682,10 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     uint64_t match = match_in(&h->llc, set, line);
     if (req < REQ_EVICT && (match & h->fast_ways[req])) {
         access_llc_fast(h, req, line, set, match, res);
+        return;
+    }
+    if (req == REQ_PCIE_RD && !match && h->rd_miss_fast) {
+        access_pcie_rd_miss(h, line, set, res);
         return;
     }
     access_general(h, req, core, line, set, match, res);
@@ -709,7 +768,10 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     hints[k] = (uint64_t)(set + 1) << 8 | way;
             } else {
                 hier_result r;
-                access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
+                if (!write && !match && h->rd_miss_fast)
+                    access_pcie_rd_miss(h, line, set, &r);
+                else
+                    access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
                 hits += r.hit;
                 phits += (uint32_t)(r.hit & partial);
                 if (hints)
