@@ -429,8 +429,9 @@ Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
     own_l2_shared_equal(HIER_NONINCLUSIVE, "drrip");
 }
 
-/* The PCIe read fast paths (hier.c): a read of a line the non-inclusive LLC
- * misses (in a core's L2 in E/M -> Shared + L2(S), in L2(S), in memory:
+/* The PCIe fast paths around the Shared ways (hier.c): a write to a
+ * Shared-way line that drops its L2(S) copy (drop_ways), a read of a line
+ * the non-inclusive LLC misses (in a core's L2 in E/M -> Shared + L2(S), in L2(S), in memory:
  * access_pcie_rd_miss) and of a line in the Shared ways with or without an
  * L2(S) copy (the LLC_KEEP / L2_KEEP cell), single and in runs, against the
  * general path: lines are placed in every column (dirty and clean, the
@@ -460,7 +461,7 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     const uint64_t lines = 120;
     uint64_t hints[128];   /* lines + the longest run */
     memset(hints, 0, sizeof hints);
-    uint64_t col_seen[COL_COUNT] = {0};
+    uint64_t col_seen[COL_COUNT] = {0}, shared_with_copy = 0;
     for (int i = 0; i < 6000; i++) {
         uint64_t line = ddio_rng_below(&rng, lines);
         uint32_t core = (uint32_t)ddio_rng_below(&rng, 2);
@@ -472,8 +473,34 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
             hier_access(&h[0], q, core, line, &a);
             hier_access(&h[1], q, core, line, &b);
         } else if (kind == 2) {
-            hier_access(&h[0], REQ_PCIE_WR_FULL, 0, line, &a);
-            hier_access(&h[1], REQ_PCIE_WR_FULL, 0, line, &b);
+            /* PCIe writes, single and in runs: a Shared-way line with an
+             * L2(S) copy takes the drop_ways fast path; every other time
+             * the line is put there first (a core write, a PCIe read). */
+            if (i % 2)
+                for (int k = 0; k < 2; k++) {
+                    hier_access(&h[k], REQ_CORE_WR, core, line, &a);
+                    hier_access(&h[k], REQ_PCIE_RD, 0, line, &a);
+                }
+            hier_where w = hier_locate(&h[0], line);
+            shared_with_copy += w.llc_region == REG_SHARED && w.l2_core >= 0;
+            if (i % 3) {
+                enum coh_req q = i % 3 == 1 ? REQ_PCIE_WR_FULL : REQ_PCIE_WR_PART;
+                hier_access(&h[0], q, 0, line, &a);
+                hier_access(&h[1], q, 0, line, &b);
+            } else {
+                uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 8), ph, ref = 0, ref_ph = 0;
+                int head = i % 2, tail = (i / 2) % 2;
+                uint32_t hits = hier_pcie_write_run(&h[0], line, n, head, tail, &ph, i % 4 ? hints + line : NULL);
+                for (uint32_t j = 0; j < n; j++) {
+                    int partial = (j == 0 && head) || (j == n - 1 && tail);
+                    hier_result r;
+                    hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, line + j, &r);
+                    ref += r.hit;
+                    ref_ph += (uint32_t)(r.hit && partial);
+                }
+                cr_assert(hits == ref && ph == ref_ph, "write run %d", i);
+                continue;
+            }
         } else if (kind == 3) {
             uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 8);
             uint32_t ha = hier_pcie_read_run(&h[0], line, n, i % 2 ? hints + line : NULL), hb = 0;
@@ -504,6 +531,8 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
         }
     }
     if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(shared_with_copy, 50);
+    if (mode == HIER_NONINCLUSIVE)
         for (int c = COL_SHARED; c <= COL_MEM; c++)
             cr_assert_gt(col_seen[c], 50, "column %s met %llu times", coh_col_name((enum coh_col)c),
                          (unsigned long long)col_seen[c]);
@@ -516,7 +545,7 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
         hier_free(&h[k]);
 }
 
-Test(cache_hier, pcie_read_fast_paths_equal_general_path)
+Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
 {
     pcie_read_equal(HIER_NONINCLUSIVE, "lru", 11);
     pcie_read_equal(HIER_NONINCLUSIVE, "bip", 12);

@@ -126,7 +126,9 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    check that the snoop filter indeed has no entry.)  A Shared-way line
  *    may have an L2 (S) copy, so those ways are fast only for cells that
  *    keep the L2 copy as it is (L2_KEEP: a PCIe read), where it does not
- *    matter whether there is one.
+ *    matter whether there is one.  Cells that keep the line in place and
+ *    drop the L2 copy (a PCIe write to a Shared-way line: h->drop_ways)
+ *    take the same path after taking the L2 copy the snoop filter names.
  *  - a core request for a line in its own L2: an L2 hit, which Table 1 has
  *    no row for (core_l2_hit).  In E or M it touches neither the LLC nor
  *    another L2 in either mode, so the LLC lookup is skipped; in S only a
@@ -150,6 +152,7 @@ static int recency_inline(const repl_policy *p)
 void hier_set_general_only(hier *h, int on)
 {
     memset(h->fast_ways, 0, sizeof h->fast_ways);
+    memset(h->drop_ways, 0, sizeof h->drop_ways);
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++)
         h->fast_col[w] = region_col[h->way_region[w]];
     h->core_fast = !on;
@@ -178,10 +181,12 @@ void hier_set_general_only(hier *h, int on)
             const coh_cell *cell = coh_lookup(h->cfg.mode, (enum coh_req)q, (enum coh_col)h->fast_col[w]);
             /* A Shared-way line may have an L2 (S) copy: fast only when
              * the cell leaves it alone (a PCIe read). */
-            if (!cell->defined || cell->llc != LLC_KEEP || cell->mem_read ||
-                (((h->cfg.shared_mask >> w) & 1) && cell->l2 != L2_KEEP))
+            if (!cell->defined || cell->llc != LLC_KEEP || cell->mem_read)
                 continue;
-            h->fast_ways[q] |= 1ull << w;
+            if (((h->cfg.shared_mask >> w) & 1) && cell->l2 == L2_DROP)
+                h->drop_ways[q] |= 1ull << w;   /* a PCIe write: first drop the L2 (S) copy, if any */
+            else if (!((h->cfg.shared_mask >> w) & 1) || cell->l2 == L2_KEEP)
+                h->fast_ways[q] |= 1ull << w;
         }
     }
 }
@@ -680,6 +685,13 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
         return;
     uint32_t set = cache_set(&h->llc, line);
     uint64_t match = match_in(&h->llc, set, line);
+    if (req < REQ_EVICT && (match & h->drop_ways[req])) {
+        int owner = snoop_get(&h->sf, line);
+        if (owner >= 0)
+            l2_take(h, (uint32_t)owner, line);
+        access_llc_fast(h, req, line, set, match, res);
+        return;
+    }
     if (req < REQ_EVICT && (match & h->fast_ways[req])) {
         access_llc_fast(h, req, line, set, match, res);
         return;
@@ -717,6 +729,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const uint32_t slots = h->llc.tag_slots, ways = h->llc.ways;
     const enum coh_req req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
     const uint64_t fast_full = h->fast_ways[req_full], fast_part = h->fast_ways[REQ_PCIE_WR_PART];
+    const uint64_t drop_full = h->drop_ways[req_full], drop_part = h->drop_ways[REQ_PCIE_WR_PART];
     const int nibble = h->llc_nibble;
     uint8_t *const rbase = h->llc.repl->base;
     const uint64_t rstride = h->llc.repl->stride;
@@ -745,13 +758,19 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
             /* A line is in one way at most: a tag equal to it is the match. */
             uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
-            if (match & (partial ? fast_part : fast_full)) {
+            const uint64_t drop = partial ? drop_part : drop_full;
+            if (match & ((partial ? fast_part : fast_full) | drop)) {
                 uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
                 assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) &&
                        "a DDIO/L3* line with an L2 copy");
                 assert(match == match_in(&h->llc, set, line));
 #endif
+                if (match & drop) {
+                    int owner = snoop_get(&h->sf, line);
+                    if (owner >= 0)
+                        l2_take(h, (uint32_t)owner, line);
+                }
                 uint8_t *meta = cache_view_meta(v, set, way);
                 if (nibble) {
                     uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);

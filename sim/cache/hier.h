@@ -72,6 +72,7 @@ typedef struct hier {
     hier_stats stats;
     /* Fast paths (hier.c, "fast paths"), all derived at init: */
     uint64_t fast_ways[REQ_COUNT];  /* LLC ways where a hit of this request is a plain LLC_KEEP cell */
+    uint64_t drop_ways[REQ_COUNT];  /* LLC ways where a hit is LLC_KEEP, reads no memory and drops any L2 copy */
     uint8_t fast_col[CACHE_MAX_WAYS];   /* Table 1 column of each LLC way */
     int core_fast;                  /* a core request first looks in its own L2 */
     int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
