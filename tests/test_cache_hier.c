@@ -552,3 +552,82 @@ Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
     pcie_read_equal(HIER_NONINCLUSIVE, "srrip", 13);
     pcie_read_equal(HIER_INCLUSIVE, "lru", 14);
 }
+
+/* The core fast path for LLC lines (hier.c access_core_move): a core read or
+ * write of a line in the DDIO, L3* or Shared ways, clean or dirty, with or
+ * without another core's L2(S) copy (then the general path migrates it),
+ * L2s small enough that the moves evict (E/M victims go to L3*, whose own
+ * victims go to memory), against the general path. */
+static void core_move_equal(const char *policy, uint64_t seed)
+{
+    hier h[2];
+    for (int k = 0; k < 2; k++) {
+        hier_config c;
+        hier_config_default(&c);
+        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
+        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 2, .mapping = MAP_MODULO};
+        c.cores = 3;
+        c.ddio_mask = 0x30;
+        c.shared_mask = 0x03;
+        c.n_cos = 2;
+        c.cos_mask[0] = 0x0C;
+        c.cos_mask[1] = 0x08;
+        c.core_cos[2] = 1;
+        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
+        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", policy);
+        ddio_err e;
+        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
+    }
+    hier_set_general_only(&h[1], 1);
+    cr_assert_neq(h[0].core_move_ways, 0);
+    cr_assert_eq(h[1].core_move_ways, 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 90;
+    uint64_t col_seen[COL_COUNT] = {0}, shared_remote = 0;
+    for (int i = 0; i < 8000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 7);
+        hier_result a, b;
+        enum coh_req q;
+        if (kind == 0 || kind >= 5) {
+            q = kind == 0 ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;   /* DDIO lines; Shared + L2(S) */
+        } else {
+            q = kind % 2 ? REQ_CORE_RD : REQ_CORE_WR;
+            hier_where w = hier_locate(&h[0], line);
+            if (w.llc_region != REG_MEM && w.l2_core != (int)core) {
+                col_seen[w.llc_region == REG_DDIO ? COL_DDIO : w.llc_region == REG_SHARED ? COL_SHARED : COL_L3]++;
+                shared_remote += w.llc_region == REG_SHARED && w.l2_core >= 0;
+            }
+        }
+        hier_access(&h[0], q, core, line, &a);
+        hier_access(&h[1], q, core, line, &b);
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
+                     core, (unsigned long long)line);
+        for (uint64_t l = 0; l < lines; l++) {
+            hier_where wa = hier_locate(&h[0], l), wb = hier_locate(&h[1], l);
+            cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
+                          wa.llc_state == wb.llc_state,
+                      "after access %d line %llu differs", i, (unsigned long long)l);
+        }
+    }
+    cr_assert(col_seen[COL_DDIO] > 50 && col_seen[COL_L3] > 50 && col_seen[COL_SHARED] > 50 && shared_remote > 10,
+              "DDIO %llu, L3* %llu, Shared %llu (%llu with a remote copy)", (unsigned long long)col_seen[COL_DDIO],
+              (unsigned long long)col_seen[COL_L3], (unsigned long long)col_seen[COL_SHARED],
+              (unsigned long long)shared_remote);
+    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
+    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
+    for (uint32_t c = 0; c < 3; c++)
+        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
+    for (int k = 0; k < 2; k++)
+        hier_free(&h[k]);
+}
+
+Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
+{
+    core_move_equal("lru", 21);
+    core_move_equal("bip", 22);
+    core_move_equal("srrip", 23);
+    core_move_equal("drrip", 24);
+}

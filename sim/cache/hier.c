@@ -163,6 +163,7 @@ void hier_set_general_only(hier *h, int on)
     h->llc_lru_fill = h->llc_recency && h->llc.repl->ops == &repl_lru_ops;
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     h->rd_miss_fast = 0;
+    h->core_move_ways = 0;
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
     const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
@@ -174,6 +175,13 @@ void hier_set_general_only(hier *h, int on)
     h->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
     h->rd_mem_read[COL_L2_S] = rd_s->mem_read;
     h->rd_mem_read[COL_MEM] = rd_mem->mem_read;
+    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
+        const coh_cell *rd = coh_lookup(h->cfg.mode, REQ_CORE_RD, (enum coh_col)h->fast_col[w]);
+        const coh_cell *wr = coh_lookup(h->cfg.mode, REQ_CORE_WR, (enum coh_col)h->fast_col[w]);
+        if (rd->defined && wr->defined && rd->llc == LLC_DROP && wr->llc == LLC_DROP && rd->l2 == L2_TO_EM &&
+            wr->l2 == L2_TO_EM && !rd->mem_read && !wr->mem_read)
+            h->core_move_ways |= 1ull << w;
+    }
     for (int q = 0; q < REQ_EVICT; q++) {
         if (q == REQ_CORE_RD || q == REQ_CORE_WR)
             continue;   /* a core request always leaves an L2 copy */
@@ -678,6 +686,39 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
     rs->mem_writebacks += res->mem_writebacks;
 }
 
+/* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
+ * line the LLC holds in a way whose cells move it to the requester's L2
+ * (LLC_DROP, L2_TO_EM: E, or M if it was dirty or is written) when no L2
+ * has a copy; a Shared-way line may have one (another core's: the own L2
+ * was searched first), then access_general migrates it.  Returns 1 when it
+ * applied. */
+static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
+                                   uint64_t match, hier_result *res)
+{
+    uint32_t way = (uint32_t)__builtin_ctzll(match);
+    if (((h->cfg.shared_mask >> way) & 1) && snoop_get(&h->sf, line) >= 0)
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+    assert(core < h->cfg.cores);
+#endif
+    uint8_t llc_st = META_STATE(*cache_meta(&h->llc, set, way));
+    uint32_t col = h->fast_col[way];
+    remove_in(&h->llc, h->llc_recency, set, way);
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    l2_insert(h, core, line, (llc_st == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E, res);
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->mem_writebacks += res->mem_writebacks;
+    return 1;
+}
+
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
 {
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && core < h->cfg.cores &&
@@ -700,6 +741,9 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
         access_pcie_rd_miss(h, line, set, res);
         return;
     }
+    if ((match & h->core_move_ways) && (req == REQ_CORE_RD || req == REQ_CORE_WR) &&
+        access_core_move(h, req, core, line, set, match, res))
+        return;
     access_general(h, req, core, line, set, match, res);
 }
 
