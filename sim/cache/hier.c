@@ -779,6 +779,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const uint64_t rstride = h->llc.repl->stride;
     uint32_t cnt[2][COL_COUNT] = {{0}};   /* fast hits by (partial, column) */
     uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
+    /* The partial lines' indices (UINT32_MAX: none). */
+    const uint32_t part_first = write && head_partial ? 0 : UINT32_MAX;
+    const uint32_t part_last = write && tail_partial ? n - 1 : UINT32_MAX;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints) {
@@ -797,7 +800,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
         for (uint32_t i = 0; i < m; i++) {
             uint32_t k = base + i, set = sets[i];
             uint64_t line = first + k;
-            int partial = write && ((k == 0 && head_partial) || (k == n - 1 && tail_partial));
+            int partial = write && (k == part_first || k == part_last);
             const uint64_t *t = cache_view_tags(v, set);
             uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
             /* A line is in one way at most: a tag equal to it is the match. */
@@ -854,16 +857,22 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     return hits;
 }
 
+/* pcie_run is compiled once per (write, hints or not): the hint tests
+ * leave the line loop. */
 uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
                              uint32_t *part_hits, uint64_t *hints)
 {
-    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+    if (hints)
+        return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, NULL);
 }
 
 uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
 {
     uint32_t part_hits;
-    return pcie_run(h, 0, first, n, 0, 0, &part_hits, hints);
+    if (hints)
+        return pcie_run(h, 0, first, n, 0, 0, &part_hits, hints);
+    return pcie_run(h, 0, first, n, 0, 0, &part_hits, NULL);
 }
 
 void hier_flush(hier *h, uint64_t line, hier_result *res)
