@@ -791,12 +791,13 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
                 assert(sets[i] == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
 #endif
+                prefetch_set(&h->llc, sets[i]);
             }
         } else {
             cache_mapper_set_run(&h->llc.map, first + base, m, sets);
+            for (uint32_t i = 0; i < m; i++)
+                prefetch_set(&h->llc, sets[i]);
         }
-        for (uint32_t i = 0; i < m; i++)
-            prefetch_set(&h->llc, sets[i]);
         for (uint32_t i = 0; i < m; i++) {
             uint32_t k = base + i, set = sets[i];
             uint64_t line = first + k;
