@@ -214,6 +214,7 @@ Test(cache_hier, snoop_filter_matches_reference)
     ddio_err e;
     cr_assert_eq(snoop_init(&sf, 64, &e), 0);
     int ref[512];
+    uint32_t ref_way[512] = {0};
     for (int i = 0; i < 512; i++)
         ref[i] = -1;
     ddio_rng rng;
@@ -221,15 +222,25 @@ Test(cache_hier, snoop_filter_matches_reference)
     for (int i = 0; i < 100000; i++) {
         uint64_t line = ddio_rng_below(&rng, 512);
         if (ddio_rng_below(&rng, 2) && (ref[line] >= 0 || sf.count < 64)) {
-            int core = (int)ddio_rng_below(&rng, 7);
-            snoop_put(&sf, line * 4096, core);   /* strided keys collide in the hash */
+            /* Cores and ways over their whole ranges (both share a 16-bit value). */
+            int core = i % 3 ? (int)ddio_rng_below(&rng, 7) : (int)ddio_rng_below(&rng, SNOOP_MAX_CORES);
+            uint32_t way = i % 2 ? (uint32_t)ddio_rng_below(&rng, SNOOP_MAX_WAYS) : 0;
+            if (way)
+                snoop_put_way(&sf, line * 4096, core, way);   /* strided keys collide in the hash */
+            else
+                snoop_put(&sf, line * 4096, core);
             ref[line] = core;
+            ref_way[line] = way;
         } else {
             snoop_erase(&sf, line * 4096);
             ref[line] = -1;
         }
         uint64_t probe = ddio_rng_below(&rng, 512);
+        uint32_t way = UINT32_MAX;
+        cr_assert_eq(snoop_get_way(&sf, probe * 4096, &way), ref[probe]);
         cr_assert_eq(snoop_get(&sf, probe * 4096), ref[probe]);
+        if (ref[probe] >= 0)
+            cr_assert_eq(way, ref_way[probe]);
     }
     snoop_free(&sf);
 }

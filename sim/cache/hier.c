@@ -325,14 +325,31 @@ static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, u
     return st;
 }
 
-/* Remove `line` from `core`'s L2; returns its state. */
-static uint8_t l2_take(hier *h, uint32_t core, uint64_t line)
+_Static_assert(HIER_MAX_CORES <= SNOOP_MAX_CORES && CACHE_MAX_WAYS <= SNOOP_MAX_WAYS,
+               "the snoop filter stores a core and an L2 way");
+
+/* The way of `line` in set `set` of `core`'s L2, which holds it: `hint`
+ * (the way the snoop filter stored with it, l2_insert) if that way's tag is
+ * the line, else a search. */
+static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uint64_t line, uint32_t hint)
 {
-    cache *l2 = &h->l2[core];
-    uint32_t set = cache_set(l2, line);
+    const cache *l2 = &h->l2[core];
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(find_in(l2, set, line) == (int)hint && "a snoop filter entry with a wrong way");
+#endif
+    if (hint < l2->ways && cache_tags(l2, set)[hint] == line)
+        return hint;
     int way = find_in(l2, set, line);
     assert(way >= 0 && "snoop filter and L2 disagree");
-    return l2_take_at(h, core, line, set, (uint32_t)way);
+    return (uint32_t)way;
+}
+
+/* Remove `line` from `core`'s L2 (`way`: the snoop filter's way); returns
+ * its state. */
+static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way)
+{
+    uint32_t set = cache_set(&h->l2[core], line);
+    return l2_take_at(h, core, line, set, l2_way_of(h, core, set, line, way));
 }
 
 
@@ -344,9 +361,10 @@ static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hi
     assert(cell->llc == LLC_TO_MEM);
     if (cell->l2 == L2_DROP) {
         /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
-        int owner = snoop_get(&h->sf, line);
+        uint32_t sway;
+        int owner = snoop_get_way(&h->sf, line, &sway);
         if (owner >= 0)
-            wb |= l2_take(h, (uint32_t)owner, line) == ST_M;
+            wb |= l2_take(h, (uint32_t)owner, line, sway) == ST_M;
     }
     if (wb)
         res->mem_writebacks++;
@@ -395,12 +413,12 @@ static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier
     cache *l2 = &h->l2[core];
     uint32_t set = cache_set(l2, line);
     cache_evicted ev;
-    fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
+    uint32_t way = fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
     /* The victim's snoop entry goes first: with every L2 full the filter
      * (sized for all L2 lines) has no room for one more. */
     if (ev.line != CACHE_INVALID)
         on_l2_victim(h, core, ev.line, ev.meta, res);
-    snoop_put(&h->sf, line, (int)core);
+    snoop_put_way(&h->sf, line, (int)core, way);
 }
 
 /* --- one access ---------------------------------------------------------- */
@@ -465,8 +483,9 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
     /* Non-inclusive, only a line the Shared ways hold can also have an L2
      * copy (the S copy a PCIe read leaves); skip the snoop filter otherwise. */
     int owner = -1;
+    uint32_t sway = 0;
     if (h->cfg.mode == HIER_INCLUSIVE || llc_way < 0 || ((h->cfg.shared_mask >> llc_way) & 1))
-        owner = snoop_get(&h->sf, line);
+        owner = snoop_get_way(&h->sf, line, &sway);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     else
         assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
@@ -477,8 +496,7 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
         l2_set = cache_set(l2, line);
-        l2_way = find_in(l2, l2_set, line);
-        assert(l2_way >= 0 && "snoop filter and L2 disagree");
+        l2_way = (int)l2_way_of(h, (uint32_t)owner, l2_set, line, sway);
         l2_st = META_STATE(*cache_meta(l2, l2_set, (uint32_t)l2_way));
     }
     /* Hierarchy invariants. */
@@ -655,13 +673,12 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
 #endif
     res->mem_writebacks = 0;
     uint32_t col = COL_MEM;
-    int owner = snoop_get(&h->sf, line);
+    uint32_t sway;
+    int owner = snoop_get_way(&h->sf, line, &sway);
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
         uint32_t set = cache_set(l2, line);
-        uint64_t m = match_in(l2, set, line);
-        assert(m && "snoop filter and L2 disagree");
-        uint8_t *meta = cache_meta(l2, set, (uint32_t)__builtin_ctzll(m));
+        uint8_t *meta = cache_meta(l2, set, l2_way_of(h, (uint32_t)owner, set, line, sway));
         uint8_t st = META_STATE(*meta);
         col = COL_L2_S;
         if (st != ST_S) {
@@ -727,9 +744,10 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
     uint32_t set = cache_set(&h->llc, line);
     uint64_t match = match_in(&h->llc, set, line);
     if (req < REQ_EVICT && (match & h->drop_ways[req])) {
-        int owner = snoop_get(&h->sf, line);
+        uint32_t sway;
+        int owner = snoop_get_way(&h->sf, line, &sway);
         if (owner >= 0)
-            l2_take(h, (uint32_t)owner, line);
+            l2_take(h, (uint32_t)owner, line, sway);
         access_llc_fast(h, req, line, set, match, res);
         return;
     }
@@ -815,9 +833,10 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 assert(match == match_in(&h->llc, set, line));
 #endif
                 if (match & drop) {
-                    int owner = snoop_get(&h->sf, line);
+                    uint32_t sway;
+                    int owner = snoop_get_way(&h->sf, line, &sway);
                     if (owner >= 0)
-                        l2_take(h, (uint32_t)owner, line);
+                        l2_take(h, (uint32_t)owner, line, sway);
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
                 if (nibble) {
@@ -880,9 +899,10 @@ void hier_flush(hier *h, uint64_t line, hier_result *res)
 {
     memset(res, 0, sizeof *res);
     int dirty = 0;
-    int owner = snoop_get(&h->sf, line);
+    uint32_t sway;
+    int owner = snoop_get_way(&h->sf, line, &sway);
     if (owner >= 0) {
-        dirty |= l2_take(h, (uint32_t)owner, line) == ST_M;
+        dirty |= l2_take(h, (uint32_t)owner, line, sway) == ST_M;
         res->hit = 1;
         res->region = REG_L2;
     }
