@@ -845,8 +845,11 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 } else {
                     cache_hit(&h->llc, set, way);
                 }
-                if (write || META_STATE(*meta) == ST_M)
-                    *meta = ST_M;   /* LLC_KEEP: a dirty line (or one the request writes) stays M */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(*meta == META_STATE(*meta) && "a metadata byte is the state alone");
+#endif
+                if (write)
+                    *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
                 cnt[partial][h->fast_col[way]]++;
                 hits++;
                 phits += (uint32_t)partial;
