@@ -214,6 +214,7 @@ Test(cache_hier, snoop_filter_matches_reference)
     ddio_err e;
     cr_assert_eq(snoop_init(&sf, 64, &e), 0);
     int ref[512];
+    uint32_t ref_way[512] = {0};
     for (int i = 0; i < 512; i++)
         ref[i] = -1;
     ddio_rng rng;
@@ -221,15 +222,25 @@ Test(cache_hier, snoop_filter_matches_reference)
     for (int i = 0; i < 100000; i++) {
         uint64_t line = ddio_rng_below(&rng, 512);
         if (ddio_rng_below(&rng, 2) && (ref[line] >= 0 || sf.count < 64)) {
-            int core = (int)ddio_rng_below(&rng, 7);
-            snoop_put(&sf, line * 4096, core);   /* strided keys collide in the hash */
+            /* Cores and ways over their whole ranges (both share a 16-bit value). */
+            int core = i % 3 ? (int)ddio_rng_below(&rng, 7) : (int)ddio_rng_below(&rng, SNOOP_MAX_CORES);
+            uint32_t way = i % 2 ? (uint32_t)ddio_rng_below(&rng, SNOOP_MAX_WAYS) : 0;
+            if (way)
+                snoop_put_way(&sf, line * 4096, core, way);   /* strided keys collide in the hash */
+            else
+                snoop_put(&sf, line * 4096, core);
             ref[line] = core;
+            ref_way[line] = way;
         } else {
             snoop_erase(&sf, line * 4096);
             ref[line] = -1;
         }
         uint64_t probe = ddio_rng_below(&rng, 512);
+        uint32_t way = UINT32_MAX;
+        cr_assert_eq(snoop_get_way(&sf, probe * 4096, &way), ref[probe]);
         cr_assert_eq(snoop_get(&sf, probe * 4096), ref[probe]);
+        if (ref[probe] >= 0)
+            cr_assert_eq(way, ref_way[probe]);
     }
     snoop_free(&sf);
 }
@@ -427,4 +438,207 @@ Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
     own_l2_shared_equal(HIER_INCLUSIVE, "lru");
     own_l2_shared_equal(HIER_INCLUSIVE, "srrip");
     own_l2_shared_equal(HIER_NONINCLUSIVE, "drrip");
+}
+
+/* The PCIe fast paths around the Shared ways (hier.c): a write to a
+ * Shared-way line that drops its L2(S) copy (drop_ways), a read of a line
+ * the non-inclusive LLC misses (in a core's L2 in E/M -> Shared + L2(S), in L2(S), in memory:
+ * access_pcie_rd_miss) and of a line in the Shared ways with or without an
+ * L2(S) copy (the LLC_KEEP / L2_KEEP cell), single and in runs, against the
+ * general path: lines are placed in every column (dirty and clean, the
+ * Shared ways small enough to evict dirty lines), then read. */
+static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+{
+    hier h[2];
+    for (int k = 0; k < 2; k++) {
+        hier_config c;
+        hier_config_default(&c);
+        c.mode = mode;
+        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
+        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 4, .mapping = MAP_MODULO};
+        c.cores = 2;
+        c.ddio_mask = 0x30;
+        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x01 : 0;
+        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0E : 0x0F;
+        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
+        ddio_err e;
+        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
+    }
+    hier_set_general_only(&h[1], 1);
+    cr_assert_eq(h[0].rd_miss_fast, mode == HIER_NONINCLUSIVE);
+    cr_assert_eq(h[1].rd_miss_fast, 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 120;
+    uint64_t hints[128];   /* lines + the longest run */
+    memset(hints, 0, sizeof hints);
+    uint64_t col_seen[COL_COUNT] = {0}, shared_with_copy = 0;
+    for (int i = 0; i < 6000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 2);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 6);
+        hier_result a, b;
+        if (kind < 2) {
+            /* Into a core's L2 (E from a read, M from a write). */
+            enum coh_req q = kind ? REQ_CORE_WR : REQ_CORE_RD;
+            hier_access(&h[0], q, core, line, &a);
+            hier_access(&h[1], q, core, line, &b);
+        } else if (kind == 2) {
+            /* PCIe writes, single and in runs: a Shared-way line with an
+             * L2(S) copy takes the drop_ways fast path; every other time
+             * the line is put there first (a core write, a PCIe read). */
+            if (i % 2)
+                for (int k = 0; k < 2; k++) {
+                    hier_access(&h[k], REQ_CORE_WR, core, line, &a);
+                    hier_access(&h[k], REQ_PCIE_RD, 0, line, &a);
+                }
+            hier_where w = hier_locate(&h[0], line);
+            shared_with_copy += w.llc_region == REG_SHARED && w.l2_core >= 0;
+            if (i % 3) {
+                enum coh_req q = i % 3 == 1 ? REQ_PCIE_WR_FULL : REQ_PCIE_WR_PART;
+                hier_access(&h[0], q, 0, line, &a);
+                hier_access(&h[1], q, 0, line, &b);
+            } else {
+                uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 8), ph, ref = 0, ref_ph = 0;
+                int head = i % 2, tail = (i / 2) % 2;
+                uint32_t hits = hier_pcie_write_run(&h[0], line, n, head, tail, &ph, i % 4 ? hints + line : NULL);
+                for (uint32_t j = 0; j < n; j++) {
+                    int partial = (j == 0 && head) || (j == n - 1 && tail);
+                    hier_result r;
+                    hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, line + j, &r);
+                    ref += r.hit;
+                    ref_ph += (uint32_t)(r.hit && partial);
+                }
+                cr_assert(hits == ref && ph == ref_ph, "write run %d", i);
+                continue;
+            }
+        } else if (kind == 3) {
+            uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 8);
+            uint32_t ha = hier_pcie_read_run(&h[0], line, n, i % 2 ? hints + line : NULL), hb = 0;
+            for (uint32_t j = 0; j < n; j++) {
+                hier_result r;
+                hier_access(&h[1], REQ_PCIE_RD, 0, line + j, &r);
+                hb += r.hit;
+            }
+            cr_assert_eq(ha, hb, "read run %d", i);
+            continue;
+        } else {
+            hier_where w = hier_locate(&h[0], line);
+            enum coh_col col = w.llc_region != REG_MEM ? (w.llc_region == REG_SHARED ? COL_SHARED : COL_DDIO)
+                               : w.l2_core >= 0 ? (w.l2_state == ST_S ? COL_L2_S : COL_L2_EM)
+                                                : COL_MEM;
+            col_seen[col]++;
+            hier_access(&h[0], REQ_PCIE_RD, 0, line, &a);
+            hier_access(&h[1], REQ_PCIE_RD, 0, line, &b);
+        }
+        cr_assert(a.hit == b.hit && a.col == b.col && a.region == b.region && a.mem_reads == b.mem_reads &&
+                      a.mem_writebacks == b.mem_writebacks,
+                  "access %d (kind %u) of line %llu differs", i, kind, (unsigned long long)line);
+        for (uint64_t l = 0; l < lines + 8; l++) {
+            hier_where wa = hier_locate(&h[0], l), wb = hier_locate(&h[1], l);
+            cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
+                          wa.llc_state == wb.llc_state,
+                      "after access %d line %llu differs", i, (unsigned long long)l);
+        }
+    }
+    if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(shared_with_copy, 50);
+    if (mode == HIER_NONINCLUSIVE)
+        for (int c = COL_SHARED; c <= COL_MEM; c++)
+            cr_assert_gt(col_seen[c], 50, "column %s met %llu times", coh_col_name((enum coh_col)c),
+                         (unsigned long long)col_seen[c]);
+    cr_assert_gt(h[0].stats.req[REQ_PCIE_RD].mem_writebacks + h[0].stats.llc_evictions, 0);
+    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
+    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
+    for (uint32_t c = 0; c < 2; c++)
+        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
+    for (int k = 0; k < 2; k++)
+        hier_free(&h[k]);
+}
+
+Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
+{
+    pcie_read_equal(HIER_NONINCLUSIVE, "lru", 11);
+    pcie_read_equal(HIER_NONINCLUSIVE, "bip", 12);
+    pcie_read_equal(HIER_NONINCLUSIVE, "srrip", 13);
+    pcie_read_equal(HIER_INCLUSIVE, "lru", 14);
+}
+
+/* The core fast path for LLC lines (hier.c access_core_move): a core read or
+ * write of a line in the DDIO, L3* or Shared ways, clean or dirty, with or
+ * without another core's L2(S) copy (then the general path migrates it),
+ * L2s small enough that the moves evict (E/M victims go to L3*, whose own
+ * victims go to memory), against the general path. */
+static void core_move_equal(const char *policy, uint64_t seed)
+{
+    hier h[2];
+    for (int k = 0; k < 2; k++) {
+        hier_config c;
+        hier_config_default(&c);
+        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
+        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 2, .mapping = MAP_MODULO};
+        c.cores = 3;
+        c.ddio_mask = 0x30;
+        c.shared_mask = 0x03;
+        c.n_cos = 2;
+        c.cos_mask[0] = 0x0C;
+        c.cos_mask[1] = 0x08;
+        c.core_cos[2] = 1;
+        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
+        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", policy);
+        ddio_err e;
+        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
+    }
+    hier_set_general_only(&h[1], 1);
+    cr_assert_neq(h[0].core_move_ways, 0);
+    cr_assert_eq(h[1].core_move_ways, 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 90;
+    uint64_t col_seen[COL_COUNT] = {0}, shared_remote = 0;
+    for (int i = 0; i < 8000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 7);
+        hier_result a, b;
+        enum coh_req q;
+        if (kind == 0 || kind >= 5) {
+            q = kind == 0 ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;   /* DDIO lines; Shared + L2(S) */
+        } else {
+            q = kind % 2 ? REQ_CORE_RD : REQ_CORE_WR;
+            hier_where w = hier_locate(&h[0], line);
+            if (w.llc_region != REG_MEM && w.l2_core != (int)core) {
+                col_seen[w.llc_region == REG_DDIO ? COL_DDIO : w.llc_region == REG_SHARED ? COL_SHARED : COL_L3]++;
+                shared_remote += w.llc_region == REG_SHARED && w.l2_core >= 0;
+            }
+        }
+        hier_access(&h[0], q, core, line, &a);
+        hier_access(&h[1], q, core, line, &b);
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
+                     core, (unsigned long long)line);
+        for (uint64_t l = 0; l < lines; l++) {
+            hier_where wa = hier_locate(&h[0], l), wb = hier_locate(&h[1], l);
+            cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
+                          wa.llc_state == wb.llc_state,
+                      "after access %d line %llu differs", i, (unsigned long long)l);
+        }
+    }
+    cr_assert(col_seen[COL_DDIO] > 50 && col_seen[COL_L3] > 50 && col_seen[COL_SHARED] > 50 && shared_remote > 10,
+              "DDIO %llu, L3* %llu, Shared %llu (%llu with a remote copy)", (unsigned long long)col_seen[COL_DDIO],
+              (unsigned long long)col_seen[COL_L3], (unsigned long long)col_seen[COL_SHARED],
+              (unsigned long long)shared_remote);
+    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
+    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
+    for (uint32_t c = 0; c < 3; c++)
+        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
+    for (int k = 0; k < 2; k++)
+        hier_free(&h[k]);
+}
+
+Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
+{
+    core_move_equal("lru", 21);
+    core_move_equal("bip", 22);
+    core_move_equal("srrip", 23);
+    core_move_equal("drrip", 24);
 }

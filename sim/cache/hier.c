@@ -123,7 +123,12 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    copy in the Shared ways), so the cell's L2 action has nothing to act on
  *    and the snoop filter need not be asked.  The work left: the LLC
  *    replacement update, the dirty bit, the counters.  (Sanitizer builds
- *    check that the snoop filter indeed has no entry.)
+ *    check that the snoop filter indeed has no entry.)  A Shared-way line
+ *    may have an L2 (S) copy, so those ways are fast only for cells that
+ *    keep the L2 copy as it is (L2_KEEP: a PCIe read), where it does not
+ *    matter whether there is one.  Cells that keep the line in place and
+ *    drop the L2 copy (a PCIe write to a Shared-way line: h->drop_ways)
+ *    take the same path after taking the L2 copy the snoop filter names.
  *  - a core request for a line in its own L2: an L2 hit, which Table 1 has
  *    no row for (core_l2_hit).  In E or M it touches neither the LLC nor
  *    another L2 in either mode, so the LLC lookup is skipped; in S only a
@@ -147,6 +152,7 @@ static int recency_inline(const repl_policy *p)
 void hier_set_general_only(hier *h, int on)
 {
     memset(h->fast_ways, 0, sizeof h->fast_ways);
+    memset(h->drop_ways, 0, sizeof h->drop_ways);
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++)
         h->fast_col[w] = region_col[h->way_region[w]];
     h->core_fast = !on;
@@ -156,16 +162,39 @@ void hier_set_general_only(hier *h, int on)
     h->l2_recency = !on && recency_inline(h->l2[0].repl);
     h->llc_lru_fill = h->llc_recency && h->llc.repl->ops == &repl_lru_ops;
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
+    h->rd_miss_fast = 0;
+    h->core_move_ways = 0;
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
+    const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
+    const coh_cell *rd_s = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_S);
+    const coh_cell *rd_mem = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_MEM);
+    h->rd_miss_fast = rd_em->defined && rd_em->llc == LLC_TO_SHARED && rd_em->l2 == L2_TO_S && rd_s->defined &&
+                      rd_s->llc == LLC_KEEP && rd_s->l2 == L2_KEEP && rd_mem->defined && rd_mem->llc == LLC_KEEP &&
+                      rd_mem->l2 == L2_KEEP;
+    h->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
+    h->rd_mem_read[COL_L2_S] = rd_s->mem_read;
+    h->rd_mem_read[COL_MEM] = rd_mem->mem_read;
+    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
+        const coh_cell *rd = coh_lookup(h->cfg.mode, REQ_CORE_RD, (enum coh_col)h->fast_col[w]);
+        const coh_cell *wr = coh_lookup(h->cfg.mode, REQ_CORE_WR, (enum coh_col)h->fast_col[w]);
+        if (rd->defined && wr->defined && rd->llc == LLC_DROP && wr->llc == LLC_DROP && rd->l2 == L2_TO_EM &&
+            wr->l2 == L2_TO_EM && !rd->mem_read && !wr->mem_read)
+            h->core_move_ways |= 1ull << w;
+    }
     for (int q = 0; q < REQ_EVICT; q++) {
         if (q == REQ_CORE_RD || q == REQ_CORE_WR)
             continue;   /* a core request always leaves an L2 copy */
         for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
             const coh_cell *cell = coh_lookup(h->cfg.mode, (enum coh_req)q, (enum coh_col)h->fast_col[w]);
-            if (((h->cfg.shared_mask >> w) & 1) || !cell->defined || cell->llc != LLC_KEEP || cell->mem_read)
+            /* A Shared-way line may have an L2 (S) copy: fast only when
+             * the cell leaves it alone (a PCIe read). */
+            if (!cell->defined || cell->llc != LLC_KEEP || cell->mem_read)
                 continue;
-            h->fast_ways[q] |= 1ull << w;
+            if (((h->cfg.shared_mask >> w) & 1) && cell->l2 == L2_DROP)
+                h->drop_ways[q] |= 1ull << w;   /* a PCIe write: first drop the L2 (S) copy, if any */
+            else if (!((h->cfg.shared_mask >> w) & 1) || cell->l2 == L2_KEEP)
+                h->fast_ways[q] |= 1ull << w;
         }
     }
 }
@@ -296,14 +325,31 @@ static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, u
     return st;
 }
 
-/* Remove `line` from `core`'s L2; returns its state. */
-static uint8_t l2_take(hier *h, uint32_t core, uint64_t line)
+_Static_assert(HIER_MAX_CORES <= SNOOP_MAX_CORES && CACHE_MAX_WAYS <= SNOOP_MAX_WAYS,
+               "the snoop filter stores a core and an L2 way");
+
+/* The way of `line` in set `set` of `core`'s L2, which holds it: `hint`
+ * (the way the snoop filter stored with it, l2_insert) if that way's tag is
+ * the line, else a search. */
+static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uint64_t line, uint32_t hint)
 {
-    cache *l2 = &h->l2[core];
-    uint32_t set = cache_set(l2, line);
+    const cache *l2 = &h->l2[core];
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(find_in(l2, set, line) == (int)hint && "a snoop filter entry with a wrong way");
+#endif
+    if (hint < l2->ways && cache_tags(l2, set)[hint] == line)
+        return hint;
     int way = find_in(l2, set, line);
     assert(way >= 0 && "snoop filter and L2 disagree");
-    return l2_take_at(h, core, line, set, (uint32_t)way);
+    return (uint32_t)way;
+}
+
+/* Remove `line` from `core`'s L2 (`way`: the snoop filter's way); returns
+ * its state. */
+static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way)
+{
+    uint32_t set = cache_set(&h->l2[core], line);
+    return l2_take_at(h, core, line, set, l2_way_of(h, core, set, line, way));
 }
 
 
@@ -315,9 +361,10 @@ static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hi
     assert(cell->llc == LLC_TO_MEM);
     if (cell->l2 == L2_DROP) {
         /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
-        int owner = snoop_get(&h->sf, line);
+        uint32_t sway;
+        int owner = snoop_get_way(&h->sf, line, &sway);
         if (owner >= 0)
-            wb |= l2_take(h, (uint32_t)owner, line) == ST_M;
+            wb |= l2_take(h, (uint32_t)owner, line, sway) == ST_M;
     }
     if (wb)
         res->mem_writebacks++;
@@ -366,12 +413,12 @@ static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier
     cache *l2 = &h->l2[core];
     uint32_t set = cache_set(l2, line);
     cache_evicted ev;
-    fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
+    uint32_t way = fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
     /* The victim's snoop entry goes first: with every L2 full the filter
      * (sized for all L2 lines) has no room for one more. */
     if (ev.line != CACHE_INVALID)
         on_l2_victim(h, core, ev.line, ev.meta, res);
-    snoop_put(&h->sf, line, (int)core);
+    snoop_put_way(&h->sf, line, (int)core, way);
 }
 
 /* --- one access ---------------------------------------------------------- */
@@ -436,8 +483,9 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
     /* Non-inclusive, only a line the Shared ways hold can also have an L2
      * copy (the S copy a PCIe read leaves); skip the snoop filter otherwise. */
     int owner = -1;
+    uint32_t sway = 0;
     if (h->cfg.mode == HIER_INCLUSIVE || llc_way < 0 || ((h->cfg.shared_mask >> llc_way) & 1))
-        owner = snoop_get(&h->sf, line);
+        owner = snoop_get_way(&h->sf, line, &sway);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     else
         assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
@@ -448,8 +496,7 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
         l2_set = cache_set(l2, line);
-        l2_way = find_in(l2, l2_set, line);
-        assert(l2_way >= 0 && "snoop filter and L2 disagree");
+        l2_way = (int)l2_way_of(h, (uint32_t)owner, l2_set, line, sway);
         l2_st = META_STATE(*cache_meta(l2, l2_set, (uint32_t)l2_way));
     }
     /* Hierarchy invariants. */
@@ -545,7 +592,7 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
 {
     uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+    assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
     assert(match == (match & -match));
 #endif
     uint8_t *meta = cache_meta(&h->llc, set, way);
@@ -612,6 +659,83 @@ static inline int access_core_fast(hier *h, enum coh_req req, uint32_t core, uin
     return 1;
 }
 
+/* Fast path 3 (h->rd_miss_fast): a PCIe read of a line a non-inclusive LLC
+ * does not hold.  Its cells, checked at init: in an L2 in E/M the line
+ * leaves an S copy there and its data (dirty or not) goes to the Shared
+ * ways (LLC_TO_SHARED, L2_TO_S); in an L2 in S or only in memory nothing
+ * moves (LLC_KEEP, L2_KEEP).  access_general's work for these cells without
+ * the table walk; `llc_set` is the line's LLC set. */
+static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
+                                                                      hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(llc_set == cache_set(&h->llc, line) && find_in(&h->llc, llc_set, line) < 0);
+#endif
+    res->mem_writebacks = 0;
+    uint32_t col = COL_MEM;
+    uint32_t sway;
+    int owner = snoop_get_way(&h->sf, line, &sway);
+    if (owner >= 0) {
+        cache *l2 = &h->l2[owner];
+        uint32_t set = cache_set(l2, line);
+        uint8_t *meta = cache_meta(l2, set, l2_way_of(h, (uint32_t)owner, set, line, sway));
+        uint8_t st = META_STATE(*meta);
+        col = COL_L2_S;
+        if (st != ST_S) {
+            col = COL_L2_EM;
+            *meta = ST_S;
+            llc_insert_at(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
+        }
+    }
+    res->hit = col != COL_MEM;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = h->rd_mem_read[col];
+    hier_req_stats *rs = &h->stats.req[REQ_PCIE_RD];
+    rs->accesses++;
+    if (res->hit) {
+        rs->hits++;
+        rs->hit_col[col]++;
+    } else {
+        rs->misses++;
+    }
+    rs->mem_reads += res->mem_reads;
+    rs->mem_writebacks += res->mem_writebacks;
+}
+
+/* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
+ * line the LLC holds in a way whose cells move it to the requester's L2
+ * (LLC_DROP, L2_TO_EM: E, or M if it was dirty or is written) when no L2
+ * has a copy; a Shared-way line may have one (another core's: the own L2
+ * was searched first), then access_general migrates it.  Returns 1 when it
+ * applied. */
+static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
+                                   uint64_t match, hier_result *res)
+{
+    uint32_t way = (uint32_t)__builtin_ctzll(match);
+    if (((h->cfg.shared_mask >> way) & 1) && snoop_get(&h->sf, line) >= 0)
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+    assert(core < h->cfg.cores);
+#endif
+    uint8_t llc_st = META_STATE(*cache_meta(&h->llc, set, way));
+    uint32_t col = h->fast_col[way];
+    remove_in(&h->llc, h->llc_recency, set, way);
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    l2_insert(h, core, line, (llc_st == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E, res);
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->mem_writebacks += res->mem_writebacks;
+    return 1;
+}
+
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
 {
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && core < h->cfg.cores &&
@@ -619,10 +743,25 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
         return;
     uint32_t set = cache_set(&h->llc, line);
     uint64_t match = match_in(&h->llc, set, line);
+    if (req < REQ_EVICT && (match & h->drop_ways[req])) {
+        uint32_t sway;
+        int owner = snoop_get_way(&h->sf, line, &sway);
+        if (owner >= 0)
+            l2_take(h, (uint32_t)owner, line, sway);
+        access_llc_fast(h, req, line, set, match, res);
+        return;
+    }
     if (req < REQ_EVICT && (match & h->fast_ways[req])) {
         access_llc_fast(h, req, line, set, match, res);
         return;
     }
+    if (req == REQ_PCIE_RD && !match && h->rd_miss_fast) {
+        access_pcie_rd_miss(h, line, set, res);
+        return;
+    }
+    if ((match & h->core_move_ways) && (req == REQ_CORE_RD || req == REQ_CORE_WR) &&
+        access_core_move(h, req, core, line, set, match, res))
+        return;
     access_general(h, req, core, line, set, match, res);
 }
 
@@ -652,11 +791,15 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const uint32_t slots = h->llc.tag_slots, ways = h->llc.ways;
     const enum coh_req req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
     const uint64_t fast_full = h->fast_ways[req_full], fast_part = h->fast_ways[REQ_PCIE_WR_PART];
+    const uint64_t drop_full = h->drop_ways[req_full], drop_part = h->drop_ways[REQ_PCIE_WR_PART];
     const int nibble = h->llc_nibble;
     uint8_t *const rbase = h->llc.repl->base;
     const uint64_t rstride = h->llc.repl->stride;
     uint32_t cnt[2][COL_COUNT] = {{0}};   /* fast hits by (partial, column) */
     uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
+    /* The partial lines' indices (UINT32_MAX: none). */
+    const uint32_t part_first = write && head_partial ? 0 : UINT32_MAX;
+    const uint32_t part_last = write && tail_partial ? n - 1 : UINT32_MAX;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints) {
@@ -666,26 +809,35 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
                 assert(sets[i] == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
 #endif
+                prefetch_set(&h->llc, sets[i]);
             }
         } else {
             cache_mapper_set_run(&h->llc.map, first + base, m, sets);
+            for (uint32_t i = 0; i < m; i++)
+                prefetch_set(&h->llc, sets[i]);
         }
-        for (uint32_t i = 0; i < m; i++)
-            prefetch_set(&h->llc, sets[i]);
         for (uint32_t i = 0; i < m; i++) {
             uint32_t k = base + i, set = sets[i];
             uint64_t line = first + k;
-            int partial = write && ((k == 0 && head_partial) || (k == n - 1 && tail_partial));
+            int partial = write && (k == part_first || k == part_last);
             const uint64_t *t = cache_view_tags(v, set);
             uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
             /* A line is in one way at most: a tag equal to it is the match. */
             uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
-            if (match & (partial ? fast_part : fast_full)) {
+            const uint64_t drop = partial ? drop_part : drop_full;
+            if (match & ((partial ? fast_part : fast_full) | drop)) {
                 uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-                assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+                assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) &&
+                       "a DDIO/L3* line with an L2 copy");
                 assert(match == match_in(&h->llc, set, line));
 #endif
+                if (match & drop) {
+                    uint32_t sway;
+                    int owner = snoop_get_way(&h->sf, line, &sway);
+                    if (owner >= 0)
+                        l2_take(h, (uint32_t)owner, line, sway);
+                }
                 uint8_t *meta = cache_view_meta(v, set, way);
                 if (nibble) {
                     uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
@@ -693,8 +845,11 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 } else {
                     cache_hit(&h->llc, set, way);
                 }
-                if (write || META_STATE(*meta) == ST_M)
-                    *meta = ST_M;   /* LLC_KEEP: a dirty line (or one the request writes) stays M */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(*meta == META_STATE(*meta) && "a metadata byte is the state alone");
+#endif
+                if (write)
+                    *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
                 cnt[partial][h->fast_col[way]]++;
                 hits++;
                 phits += (uint32_t)partial;
@@ -702,7 +857,10 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     hints[k] = (uint64_t)(set + 1) << 8 | way;
             } else {
                 hier_result r;
-                access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
+                if (!write && !match && h->rd_miss_fast)
+                    access_pcie_rd_miss(h, line, set, &r);
+                else
+                    access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
                 hits += r.hit;
                 phits += (uint32_t)(r.hit & partial);
                 if (hints)
@@ -722,25 +880,32 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     return hits;
 }
 
+/* pcie_run is compiled once per (write, hints or not): the hint tests
+ * leave the line loop. */
 uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
                              uint32_t *part_hits, uint64_t *hints)
 {
-    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+    if (hints)
+        return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, NULL);
 }
 
 uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
 {
     uint32_t part_hits;
-    return pcie_run(h, 0, first, n, 0, 0, &part_hits, hints);
+    if (hints)
+        return pcie_run(h, 0, first, n, 0, 0, &part_hits, hints);
+    return pcie_run(h, 0, first, n, 0, 0, &part_hits, NULL);
 }
 
 void hier_flush(hier *h, uint64_t line, hier_result *res)
 {
     memset(res, 0, sizeof *res);
     int dirty = 0;
-    int owner = snoop_get(&h->sf, line);
+    uint32_t sway;
+    int owner = snoop_get_way(&h->sf, line, &sway);
     if (owner >= 0) {
-        dirty |= l2_take(h, (uint32_t)owner, line) == ST_M;
+        dirty |= l2_take(h, (uint32_t)owner, line, sway) == ST_M;
         res->hit = 1;
         res->region = REG_L2;
     }

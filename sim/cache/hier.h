@@ -72,11 +72,15 @@ typedef struct hier {
     hier_stats stats;
     /* Fast paths (hier.c, "fast paths"), all derived at init: */
     uint64_t fast_ways[REQ_COUNT];  /* LLC ways where a hit of this request is a plain LLC_KEEP cell */
+    uint64_t drop_ways[REQ_COUNT];  /* LLC ways where a hit is LLC_KEEP, reads no memory and drops any L2 copy */
     uint8_t fast_col[CACHE_MAX_WAYS];   /* Table 1 column of each LLC way */
     int core_fast;                  /* a core request first looks in its own L2 */
     int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
     int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (hier.c fill_in / remove_in) */
     int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
+    uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (core_move_fast) */
+    int rd_miss_fast;               /* a PCIe read the LLC misses: hier.c access_pcie_rd_miss */
+    uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */

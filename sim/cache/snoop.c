@@ -38,21 +38,28 @@ static inline uint64_t slot_of(const snoop_filter *sf, uint64_t line)
     return ddio_mix64(line) & sf->mask;
 }
 
-void snoop_put(snoop_filter *sf, uint64_t line, int core)
+void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way)
 {
+    assert(core >= 0 && core < SNOOP_MAX_CORES && way < SNOOP_MAX_WAYS);
+    uint16_t v = (uint16_t)((uint32_t)core | way << SNOOP_CORE_BITS);
     for (uint64_t i = slot_of(sf, line);; i = (i + 1) & sf->mask) {
         if (sf->keys[i] == line) {
-            sf->core[i] = (uint16_t)core;
+            sf->core[i] = v;
             return;
         }
         if (sf->keys[i] == SF_EMPTY) {
             assert(sf->count < sf->mask / 2 + 1 && "snoop filter over capacity");
             sf->keys[i] = line;
-            sf->core[i] = (uint16_t)core;
+            sf->core[i] = v;
             sf->count++;
             return;
         }
     }
+}
+
+void snoop_put(snoop_filter *sf, uint64_t line, int core)
+{
+    snoop_put_way(sf, line, core, 0);
 }
 
 void snoop_erase(snoop_filter *sf, uint64_t line)

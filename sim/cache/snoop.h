@@ -14,23 +14,41 @@
 
 typedef struct snoop_filter {
     uint64_t *keys;     /* line numbers, UINT64_MAX = empty */
-    uint16_t *core;
+    uint16_t *core;     /* core | way << SNOOP_CORE_BITS */
     uint64_t mask;      /* capacity - 1 */
     uint64_t count;
 } snoop_filter;
 
 int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e);
 void snoop_free(snoop_filter *sf);
-/* Core holding `line`, or -1.  Inline: on the path of most accesses. */
-static inline int snoop_get(const snoop_filter *sf, uint64_t line)
+/* An entry's value: the core (bits 0-7) and a way the caller may store with
+ * it (bits 8-13, snoop_put_way: where the line sits in that core's L2). */
+#define SNOOP_CORE_BITS 8
+#define SNOOP_MAX_CORES (1 << SNOOP_CORE_BITS)
+#define SNOOP_MAX_WAYS 64
+
+/* Core holding `line`, or -1; *way gets the way stored with it.  Inline:
+ * on the path of most accesses. */
+static inline int snoop_get_way(const snoop_filter *sf, uint64_t line, uint32_t *way)
 {
     for (uint64_t i = ddio_mix64(line) & sf->mask;; i = (i + 1) & sf->mask) {
-        if (sf->keys[i] == line)
-            return sf->core[i];
+        if (sf->keys[i] == line) {
+            *way = (uint32_t)sf->core[i] >> SNOOP_CORE_BITS;
+            return sf->core[i] & (SNOOP_MAX_CORES - 1);
+        }
         if (sf->keys[i] == UINT64_MAX)
             return -1;
     }
 }
+
+/* Core holding `line`, or -1. */
+static inline int snoop_get(const snoop_filter *sf, uint64_t line)
+{
+    uint32_t way;
+    return snoop_get_way(sf, line, &way);
+}
+/* core < SNOOP_MAX_CORES, way < SNOOP_MAX_WAYS; snoop_put stores way 0. */
+void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way);
 void snoop_put(snoop_filter *sf, uint64_t line, int core);
 void snoop_erase(snoop_filter *sf, uint64_t line);
 

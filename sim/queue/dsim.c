@@ -12,6 +12,7 @@
 #include "sim/queue/dsim_int.h"
 
 #define OPS_CAP 4096
+#define MEMO_MAX_LEN 16384u   /* longest packet whose expansion is remembered */
 
 void dsim_options_default(dsim_options *o)
 {
@@ -267,9 +268,12 @@ static int setup(dsim *s, ddio_err *e)
     s->line_hints = calloc((size_t)s->mp.n * s->hint_lines, sizeof *s->line_hints);
     s->ops = calloc(OPS_CAP, sizeof *s->ops);
     s->ops_cap = OPS_CAP;
+    s->memo_lens = (d->data_room < MEMO_MAX_LEN ? d->data_room : MEMO_MAX_LEN) + 1;
+    s->memo_at = calloc(s->memo_lens, sizeof *s->memo_at);
+    s->memo_n = calloc(s->memo_lens, sizeof *s->memo_n);
     s->queue_snapshot = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
     s->inflight_snapshot = calloc((size_t)s->cores * 2, sizeof(double));
-    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->ops || !s->queue_snapshot || !s->inflight_snapshot)
+    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->ops || !s->memo_at || !s->memo_n || !s->queue_snapshot || !s->inflight_snapshot)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     for (uint32_t t = 0; t < w->n_tables; t++) {
         s->table_lines[t] = w->tables[t].bytes / s->line_size ? w->tables[t].bytes / s->line_size : 1;
@@ -436,6 +440,9 @@ static void teardown(dsim *s)
     free(s->buf_arrival);
     free(s->line_hints);
     free(s->ops);
+    free(s->memo_at);
+    free(s->memo_n);
+    free(s->memo_ops);
     free(s->queue_snapshot);
     free(s->inflight_snapshot);
     free(s->timeline_tmp);

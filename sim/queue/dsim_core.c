@@ -7,6 +7,9 @@
  * at its start; the core is then busy for the summed service time. */
 #include "sim/queue/dsim_int.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "traces/gen.h"
 
 #define MAX_BURST 512u
@@ -104,26 +107,58 @@ static void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
     dsim_access(s, req, c, addr, &r);
 }
 
+#define MEMO_MAX_OPS 64u   /* longest expansion remembered (bounds memo_ops: memo_lens x this) */
+
+/* The workload's line ops for a packet of `len` bytes (ddio_workload_expand,
+ * at most ops_cap of them): a function of the length alone in a run, so
+ * remembered per length; *n gets the count. */
+static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
+{
+    if (len < s->memo_lens && s->memo_at[len]) {
+        *n = s->memo_n[len];
+        return s->memo_ops + (s->memo_at[len] - 1);
+    }
+    size_t k = ddio_workload_expand(&s->cfg->workload, len, s->line_size, drv(s)->headroom % s->line_size, s->ops,
+                                    s->ops_cap);
+    if (k > s->ops_cap)
+        k = s->ops_cap;
+    *n = k;
+    if (len >= s->memo_lens || k > MEMO_MAX_OPS)
+        return s->ops;
+    if (s->memo_used + k > s->memo_cap) {
+        size_t cap = s->memo_cap ? 2 * s->memo_cap : 1024;
+        ddio_line_op *p = realloc(s->memo_ops, cap * sizeof *p);
+        if (!p)
+            return s->ops;   /* not remembered: expanded again next time */
+        s->memo_ops = p;
+        s->memo_cap = cap;
+    }
+    memcpy(s->memo_ops + s->memo_used, s->ops, k * sizeof *s->ops);
+    s->memo_at[len] = (uint32_t)s->memo_used + 1;
+    s->memo_n[len] = (uint8_t)k;
+    s->memo_used += k;
+    return s->memo_ops + (s->memo_at[len] - 1);
+}
+
 /* The workload's accesses to one received packet; returns its service time. */
 static double process_packet(dsim *s, uint32_t c, uint32_t buf)
 {
     const ddio_workload *w = &s->cfg->workload;
     uint32_t len = s->buf_len[buf];
-    size_t n = ddio_workload_expand(w, len, s->line_size, drv(s)->headroom % s->line_size, s->ops, s->ops_cap);
+    size_t n;
+    const ddio_line_op *ops = packet_ops(s, len, &n);
     double ns = 0;
     int first = 1;
-    if (n > s->ops_cap)
-        n = s->ops_cap;
     for (size_t i = 0; i < n; i++)
-        hier_prefetch(&s->h, mbuf_data_line_addr(&s->lay, buf, s->ops[i].line) >> s->line_shift);
+        hier_prefetch(&s->h, mbuf_data_line_addr(&s->lay, buf, ops[i].line) >> s->line_shift);
     for (size_t i = 0; i < n; i++) {
-        uint64_t addr = mbuf_data_line_addr(&s->lay, buf, s->ops[i].line);
+        uint64_t addr = mbuf_data_line_addr(&s->lay, buf, ops[i].line);
         hier_result r;
-        if (s->ops[i].op == DDIO_SEG_FLUSH) {
+        if (ops[i].op == DDIO_SEG_FLUSH) {
             hier_flush(&s->h, addr >> s->line_shift, &r);
             continue;
         }
-        dsim_access(s, s->ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD, c, addr, &r);
+        dsim_access(s, ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD, c, addr, &r);
         if (first)
             dsim_count(&s->n.cpu_first, r.hit);
         first = 0;

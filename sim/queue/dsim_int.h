@@ -93,6 +93,13 @@ typedef struct dsim {
     /* Workload expansion scratch. */
     ddio_line_op *ops;
     size_t ops_cap;
+    /* The expansion depends on the packet length only: remembered per
+     * length below memo_lens (dsim_core.c packet_ops). */
+    uint32_t memo_lens;         /* lengths 0..memo_lens-1 are remembered */
+    uint32_t *memo_at;          /* per length: 1 + offset into memo_ops, 0 = not yet */
+    uint8_t *memo_n;            /* per length: its op count */
+    ddio_line_op *memo_ops;
+    size_t memo_used, memo_cap;
     uint64_t table_lines[DDIO_MAX_TABLES];   /* lines per table */
     gen_zipf_sampler zipf[DDIO_MAX_TABLES];
     uint64_t distract_pos, distract_lines;
