@@ -290,26 +290,38 @@ static inline __attribute__((always_inline)) uint64_t kernel_candidates(const ui
     return cache_match_candidates(t, slots, line);
 }
 
-static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
-                                                             uint8_t *blk, const uint32_t slots, size_t k)
+/* The first half of kernel_fast: the way `*w` that holds the line if any
+ * (`*hit`), and whether the access is one for kernel_step_general (nonzero:
+ * a miss that is not the steady case). */
+static inline __attribute__((always_inline)) uint64_t kernel_probe(const kernel_env *ke, uint32_t op,
+                                                                   const uint64_t *lslot, const uint8_t *blk,
+                                                                   const uint32_t slots, uint64_t *w, uint64_t *hit)
 {
-    const uint64_t line = lslot[0];
-    uint64_t *tags = (uint64_t *)(void *)blk, *valid = tags + slots;
-    uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
-    uint8_t *meta = blk + KERNEL_META_OFF(slots);
+    const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
     const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
-    const uint64_t w = kernel_ctz(cand | (1ull << (slots - 1)));
-    const uint64_t hit = tags[w] == line;
+    *w = kernel_ctz(cand | (1ull << (slots - 1)));
+    *hit = tags[*w] == lslot[0];
     /* A miss leaves the fast path unless the set is full, the op may use
      * every way (op_full) and no way other than w can hold the line (no
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
     const uint64_t unsteady = (*valid ^ ke->op_full[op]) | cand;
-    if (__builtin_expect((unsteady & (hit - 1)) != 0, 0))
-        return 0;
+    return unsteady & (*hit - 1);
+}
+
+/* The second half: the way is the hit way w or the victim, its tag is
+ * rewritten (unchanged on a hit), its state and the counters come from
+ * tables indexed by (op, hit, old state), and it moves to the front. */
+static inline __attribute__((always_inline)) void kernel_update(kernel_env *ke, uint32_t op, uint64_t line,
+                                                                uint8_t *blk, const uint32_t slots, size_t k,
+                                                                uint64_t w, uint64_t hit)
+{
+    uint64_t *tags = (uint64_t *)(void *)blk;
+    uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
+    uint8_t *meta = blk + KERNEL_META_OFF(slots);
     const uint64_t o = *order;
     const uint64_t victim = o >> ke->lru_shift;   /* fields past the LRU end are 0 */
     const uint64_t way = kernel_select(hit, w, victim);
@@ -326,6 +338,39 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
     const uint64_t z = (x + ke->const_words[0]) & ~x & ke->const_words[1];
     const uint64_t upto = z ^ (z - 1);
     *order = o ^ ((o ^ ((o << 4) | way)) & upto);
+}
+
+/* One access (not a flush) of the kernel to the set block `blk`, or 0 when
+ * it is one for kernel_step_general (nothing changed then).  A hit and the
+ * steady-state miss (full set, every way allowed: the victim is the LRU
+ * end) are one branch-free path, since whether an access hits is what a
+ * branch predictor cannot guess. */
+static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
+                                                             uint8_t *blk, const uint32_t slots, size_t k)
+{
+    uint64_t w, hit;
+    if (__builtin_expect(kernel_probe(ke, op, lslot, blk, slots, &w, &hit) != 0, 0))
+        return 0;
+    kernel_update(ke, op, lslot[0], blk, slots, k, w, hit);
+    return 1;
+}
+
+/* Two consecutive accesses a and a + 1 of a batch to different sets: both
+ * probes come before both updates (neither update touches the other's
+ * block), so the second access's tag match does not wait behind the first
+ * one's update.  0 when either is one for kernel_step_general or the sets
+ * are the same (nothing changed then: the caller replays them in turn). */
+static inline __attribute__((always_inline)) int kernel_fast2(kernel_env *ke, const uint8_t *ops,
+                                                              const uint64_t (*lslot)[2], uint8_t *const *blk,
+                                                              const uint32_t slots, size_t a)
+{
+    uint64_t w0, hit0, w1, hit1;
+    const uint64_t bad0 = kernel_probe(ke, ops[a], lslot[a], blk[a], slots, &w0, &hit0);
+    const uint64_t bad1 = kernel_probe(ke, ops[a + 1], lslot[a + 1], blk[a + 1], slots, &w1, &hit1);
+    if (__builtin_expect((bad0 | bad1) != 0 || blk[a] == blk[a + 1], 0))
+        return 0;
+    kernel_update(ke, ops[a], lslot[a][0], blk[a], slots, a, w0, hit0);
+    kernel_update(ke, ops[a + 1], lslot[a + 1][0], blk[a + 1], slots, a + 1, w1, hit1);
     return 1;
 }
 
@@ -447,27 +492,24 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         uint8_t *const *bb = blk[cur];
         size_t k = 0;
         if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-            /* Unrolled: the fast steps follow each other without a loop
-             * test; an access for kernel_step_general leaves the switch and
-             * the next one resumes it at its position. */
-#define KERNEL_FAST_AT(K)                                                      \
+            /* Unrolled, in pairs (kernel_fast2): the pairs follow each
+             * other without a loop test; a pair kernel_fast2 declines leaves
+             * the switch, is replayed access by access, and the next pair
+             * resumes it at its position. */
+#define KERNEL_FAST_PAIR_AT(K)                                                 \
     case K:                                                                    \
-        if (!kernel_fast(&ke, bops[K], bl[K], bb[K], slots, K)) {              \
+        if (!kernel_fast2(&ke, bops, bl, bb, slots, K)) {                      \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
         __attribute__((fallthrough));
-            _Static_assert(KERNEL_BATCH == 8, "KERNEL_FAST_AT cases 0..7");
+            _Static_assert(KERNEL_BATCH == 8, "KERNEL_FAST_PAIR_AT cases 0..6");
             for (;;) {
                 switch (k) {
-                KERNEL_FAST_AT(0)
-                KERNEL_FAST_AT(1)
-                KERNEL_FAST_AT(2)
-                KERNEL_FAST_AT(3)
-                KERNEL_FAST_AT(4)
-                KERNEL_FAST_AT(5)
-                KERNEL_FAST_AT(6)
-                KERNEL_FAST_AT(7)
+                KERNEL_FAST_PAIR_AT(0)
+                KERNEL_FAST_PAIR_AT(2)
+                KERNEL_FAST_PAIR_AT(4)
+                KERNEL_FAST_PAIR_AT(6)
                 case KERNEL_BATCH:
                     k = KERNEL_BATCH;
                     break;
@@ -476,11 +518,13 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                 }
                 if (k == KERNEL_BATCH)
                     break;
-                kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
-                if (++k == KERNEL_BATCH)
+                for (size_t e = k + 2; k < e; k++)
+                    if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, k))
+                        kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
+                if (k == KERNEL_BATCH)
                     break;
             }
-#undef KERNEL_FAST_AT
+#undef KERNEL_FAST_PAIR_AT
         } else {
             while (k < m) {
                 for (; k < m; k++)
