@@ -369,6 +369,9 @@ static inline __attribute__((always_inline)) int kernel_fast2(kernel_env *ke, co
     const uint64_t bad1 = kernel_probe(ke, ops[a + 1], lslot[a + 1], blk[a + 1], slots, &w1, &hit1);
     if (__builtin_expect((bad0 | bad1) != 0 || blk[a] == blk[a + 1], 0))
         return 0;
+    /* The ops and lines are read again rather than kept in registers
+     * through the probes (GCC spilled them). */
+    __asm__("" : : : "memory");
     kernel_update(ke, ops[a], lslot[a][0], blk[a], slots, a, w0, hit0);
     kernel_update(ke, ops[a + 1], lslot[a + 1][0], blk[a + 1], slots, a + 1, w1, hit1);
     return 1;
