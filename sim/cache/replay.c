@@ -355,25 +355,46 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
     return 1;
 }
 
-/* Two consecutive accesses a and a + 1 of a batch to different sets: both
- * probes come before both updates (neither update touches the other's
- * block), so the second access's tag match does not wait behind the first
- * one's update.  0 when either is one for kernel_step_general or the sets
- * are the same (nothing changed then: the caller replays them in turn). */
-static inline __attribute__((always_inline)) int kernel_fast2(kernel_env *ke, const uint8_t *ops,
-                                                              const uint64_t (*lslot)[2], uint8_t *const *blk,
-                                                              const uint32_t slots, size_t a)
+/* KERNEL_GROUP consecutive accesses a .. a + 3 of a batch to pairwise
+ * different sets: all four probes come before the four updates (no update
+ * touches another one's block), so the tag matches do not wait behind the
+ * updates of the accesses before them: the out-of-order window holds only
+ * about two accesses in program order.  0 when one of them is for
+ * kernel_step_general or two sets are the same (nothing changed then: the
+ * caller replays them in turn). */
+#define KERNEL_GROUP 4
+static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *ke, const uint8_t *ops,
+                                                                   const uint64_t (*lslot)[2], uint8_t *const *blk,
+                                                                   const uint32_t slots, size_t a)
 {
-    uint64_t w0, hit0, w1, hit1;
-    const uint64_t bad0 = kernel_probe(ke, ops[a], lslot[a], blk[a], slots, &w0, &hit0);
-    const uint64_t bad1 = kernel_probe(ke, ops[a + 1], lslot[a + 1], blk[a + 1], slots, &w1, &hit1);
-    if (__builtin_expect((bad0 | bad1) != 0 || blk[a] == blk[a + 1], 0))
+    uint64_t w0, w1, w2, w3, h0, h1, h2, h3;
+    uint64_t bad = kernel_probe(ke, ops[a], lslot[a], blk[a], slots, &w0, &h0) |
+                   kernel_probe(ke, ops[a + 1], lslot[a + 1], blk[a + 1], slots, &w1, &h1) |
+                   kernel_probe(ke, ops[a + 2], lslot[a + 2], blk[a + 2], slots, &w2, &h2) |
+                   kernel_probe(ke, ops[a + 3], lslot[a + 3], blk[a + 3], slots, &w3, &h3);
+#ifdef __SSE2__
+    /* Two blocks are the same iff the low 32 bits of their addresses are
+     * (the block array is smaller than 4 GiB: replay_run): the four low
+     * halves against themselves rotated by one and by two are the six pairs. */
+    const __m128i p = _mm_castps_si128(_mm_shuffle_ps(_mm_load_ps((const float *)(const void *)(blk + a)),
+                                                      _mm_load_ps((const float *)(const void *)(blk + a + 2)),
+                                                      _MM_SHUFFLE(2, 0, 2, 0)));
+    const __m128i eq = _mm_or_si128(_mm_cmpeq_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(0, 3, 2, 1))),
+                                    _mm_cmpeq_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2))));
+    bad |= (uint32_t)_mm_movemask_epi8(eq);
+#else
+    bad |= (uint64_t)(blk[a] == blk[a + 1] || blk[a] == blk[a + 2] || blk[a] == blk[a + 3] ||
+                      blk[a + 1] == blk[a + 2] || blk[a + 1] == blk[a + 3] || blk[a + 2] == blk[a + 3]);
+#endif
+    if (__builtin_expect(bad != 0, 0))
         return 0;
     /* The ops and lines are read again rather than kept in registers
      * through the probes (GCC spilled them). */
     __asm__("" : : : "memory");
-    kernel_update(ke, ops[a], lslot[a][0], blk[a], slots, a, w0, hit0);
-    kernel_update(ke, ops[a + 1], lslot[a + 1][0], blk[a + 1], slots, a + 1, w1, hit1);
+    kernel_update(ke, ops[a], lslot[a][0], blk[a], slots, a, w0, h0);
+    kernel_update(ke, ops[a + 1], lslot[a + 1][0], blk[a + 1], slots, a + 1, w1, h1);
+    kernel_update(ke, ops[a + 2], lslot[a + 2][0], blk[a + 2], slots, a + 2, w2, h2);
+    kernel_update(ke, ops[a + 3], lslot[a + 3][0], blk[a + 3], slots, a + 3, w3, h3);
     return 1;
 }
 
@@ -464,29 +485,36 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
             ke.count_inc[op * 8 + old] = 1 + ((uint64_t)(old == ST_M) << PACK_WB);
         }
     }
-    /* Batches: the blocks of batch b+1 are computed and prefetched (a small
-     * loop of its own) before batch b is replayed, so each access is
-     * prefetched KERNEL_BATCH to 2 * KERNEL_BATCH accesses ahead, and the
-     * two loops do not compete for registers. */
-    uint8_t *blk[2][KERNEL_BATCH];
+    /* Batches: the blocks of batch b + KERNEL_AHEAD are computed and
+     * prefetched (a small loop of its own) before batch b is replayed, so
+     * each access is prefetched KERNEL_AHEAD batches ahead or more (blocks
+     * that come from DRAM need it), and the two loops do not compete for
+     * registers.  blk and line are rings of KERNEL_AHEAD + 1 batches. */
+#define KERNEL_AHEAD 2
+#define KERNEL_RING (KERNEL_AHEAD + 1)
+    _Alignas(16) uint8_t *blk[KERNEL_RING][KERNEL_BATCH];
     /* Line numbers, one per 16-byte slot (kernel_candidates); the upper half
      * of each slot is not used. */
-    _Alignas(16) uint64_t line[2][KERNEL_BATCH][2];
+    _Alignas(16) uint64_t line[KERNEL_RING][KERNEL_BATCH][2];
     memset(line, 0, sizeof line);
-    size_t cur = 0, m = n < KERNEL_BATCH ? n : KERNEL_BATCH;
+    size_t cur = 0;
     uint32_t batches = 0;
-    for (size_t k = 0; k < m; k++)
-        kernel_map(&ke, addrs[k], &blk[0][k], &line[0][k][0], slots, xor_map);
-    for (size_t j = 0; j < n; j += KERNEL_BATCH, cur ^= 1) {
-        const size_t next = j + KERNEL_BATCH, nm = next >= n ? 0 : n - next < KERNEL_BATCH ? n - next : KERNEL_BATCH;
-        if (nm == KERNEL_BATCH) {
+    for (size_t k = 0; k < n && k < KERNEL_AHEAD * KERNEL_BATCH; k++)
+        kernel_map(&ke, addrs[k], &blk[k / KERNEL_BATCH][k % KERNEL_BATCH], &line[k / KERNEL_BATCH][k % KERNEL_BATCH][0],
+                   slots, xor_map);
+    for (size_t j = 0; j < n; j += KERNEL_BATCH, cur = cur + 1 == KERNEL_RING ? 0 : cur + 1) {
+        const size_t ahead = j + KERNEL_AHEAD * KERNEL_BATCH,
+                     na = ahead >= n ? 0 : n - ahead < KERNEL_BATCH ? n - ahead : KERNEL_BATCH;
+        const size_t ab = cur + KERNEL_AHEAD >= KERNEL_RING ? cur + KERNEL_AHEAD - KERNEL_RING : cur + KERNEL_AHEAD;
+        if (na == KERNEL_BATCH) {
 #pragma GCC unroll 8
             for (size_t k = 0; k < KERNEL_BATCH; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
+                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
         } else {
-            for (size_t k = 0; k < nm; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
+            for (size_t k = 0; k < na; k++)
+                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
         }
+        const size_t m = n - j < KERNEL_BATCH ? n - j : KERNEL_BATCH;
         /* The inner loops make no call, so that the kernel's state stays in
          * registers: they stop at an access for kernel_step_general or
          * kernel_step_rare. */
@@ -495,24 +523,23 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         uint8_t *const *bb = blk[cur];
         size_t k = 0;
         if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-            /* Unrolled, in pairs (kernel_fast2): the pairs follow each
-             * other without a loop test; a pair kernel_fast2 declines leaves
-             * the switch, is replayed access by access, and the next pair
-             * resumes it at its position. */
-#define KERNEL_FAST_PAIR_AT(K)                                                 \
+            /* In groups of 4 (kernel_fast_group), unrolled: the groups
+             * follow each other without a loop test; a group that
+             * kernel_fast_group declines leaves the switch, is replayed
+             * access by access, and the next group resumes it at its
+             * position. */
+#define KERNEL_FAST_GROUP_AT(K)                                                \
     case K:                                                                    \
-        if (!kernel_fast2(&ke, bops, bl, bb, slots, K)) {                      \
+        if (!kernel_fast_group(&ke, bops, bl, bb, slots, K)) {                 \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
         __attribute__((fallthrough));
-            _Static_assert(KERNEL_BATCH == 8, "KERNEL_FAST_PAIR_AT cases 0..6");
+            _Static_assert(KERNEL_BATCH == 8 && KERNEL_GROUP == 4, "KERNEL_FAST_GROUP_AT cases 0, 4");
             for (;;) {
                 switch (k) {
-                KERNEL_FAST_PAIR_AT(0)
-                KERNEL_FAST_PAIR_AT(2)
-                KERNEL_FAST_PAIR_AT(4)
-                KERNEL_FAST_PAIR_AT(6)
+                KERNEL_FAST_GROUP_AT(0)
+                KERNEL_FAST_GROUP_AT(4)
                 case KERNEL_BATCH:
                     k = KERNEL_BATCH;
                     break;
@@ -521,13 +548,13 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                 }
                 if (k == KERNEL_BATCH)
                     break;
-                for (size_t e = k + 2; k < e; k++)
+                for (size_t e = k + KERNEL_GROUP; k < e; k++)
                     if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, k))
                         kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
                 if (k == KERNEL_BATCH)
                     break;
             }
-#undef KERNEL_FAST_PAIR_AT
+#undef KERNEL_FAST_GROUP_AT
         } else {
             while (k < m) {
                 for (; k < m; k++)
@@ -539,7 +566,6 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                 }
             }
         }
-        m = nm;
         if (++batches == KERNEL_FOLD_BATCHES) {
             kernel_fold_packed(&ke);
             batches = 0;
@@ -571,7 +597,9 @@ static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *ad
 
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
-    if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS)
+    /* The kernel tells blocks apart by the low 32 bits of their addresses. */
+    if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS &&
+        (uint64_t)r->c.nsets * r->c.block_bytes <= (1ull << 32))
         return run_lru_kernel(r, ops, addrs, n);
     uint64_t hits = 0;
     uint32_t shift = r->c.map.line_shift;
