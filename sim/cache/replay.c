@@ -422,10 +422,18 @@ static void kernel_step_rare(kernel_env *ke, uint32_t op, uint64_t line, uint8_t
 static inline int kernel_ops_plain(const uint8_t *ops)
 {
     _Static_assert(KERNEL_BATCH == 8 && OP_COUNT == 8, "8 ops in a word, 3 bits each");
+#ifdef __SSE2__
+    /* A byte is bad if it is a flush or above 7 (saturating x - 7 is not 0);
+     * the upper 8 bytes of the load are 0, which is not bad. */
+    const __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)ops);
+    const __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(OP_FLUSH)), _mm_subs_epu8(x, _mm_set1_epi8(7)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(bad, _mm_setzero_si128())) == 0xFFFF;
+#else
     uint64_t x;
     memcpy(&x, ops, sizeof x);
     const uint64_t f = x ^ (0x0101010101010101ull * OP_FLUSH);   /* a zero byte per flush */
     return ((x & 0xF8F8F8F8F8F8F8F8ull) | ((f - 0x0101010101010101ull) & ~f & 0x8080808080808080ull)) == 0;
+#endif
 }
 
 /* The LRU kernel: the same semantics as replay_access, specialised for the
