@@ -290,26 +290,38 @@ static inline __attribute__((always_inline)) uint64_t kernel_candidates(const ui
     return cache_match_candidates(t, slots, line);
 }
 
-static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
-                                                             uint8_t *blk, const uint32_t slots, size_t k)
+/* The first half of kernel_fast: the way `*w` that holds the line if any
+ * (`*hit`), and whether the access is one for kernel_step_general (nonzero:
+ * a miss that is not the steady case). */
+static inline __attribute__((always_inline)) uint64_t kernel_probe(const kernel_env *ke, uint32_t op,
+                                                                   const uint64_t *lslot, const uint8_t *blk,
+                                                                   const uint32_t slots, uint64_t *w, uint64_t *hit)
 {
-    const uint64_t line = lslot[0];
-    uint64_t *tags = (uint64_t *)(void *)blk, *valid = tags + slots;
-    uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
-    uint8_t *meta = blk + KERNEL_META_OFF(slots);
+    const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
     const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
-    const uint64_t w = kernel_ctz(cand | (1ull << (slots - 1)));
-    const uint64_t hit = tags[w] == line;
+    *w = kernel_ctz(cand | (1ull << (slots - 1)));
+    *hit = tags[*w] == lslot[0];
     /* A miss leaves the fast path unless the set is full, the op may use
      * every way (op_full) and no way other than w can hold the line (no
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
     const uint64_t unsteady = (*valid ^ ke->op_full[op]) | cand;
-    if (__builtin_expect((unsteady & (hit - 1)) != 0, 0))
-        return 0;
+    return unsteady & (*hit - 1);
+}
+
+/* The second half: the way is the hit way w or the victim, its tag is
+ * rewritten (unchanged on a hit), its state and the counters come from
+ * tables indexed by (op, hit, old state), and it moves to the front. */
+static inline __attribute__((always_inline)) void kernel_update(kernel_env *ke, uint32_t op, uint64_t line,
+                                                                uint8_t *blk, const uint32_t slots, size_t k,
+                                                                uint64_t w, uint64_t hit)
+{
+    uint64_t *tags = (uint64_t *)(void *)blk;
+    uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
+    uint8_t *meta = blk + KERNEL_META_OFF(slots);
     const uint64_t o = *order;
     const uint64_t victim = o >> ke->lru_shift;   /* fields past the LRU end are 0 */
     const uint64_t way = kernel_select(hit, w, victim);
@@ -326,6 +338,63 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
     const uint64_t z = (x + ke->const_words[0]) & ~x & ke->const_words[1];
     const uint64_t upto = z ^ (z - 1);
     *order = o ^ ((o ^ ((o << 4) | way)) & upto);
+}
+
+/* One access (not a flush) of the kernel to the set block `blk`, or 0 when
+ * it is one for kernel_step_general (nothing changed then).  A hit and the
+ * steady-state miss (full set, every way allowed: the victim is the LRU
+ * end) are one branch-free path, since whether an access hits is what a
+ * branch predictor cannot guess. */
+static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
+                                                             uint8_t *blk, const uint32_t slots, size_t k)
+{
+    uint64_t w, hit;
+    if (__builtin_expect(kernel_probe(ke, op, lslot, blk, slots, &w, &hit) != 0, 0))
+        return 0;
+    kernel_update(ke, op, lslot[0], blk, slots, k, w, hit);
+    return 1;
+}
+
+/* KERNEL_GROUP consecutive accesses a .. a + 3 of a batch to pairwise
+ * different sets: all four probes come before the four updates (no update
+ * touches another one's block), so the tag matches do not wait behind the
+ * updates of the accesses before them: the out-of-order window holds only
+ * about two accesses in program order.  0 when one of them is for
+ * kernel_step_general or two sets are the same (nothing changed then: the
+ * caller replays them in turn). */
+#define KERNEL_GROUP 4
+static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *ke, const uint8_t *ops,
+                                                                   const uint64_t (*lslot)[2], uint8_t *const *blk,
+                                                                   const uint32_t slots, size_t a)
+{
+    uint64_t w0, w1, w2, w3, h0, h1, h2, h3;
+    uint64_t bad = kernel_probe(ke, ops[a], lslot[a], blk[a], slots, &w0, &h0) |
+                   kernel_probe(ke, ops[a + 1], lslot[a + 1], blk[a + 1], slots, &w1, &h1) |
+                   kernel_probe(ke, ops[a + 2], lslot[a + 2], blk[a + 2], slots, &w2, &h2) |
+                   kernel_probe(ke, ops[a + 3], lslot[a + 3], blk[a + 3], slots, &w3, &h3);
+#ifdef __SSE2__
+    /* Two blocks are the same iff the low 32 bits of their addresses are
+     * (the block array is smaller than 4 GiB: replay_run): the four low
+     * halves against themselves rotated by one and by two are the six pairs. */
+    const __m128i p = _mm_castps_si128(_mm_shuffle_ps(_mm_load_ps((const float *)(const void *)(blk + a)),
+                                                      _mm_load_ps((const float *)(const void *)(blk + a + 2)),
+                                                      _MM_SHUFFLE(2, 0, 2, 0)));
+    const __m128i eq = _mm_or_si128(_mm_cmpeq_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(0, 3, 2, 1))),
+                                    _mm_cmpeq_epi32(p, _mm_shuffle_epi32(p, _MM_SHUFFLE(1, 0, 3, 2))));
+    bad |= (uint32_t)_mm_movemask_epi8(eq);
+#else
+    bad |= (uint64_t)(blk[a] == blk[a + 1] || blk[a] == blk[a + 2] || blk[a] == blk[a + 3] ||
+                      blk[a + 1] == blk[a + 2] || blk[a + 1] == blk[a + 3] || blk[a + 2] == blk[a + 3]);
+#endif
+    if (__builtin_expect(bad != 0, 0))
+        return 0;
+    /* The ops and lines are read again rather than kept in registers
+     * through the probes (GCC spilled them). */
+    __asm__("" : : : "memory");
+    kernel_update(ke, ops[a], lslot[a][0], blk[a], slots, a, w0, h0);
+    kernel_update(ke, ops[a + 1], lslot[a + 1][0], blk[a + 1], slots, a + 1, w1, h1);
+    kernel_update(ke, ops[a + 2], lslot[a + 2][0], blk[a + 2], slots, a + 2, w2, h2);
+    kernel_update(ke, ops[a + 3], lslot[a + 3][0], blk[a + 3], slots, a + 3, w3, h3);
     return 1;
 }
 
@@ -353,10 +422,18 @@ static void kernel_step_rare(kernel_env *ke, uint32_t op, uint64_t line, uint8_t
 static inline int kernel_ops_plain(const uint8_t *ops)
 {
     _Static_assert(KERNEL_BATCH == 8 && OP_COUNT == 8, "8 ops in a word, 3 bits each");
+#ifdef __SSE2__
+    /* A byte is bad if it is a flush or above 7 (saturating x - 7 is not 0);
+     * the upper 8 bytes of the load are 0, which is not bad. */
+    const __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)ops);
+    const __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(OP_FLUSH)), _mm_subs_epu8(x, _mm_set1_epi8(7)));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(bad, _mm_setzero_si128())) == 0xFFFF;
+#else
     uint64_t x;
     memcpy(&x, ops, sizeof x);
     const uint64_t f = x ^ (0x0101010101010101ull * OP_FLUSH);   /* a zero byte per flush */
     return ((x & 0xF8F8F8F8F8F8F8F8ull) | ((f - 0x0101010101010101ull) & ~f & 0x8080808080808080ull)) == 0;
+#endif
 }
 
 /* The LRU kernel: the same semantics as replay_access, specialised for the
@@ -416,29 +493,36 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
             ke.count_inc[op * 8 + old] = 1 + ((uint64_t)(old == ST_M) << PACK_WB);
         }
     }
-    /* Batches: the blocks of batch b+1 are computed and prefetched (a small
-     * loop of its own) before batch b is replayed, so each access is
-     * prefetched KERNEL_BATCH to 2 * KERNEL_BATCH accesses ahead, and the
-     * two loops do not compete for registers. */
-    uint8_t *blk[2][KERNEL_BATCH];
+    /* Batches: the blocks of batch b + KERNEL_AHEAD are computed and
+     * prefetched (a small loop of its own) before batch b is replayed, so
+     * each access is prefetched KERNEL_AHEAD batches ahead or more (blocks
+     * that come from DRAM need it), and the two loops do not compete for
+     * registers.  blk and line are rings of KERNEL_AHEAD + 1 batches. */
+#define KERNEL_AHEAD 2
+#define KERNEL_RING (KERNEL_AHEAD + 1)
+    _Alignas(16) uint8_t *blk[KERNEL_RING][KERNEL_BATCH];
     /* Line numbers, one per 16-byte slot (kernel_candidates); the upper half
      * of each slot is not used. */
-    _Alignas(16) uint64_t line[2][KERNEL_BATCH][2];
+    _Alignas(16) uint64_t line[KERNEL_RING][KERNEL_BATCH][2];
     memset(line, 0, sizeof line);
-    size_t cur = 0, m = n < KERNEL_BATCH ? n : KERNEL_BATCH;
+    size_t cur = 0;
     uint32_t batches = 0;
-    for (size_t k = 0; k < m; k++)
-        kernel_map(&ke, addrs[k], &blk[0][k], &line[0][k][0], slots, xor_map);
-    for (size_t j = 0; j < n; j += KERNEL_BATCH, cur ^= 1) {
-        const size_t next = j + KERNEL_BATCH, nm = next >= n ? 0 : n - next < KERNEL_BATCH ? n - next : KERNEL_BATCH;
-        if (nm == KERNEL_BATCH) {
+    for (size_t k = 0; k < n && k < KERNEL_AHEAD * KERNEL_BATCH; k++)
+        kernel_map(&ke, addrs[k], &blk[k / KERNEL_BATCH][k % KERNEL_BATCH], &line[k / KERNEL_BATCH][k % KERNEL_BATCH][0],
+                   slots, xor_map);
+    for (size_t j = 0; j < n; j += KERNEL_BATCH, cur = cur + 1 == KERNEL_RING ? 0 : cur + 1) {
+        const size_t ahead = j + KERNEL_AHEAD * KERNEL_BATCH,
+                     na = ahead >= n ? 0 : n - ahead < KERNEL_BATCH ? n - ahead : KERNEL_BATCH;
+        const size_t ab = cur + KERNEL_AHEAD >= KERNEL_RING ? cur + KERNEL_AHEAD - KERNEL_RING : cur + KERNEL_AHEAD;
+        if (na == KERNEL_BATCH) {
 #pragma GCC unroll 8
             for (size_t k = 0; k < KERNEL_BATCH; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
+                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
         } else {
-            for (size_t k = 0; k < nm; k++)
-                kernel_map(&ke, addrs[next + k], &blk[cur ^ 1][k], &line[cur ^ 1][k][0], slots, xor_map);
+            for (size_t k = 0; k < na; k++)
+                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
         }
+        const size_t m = n - j < KERNEL_BATCH ? n - j : KERNEL_BATCH;
         /* The inner loops make no call, so that the kernel's state stays in
          * registers: they stop at an access for kernel_step_general or
          * kernel_step_rare. */
@@ -447,27 +531,23 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         uint8_t *const *bb = blk[cur];
         size_t k = 0;
         if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-            /* Unrolled: the fast steps follow each other without a loop
-             * test; an access for kernel_step_general leaves the switch and
-             * the next one resumes it at its position. */
-#define KERNEL_FAST_AT(K)                                                      \
+            /* In groups of 4 (kernel_fast_group), unrolled: the groups
+             * follow each other without a loop test; a group that
+             * kernel_fast_group declines leaves the switch, is replayed
+             * access by access, and the next group resumes it at its
+             * position. */
+#define KERNEL_FAST_GROUP_AT(K)                                                \
     case K:                                                                    \
-        if (!kernel_fast(&ke, bops[K], bl[K], bb[K], slots, K)) {              \
+        if (!kernel_fast_group(&ke, bops, bl, bb, slots, K)) {                 \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
         __attribute__((fallthrough));
-            _Static_assert(KERNEL_BATCH == 8, "KERNEL_FAST_AT cases 0..7");
+            _Static_assert(KERNEL_BATCH == 8 && KERNEL_GROUP == 4, "KERNEL_FAST_GROUP_AT cases 0, 4");
             for (;;) {
                 switch (k) {
-                KERNEL_FAST_AT(0)
-                KERNEL_FAST_AT(1)
-                KERNEL_FAST_AT(2)
-                KERNEL_FAST_AT(3)
-                KERNEL_FAST_AT(4)
-                KERNEL_FAST_AT(5)
-                KERNEL_FAST_AT(6)
-                KERNEL_FAST_AT(7)
+                KERNEL_FAST_GROUP_AT(0)
+                KERNEL_FAST_GROUP_AT(4)
                 case KERNEL_BATCH:
                     k = KERNEL_BATCH;
                     break;
@@ -476,11 +556,13 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                 }
                 if (k == KERNEL_BATCH)
                     break;
-                kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
-                if (++k == KERNEL_BATCH)
+                for (size_t e = k + KERNEL_GROUP; k < e; k++)
+                    if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, k))
+                        kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
+                if (k == KERNEL_BATCH)
                     break;
             }
-#undef KERNEL_FAST_AT
+#undef KERNEL_FAST_GROUP_AT
         } else {
             while (k < m) {
                 for (; k < m; k++)
@@ -492,7 +574,6 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                 }
             }
         }
-        m = nm;
         if (++batches == KERNEL_FOLD_BATCHES) {
             kernel_fold_packed(&ke);
             batches = 0;
@@ -524,7 +605,9 @@ static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *ad
 
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
-    if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS)
+    /* The kernel tells blocks apart by the low 32 bits of their addresses. */
+    if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS &&
+        (uint64_t)r->c.nsets * r->c.block_bytes <= (1ull << 32))
         return run_lru_kernel(r, ops, addrs, n);
     uint64_t hits = 0;
     uint32_t shift = r->c.map.line_shift;
