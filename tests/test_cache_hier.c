@@ -642,3 +642,66 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
     core_move_equal("srrip", 23);
     core_move_equal("drrip", 24);
 }
+
+/* hier_access_set (the caller passes the LLC set, hier_llc_set) on the fast
+ * paths against hier_access on a general-only hierarchy: every result,
+ * place, counter and raw set block. */
+static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+{
+    hier h[2];
+    for (int k = 0; k < 2; k++) {
+        hier_config c;
+        hier_config_default(&c);
+        c.mode = mode;
+        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
+        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 2, .mapping = MAP_MODULO};
+        c.cores = 3;
+        c.ddio_mask = 0x30;
+        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
+        c.n_cos = 2;
+        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
+        c.cos_mask[1] = 0x08;
+        c.core_cos[2] = 1;
+        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
+        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", policy);
+        ddio_err e;
+        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
+    }
+    hier_set_general_only(&h[1], 1);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 90;
+    for (int i = 0; i < 6000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        static const enum coh_req reqs[] = {REQ_PCIE_WR_FULL, REQ_PCIE_WR_PART, REQ_PCIE_RD, REQ_CORE_RD,
+                                            REQ_CORE_WR};
+        enum coh_req q = reqs[ddio_rng_below(&rng, 5)];
+        hier_result a, b;
+        hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        hier_access(&h[1], q, core, line, &b);
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
+                     core, (unsigned long long)line);
+        for (uint64_t l = 0; l < lines; l++) {
+            hier_where wa = hier_locate(&h[0], l), wb = hier_locate(&h[1], l);
+            cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
+                          wa.llc_state == wb.llc_state,
+                      "after access %d line %llu differs", i, (unsigned long long)l);
+        }
+    }
+    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
+    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
+    for (uint32_t c = 0; c < 3; c++)
+        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
+    for (int k = 0; k < 2; k++)
+        hier_free(&h[k]);
+}
+
+Test(cache_hier, access_with_known_set_equals_general_path)
+{
+    access_set_equal(HIER_NONINCLUSIVE, "lru", 31);
+    access_set_equal(HIER_NONINCLUSIVE, "bip", 32);
+    access_set_equal(HIER_NONINCLUSIVE, "srrip", 33);
+    access_set_equal(HIER_INCLUSIVE, "lru", 34);
+    access_set_equal(HIER_INCLUSIVE, "drrip", 35);
+}

@@ -618,7 +618,9 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
  * touches neither the LLC nor another L2 in E or M, and in S (core_l2_hit)
  * only drops a non-inclusive LLC's Shared copy when it writes.  Returns 1
  * when it applied. */
-static inline int access_core_fast(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
+static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum coh_req req, uint32_t core,
+                                                                 uint64_t line, int set_known, uint32_t llc_set,
+                                                                 hier_result *res)
 {
     cache *l2 = &h->l2[core];
     uint32_t set = cache_set(l2, line);
@@ -638,7 +640,7 @@ static inline int access_core_fast(hier *h, enum coh_req req, uint32_t core, uin
         col = COL_L2_S;
         if (req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE) {
             /* The upgrade takes the Shared copy and its dirt (core_l2_hit). */
-            uint32_t lset = cache_set(&h->llc, line);
+            uint32_t lset = set_known ? llc_set : cache_set(&h->llc, line);
             uint64_t lm = match_in(&h->llc, lset, line);
             if (lm)
                 remove_in(&h->llc, h->llc_recency, lset, (uint32_t)__builtin_ctzll(lm));
@@ -736,12 +738,18 @@ static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uin
     return 1;
 }
 
-void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
+/* One access; `set_known`: `llc_set` is the line's LLC set (the caller
+ * remembered it), else it is computed when needed. */
+static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                             int set_known, uint32_t llc_set, hier_result *res)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(!set_known || llc_set == cache_set(&h->llc, line));
+#endif
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && core < h->cfg.cores &&
-        access_core_fast(h, req, core, line, res))
+        access_core_fast(h, req, core, line, set_known, llc_set, res))
         return;
-    uint32_t set = cache_set(&h->llc, line);
+    uint32_t set = set_known ? llc_set : cache_set(&h->llc, line);
     uint64_t match = match_in(&h->llc, set, line);
     if (req < REQ_EVICT && (match & h->drop_ways[req])) {
         uint32_t sway;
@@ -763,6 +771,17 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
         access_core_move(h, req, core, line, set, match, res))
         return;
     access_general(h, req, core, line, set, match, res);
+}
+
+void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
+{
+    access_one(h, req, core, line, 0, 0, res);
+}
+
+void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_one(h, req, core, line, 1, llc_set, res);
 }
 
 #define RUN_CHUNK 64u

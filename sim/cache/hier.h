@@ -94,6 +94,17 @@ void hier_free(hier *h);
  * the requesting core for core requests, ignored for PCIe requests. */
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res);
 
+/* hier_access for a line whose LLC set the caller already knows
+ * (hier_llc_set: a pure function of the line, so it can be remembered for
+ * lines that recur, such as descriptor rings); the same effect. */
+void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
+
+/* The LLC set of `line` (for hier_access_set and hier_prefetch_set). */
+static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
+{
+    return cache_set(&h->llc, line);
+}
+
 /* The NIC writes (DMA) the n consecutive lines first.. of one buffer: PCIe
  * writes, partial (RFO) for the first line if head_partial and for the last
  * if tail_partial, full-line (ItoM) otherwise.  Exactly n hier_access calls
@@ -125,6 +136,26 @@ void hier_flush(hier *h, uint64_t line, hier_result *res);
 static inline __attribute__((always_inline)) void hier_prefetch(const hier *h, uint64_t line)
 {
     cache_prefetch(&h->llc, line);
+    __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
+}
+
+/* The LLC set a DMA run's hint word (see hier_pcie_write_run) records for
+ * its line: 1 and *set, or 0 if the word is still zero. */
+static inline int hier_hint_set(uint64_t hint, uint32_t *set)
+{
+    if (!hint)
+        return 0;
+    *set = (uint32_t)(hint >> 8) - 1;
+    return 1;
+}
+
+/* hier_prefetch for a line whose LLC set is known. */
+static inline __attribute__((always_inline)) void hier_prefetch_set(const hier *h, uint64_t line, uint32_t llc_set)
+{
+    const uint8_t *b = (const uint8_t *)cache_tags(&h->llc, llc_set);   /* the set block's start */
+    __builtin_prefetch(b);
+    if (h->llc.block_bytes > 64)
+        __builtin_prefetch(b + 64);
     __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
 }
 

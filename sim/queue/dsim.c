@@ -44,24 +44,9 @@ void dsim_fail(dsim *s, int code, const char *fmt, ...)
     s->failed = 1;
 }
 
-/* Event kinds whose times are pushed in order, each in a lane of its own
- * (event.h): arrivals (sorted), RX DMA completions (one FIFO upstream
- * link), sends (one wire), TX fetches (always "now").  -1: the heap. */
-static const int8_t event_lane[] = {
-    [EV_ARRIVAL] = 0, [EV_RX_DONE] = 1, [EV_CORE_POLL] = -1, [EV_TX_START] = 3,
-    [EV_TX_DONE] = 2, [EV_DISTRACTOR] = -1, [EV_TIMELINE] = -1,
-};
-
-int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b)
+void dsim_push_failed(dsim *s, const ddio_err *e)
 {
-    sim_event ev = {.time_ns = t, .type = type, .id = id, .a = a, .b = b};
-    ddio_err e;
-    int lane = (unsigned)type < sizeof event_lane ? event_lane[type] : -1;
-    if ((lane >= 0 ? evq_push_lane(&s->q, lane, ev, &e) : evq_push(&s->q, ev, &e)) != 0) {
-        dsim_fail(s, e.exit_code, "%s", e.msg);
-        return -1;
-    }
-    return 0;
+    dsim_fail(s, e->exit_code, "%s", e->msg);
 }
 
 uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)
@@ -266,6 +251,7 @@ static int setup(dsim *s, ddio_err *e)
     /* Zero pages until used: memory follows the buffers in circulation. */
     s->hint_lines = d->data_room / s->line_size + 2;
     s->line_hints = calloc((size_t)s->mp.n * s->hint_lines, sizeof *s->line_hints);
+    s->hdr_set = malloc((size_t)s->mp.n * sizeof *s->hdr_set);
     s->ops = calloc(OPS_CAP, sizeof *s->ops);
     s->ops_cap = OPS_CAP;
     s->memo_lens = (d->data_room < MEMO_MAX_LEN ? d->data_room : MEMO_MAX_LEN) + 1;
@@ -273,8 +259,10 @@ static int setup(dsim *s, ddio_err *e)
     s->memo_n = calloc(s->memo_lens, sizeof *s->memo_n);
     s->queue_snapshot = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
     s->inflight_snapshot = calloc((size_t)s->cores * 2, sizeof(double));
-    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->ops || !s->memo_at || !s->memo_n || !s->queue_snapshot || !s->inflight_snapshot)
+    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->hdr_set || !s->ops || !s->memo_at || !s->memo_n || !s->queue_snapshot || !s->inflight_snapshot)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    for (uint32_t b = 0; b < s->mp.n; b++)
+        s->hdr_set[b] = hier_llc_set(&s->h, mbuf_hdr_line(&s->lay, b, 0));
     for (uint32_t t = 0; t < w->n_tables; t++) {
         s->table_lines[t] = w->tables[t].bytes / s->line_size ? w->tables[t].bytes / s->line_size : 1;
         gen_zipf_init(&s->zipf[t], s->table_lines[t], w->tables[t].zipf_s);
@@ -434,11 +422,16 @@ static void teardown(dsim *s)
             ring_free(&cs->tx_done);
             ring_free(&cs->swq);
             ring_free(&cs->send_req);
+            free(cs->rx_wqe_set);
+            free(cs->rx_cq_set);
+            free(cs->tx_wqe_set);
+            free(cs->tx_cq_set);
         }
     free(s->core);
     free(s->buf_len);
     free(s->buf_arrival);
     free(s->line_hints);
+    free(s->hdr_set);
     free(s->ops);
     free(s->memo_at);
     free(s->memo_n);

@@ -47,6 +47,22 @@ int core_init_rings(dsim *s, uint32_t c)
         ring_enqueue(&cs->rx_posted, b);
     }
     cs->rx_wqe_fill = d->rx_ring;
+    /* The ring lines' LLC sets. */
+    uint32_t ncq = tx_cq_slots(s);
+    cs->rx_wqe_set = malloc(d->rx_ring * sizeof *cs->rx_wqe_set);
+    cs->rx_cq_set = malloc(d->rx_ring * sizeof *cs->rx_cq_set);
+    cs->tx_wqe_set = malloc(d->tx_ring * sizeof *cs->tx_wqe_set);
+    cs->tx_cq_set = malloc(ncq * sizeof *cs->tx_cq_set);
+    if (!cs->rx_wqe_set || !cs->rx_cq_set || !cs->tx_wqe_set || !cs->tx_cq_set)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    for (uint32_t i = 0; i < d->rx_ring; i++) {
+        cs->rx_wqe_set[i] = hier_llc_set(&s->h, rx_wqe_addr(s, c, i) >> s->line_shift);
+        cs->rx_cq_set[i] = hier_llc_set(&s->h, rx_cq_addr(s, c, i) >> s->line_shift);
+    }
+    for (uint32_t i = 0; i < d->tx_ring; i++)
+        cs->tx_wqe_set[i] = hier_llc_set(&s->h, tx_wqe_addr(s, c, i) >> s->line_shift);
+    for (uint32_t i = 0; i < ncq; i++)
+        cs->tx_cq_set[i] = hier_llc_set(&s->h, tx_cq_addr(c, i) >> s->line_shift);
     return 0;
 }
 
@@ -101,10 +117,10 @@ static double core_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
 /* A driver access to a descriptor, completion or mbuf header line.  Its
  * latency is not charged: the driver prefetches these lines and their cost
  * is part of the workload's cycles per packet (docs/simulator.md). */
-static void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
+static void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr, uint32_t set)
 {
     hier_result r;
-    dsim_access(s, req, c, addr, &r);
+    dsim_access_set(s, req, c, addr, set, &r);
 }
 
 #define MEMO_MAX_OPS 64u   /* longest expansion remembered (bounds memo_ops: memo_lens x this) */
@@ -149,8 +165,17 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     const ddio_line_op *ops = packet_ops(s, len, &n);
     double ns = 0;
     int first = 1;
-    for (size_t i = 0; i < n; i++)
-        hier_prefetch(&s->h, mbuf_data_line_addr(&s->lay, buf, ops[i].line) >> s->line_shift);
+    /* Data line k's LLC set, if a DMA run with hints recorded it (line k of
+     * the data area is line k of every DMA into the buffer). */
+    const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t line = mbuf_data_line_addr(&s->lay, buf, ops[i].line) >> s->line_shift;
+        uint32_t set;
+        if (ops[i].line < s->hint_lines && hier_hint_set(hints[ops[i].line], &set))
+            hier_prefetch_set(&s->h, line, set);
+        else
+            hier_prefetch(&s->h, line);
+    }
     for (size_t i = 0; i < n; i++) {
         uint64_t addr = mbuf_data_line_addr(&s->lay, buf, ops[i].line);
         hier_result r;
@@ -158,7 +183,12 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             hier_flush(&s->h, addr >> s->line_shift, &r);
             continue;
         }
-        dsim_access(s, ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD, c, addr, &r);
+        enum coh_req req = ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD;
+        uint32_t set;
+        if (ops[i].line < s->hint_lines && hier_hint_set(hints[ops[i].line], &set))
+            dsim_access_set(s, req, c, addr, set, &r);
+        else
+            dsim_access(s, req, c, addr, &r);
         if (first)
             dsim_count(&s->n.cpu_first, r.hit);
         first = 0;
@@ -193,7 +223,7 @@ static void rx_refill(dsim *s, uint32_t c)
         ring_enqueue(&cs->rx_posted, b);
         cs->rx_unposted--;
         if (s->opt->desc_access)   /* the driver writes the buffer address into the WQE */
-            driver_line(s, REQ_CORE_WR, c, ADDR_RX_WQE + c * ADDR_PER_CORE + (cs->rx_wqe_fill % d->rx_ring) * 16);
+            driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[cs->rx_wqe_fill % d->rx_ring]);
         cs->rx_wqe_fill++;
     }
 }
@@ -201,7 +231,7 @@ static void rx_refill(dsim *s, uint32_t c)
 static void free_buffer(dsim *s, uint32_t c, uint32_t b)
 {
     if (s->opt->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
-        driver_line(s, REQ_CORE_RD, c, mbuf_hdr_line(&s->lay, b, 0) << s->line_shift);
+        driver_line(s, REQ_CORE_RD, c, mbuf_hdr_line(&s->lay, b, 0) << s->line_shift, s->hdr_set[b]);
     mempool_put(&s->mp, c, b);
 }
 
@@ -220,8 +250,10 @@ static void tx_recycle(dsim *s, uint32_t c)
         return;
     if (d->tx_recycle == DDIO_RECYCLE_THRESHOLD && tx_ring_free(s, cs) >= d->tx_free_thresh)
         return;
-    if (s->opt->desc_access)   /* the driver reads the completion */
-        driver_line(s, REQ_CORE_RD, c, ADDR_TX_CQ + c * ADDR_PER_CORE + (cs->tx_cqe_read++ % 64) * 64);
+    if (s->opt->desc_access) {   /* the driver reads the completion */
+        uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % 64);
+        driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
+    }
     uint32_t b;
     while (ring_dequeue(&cs->tx_done, &b) == 0)
         free_buffer(s, c, b);
@@ -231,7 +263,7 @@ static void tx_post(dsim *s, uint32_t c, uint32_t b)
 {
     dsim_core *cs = &s->core[c];
     if (s->opt->desc_access)   /* the driver writes the 64-byte TX WQE */
-        driver_line(s, REQ_CORE_WR, c, ADDR_TX_WQE + c * ADDR_PER_CORE + (cs->tx_wqe % drv(s)->tx_ring) * 64);
+        driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[cs->tx_wqe % drv(s)->tx_ring]);
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
     s->tx_waiting++;
@@ -314,8 +346,9 @@ void core_poll(dsim *s, uint32_t c)
         n = ring_dequeue_burst(&cs->rx_done, bufs, d->burst < MAX_BURST ? d->burst : MAX_BURST);
         for (uint32_t i = 0; i < n; i++) {
             if (s->opt->desc_access) {
-                driver_line(s, REQ_CORE_RD, c, ADDR_RX_CQ + c * ADDR_PER_CORE + (cs->rx_cqe % d->rx_ring) * 64);
-                driver_line(s, REQ_CORE_WR, c, mbuf_hdr_line(&s->lay, bufs[i], 0) << s->line_shift);
+                driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[cs->rx_cqe % d->rx_ring]);
+                driver_line(s, REQ_CORE_WR, c, mbuf_hdr_line(&s->lay, bufs[i], 0) << s->line_shift,
+                            s->hdr_set[bufs[i]]);
             }
             ns += process_packet(s, c, bufs[i]);
         }

@@ -49,6 +49,10 @@ typedef struct dsim_core {
     uint32_t tx_inflight;   /* fetched by the NIC, not yet completed */
     uint32_t rx_unposted;   /* RX descriptors consumed and not yet refilled */
     uint64_t rx_wqe_next, rx_wqe_fill, rx_cqe, tx_wqe, tx_wqe_fetch, tx_comps, tx_cqe_read;
+    /* LLC sets of the ring lines (hier_llc_set, fixed per line), by the
+     * slot index of the *_addr helpers below: rx_ring, rx_ring, tx_ring and
+     * TX_CQ_SLOTS entries. */
+    uint32_t *rx_wqe_set, *rx_cq_set, *tx_wqe_set, *tx_cq_set;
     int poll_pending;       /* an EV_CORE_POLL is scheduled */
     uint64_t busy_until;
     /* Time-averaged queue lengths of the measured interval. */
@@ -81,6 +85,7 @@ typedef struct dsim {
     dsim_core *core;
     uint32_t *buf_len;          /* per buffer: frame length it holds */
     uint64_t *buf_arrival;      /* per buffer: when its packet reached the NIC */
+    uint32_t *hdr_set;          /* per buffer: the LLC set of its mbuf header line */
     uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_pcie_write_run) */
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
@@ -126,9 +131,62 @@ typedef struct dsim {
     int failed;
 } dsim;
 
+/* Addresses of the descriptor / completion lines, by slot (the LLC sets of
+ * their lines are remembered per slot in dsim_core). */
+static inline uint64_t rx_wqe_addr(const dsim *s, uint32_t c, uint64_t i)
+{
+    return ADDR_RX_WQE + c * ADDR_PER_CORE + (i % s->cfg->workload.driver.rx_ring) * 16;
+}
+static inline uint64_t rx_cq_addr(const dsim *s, uint32_t c, uint64_t i)
+{
+    return ADDR_RX_CQ + c * ADDR_PER_CORE + (i % s->cfg->workload.driver.rx_ring) * 64;
+}
+static inline uint64_t tx_wqe_addr(const dsim *s, uint32_t c, uint64_t i)
+{
+    return ADDR_TX_WQE + c * ADDR_PER_CORE + (i % s->cfg->workload.driver.tx_ring) * 64;
+}
+/* TX completion slots: the NIC writes slot (comps / TX_COMP_BATCH) %
+ * (tx_ring / TX_COMP_BATCH + 1), the driver reads slot (reads % 64). */
+static inline uint32_t tx_cq_slots(const dsim *s)
+{
+    uint32_t w = s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1;
+    return w > 64 ? w : 64;
+}
+static inline uint64_t tx_cq_addr(uint32_t c, uint64_t slot)
+{
+    return ADDR_TX_CQ + c * ADDR_PER_CORE + slot * 64;
+}
+
 /* dsim.c */
 uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum dsim_queue q);
-int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b);
+void dsim_push_failed(dsim *s, const ddio_err *e);
+
+/* Event kinds whose times are pushed in order, each in a lane of its own
+ * (event.h): arrivals (sorted), RX DMA completions (one FIFO upstream
+ * link), sends (one wire), TX fetches (always "now").  -1: the heap.
+ * Inline: `type` is a constant at every call, so the lane is too. */
+static inline int dsim_event_lane(int type)
+{
+    switch (type) {
+    case EV_ARRIVAL: return 0;
+    case EV_RX_DONE: return 1;
+    case EV_TX_DONE: return 2;
+    case EV_TX_START: return 3;
+    default: return -1;
+    }
+}
+
+static inline int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b)
+{
+    sim_event ev = {.time_ns = t, .type = type, .id = id, .a = a, .b = b};
+    ddio_err e;
+    int lane = dsim_event_lane(type);
+    if ((lane >= 0 ? evq_push_lane(&s->q, lane, ev, &e) : evq_push(&s->q, ev, &e)) != 0) {
+        dsim_push_failed(s, &e);
+        return -1;
+    }
+    return 0;
+}
 static inline void dsim_count(dsim_hits *hh, int hit)
 {
     hh->accesses++;
@@ -195,6 +253,14 @@ static inline uint64_t *dsim_line_hints(dsim *s, uint32_t buf, uint32_t n)
 static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t addr, hier_result *r)
 {
     hier_access(&s->h, req, core, addr >> s->line_shift, r);
+    return r->hit;
+}
+
+/* The same for an address whose line's LLC set is known (hier_access_set). */
+static inline int dsim_access_set(dsim *s, enum coh_req req, uint32_t core, uint64_t addr, uint32_t llc_set,
+                                  hier_result *r)
+{
+    hier_access_set(&s->h, req, core, addr >> s->line_shift, llc_set, r);
     return r->hit;
 }
 

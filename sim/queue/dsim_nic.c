@@ -12,17 +12,18 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
     return rss_queue(&s->rss, h);
 }
 
-/* A full-line PCIe write of a descriptor / completion line. */
-static void pcie_write_line(dsim *s, uint64_t addr)
+/* A full-line PCIe write of a descriptor / completion line, whose LLC set
+ * is `set`. */
+static void pcie_write_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
-    dsim_count(&s->n.pcie_write_all, dsim_access(s, REQ_PCIE_WR_FULL, 0, addr, &r));
+    dsim_count(&s->n.pcie_write_all, dsim_access_set(s, REQ_PCIE_WR_FULL, 0, addr, set, &r));
 }
 
-static void pcie_read_line(dsim *s, uint64_t addr)
+static void pcie_read_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
-    dsim_count(&s->n.pcie_read_all, dsim_access(s, REQ_PCIE_RD, 0, addr, &r));
+    dsim_count(&s->n.pcie_read_all, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
 }
 
 void nic_arrival(dsim *s, const pktsrc_pkt *p)
@@ -58,9 +59,9 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     cs->rx_inflight++;
     s->buf_len[buf] = p->len;
     s->buf_arrival[buf] = now;
-    uint32_t qrx = s->cfg->workload.driver.rx_ring;
     if (s->opt->desc_access)   /* the NIC reads the 16-byte RX WQE */
-        pcie_read_line(s, ADDR_RX_WQE + c * ADDR_PER_CORE + (cs->rx_wqe_next % qrx) * 16);
+        pcie_read_line(s, rx_wqe_addr(s, c, cs->rx_wqe_next),
+                       cs->rx_wqe_set[cs->rx_wqe_next % s->cfg->workload.driver.rx_ring]);
     cs->rx_wqe_next++;
     uint64_t done = pcie_link_write(&s->pcie, now, p->len);
     uint64_t cqe = pcie_link_write(&s->pcie, now, s->pcie.cfg.desc.rx_wb);
@@ -84,7 +85,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     dsim_count_n(&s->n.pcie_write_full, sp.n - parts, hits - part_hits);
     dsim_count_n(&s->n.pcie_write_all, sp.n, hits);
     if (s->opt->desc_access)   /* the completion (CQE) */
-        pcie_write_line(s, ADDR_RX_CQ + c * ADDR_PER_CORE + (cs->rx_cqe % s->cfg->workload.driver.rx_ring) * 64);
+        pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[cs->rx_cqe % s->cfg->workload.driver.rx_ring]);
     cs->rx_cqe++;
     ring_enqueue(&cs->rx_done, buf);
     s->rx_total++;
@@ -108,9 +109,27 @@ void nic_kick_tx(dsim *s)
 
 /* The NIC takes the next packet, round robin over the cores' TX rings,
  * fetches its descriptor and data, and puts it on the wire when both the
- * data and the wire are there. */void nic_tx_start(dsim *s)
+ * data and the wire are there. */static int tx_fetch_one(dsim *s, uint64_t now);
+
+void nic_tx_start(dsim *s)
 {
     uint64_t now = evq_now(&s->q);
+    /* Each fetch used to push the next EV_TX_START "now"; that event pops
+     * right after this handler when no pending event is due at `now` (every
+     * pending event due now has a smaller seq and would pop first), so the
+     * next fetch runs here instead, in the same order. */
+    while (tx_fetch_one(s, now) && !s->failed) {
+        const sim_event *next = evq_peek(&s->q);
+        if (next && next->time_ns <= now) {
+            dsim_push(s, now, EV_TX_START, 0, 0, 0);
+            return;
+        }
+    }
+}
+
+/* One fetch; returns 1 if another one is due now (EV_TX_START). */
+static int tx_fetch_one(dsim *s, uint64_t now)
+{
     uint32_t c = UINT32_MAX;
     for (uint32_t i = 0; i < s->cores; i++) {
         uint32_t k = (s->tx_rr + i) % s->cores;
@@ -121,7 +140,7 @@ void nic_kick_tx(dsim *s)
     }
     if (c == UINT32_MAX) {
         s->tx_engine_busy = 0;
-        return;
+        return 0;
     }
     s->tx_rr = c + 1;
     s->tx_fetched++;
@@ -133,7 +152,8 @@ void nic_kick_tx(dsim *s)
     cs->tx_inflight++;
     uint32_t len = s->buf_len[buf];
     if (s->opt->desc_access)
-        pcie_read_line(s, ADDR_TX_WQE + c * ADDR_PER_CORE + (cs->tx_wqe_fetch % s->cfg->workload.driver.tx_ring) * 64);
+        pcie_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch),
+                       cs->tx_wqe_set[cs->tx_wqe_fetch % s->cfg->workload.driver.tx_ring]);
     cs->tx_wqe_fetch++;
     line_span sp = mbuf_data_span(&s->lay, buf, 0, len);
     uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
@@ -146,9 +166,9 @@ void nic_kick_tx(dsim *s)
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
     dsim_push(s, (uint64_t)(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
     if (s->tx_waiting && s->tx_fetched < TX_MAX_FETCHED)
-        dsim_push(s, now, EV_TX_START, 0, 0, 0);
-    else
-        s->tx_engine_busy = 0;
+        return 1;
+    s->tx_engine_busy = 0;
+    return 0;
 }
 
 void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
@@ -160,9 +180,10 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     s->tx_fetched--;
     nic_kick_tx(s);
     /* mlx5 requests a completion every TX_COMP_BATCH WQEs. */
-    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->opt->desc_access)
-        pcie_write_line(s, ADDR_TX_CQ + c * ADDR_PER_CORE +
-                               ((cs->tx_comps / TX_COMP_BATCH) % (s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1)) * 64);
+    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->opt->desc_access) {
+        uint32_t slot = (uint32_t)((cs->tx_comps / TX_COMP_BATCH) % (s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1));
+        pcie_write_line(s, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
+    }
     ring_enqueue(&cs->tx_done, buf);
     dsim_delivered(s, c, buf, now);
     if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
