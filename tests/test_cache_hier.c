@@ -268,31 +268,87 @@ Test(cache_hier, clflush_writes_back_and_drops)
     hier_free(&h);
 }
 
+/* ------------------------------------------- fast paths vs general path
+ *
+ * Each fast-path test runs the same requests through two hierarchies of one
+ * configuration, the second on the general path only, and compares every
+ * result, every line's place, the counters and the raw set blocks. */
+
+/* The small hierarchy the fast-path tests start from (each adjusts it):
+ * LLC 2 slices x 4 sets x 6 ways (xor), L2 2 sets x 2 ways, 3 cores, DDIO
+ * 0x30, Shared 0x03 (non-inclusive), core 2 in a class of its own (0x08). */
+static hier_config pair_config(enum hier_mode mode, const char *llc_policy, const char *l2_policy)
+{
+    hier_config c;
+    hier_config_default(&c);
+    c.mode = mode;
+    c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
+    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 2, .mapping = MAP_MODULO};
+    c.cores = 3;
+    c.ddio_mask = 0x30;
+    c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
+    c.n_cos = 2;
+    c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
+    c.cos_mask[1] = 0x08;
+    c.core_cos[2] = 1;
+    snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", llc_policy);
+    if (l2_policy)
+        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", l2_policy);
+    return c;
+}
+
+static void pair_init(hier h[2], const hier_config *c)
+{
+    for (int k = 0; k < 2; k++) {
+        ddio_err e;
+        cr_assert_eq(hier_init(&h[k], c, &e), 0, "%s", e.msg);
+    }
+    hier_set_general_only(&h[1], 1);
+}
+
+static void pair_expect_same_result(const hier_result *a, const hier_result *b, int i, const char *what,
+                                    unsigned long long line)
+{
+    cr_assert(a->hit == b->hit && a->col == b->col && a->region == b->region && a->mem_reads == b->mem_reads &&
+                  a->mem_writebacks == b->mem_writebacks,
+              "access %d (%s) of line %llu differs", i, what, line);
+}
+
+/* Lines 0..lines-1 are where the general path puts them. */
+static void pair_expect_same_places(hier h[2], uint64_t lines, int i)
+{
+    for (uint64_t l = 0; l < lines; l++) {
+        hier_where a = hier_locate(&h[0], l), b = hier_locate(&h[1], l);
+        cr_assert(a.l2_core == b.l2_core && a.l2_state == b.l2_state && a.llc_region == b.llc_region &&
+                      a.llc_state == b.llc_state,
+                  "after access %d line %llu is not where the general path puts it", i, (unsigned long long)l);
+    }
+}
+
+/* Same counters and same ways (the replacement state evolved identically). */
+static void pair_expect_same_state_and_free(hier h[2])
+{
+    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
+    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
+    for (uint32_t c = 0; c < h[0].cfg.cores; c++)
+        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
+    for (int k = 0; k < 2; k++)
+        hier_free(&h[k]);
+}
+
 /* The fast paths (hier.c: LLC_KEEP cells in ways without L2 copies, a core's
  * own L2 hits, inline LRU updates, the DMA run calls) against the general
  * path alone: the same random requests, single and in runs, must give the
  * same results, the same counters and every line in the same place. */
 static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, const char *policy, uint64_t seed)
 {
+    hier_config c = pair_config(mode, policy, NULL);
+    c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = 6, .mapping = map, .seed = 3};
+    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 3, .mapping = MAP_MODULO};
+    c.core_cos[2] = 0;
+    c.core_cos[1] = 1;
     hier h[2];
-    for (int k = 0; k < 2; k++) {
-        hier_config c;
-        hier_config_default(&c);
-        c.mode = mode;
-        c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = 6, .mapping = map, .seed = 3};
-        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 3, .mapping = MAP_MODULO};
-        c.cores = 3;
-        c.ddio_mask = 0x30;
-        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
-        c.n_cos = 2;
-        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
-        c.cos_mask[1] = 0x08;
-        c.core_cos[1] = 1;
-        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
-        ddio_err e;
-        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
-    }
-    hier_set_general_only(&h[1], 1);
+    pair_init(h, &c);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 300;
@@ -338,25 +394,11 @@ static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, con
             hier_result a, b;
             hier_access(&h[0], q, core, line, &a);
             hier_access(&h[1], q, core, line, &b);
-            cr_assert(a.hit == b.hit && a.col == b.col && a.region == b.region && a.mem_reads == b.mem_reads &&
-                          a.mem_writebacks == b.mem_writebacks,
-                      "access %d: %s by core %u of line %llu differs", i, coh_req_name(q), core,
-                      (unsigned long long)line);
+            pair_expect_same_result(&a, &b, i, coh_req_name(q), (unsigned long long)line);
         }
         if (i % 1000 == 0 || i == 29999)
-            for (uint64_t l = 0; l < lines + 40; l++) {
-                hier_where a = hier_locate(&h[0], l), b = hier_locate(&h[1], l);
-                cr_assert(a.l2_core == b.l2_core && a.l2_state == b.l2_state && a.llc_region == b.llc_region &&
-                              a.llc_state == b.llc_state,
-                          "after access %d line %llu is not where the general path puts it", i,
-                          (unsigned long long)l);
-            }
+            pair_expect_same_places(h, lines + 40, i);
     }
-    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
-    /* Same ways too: the replacement state evolved identically. */
-    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
-    for (uint32_t c = 0; c < 3; c++)
-        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
     /* The views the run calls read blocks through agree with the accessors. */
     cache_view v = cache_view_of(&h[0].llc);
     for (uint32_t set = 0; set < h[0].llc.nsets; set++)
@@ -365,8 +407,7 @@ static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, con
             cr_assert_eq(cache_view_meta(v, set, w), cache_meta(&h[0].llc, set, w));
         }
     free(hints);
-    for (int k = 0; k < 2; k++)
-        hier_free(&h[k]);
+    pair_expect_same_state_and_free(h);
 }
 
 Test(cache_hier, fast_paths_equal_general_path)
@@ -386,23 +427,13 @@ Test(cache_hier, fast_paths_equal_general_path)
  * (plus a Shared copy), then that core reads or writes it. */
 static void own_l2_shared_equal(enum hier_mode mode, const char *policy)
 {
+    hier_config c = pair_config(mode, policy, policy);
+    c.l2.ways = 4;
+    c.cores = 2;
+    c.n_cos = 1;
+    c.core_cos[2] = 0;
     hier h[2];
-    for (int k = 0; k < 2; k++) {
-        hier_config c;
-        hier_config_default(&c);
-        c.mode = mode;
-        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
-        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 4, .mapping = MAP_MODULO};
-        c.cores = 2;
-        c.ddio_mask = 0x30;
-        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
-        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
-        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
-        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", policy);
-        ddio_err e;
-        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
-    }
-    hier_set_general_only(&h[1], 1);
+    pair_init(h, &c);
     for (uint64_t i = 0; i < 400; i++) {
         uint64_t line = (i * 7) % 61;
         uint32_t core = (uint32_t)(i % 2);
@@ -417,18 +448,11 @@ static void own_l2_shared_equal(enum hier_mode mode, const char *policy)
         cr_assert_eq(memcmp(a, b, sizeof a), 0, "line %llu", (unsigned long long)line);
         if (mode == HIER_NONINCLUSIVE)   /* inclusive: the PCIe read dropped the L2 copy */
             cr_assert(a[2].col == COL_L2_S && a[2].region == REG_L2);
-        hier_where wa = hier_locate(&h[0], line), wb = hier_locate(&h[1], line);
-        cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
-                  wa.llc_state == wb.llc_state);
+        pair_expect_same_places(h, 61, (int)i);
         if (mode == HIER_NONINCLUSIVE && last == REQ_CORE_WR)
-            cr_assert_eq(wa.llc_region, REG_MEM, "the upgrade takes the Shared copy");
+            cr_assert_eq(hier_locate(&h[0], line).llc_region, REG_MEM, "the upgrade takes the Shared copy");
     }
-    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
-    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
-    for (uint32_t c = 0; c < 2; c++)
-        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
-    for (int k = 0; k < 2; k++)
-        hier_free(&h[k]);
+    pair_expect_same_state_and_free(h);
 }
 
 Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
@@ -449,22 +473,16 @@ Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
  * Shared ways small enough to evict dirty lines), then read. */
 static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t seed)
 {
+    hier_config c = pair_config(mode, policy, NULL);
+    c.l2.sets_per_slice = 4;
+    c.l2.ways = 4;
+    c.cores = 2;
+    c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x01 : 0;
+    c.n_cos = 1;
+    c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0E : 0x0F;
+    c.core_cos[2] = 0;
     hier h[2];
-    for (int k = 0; k < 2; k++) {
-        hier_config c;
-        hier_config_default(&c);
-        c.mode = mode;
-        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
-        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 4, .mapping = MAP_MODULO};
-        c.cores = 2;
-        c.ddio_mask = 0x30;
-        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x01 : 0;
-        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0E : 0x0F;
-        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
-        ddio_err e;
-        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
-    }
-    hier_set_general_only(&h[1], 1);
+    pair_init(h, &c);
     cr_assert_eq(h[0].rd_miss_fast, mode == HIER_NONINCLUSIVE);
     cr_assert_eq(h[1].rd_miss_fast, 0);
     ddio_rng rng;
@@ -531,29 +549,18 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
             hier_access(&h[0], REQ_PCIE_RD, 0, line, &a);
             hier_access(&h[1], REQ_PCIE_RD, 0, line, &b);
         }
-        cr_assert(a.hit == b.hit && a.col == b.col && a.region == b.region && a.mem_reads == b.mem_reads &&
-                      a.mem_writebacks == b.mem_writebacks,
-                  "access %d (kind %u) of line %llu differs", i, kind, (unsigned long long)line);
-        for (uint64_t l = 0; l < lines + 8; l++) {
-            hier_where wa = hier_locate(&h[0], l), wb = hier_locate(&h[1], l);
-            cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
-                          wa.llc_state == wb.llc_state,
-                      "after access %d line %llu differs", i, (unsigned long long)l);
-        }
+        pair_expect_same_result(&a, &b, i, kind < 2 ? "core" : kind == 2 ? "PCIe write" : "PCIe read",
+                                (unsigned long long)line);
+        pair_expect_same_places(h, lines + 8, i);
     }
     if (mode == HIER_NONINCLUSIVE)
         cr_assert_gt(shared_with_copy, 50);
     if (mode == HIER_NONINCLUSIVE)
-        for (int c = COL_SHARED; c <= COL_MEM; c++)
-            cr_assert_gt(col_seen[c], 50, "column %s met %llu times", coh_col_name((enum coh_col)c),
-                         (unsigned long long)col_seen[c]);
+        for (int col = COL_SHARED; col <= COL_MEM; col++)
+            cr_assert_gt(col_seen[col], 50, "column %s met %llu times", coh_col_name((enum coh_col)col),
+                         (unsigned long long)col_seen[col]);
     cr_assert_gt(h[0].stats.req[REQ_PCIE_RD].mem_writebacks + h[0].stats.llc_evictions, 0);
-    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
-    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
-    for (uint32_t c = 0; c < 2; c++)
-        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
-    for (int k = 0; k < 2; k++)
-        hier_free(&h[k]);
+    pair_expect_same_state_and_free(h);
 }
 
 Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
@@ -571,25 +578,9 @@ Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
  * victims go to memory), against the general path. */
 static void core_move_equal(const char *policy, uint64_t seed)
 {
+    hier_config c = pair_config(HIER_NONINCLUSIVE, policy, policy);
     hier h[2];
-    for (int k = 0; k < 2; k++) {
-        hier_config c;
-        hier_config_default(&c);
-        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
-        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 2, .mapping = MAP_MODULO};
-        c.cores = 3;
-        c.ddio_mask = 0x30;
-        c.shared_mask = 0x03;
-        c.n_cos = 2;
-        c.cos_mask[0] = 0x0C;
-        c.cos_mask[1] = 0x08;
-        c.core_cos[2] = 1;
-        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
-        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", policy);
-        ddio_err e;
-        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
-    }
-    hier_set_general_only(&h[1], 1);
+    pair_init(h, &c);
     cr_assert_neq(h[0].core_move_ways, 0);
     cr_assert_eq(h[1].core_move_ways, 0);
     ddio_rng rng;
@@ -616,23 +607,13 @@ static void core_move_equal(const char *policy, uint64_t seed)
         hier_access(&h[1], q, core, line, &b);
         cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
                      core, (unsigned long long)line);
-        for (uint64_t l = 0; l < lines; l++) {
-            hier_where wa = hier_locate(&h[0], l), wb = hier_locate(&h[1], l);
-            cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
-                          wa.llc_state == wb.llc_state,
-                      "after access %d line %llu differs", i, (unsigned long long)l);
-        }
+        pair_expect_same_places(h, lines, i);
     }
     cr_assert(col_seen[COL_DDIO] > 50 && col_seen[COL_L3] > 50 && col_seen[COL_SHARED] > 50 && shared_remote > 10,
               "DDIO %llu, L3* %llu, Shared %llu (%llu with a remote copy)", (unsigned long long)col_seen[COL_DDIO],
               (unsigned long long)col_seen[COL_L3], (unsigned long long)col_seen[COL_SHARED],
               (unsigned long long)shared_remote);
-    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
-    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
-    for (uint32_t c = 0; c < 3; c++)
-        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
-    for (int k = 0; k < 2; k++)
-        hier_free(&h[k]);
+    pair_expect_same_state_and_free(h);
 }
 
 Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
@@ -648,26 +629,9 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
  * place, counter and raw set block. */
 static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t seed)
 {
+    hier_config c = pair_config(mode, policy, policy);
     hier h[2];
-    for (int k = 0; k < 2; k++) {
-        hier_config c;
-        hier_config_default(&c);
-        c.mode = mode;
-        c.llc = (cache_geom){.line_size = 64, .slices = 2, .sets_per_slice = 4, .ways = 6, .mapping = MAP_XOR};
-        c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 2, .ways = 2, .mapping = MAP_MODULO};
-        c.cores = 3;
-        c.ddio_mask = 0x30;
-        c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
-        c.n_cos = 2;
-        c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
-        c.cos_mask[1] = 0x08;
-        c.core_cos[2] = 1;
-        snprintf(c.llc_repl.name, sizeof c.llc_repl.name, "%s", policy);
-        snprintf(c.l2_repl.name, sizeof c.l2_repl.name, "%s", policy);
-        ddio_err e;
-        cr_assert_eq(hier_init(&h[k], &c, &e), 0, "%s", e.msg);
-    }
-    hier_set_general_only(&h[1], 1);
+    pair_init(h, &c);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 90;
@@ -682,19 +646,9 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
         hier_access(&h[1], q, core, line, &b);
         cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
                      core, (unsigned long long)line);
-        for (uint64_t l = 0; l < lines; l++) {
-            hier_where wa = hier_locate(&h[0], l), wb = hier_locate(&h[1], l);
-            cr_assert(wa.l2_core == wb.l2_core && wa.l2_state == wb.l2_state && wa.llc_region == wb.llc_region &&
-                          wa.llc_state == wb.llc_state,
-                      "after access %d line %llu differs", i, (unsigned long long)l);
-        }
+        pair_expect_same_places(h, lines, i);
     }
-    cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
-    cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
-    for (uint32_t c = 0; c < 3; c++)
-        cr_expect_eq(memcmp(h[0].l2[c].blocks, h[1].l2[c].blocks, h[0].l2[c].block_bytes * h[0].l2[c].nsets), 0);
-    for (int k = 0; k < 2; k++)
-        hier_free(&h[k]);
+    pair_expect_same_state_and_free(h);
 }
 
 Test(cache_hier, access_with_known_set_equals_general_path)

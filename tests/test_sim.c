@@ -15,6 +15,18 @@
 #include "tests/helpers.h"
 #include <cjson/cJSON.h>
 
+/* The default machine and workload (skylake-6140, l2fwd), one core, no
+ * software TX queue. */
+static void full_config(ddio_config *cfg)
+{
+    ddio_config_args a;
+    ddio_config_args_init(&a);
+    ddio_err e;
+    cr_assert_eq(ddio_config_resolve(&a, cfg, NULL, &e), 0, "%s", e.msg);
+    cfg->workload.cores = 1;
+    cfg->workload.driver.sw_tx_queue = 0;
+}
+
 static void small_config(ddio_config *cfg, const char *workload)
 {
     ddio_config_args a;
@@ -221,11 +233,7 @@ Test(sim, distractor_on_ddio_ways_hurts, .timeout = 120)
 Test(sim, page_aligned_buffers_map_unevenly, .timeout = 120)
 {
     ddio_config cfg;
-    ddio_config_args a;
-    ddio_config_args_init(&a);
-    ddio_err e;
-    cr_assert_eq(ddio_config_resolve(&a, &cfg, NULL, &e), 0, "%s", e.msg);
-    cfg.workload.driver.sw_tx_queue = 0;
+    full_config(&cfg);
     cfg.workload.driver.rx_ring = 512;
     run packed = simulate(&cfg, "fixed:1500", 12000, 20);
     cfg.workload.driver.align_4k = true;
@@ -302,12 +310,8 @@ Test(sim, warmup_waits_for_the_ring_to_fill, .timeout = 180)
     /* The full-size LLC: with the reduced one, misses slow the core so much
      * that the ring fills at once. */
     ddio_config cfg;
-    ddio_config_args a;
-    ddio_config_args_init(&a);
+    full_config(&cfg);
     ddio_err e;
-    cr_assert_eq(ddio_config_resolve(&a, &cfg, NULL, &e), 0, "%s", e.msg);
-    cfg.workload.cores = 1;
-    cfg.workload.driver.sw_tx_queue = 0;
     cfg.machine.llc.mapping = MAP_RANDOM;
     cfg.workload.driver.rx_ring = 1024;
     dsim_options o;
