@@ -19,6 +19,16 @@ double bench_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CPU time of this thread: what "accesses per second per core" divides by.
+ * On this shared 2-CPU machine the process is descheduled now and then;
+ * wall time counts those gaps, CPU time does not (both are printed). */
+double bench_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 #define CHUNK (1u << 20)
 #define SLICES 18
 #define SETS 2048
@@ -64,7 +74,7 @@ static int ref_access(ref_lru *r, uint64_t addr)
 }
 
 typedef struct result {
-    double rate, hit_rate;
+    double rate, cpu_rate, hit_rate;   /* per wall second, per CPU second */
 } result;
 
 static result run(const char *policy, enum stream s, uint64_t n, uint64_t *addr, const uint8_t *ops)
@@ -96,9 +106,10 @@ static result run(const char *policy, enum stream s, uint64_t n, uint64_t *addr,
         for (uint32_t i = 0; i < CHUNK; i++)
             baseline ? ref_access(&ref, addr[i]) : replay_access(&r, OP_READ, addr[i]);
     }
-    double t = 0;
+    double t = 0, cpu = 0;
     while (done < n) {
         fill_chunk(addr, s, &rng, &pos);
+        double c0 = bench_cpu_now();
         double t0 = bench_now();
         if (baseline)
             for (uint32_t i = 0; i < CHUNK; i++)
@@ -106,13 +117,14 @@ static result run(const char *policy, enum stream s, uint64_t n, uint64_t *addr,
         else
             hits += replay_run(&r, ops, addr, CHUNK);
         t += bench_now() - t0;
+        cpu += bench_cpu_now() - c0;
         done += CHUNK;
     }
     if (baseline)
         free(ref.lines);
     else
         replay_free(&r);
-    return (result){(double)done / t, (double)hits / (double)done};
+    return (result){(double)done / t, (double)done / cpu, (double)hits / (double)done};
 }
 
 int bench_cache(void)
@@ -124,21 +136,25 @@ int bench_cache(void)
     const char *streams[] = {"random (4x capacity)", "cyclic (1x capacity)"};
     printf("cache model: %u slices x %u sets x %u ways x 64 B = 24.75 MiB, xor mapping, %llu timed accesses each\n",
            SLICES, SETS, WAYS, (unsigned long long)n);
-    printf("%-22s %-14s %14s %10s %12s\n", "stream", "policy", "M accesses/s", "hit rate", "vs textbook");
+    printf("%-22s %-14s %14s %14s %10s %12s\n", "stream", "policy", "M accesses/s", "per CPU-s", "hit rate",
+           "vs textbook");
     for (int s = 0; s < 2; s++) {
         double base = 0;
         for (int p = 0; p < 3; p++) {
             /* Best of three runs: the machine is shared. */
-            result best = {0, 0};
+            result best = {0, 0, 0};
             for (int k = 0; k < 3; k++) {
                 result x = run(policies[p], (enum stream)s, n, addr, ops);
                 if (x.rate > best.rate)
-                    best = x;
+                    best.rate = x.rate;
+                if (x.cpu_rate > best.cpu_rate)
+                    best.cpu_rate = x.cpu_rate;
+                best.hit_rate = x.hit_rate;
             }
             if (p == 0)
                 base = best.rate;
-            printf("%-22s %-14s %14.1f %9.2f%% %11.2fx\n", streams[s], policies[p], best.rate / 1e6,
-                   100 * best.hit_rate, best.rate / base);
+            printf("%-22s %-14s %14.1f %14.1f %9.2f%% %11.2fx\n", streams[s], policies[p], best.rate / 1e6,
+                   best.cpu_rate / 1e6, 100 * best.hit_rate, best.rate / base);
         }
     }
     free(addr);
