@@ -357,9 +357,11 @@ Test(cache_replay, cli_output_file_is_atomic)
  * (shorter and longer than the prefetch distance), state and counters
  * compared after every chunk.  `aliasing`: the lines of the stream share
  * their low 32 bits in groups, so the kernel's 32-bit tag compare finds
- * candidates that are not matches. */
+ * candidates that are not matches.  `runs`: the ops come in runs of one op
+ * (1 to 24 long), so that whole batches of one op (the kernel's uniform-op
+ * path, every op) alternate with mixed ones; else each op is drawn alone. */
 static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint64_t alloc, uint64_t ddio,
-                        int aliasing)
+                        int aliasing, int runs)
 {
     cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = w, .mapping = map, .seed = 1};
     repl_config rc;
@@ -372,8 +374,15 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
     static uint8_t ops[N];
     static uint64_t addrs[N];
     const uint8_t kinds[] = {OP_READ, OP_WRITE, OP_IFETCH, OP_PCIE_WR_FULL, OP_PCIE_WR_PART, OP_PCIE_RD};
+    uint8_t run_op = OP_READ;
+    uint32_t run_left = 0;
     for (int i = 0; i < N; i++) {
-        ops[i] = i % 5000 == 4999 ? OP_FLUSH : kinds[ddio_rng_below(rng, 6)];
+        if (run_left == 0) {
+            run_op = kinds[ddio_rng_below(rng, 6)];
+            run_left = 1 + (uint32_t)ddio_rng_below(rng, 24);
+        }
+        run_left--;
+        ops[i] = i % 5000 == 4999 ? OP_FLUSH : runs ? run_op : kinds[ddio_rng_below(rng, 6)];
         uint64_t line = aliasing ? ddio_rng_below(rng, 4 * w) + (ddio_rng_below(rng, 8) << 32)
                                  : ddio_rng_below(rng, 16 * 4 * w);
         addrs[i] = line * 64 + ddio_rng_below(rng, 64);
@@ -388,8 +397,9 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
         for (size_t j = i; j < i + len; j++)
             hs += (uint64_t)replay_access(&slow, (enum replay_op)ops[j], addrs[j]);
         i += len;
-        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, aliasing %d: %llu vs %llu hits after %zu", w, what,
-                     (unsigned long long)alloc, aliasing, (unsigned long long)hf, (unsigned long long)hs, i);
+        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, aliasing %d, runs %d: %llu vs %llu hits after %zu", w,
+                     what, (unsigned long long)alloc, aliasing, runs, (unsigned long long)hf,
+                     (unsigned long long)hs, i);
         cr_assert_eq(memcmp(fast.op, slow.op, sizeof fast.op), 0, "%u ways, %s: counters differ after %zu", w,
                      what, i);
         cr_assert_eq(memcmp(fast.c.blocks, slow.c.blocks, fast.c.block_bytes * fast.c.nsets), 0,
@@ -403,7 +413,9 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
  * leave exactly the state and counters the generic path (replay_access)
  * leaves, for every op, any masks (the whole set: the kernel's steady-state
  * path; part of it: the general victim), both kernel mappings (xor inline,
- * others through cache_mapper_set) and every tag-slot count (4, 8, 12, 16). */
+ * others through cache_mapper_set), every tag-slot count (4, 8, 12, 16; 11
+ * ways with the xor mapping is an instance of its own), and batches of one
+ * op (every op) as well as mixed ones. */
 Test(cache_replay, lru_kernel_equals_generic_path)
 {
     const uint32_t ways[] = {1, 3, 6, 11, 16};
@@ -414,11 +426,12 @@ Test(cache_replay, lru_kernel_equals_generic_path)
         uint64_t full = (1ull << w) - 1;
         uint64_t part = full & ~(w > 2 ? 1ull : 0), ddio = w > 1 ? (1ull << (w - 1)) | 1 : 1;
         for (int map = 0; map < 2; map++)
-            for (int aliasing = 0; aliasing < 2; aliasing++) {
-                enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
-                kernel_case(&rng, w, m, part, ddio, aliasing);
-                kernel_case(&rng, w, m, full, full, aliasing);
-            }
+            for (int aliasing = 0; aliasing < 2; aliasing++)
+                for (int runs = 0; runs < 2; runs++) {
+                    enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
+                    kernel_case(&rng, w, m, part, ddio, aliasing, runs);
+                    kernel_case(&rng, w, m, full, full, aliasing, runs);
+                }
     }
 }
 

@@ -292,9 +292,9 @@ static inline __attribute__((always_inline)) uint64_t kernel_candidates(const ui
 
 /* The first half of kernel_fast: the way `*w` that holds the line if any
  * (`*hit`), and whether the access is one for kernel_step_general (nonzero:
- * a miss that is not the steady case). */
-static inline __attribute__((always_inline)) uint64_t kernel_probe(const kernel_env *ke, uint32_t op,
-                                                                   const uint64_t *lslot, const uint8_t *blk,
+ * a miss that is not the steady case); `op_full` is ke->op_full of the op. */
+static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_full, const uint64_t *lslot,
+                                                                   const uint8_t *blk,
                                                                    const uint32_t slots, uint64_t *w, uint64_t *hit)
 {
     const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
@@ -308,36 +308,41 @@ static inline __attribute__((always_inline)) uint64_t kernel_probe(const kernel_
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
-    const uint64_t unsteady = (*valid ^ ke->op_full[op]) | cand;
+    const uint64_t unsteady = (*valid ^ op_full) | cand;
     return unsteady & (*hit - 1);
 }
 
 /* The second half: the way is the hit way w or the victim, its tag is
  * rewritten (unchanged on a hit), its state and the counters come from
  * tables indexed by (op, hit, old state), and it moves to the front. */
-static inline __attribute__((always_inline)) void kernel_update(kernel_env *ke, uint32_t op, uint64_t line,
-                                                                uint8_t *blk, const uint32_t slots, size_t k,
-                                                                uint64_t w, uint64_t hit)
+static inline __attribute__((always_inline)) void kernel_update(const kernel_env *ke, const uint8_t *next_state,
+                                                                const uint64_t *count_inc, uint64_t *packed,
+                                                                uint64_t line, uint8_t *blk, const uint32_t slots,
+                                                                const uint32_t cways, uint64_t w, uint64_t hit)
 {
     uint64_t *tags = (uint64_t *)(void *)blk;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
     uint8_t *meta = blk + KERNEL_META_OFF(slots);
     const uint64_t o = *order;
-    const uint64_t victim = o >> ke->lru_shift;   /* fields past the LRU end are 0 */
+    /* Fields past the LRU end are 0; cways: the way count as a constant of
+     * the instance (0: any, from ke). */
+    const uint64_t victim = o >> (cways ? 4 * (cways - 1) : ke->lru_shift);
     const uint64_t way = kernel_select(hit, w, victim);
     const uint32_t old = meta[way];
     KERNEL_CHECK(way < ke->ways && old <= ST_M);
-    const uint64_t idx = op * 8 + hit * 4 + old;
-    meta[way] = ke->next_state[idx];
-    ke->packed[k][op] += ke->count_inc[idx];
+    const uint64_t idx = hit * 4 + old;
+    meta[way] = next_state[idx];
+    *packed += count_inc[idx];
     tags[way] = line;
     /* lru_order_to_mru_spread with its two 64-bit constants read from
      * memory: as immediates they take two movabs per access, the kernel
-     * having no register left for them. */
+     * having no register left for them.  With x = o ^ spread (way in every
+     * field), (o << 4) | way = (x << 4) ^ spread, so the fields 0..pos of
+     * the new order are those of o ^ x ^ (x << 4). */
     const uint64_t x = o ^ ke->spread[way];
     const uint64_t z = (x + ke->const_words[0]) & ~x & ke->const_words[1];
     const uint64_t upto = z ^ (z - 1);
-    *order = o ^ ((o ^ ((o << 4) | way)) & upto);
+    *order = o ^ ((x ^ (x << 4)) & upto);
 }
 
 /* One access (not a flush) of the kernel to the set block `blk`, or 0 when
@@ -346,12 +351,14 @@ static inline __attribute__((always_inline)) void kernel_update(kernel_env *ke, 
  * end) are one branch-free path, since whether an access hits is what a
  * branch predictor cannot guess. */
 static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
-                                                             uint8_t *blk, const uint32_t slots, size_t k)
+                                                             uint8_t *blk, const uint32_t slots, const uint32_t cways,
+                                                             size_t k)
 {
     uint64_t w, hit;
-    if (__builtin_expect(kernel_probe(ke, op, lslot, blk, slots, &w, &hit) != 0, 0))
+    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, &w, &hit) != 0, 0))
         return 0;
-    kernel_update(ke, op, lslot[0], blk, slots, k, w, hit);
+    kernel_update(ke, ke->next_state + op * 8, ke->count_inc + op * 8, &ke->packed[k][op], lslot[0], blk, slots,
+                  cways, w, hit);
     return 1;
 }
 
@@ -363,15 +370,21 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
  * kernel_step_general or two sets are the same (nothing changed then: the
  * caller replays them in turn). */
 #define KERNEL_GROUP 4
+/* `uniform`: every op of the group is `uop` (a uniform batch), which is
+ * then kept in a register instead of being loaded per access. */
 static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *ke, const uint8_t *ops,
                                                                    const uint64_t (*lslot)[2], uint8_t *const *blk,
-                                                                   const uint32_t slots, size_t a)
+                                                                   const uint32_t slots, const uint32_t cways,
+                                                                   size_t a, const int uniform, uint32_t uop)
 {
     uint64_t w0, w1, w2, w3, h0, h1, h2, h3;
-    uint64_t bad = kernel_probe(ke, ops[a], lslot[a], blk[a], slots, &w0, &h0) |
-                   kernel_probe(ke, ops[a + 1], lslot[a + 1], blk[a + 1], slots, &w1, &h1) |
-                   kernel_probe(ke, ops[a + 2], lslot[a + 2], blk[a + 2], slots, &w2, &h2) |
-                   kernel_probe(ke, ops[a + 3], lslot[a + 3], blk[a + 3], slots, &w3, &h3);
+#define KERNEL_OP(I) (uniform ? uop : ops[a + (I)])
+#define KERNEL_OP_FULL(I) (ke->op_full[KERNEL_OP(I)])
+    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, &w0, &h0) |
+                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, &w1, &h1) |
+                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, &w2, &h2) |
+                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, &w3, &h3);
+#undef KERNEL_OP_FULL
 #ifdef __SSE2__
     /* Two blocks are the same iff the low 32 bits of their addresses are
      * (the block array is smaller than 4 GiB: replay_run): the four low
@@ -391,21 +404,27 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
     /* The ops and lines are read again rather than kept in registers
      * through the probes (GCC spilled them). */
     __asm__("" : : : "memory");
-    kernel_update(ke, ops[a], lslot[a][0], blk[a], slots, a, w0, h0);
-    kernel_update(ke, ops[a + 1], lslot[a + 1][0], blk[a + 1], slots, a + 1, w1, h1);
-    kernel_update(ke, ops[a + 2], lslot[a + 2][0], blk[a + 2], slots, a + 2, w2, h2);
-    kernel_update(ke, ops[a + 3], lslot[a + 3][0], blk[a + 3], slots, a + 3, w3, h3);
+#define KERNEL_UPDATE_AT(I, W, H)                                                                          \
+    kernel_update(ke, ke->next_state + KERNEL_OP(I) * 8, ke->count_inc + KERNEL_OP(I) * 8,                      \
+                  &ke->packed[a + (I)][KERNEL_OP(I)], lslot[a + (I)][0], blk[a + (I)], slots, cways, W, H)
+    KERNEL_UPDATE_AT(0, w0, h0);
+    KERNEL_UPDATE_AT(1, w1, h1);
+    KERNEL_UPDATE_AT(2, w2, h2);
+    KERNEL_UPDATE_AT(3, w3, h3);
+#undef KERNEL_UPDATE_AT
+#undef KERNEL_OP
     return 1;
 }
 
 /* kernel_fast for any op: a flush (or an op out of range) leaves it. */
 static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uint32_t op, const uint64_t *lslot,
-                                                             uint8_t *blk, const uint32_t slots, size_t k)
+                                                             uint8_t *blk, const uint32_t slots, const uint32_t cways,
+                                                             size_t k)
 {
     assert(op < OP_COUNT);
     if (op == OP_FLUSH)
         return 0;
-    return kernel_fast(ke, op, lslot, blk, slots, k);
+    return kernel_fast(ke, op, lslot, blk, slots, cways, k);
 }
 
 /* The access kernel_step left: a flush or kernel_step_general's cases. */
@@ -436,6 +455,52 @@ static inline int kernel_ops_plain(const uint8_t *ops)
 #endif
 }
 
+/* A batch of 8 plain accesses in groups of 4 (kernel_fast_group), unrolled:
+ * the groups follow each other without a loop test; a group that
+ * kernel_fast_group declines leaves the switch, is replayed access by
+ * access, and the next group resumes it at its position. */
+#define KERNEL_FAST_GROUP_AT(K, U, UOP)                                           \
+    case K:                                                                    \
+        if (!kernel_fast_group(&ke, bops, bl, bb, slots, cways, K, U, UOP)) {              \
+            k = K;                                                             \
+            break;                                                             \
+        }                                                                      \
+        __attribute__((fallthrough));
+#define KERNEL_PLAIN_BATCH(U, UOP)                                                                        \
+    do {                                                                                               \
+        for (;;) {                                                                                     \
+            switch (k) {                                                                               \
+            KERNEL_FAST_GROUP_AT(0, U, UOP)                                                               \
+            KERNEL_FAST_GROUP_AT(4, U, UOP)                                                               \
+            case KERNEL_BATCH:                                                                         \
+                k = KERNEL_BATCH;                                                                      \
+                break;                                                                                 \
+            default:                                                                                   \
+                __builtin_unreachable();                                                               \
+            }                                                                                          \
+            if (k == KERNEL_BATCH)                                                                     \
+                break;                                                                                 \
+            for (size_t e = k + KERNEL_GROUP; k < e; k++)                                              \
+                if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, cways, k))                             \
+                    kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);                         \
+            if (k == KERNEL_BATCH)                                                                     \
+                break;                                                                                 \
+        }                                                                                              \
+    } while (0)
+_Static_assert(KERNEL_BATCH == 8 && KERNEL_GROUP == 4, "KERNEL_PLAIN_BATCH: groups at 0 and 4");
+
+/* The op of the 8 ops at `ops` when they are all the same plain op (in range,
+ * not a flush), else OP_COUNT. */
+static inline uint32_t kernel_ops_uniform(const uint8_t *ops)
+{
+    uint64_t x;
+    memcpy(&x, ops, sizeof x);
+    const uint32_t op = ops[0];
+    if (x != 0x0101010101010101ull * op || op >= OP_COUNT || op == OP_FLUSH)
+        return OP_COUNT;
+    return op;
+}
+
 /* The LRU kernel: the same semantics as replay_access, specialised for the
  * default policy (LRU, up to 16 ways), which it updates in place through the
  * packed order of lru_order.h instead of the policy's ops.  Each set's block
@@ -449,7 +514,7 @@ static inline int kernel_ops_plain(const uint8_t *ops)
  * randomly chunked replay. */
 static inline __attribute__((always_inline)) uint64_t
 lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const uint32_t slots,
-           const int xor_map)
+           const uint32_t cways, const int xor_map)
 {
     const cache *c = &r->c;
     kernel_env ke;
@@ -530,43 +595,17 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         const uint64_t(*bl)[2] = line[cur];
         uint8_t *const *bb = blk[cur];
         size_t k = 0;
-        if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-            /* In groups of 4 (kernel_fast_group), unrolled: the groups
-             * follow each other without a loop test; a group that
-             * kernel_fast_group declines leaves the switch, is replayed
-             * access by access, and the next group resumes it at its
-             * position. */
-#define KERNEL_FAST_GROUP_AT(K)                                                \
-    case K:                                                                    \
-        if (!kernel_fast_group(&ke, bops, bl, bb, slots, K)) {                 \
-            k = K;                                                             \
-            break;                                                             \
-        }                                                                      \
-        __attribute__((fallthrough));
-            _Static_assert(KERNEL_BATCH == 8 && KERNEL_GROUP == 4, "KERNEL_FAST_GROUP_AT cases 0, 4");
-            for (;;) {
-                switch (k) {
-                KERNEL_FAST_GROUP_AT(0)
-                KERNEL_FAST_GROUP_AT(4)
-                case KERNEL_BATCH:
-                    k = KERNEL_BATCH;
-                    break;
-                default:
-                    __builtin_unreachable();
-                }
-                if (k == KERNEL_BATCH)
-                    break;
-                for (size_t e = k + KERNEL_GROUP; k < e; k++)
-                    if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, k))
-                        kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);
-                if (k == KERNEL_BATCH)
-                    break;
-            }
-#undef KERNEL_FAST_GROUP_AT
+        /* A batch of one op (common in real traces: runs of loads or stores):
+         * the op's rows of the tables once for the batch. */
+        const uint32_t uop = m == KERNEL_BATCH ? kernel_ops_uniform(bops) : OP_COUNT;
+        if (uop < OP_COUNT) {
+            KERNEL_PLAIN_BATCH(1, uop);
+        } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
+            KERNEL_PLAIN_BATCH(0, 0);
         } else {
             while (k < m) {
                 for (; k < m; k++)
-                    if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, k))
+                    if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, cways, k))
                         break;
                 if (k < m) {
                     kernel_step_rare(&ke, bops[k], bl[k][0], bb[k], slots);
@@ -594,12 +633,16 @@ static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *ad
     /* More slices than slice_base holds: the mapping through cache_mapper_set. */
     const int x = r->c.map.kind == MAP_XOR && r->c.map.slices <= KERNEL_MAX_SLICES;
     switch (r->c.tag_slots) {
-    case 4: return x ? lru_kernel(r, ops, addrs, n, 4, 1) : lru_kernel(r, ops, addrs, n, 4, 0);
-    case 8: return x ? lru_kernel(r, ops, addrs, n, 8, 1) : lru_kernel(r, ops, addrs, n, 8, 0);
-    case 12: return x ? lru_kernel(r, ops, addrs, n, 12, 1) : lru_kernel(r, ops, addrs, n, 12, 0);
+    case 4: return x ? lru_kernel(r, ops, addrs, n, 4, 0, 1) : lru_kernel(r, ops, addrs, n, 4, 0, 0);
+    case 8: return x ? lru_kernel(r, ops, addrs, n, 8, 0, 1) : lru_kernel(r, ops, addrs, n, 8, 0, 0);
+    case 12:
+        /* 11 ways (the Skylake-SP LLC) with the victim's shift a constant. */
+        if (x && r->c.ways == 11)
+            return lru_kernel(r, ops, addrs, n, 12, 11, 1);
+        return x ? lru_kernel(r, ops, addrs, n, 12, 0, 1) : lru_kernel(r, ops, addrs, n, 12, 0, 0);
     default:
         assert(r->c.tag_slots == 16);
-        return x ? lru_kernel(r, ops, addrs, n, 16, 1) : lru_kernel(r, ops, addrs, n, 16, 0);
+        return x ? lru_kernel(r, ops, addrs, n, 16, 0, 1) : lru_kernel(r, ops, addrs, n, 16, 0, 0);
     }
 }
 
