@@ -1,7 +1,9 @@
 /* bench_cache.c - cache model throughput: accesses per second for LRU and
  * SRRIP on the Xeon Gold 6140 LLC (18 slices x 2048 sets x 11 ways = 24.75
- * MiB), random and cyclic line streams.  Baseline, in the same process: a
- * textbook LRU (per-set recency list, memmove) on the same streams. */
+ * MiB), random and cyclic line streams of reads, and random lines with
+ * mixed ops (2/3 reads, 1/3 writes, from a fixed seed: the textbook LRU
+ * does not tell them apart).  Baseline, in the same process: a textbook LRU
+ * (per-set recency list, memmove) on the same streams. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +37,12 @@ double bench_cpu_now(void)
 #define WAYS 11
 #define CAPACITY ((uint64_t)SLICES * SETS * WAYS)
 
-enum stream { RANDOM, CYCLIC };
+enum stream { RANDOM, CYCLIC, MIXED };
 
 static void fill_chunk(uint64_t *addr, enum stream s, ddio_rng *rng, uint64_t *pos)
 {
     for (uint32_t i = 0; i < CHUNK; i++) {
-        if (s == RANDOM) {
+        if (s != CYCLIC) {
             addr[i] = ddio_rng_below(rng, 4 * CAPACITY) << 6;
         } else {
             addr[i] = *pos << 6;
@@ -104,7 +106,7 @@ static result run(const char *policy, enum stream s, uint64_t n, uint64_t *addr,
     for (uint64_t w = 0; w < CAPACITY; w += CHUNK) {
         fill_chunk(addr, s, &rng, &pos);
         for (uint32_t i = 0; i < CHUNK; i++)
-            baseline ? ref_access(&ref, addr[i]) : replay_access(&r, OP_READ, addr[i]);
+            baseline ? ref_access(&ref, addr[i]) : replay_access(&r, (enum replay_op)ops[i], addr[i]);
     }
     double t = 0, cpu = 0;
     while (done < n) {
@@ -131,14 +133,20 @@ int bench_cache(void)
 {
     const uint64_t n = 32ull * CHUNK;
     uint64_t *addr = malloc(sizeof(uint64_t) * CHUNK);
-    uint8_t *ops = calloc(CHUNK, 1);   /* all reads (OP_READ = 0) */
+    uint8_t *reads = calloc(CHUNK, 1);   /* all reads (OP_READ = 0) */
+    uint8_t *mixed = malloc(CHUNK);
+    ddio_rng orng;
+    ddio_rng_seed(&orng, 2);
+    for (uint32_t i = 0; i < CHUNK; i++)
+        mixed[i] = ddio_rng_below(&orng, 3) == 2 ? OP_WRITE : OP_READ;
     const char *policies[] = {"textbook-lru", "lru", "srrip"};
-    const char *streams[] = {"random (4x capacity)", "cyclic (1x capacity)"};
+    const char *streams[] = {"random (4x capacity)", "cyclic (1x capacity)", "mixed r/w (random)"};
     printf("cache model: %u slices x %u sets x %u ways x 64 B = 24.75 MiB, xor mapping, %llu timed accesses each\n",
            SLICES, SETS, WAYS, (unsigned long long)n);
     printf("%-22s %-14s %14s %14s %10s %12s\n", "stream", "policy", "M accesses/s", "per CPU-s", "hit rate",
            "vs textbook");
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
+        const uint8_t *ops = s == MIXED ? mixed : reads;
         double base = 0;
         for (int p = 0; p < 3; p++) {
             /* Best of three runs: the machine is shared. */
@@ -158,6 +166,7 @@ int bench_cache(void)
         }
     }
     free(addr);
-    free(ops);
+    free(reads);
+    free(mixed);
     return 0;
 }
