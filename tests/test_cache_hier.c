@@ -420,6 +420,88 @@ Test(cache_hier, fast_paths_equal_general_path)
     fast_equals_general(HIER_INCLUSIVE, MAP_MODULO, "dip", 6);
 }
 
+/* The DMA runs' tight loop (full lines whose hint names a plain fast way)
+ * against the general path: buffers DMAed again and again as the simulator
+ * does (a write run, a core reading the first line or others, a read run),
+ * with partial heads and tails, stray core accesses and other lines that
+ * evict the buffers' lines (stale hints), LRU and BIP in both modes. */
+static void tight_runs_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+{
+    hier_config c = pair_config(mode, policy, policy);
+    c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = 6, .mapping = MAP_XOR, .seed = 5};
+    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 4, .mapping = MAP_MODULO};
+    hier h[2];
+    pair_init(h, &c);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
+    const uint64_t lines = BUFS * BUF_LINES + OTHER;
+    uint64_t hints[BUFS * BUF_LINES];
+    memset(hints, 0, sizeof hints);
+    uint64_t total = 0;
+    for (int i = 0; i < 6000; i++) {
+        uint32_t b = (uint32_t)ddio_rng_below(&rng, BUFS), core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint64_t first = (uint64_t)b * BUF_LINES;
+        uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, BUF_LINES);
+        int head = ddio_rng_below(&rng, 4) == 0, tail = ddio_rng_below(&rng, 2) == 0;
+        uint32_t ph, ref = 0, ref_ph = 0;
+        uint32_t hits = hier_pcie_write_run(&h[0], first, n, head, tail, &ph, hints + b * BUF_LINES);
+        for (uint32_t j = 0; j < n; j++) {
+            int partial = (j == 0 && head) || (j == n - 1 && tail);
+            hier_result r;
+            hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, first + j, &r);
+            ref += r.hit;
+            ref_ph += (uint32_t)(r.hit && partial);
+        }
+        total += n;
+        cr_assert_eq(hits, ref, "write run %d", i);
+        cr_assert_eq(ph, ref_ph, "write run %d", i);
+        /* The core reads the first line (and sometimes writes another, or
+         * touches a line elsewhere, which may evict buffer lines). */
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
+        uint64_t l2line = kind < 2 ? first + ddio_rng_below(&rng, n) : BUFS * BUF_LINES + ddio_rng_below(&rng, OTHER);
+        for (int k = 0; k < 2; k++) {
+            hier_result a, bb;
+            hier_access(&h[0], REQ_CORE_RD, core, first, &a);
+            hier_access(&h[1], REQ_CORE_RD, core, first, &bb);
+            pair_expect_same_result(&a, &bb, i, "core read", (unsigned long long)first);
+            if (k == 1 || kind < 5) {
+                enum coh_req q = kind % 2 ? REQ_CORE_WR : REQ_CORE_RD;
+                hier_access(&h[0], q, core, l2line, &a);
+                hier_access(&h[1], q, core, l2line, &bb);
+                pair_expect_same_result(&a, &bb, i, "core access", (unsigned long long)l2line);
+            }
+        }
+        hits = hier_pcie_read_run(&h[0], first, n, hints + b * BUF_LINES);
+        ref = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            hier_result r;
+            hier_access(&h[1], REQ_PCIE_RD, 0, first + j, &r);
+            ref += r.hit;
+        }
+        total += n;
+        cr_assert_eq(hits, ref, "read run %d", i);
+        if (i % 500 == 0)
+            pair_expect_same_places(h, lines, i);
+    }
+    pair_expect_same_places(h, lines, 6000);
+    if (mode == HIER_NONINCLUSIVE)   /* inclusive: any LLC line may have an L2 copy, no fast ways */
+        cr_assert(h[0].tight_lines > total / 4, "the tight loop took %llu of %llu lines",
+                  (unsigned long long)h[0].tight_lines, (unsigned long long)total);
+    else
+        cr_assert_eq(h[0].tight_lines, 0);
+    cr_assert_eq(h[1].tight_lines, 0);
+    pair_expect_same_state_and_free(h);
+}
+
+Test(cache_hier, dma_run_tight_loop_equals_general_path)
+{
+    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 11);
+    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12);
+    tight_runs_equal(HIER_INCLUSIVE, "lru", 13);
+    tight_runs_equal(HIER_INCLUSIVE, "bip", 14);
+}
+
 /* The core fast path's L2(S) hits (a read, and a write that upgrades and
  * takes the non-inclusive LLC's Shared copy) and the inline fills and
  * removals (LRU, BIP) against the general path with cache.c's fills: each

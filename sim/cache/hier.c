@@ -12,6 +12,10 @@
 /* Per-line metadata byte: the coherence state (ST_M means dirty). */
 #define META_STATE(m) ((uint8_t)((m) & 3))
 
+/* The columns of LLC ways (fast_col): COL_DDIO, COL_L3, COL_SHARED. */
+#define LLC_COLS (COL_SHARED + 1)
+_Static_assert(COL_DDIO < LLC_COLS && COL_L3 < LLC_COLS && COL_SHARED < LLC_COLS, "LLC columns first");
+
 static const uint8_t col_region[COL_COUNT] = {
     [COL_DDIO] = REG_DDIO, [COL_L3] = REG_L3, [COL_SHARED] = REG_SHARED,
     [COL_L2_EM] = REG_L2, [COL_L2_S] = REG_L2, [COL_MEM] = REG_MEM,
@@ -153,8 +157,10 @@ void hier_set_general_only(hier *h, int on)
 {
     memset(h->fast_ways, 0, sizeof h->fast_ways);
     memset(h->drop_ways, 0, sizeof h->drop_ways);
-    for (uint32_t w = 0; w < h->cfg.llc.ways; w++)
+    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
         h->fast_col[w] = region_col[h->way_region[w]];
+        assert(h->fast_col[w] < LLC_COLS && "an LLC way's column is an LLC column");
+    }
     h->core_fast = !on;
     h->llc_nibble = !on && repl_recency_nibble(h->llc.repl);
     h->l2_nibble = !on && repl_recency_nibble(h->l2[0].repl);   /* every L2 has the same policy */
@@ -814,11 +820,14 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const int nibble = h->llc_nibble;
     uint8_t *const rbase = h->llc.repl->base;
     const uint64_t rstride = h->llc.repl->stride;
-    uint32_t cnt[2][COL_COUNT] = {{0}};   /* fast hits by (partial, column) */
+    uint32_t cnt[2][LLC_COLS] = {{0}};    /* fast hits by (partial, column: an LLC way's) */
     uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
     /* The partial lines' indices (UINT32_MAX: none). */
     const uint32_t part_first = write && head_partial ? 0 : UINT32_MAX;
     const uint32_t part_last = write && tail_partial ? n - 1 : UINT32_MAX;
+    /* The tight loop's range (no partial line) and ways (fast, no L2 copy to drop). */
+    const uint32_t tight_lo = part_first == 0 ? 1 : 0, tight_hi = part_last == n - 1 ? n - 1 : n;
+    const uint64_t plain = fast_full & ~drop_full;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints) {
@@ -836,6 +845,41 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 prefetch_set(&h->llc, sets[i]);
         }
         for (uint32_t i = 0; i < m; i++) {
+            if (hints && nibble && base + i >= tight_lo) {
+                /* The tight loop: full lines whose hint names both the set
+                 * and a way of `plain` holding the line (the common case:
+                 * the buffer's lines, DMAed before).  It does what the
+                 * general loop below does for them (the hint it would store
+                 * is the one read); the first other line leaves it and goes
+                 * through that loop, which re-enters here at the next line. */
+                const uint32_t end = tight_hi - base < m ? tight_hi - base : m;
+                const uint32_t start = i;
+                for (; i < end; i++) {
+                    const uint64_t hv = hints[base + i];
+                    const uint32_t w = (uint32_t)hv & 0xFF, set = (uint32_t)(hv >> 8) - 1;
+                    if (hv < 0x100 || w >= ways)
+                        break;
+                    const uint64_t *t = cache_view_tags(v, set);
+                    if (t[w] != first + base + i || !((plain >> w) & 1))
+                        break;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                    assert(set == cache_set(&h->llc, first + base + i));
+                    assert((1ull << w) == match_in(&h->llc, set, first + base + i));
+                    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, first + base + i) < 0) &&
+                           "a DDIO/L3* line with an L2 copy");
+                    assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
+#endif
+                    uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
+                    *o = lru_order_to_mru(*o, w);
+                    if (write)
+                        *cache_view_meta(v, set, w) = ST_M;
+                    cnt[0][h->fast_col[w]]++;
+                }
+                hits += i - start;
+                h->tight_lines += i - start;
+                if (i == m)
+                    break;
+            }
             uint32_t k = base + i, set = sets[i];
             uint64_t line = first + k;
             int partial = write && (k == part_first || k == part_last);
@@ -887,13 +931,15 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             }
         }
     }
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < (part_first == 0 || part_last != UINT32_MAX ? 2 : 1); p++) {
         hier_req_stats *rs = &h->stats.req[p ? REQ_PCIE_WR_PART : req_full];
-        for (int c = 0; c < COL_COUNT; c++) {
-            rs->accesses += cnt[p][c];
-            rs->hits += cnt[p][c];
+        uint64_t sum = 0;
+        for (int c = 0; c < LLC_COLS; c++) {
+            sum += cnt[p][c];
             rs->hit_col[c] += cnt[p][c];
         }
+        rs->accesses += sum;
+        rs->hits += sum;
     }
     *part_hits = phits;
     return hits;

@@ -81,6 +81,7 @@ typedef struct hier {
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (core_move_fast) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: hier.c access_pcie_rd_miss */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
+    uint64_t tight_lines;           /* DMA run lines the tight loop took (tests) */
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */
