@@ -414,3 +414,36 @@ Test(traces_gen, meta_matches_parsed_frames)
             free(b);
         }
 }
+
+/* gen_set_no_tuple: the same packets (lengths, flows, timestamps) and the
+ * same random stream as with the tuple, the tuple left zero. */
+Test(traces_gen, no_tuple_keeps_the_packets)
+{
+    const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500"};
+    for (int k = 0; k < 4; k++)
+        for (int no_time = 0; no_time < 2; no_time++) {
+            gen_config c;
+            gen_config_default(&c);
+            ddio_err e;
+            cr_assert_eq(gen_parse_profile(profiles[k], &c, "profile", &e), 0);
+            c.packets = 20000;
+            c.seed = 9 + (uint64_t)k;
+            if (k == 0 && no_time == 0)
+                c.rate_gbps = 10;   /* MAWI's exponential gaps draw from the stream too */
+            gen *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+            cr_assert_eq(gen_init(a, &c, &e), 0);
+            cr_assert_eq(gen_init(b, &c, &e), 0);
+            gen_set_no_tuple(b, 1);
+            gen_pkt pa, pb;
+            gen_meta ma, mb;
+            while (gen_next_meta(a, &pa, &ma, no_time)) {
+                cr_assert_eq(gen_next_meta(b, &pb, &mb, no_time), 1);
+                cr_assert(pa.len == pb.len && pa.flow == pb.flow && pa.ts_ns == pb.ts_ns, "%s", profiles[k]);
+                cr_assert(mb.src_ip == 0 && mb.dst_ip == 0 && mb.src_port == 0 && mb.dst_port == 0);
+            }
+            cr_assert_eq(gen_next_meta(b, &pb, &mb, no_time), 0);
+            cr_assert_eq(memcmp(&a->rng, &b->rng, sizeof a->rng), 0, "%s: the random stream moved", profiles[k]);
+            free(a);
+            free(b);
+        }
+}

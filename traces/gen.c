@@ -342,6 +342,15 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e)
     return 0;
 }
 
+/* Whether flow i is TCP (flow_of's proto == 6), without the rest of its tuple. */
+static inline int flow_is_tcp(const gen *g, uint32_t i)
+{
+    if (g->c.profile != GEN_MAWI)
+        return 0;
+    uint64_t h2 = ddio_mix64(ddio_mix64(g->salt + i) ^ 0x632be59bd9b4e019ull);
+    return h2 % 1000 < MAWI_TCP_PERMILLE;
+}
+
 static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
 {
     const gen_config *c = &g->c;
@@ -365,6 +374,14 @@ static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
     uint32_t flow = gen_zipf(c) > 0 ? (uint32_t)(gen_zipf_next(&g->zipf, &g->rng) - 1)
                                     : (uint32_t)(g->i % g->flows);
     assert(flow < g->flows);
+    if (meta && g->no_tuple) {
+        /* The caller ignores the tuple: only the TCP sequence draw, which
+         * keeps the random stream (gen_set_no_tuple). */
+        if (flow_is_tcp(g, flow))
+            (void)ddio_rng_next(&g->rng);
+        memset(meta, 0, sizeof *meta);
+        goto timestamps;
+    }
     flow_tuple f = flow_of(g, flow);
     if (meta) {
         /* What trace_parse_frame reads back from the frame build_frame
@@ -382,6 +399,7 @@ static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
     }
 
     /* Timestamps: the packet starts at t; the next one starts one gap later. */
+timestamps:;
     double bits = 8.0 * len;
     if (c->profile == GEN_MAWI && c->rate_gbps < GEN_LINK_GBPS) {
         /* Poisson-like arrivals with a dead time: the frame occupies the
@@ -412,6 +430,11 @@ static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
 int gen_next(gen *g, gen_pkt *p)
 {
     return next_packet(g, p, NULL, 0);
+}
+
+void gen_set_no_tuple(gen *g, int on)
+{
+    g->no_tuple = on;
 }
 
 int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time)

@@ -73,6 +73,7 @@ typedef struct gen {
     double t_ns;            /* start of the next packet, relative to the epoch */
     uint64_t cum_bits;      /* CBR profiles: bits sent so far (timestamps without drift) */
     uint8_t imix_cycle[12]; /* IMIX: a shuffled block of 7x64, 4x570, 1x1518 */
+    int no_tuple;           /* gen_next_meta: leave the 5-tuple out (gen_set_no_tuple) */
     uint8_t frame[GEN_MAX_FRAME];
 } gen;
 
@@ -100,6 +101,9 @@ typedef struct gen_meta {
  * no_time the timestamps are not computed (p->ts_ns 0, g's clock does not
  * advance) for callers that ignore them; later packets are the same. */
 int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time);
+/* From now on gen_next_meta leaves the tuple out (all zero): the same
+ * packets, lengths, flows and random stream, for a caller that ignores it. */
+void gen_set_no_tuple(gen *g, int on);
 
 /* Generate the whole trace into `path` (written atomically). */
 int gen_write_pcap(const gen_config *c, const char *path, ddio_err *e);

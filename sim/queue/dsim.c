@@ -275,6 +275,8 @@ static int setup(dsim *s, ddio_err *e)
     if (pktsrc_open(&s->src, o->src.trace, o->src.profile, o->src.flows, o->src.keep_all, o->packets, o->rate_gbps,
                     cfg->machine.nic.line_rate_gbps, o->pkt_size, o->seed, e) != 0)
         return -1;
+    if (s->cores == 1)
+        pktsrc_skip_tuple(&s->src);   /* nic_queue_of asks no RSS hash */
     /* Warm-up: a given number of received packets, or by default until the
      * buffers in circulation have cycled twice and the queues have settled
      * (warmup_settled), but at most half the packets. */

@@ -95,7 +95,7 @@ static int next_raw(pktsrc *s, trace_pkt *tp, ddio_err *e)
         tp->src_port = m.src_port;
         tp->dst_port = m.dst_port;
         tp->proto = m.proto;
-        tp->has_tuple = 1;
+        tp->has_tuple = !s->g.no_tuple;
         return 1;
     }
     int rc = trace_reader_next(&s->tr, tp, e);
@@ -109,6 +109,12 @@ static int next_raw(pktsrc *s, trace_pkt *tp, ddio_err *e)
     s->have_first = 0;
     s->passes++;
     return trace_reader_next(&s->tr, tp, e);
+}
+
+void pktsrc_skip_tuple(pktsrc *s)
+{
+    if (!s->is_trace)
+        gen_set_no_tuple(&s->g, 1);
 }
 
 int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e)

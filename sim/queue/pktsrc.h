@@ -54,6 +54,9 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
                 uint64_t packets, double rate_gbps, double line_gbps, uint32_t pkt_size, uint64_t seed,
                 ddio_err *e);
 /* 1: *p filled; 0: done; -1: corrupt trace (e says which packet). */
+/* The packets need no 5-tuple (one core: RSS is not asked); generated
+ * packets then come without it (has_tuple 0), a trace's as before. */
+void pktsrc_skip_tuple(pktsrc *s);
 int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e);
 void pktsrc_close(pktsrc *s);
 
