@@ -232,7 +232,19 @@ Test(cache_hier, snoop_filter_matches_reference)
             ref[line] = core;
             ref_way[line] = way;
         } else {
-            snoop_erase(&sf, line * 4096);
+            /* Half the erasures through the slot snoop_get_slot names. */
+            uint64_t slot = UINT64_MAX;
+            uint32_t sway = UINT32_MAX;
+            int owner = snoop_get_slot(&sf, line * 4096, &sway, &slot);
+            cr_assert_eq(owner, ref[line]);
+            if (owner >= 0) {
+                cr_assert_eq(sway, ref_way[line]);
+                cr_assert_eq(sf.keys[slot], line * 4096);
+            }
+            if (owner >= 0 && i % 2)
+                snoop_erase_slot(&sf, slot);
+            else
+                snoop_erase(&sf, line * 4096);
             ref[line] = -1;
         }
         uint64_t probe = ddio_rng_below(&rng, 512);

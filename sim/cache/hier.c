@@ -331,6 +331,16 @@ static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, u
     return st;
 }
 
+/* l2_take_at with the line's snoop filter slot known (snoop_get_slot). */
+static uint8_t l2_take_at_slot(hier *h, uint32_t core, uint32_t set, uint32_t way, uint64_t slot)
+{
+    cache *l2 = &h->l2[core];
+    uint8_t st = META_STATE(*cache_meta(l2, set, way));
+    remove_in(l2, h->l2_recency, set, way);
+    snoop_erase_slot(&h->sf, slot);
+    return st;
+}
+
 _Static_assert(HIER_MAX_CORES <= SNOOP_MAX_CORES && CACHE_MAX_WAYS <= SNOOP_MAX_WAYS,
                "the snoop filter stores a core and an L2 way");
 
@@ -350,12 +360,15 @@ static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uin
     return (uint32_t)way;
 }
 
-/* Remove `line` from `core`'s L2 (`way`: the snoop filter's way); returns
- * its state. */
-static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way)
+/* Remove `line` from `core`'s L2 (`way`, `slot`: the snoop filter's way and
+ * slot, snoop_get_slot); returns its state. */
+static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint64_t slot)
 {
     uint32_t set = cache_set(&h->l2[core], line);
-    return l2_take_at(h, core, line, set, l2_way_of(h, core, set, line, way));
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->sf.keys[slot] == line && "a snoop filter slot that is not the line's");
+#endif
+    return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
 
@@ -368,9 +381,10 @@ static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hi
     if (cell->l2 == L2_DROP) {
         /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
         uint32_t sway;
-        int owner = snoop_get_way(&h->sf, line, &sway);
+        uint64_t sslot = 0;
+        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
         if (owner >= 0)
-            wb |= l2_take(h, (uint32_t)owner, line, sway) == ST_M;
+            wb |= l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_M;
     }
     if (wb)
         res->mem_writebacks++;
@@ -759,9 +773,10 @@ static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_r
     uint64_t match = match_in(&h->llc, set, line);
     if (req < REQ_EVICT && (match & h->drop_ways[req])) {
         uint32_t sway;
-        int owner = snoop_get_way(&h->sf, line, &sway);
+        uint64_t sslot = 0;
+        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
         if (owner >= 0)
-            l2_take(h, (uint32_t)owner, line, sway);
+            l2_take(h, (uint32_t)owner, line, sway, sslot);
         access_llc_fast(h, req, line, set, match, res);
         return;
     }
@@ -897,9 +912,10 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
 #endif
                 if (match & drop) {
                     uint32_t sway;
-                    int owner = snoop_get_way(&h->sf, line, &sway);
+                    uint64_t sslot = 0;
+                    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
                     if (owner >= 0)
-                        l2_take(h, (uint32_t)owner, line, sway);
+                        l2_take(h, (uint32_t)owner, line, sway, sslot);
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
                 if (nibble) {
@@ -968,9 +984,10 @@ void hier_flush(hier *h, uint64_t line, hier_result *res)
     memset(res, 0, sizeof *res);
     int dirty = 0;
     uint32_t sway;
-    int owner = snoop_get_way(&h->sf, line, &sway);
+    uint64_t sslot = 0;
+    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
     if (owner >= 0) {
-        dirty |= l2_take(h, (uint32_t)owner, line, sway) == ST_M;
+        dirty |= l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_M;
         res->hit = 1;
         res->region = REG_L2;
     }

@@ -59,7 +59,22 @@ static inline uint64_t lru_order_to_mru_spread(uint64_t o, uint64_t way, uint64_
     return o ^ ((o ^ ((o << 4) | way)) & upto);
 }
 
+/* Move `way` to the LRU end (position ways - 1): fields pos+1..ways-1 shift
+ * down one, fields past the last way are kept.  Branch-free: `low` (fields
+ * 0..pos-1) comes from the zero-field flag as in lru_order_to_mru, and
+ * below(ways) = below(ways - 1) << 4 | 0xF also holds for 16 ways. */
 static inline uint64_t lru_order_to_lru(uint64_t o, uint32_t way, uint32_t ways)
+{
+    uint64_t x = o ^ (LRU_ONES * way);
+    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    uint64_t low = (z ^ (z - 1)) >> 4;
+    uint32_t sh = 4 * (ways - 1);
+    uint64_t below_last = (1ull << sh) - 1;
+    return (o & low) | ((o >> 4) & below_last & ~low) | ((uint64_t)way << sh) | (o & ~(below_last << 4 | 0xF));
+}
+
+/* The reference form of lru_order_to_lru (tests compare the two). */
+static inline uint64_t lru_order_to_lru_ref(uint64_t o, uint32_t way, uint32_t ways)
 {
     uint32_t pos = lru_order_position(o, way);
     uint64_t keep_low = o & lru_order_below(pos);

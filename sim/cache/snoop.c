@@ -70,6 +70,12 @@ void snoop_erase(snoop_filter *sf, uint64_t line)
             return;
         i = (i + 1) & sf->mask;
     }
+    snoop_erase_slot(sf, i);
+}
+
+void snoop_erase_slot(snoop_filter *sf, uint64_t i)
+{
+    assert(i <= sf->mask && sf->keys[i] != SF_EMPTY);
     /* Backward-shift deletion keeps every probe chain unbroken. */
     uint64_t j = i;
     for (;;) {

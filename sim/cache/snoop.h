@@ -41,6 +41,21 @@ static inline int snoop_get_way(const snoop_filter *sf, uint64_t line, uint32_t 
     }
 }
 
+/* snoop_get_way that also gives the entry's slot (*slot, when found) for
+ * snoop_erase_slot. */
+static inline int snoop_get_slot(const snoop_filter *sf, uint64_t line, uint32_t *way, uint64_t *slot)
+{
+    for (uint64_t i = ddio_mix64(line) & sf->mask;; i = (i + 1) & sf->mask) {
+        if (sf->keys[i] == line) {
+            *way = (uint32_t)sf->core[i] >> SNOOP_CORE_BITS;
+            *slot = i;
+            return sf->core[i] & (SNOOP_MAX_CORES - 1);
+        }
+        if (sf->keys[i] == UINT64_MAX)
+            return -1;
+    }
+}
+
 /* Core holding `line`, or -1. */
 static inline int snoop_get(const snoop_filter *sf, uint64_t line)
 {
@@ -51,5 +66,7 @@ static inline int snoop_get(const snoop_filter *sf, uint64_t line)
 void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way);
 void snoop_put(snoop_filter *sf, uint64_t line, int core);
 void snoop_erase(snoop_filter *sf, uint64_t line);
+/* Erase the entry at `slot` (snoop_get_slot's, the filter unchanged since). */
+void snoop_erase_slot(snoop_filter *sf, uint64_t slot);
 
 #endif
