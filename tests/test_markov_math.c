@@ -1004,6 +1004,9 @@ Test(markov_math_solve, eigen_from_a_start_state)
     cr_expect_eq(x[2], 0.0);
     cr_assert_eq(markov_stationary_eigen_from(P, 3, 2, 1e-9, x, &info, &e), 0, "%s", e.msg);
     expect_near(x[2], 1.0, 1e-15);
+    /* info is optional, as for the other solvers. */
+    cr_assert_eq(markov_stationary_eigen_from(P, 3, 0, 1e-9, x, NULL, &e), 0, "%s", e.msg);
+    expect_near(x[1], 2.0 / 3, 1e-14);
     /* A start that can end in either of two classes: not unique, said. */
     const double Q[9] = {0,   0, 0,
                          0.5, 1, 0,

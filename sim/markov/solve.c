@@ -271,6 +271,9 @@ size_t markov_reachable(const double *P, size_t n, size_t start, unsigned char *
 int markov_stationary_eigen_from(const double *P, size_t n, size_t start, double tol, double *x,
                                  markov_solve_info *info, ddio_err *e)
 {
+    markov_solve_info dummy;
+    if (!info)
+        info = &dummy;   /* the residual is written below */
     if (start >= n)
         return ddio_errf(e, DDIO_EXIT_USAGE, "eigen solve: start state %zu of %zu", start, n);
     if (markov_check_column_stochastic(P, n, MARKOV_STOCH_TOL, e) != 0)
