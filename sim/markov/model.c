@@ -119,18 +119,27 @@ static int apply_cell(const mk_space *sp, const coh_cell *c, unsigned from, doub
     return ddio_errf(e, DDIO_EXIT_IO, "internal: unknown LLC action %u", c->llc);
 }
 
+/* The Table 1 cell `req` meets in state s; NULL (e filled) if undefined. */
+static const coh_cell *table_cell(const mk_space *sp, enum coh_req req, unsigned s, ddio_err *e)
+{
+    enum coh_col col = mk_state_col(sp, s);
+    const coh_cell *c = coh_lookup(sp->mode, req, col);
+    if (!c || !c->defined) {
+        ddio_errf(e, DDIO_EXIT_IO, "internal: Table 1 (%s) has no cell for %s in state %s", hier_mode_name(sp->mode),
+                  coh_req_name(req), coh_col_name(col));
+        return NULL;
+    }
+    return c;
+}
+
 int mk_access_matrix(const mk_space *sp, enum coh_req req, double to_ddio, double to_shared, double *A,
                      double *mem_read, double *wb, ddio_err *e)
 {
     unsigned n = sp->n;
     memset(A, 0, sizeof(double) * n * n);
     for (unsigned s = 0; s < n; s++) {
-        enum coh_col col = mk_state_col(sp, s);
-        const coh_cell *c = coh_lookup(sp->mode, req, col);
-        if (!c || !c->defined)
-            return ddio_errf(e, DDIO_EXIT_IO, "internal: Table 1 (%s) has no cell for %s in state %s",
-                             hier_mode_name(sp->mode), coh_req_name(req), coh_col_name(col));
-        if (apply_cell(sp, c, s, to_ddio, to_shared, A, e) != 0)
+        const coh_cell *c = table_cell(sp, req, s, e);
+        if (!c || apply_cell(sp, c, s, to_ddio, to_shared, A, e) != 0)
             return -1;
         if (mem_read)
             mem_read[s] = c->mem_read;
@@ -172,12 +181,8 @@ static int cpu_op_matrix(const mk_space *sp, uint8_t op, double to_ddio, double 
                 return -1;
             continue;
         }
-        enum coh_col col = mk_state_col(sp, s);
-        const coh_cell *c = coh_lookup(sp->mode, req, col);
-        if (!c || !c->defined)
-            return ddio_errf(e, DDIO_EXIT_IO, "internal: Table 1 (%s) has no cell for %s in state %s",
-                             hier_mode_name(sp->mode), coh_req_name(req), coh_col_name(col));
-        if (apply_cell(sp, c, s, to_ddio, to_shared, A, e) != 0)
+        const coh_cell *c = table_cell(sp, req, s, e);
+        if (!c || apply_cell(sp, c, s, to_ddio, to_shared, A, e) != 0)
             return -1;
         mr[s] = c->mem_read;
     }
