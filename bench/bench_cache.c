@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench/bench.h"
+#include "sim/cache/lru_textbook.h"
 #include "sim/cache/replay.h"
 #include "sim/common/rng.h"
 
@@ -61,18 +62,7 @@ typedef struct ref_lru {
 static int ref_access(ref_lru *r, uint64_t addr)
 {
     uint64_t line = addr >> 6;
-    uint64_t *s = &r->lines[(uint64_t)cache_mapper_set(&r->map, line) * WAYS];
-    uint32_t pos = WAYS - 1;
-    int hit = 0;
-    for (uint32_t i = 0; i < WAYS; i++)
-        if (s[i] == line) {
-            pos = i;
-            hit = 1;
-            break;
-        }
-    memmove(&s[1], &s[0], pos * sizeof *s);
-    s[0] = line;
-    return hit;
+    return lru_textbook_access(&r->lines[(uint64_t)cache_mapper_set(&r->map, line) * WAYS], WAYS, line);
 }
 
 typedef struct result {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/cache/lru_textbook.h"
 #include "sim/cache/replay.h"
 #include "sim/common/hash.h"
 #include "sim/common/rng.h"
@@ -22,18 +23,7 @@ typedef struct ref_lru {
 
 static int ref_access(ref_lru *r, uint64_t line)
 {
-    uint64_t *s = &r->lines[(line % r->sets) * r->ways];
-    uint32_t pos = r->ways - 1;   /* not found: the LRU slot is overwritten */
-    int hit = 0;
-    for (uint32_t i = 0; i < r->ways; i++)
-        if (s[i] == line) {
-            pos = i;
-            hit = 1;
-            break;
-        }
-    memmove(&s[1], &s[0], pos * sizeof *s);
-    s[0] = line;
-    return hit;
+    return lru_textbook_access(&r->lines[(line % r->sets) * r->ways], r->ways, line);
 }
 
 Test(cache_replay, modulo_lru_equals_textbook)
