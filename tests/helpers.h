@@ -2,7 +2,17 @@
 #ifndef DDIOSIM_TESTS_HELPERS_H
 #define DDIOSIM_TESTS_HELPERS_H
 
+#include <math.h>
 #include <stddef.h>
+
+/* Criterion expectation that |got - want| <= tol, printing both values to
+ * 17 digits (the model tests compare with hand-computed values). */
+#define expect_near(got, want, tol)                                                       \
+    do {                                                                                  \
+        double g_ = (got), w_ = (want), t_ = (tol);                                       \
+        cr_expect(fabs(g_ - w_) <= t_, "%s = %.17g, expected %.17g (|diff| %.3g > %.3g)", \
+                  #got, g_, w_, fabs(g_ - w_), t_);                                       \
+    } while (0)
 
 /* Output of one CLI run. */
 typedef struct cli_run {

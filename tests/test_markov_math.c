@@ -20,13 +20,7 @@
 #include "sim/markov/binom.h"
 #include "sim/markov/evict.h"
 #include "sim/markov/solve.h"
-
-#define expect_near(got, want, tol)                                                    \
-    do {                                                                               \
-        double g_ = (got), w_ = (want), t_ = (tol);                                    \
-        cr_expect(fabs(g_ - w_) <= t_, "%s = %.17g, expected %.17g (|diff| %.3g > %.3g)", \
-                  #got, g_, w_, fabs(g_ - w_), t_);                                    \
-    } while (0)
+#include "tests/helpers.h"
 
 /* ---- naive reference implementations (long double, term by term) -------- */
 

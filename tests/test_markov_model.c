@@ -16,13 +16,6 @@
 #include "sim/queue/qest.h"
 #include "tests/helpers.h"
 
-#define expect_near(got, want, tol)                                                      \
-    do {                                                                                 \
-        double g_ = (got), w_ = (want), t_ = (tol);                                      \
-        cr_expect(fabs(g_ - w_) <= t_, "%s = %.17g, expected %.17g (|diff| %.3g > %.3g)", \
-                  #got, g_, w_, fabs(g_ - w_), t_);                                      \
-    } while (0)
-
 /* Non-inclusive state indices (mk_space_init order). */
 enum { L2 = 0, L2S, DDIO, SH, SHS, L3, MEM };
 

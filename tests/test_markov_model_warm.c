@@ -11,13 +11,7 @@
 #include "configs/config.h"
 #include "sim/markov/model.h"
 #include "sim/markov/predict.h"
-
-#define expect_near(got, want, tol)                                                      \
-    do {                                                                                 \
-        double g_ = (got), w_ = (want), t_ = (tol);                                      \
-        cr_expect(fabs(g_ - w_) <= t_, "%s = %.17g, expected %.17g (|diff| %.3g > %.3g)", \
-                  #got, g_, w_, fabs(g_ - w_), t_);                                      \
-    } while (0)
+#include "tests/helpers.h"
 
 #define TOL 1e-9
 
