@@ -176,17 +176,23 @@ Test(queue_event, lanes_pop_in_heap_order)
                 t = now + ddio_rng_below(&rng, 400);
             }
             sim_event ev = {.time_ns = t, .type = (int32_t)(lane + 1), .a = i};
-            cr_assert_eq(lane >= 0 ? evq_push_lane(&a, lane, ev, &e) : evq_push(&a, ev, &e), 0);
+            if (lane >= 0 && (i & 1) && evq_lane_fits(&a, lane, t))
+                evq_lane_put(&a, lane, ev);   /* the inline fast path dsim_push takes */
+            else
+                cr_assert_eq(lane >= 0 ? evq_push_lane(&a, lane, ev, &e) : evq_push(&a, ev, &e), 0);
             cr_assert_eq(evq_push(&b, ev, &e), 0);
         } else {
             sim_event x, y;
             const sim_event *p = evq_peek(&a);
+            uint64_t next = evq_next_time(&a);
             int ra = evq_pop(&a, &x), rb = evq_pop(&b, &y);
             cr_assert_eq(ra, rb);
             if (!ra) {
                 cr_assert_null(p);
+                cr_assert_eq(next, UINT64_MAX);
                 continue;
             }
+            cr_assert_eq(next, x.time_ns);
             cr_assert(p && p->a == x.a);
             cr_assert(x.time_ns == y.time_ns && x.seq == y.seq && x.a == y.a && x.type == y.type,
                       "pop %u: lane queue gave event %llu, heap %llu", i, (unsigned long long)x.a,
@@ -202,6 +208,14 @@ Test(queue_event, lanes_pop_in_heap_order)
     cr_assert_eq(evq_pop(&a, &x), 0);
     evq_clear(&a);
     cr_assert_eq(evq_size(&a), 0);
+    cr_assert_eq(evq_next_time(&a), UINT64_MAX);
+    /* After a clear the lane keys and the empty heap's top are reset too. */
+    cr_assert_eq(evq_push_lane(&a, 0, (sim_event){.time_ns = 7, .a = 1}, &e), 0);
+    cr_assert_eq(evq_push(&a, (sim_event){.time_ns = 5, .a = 2}, &e), 0);
+    cr_assert_eq(evq_next_time(&a), 5);
+    cr_assert(evq_pop(&a, &x) == 1 && x.a == 2);
+    cr_assert(evq_pop(&a, &x) == 1 && x.a == 1);
+    cr_assert_eq(evq_pop(&a, &x), 0);
     evq_free(&a);
     evq_free(&b);
 }

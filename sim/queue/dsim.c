@@ -44,9 +44,14 @@ void dsim_fail(dsim *s, int code, const char *fmt, ...)
     s->failed = 1;
 }
 
-void dsim_push_failed(dsim *s, const ddio_err *e)
+int dsim_push_slow(dsim *s, sim_event ev, int lane)
 {
-    dsim_fail(s, e->exit_code, "%s", e->msg);
+    ddio_err e;
+    if ((lane >= 0 ? evq_push_lane(&s->q, lane, ev, &e) : evq_push(&s->q, ev, &e)) != 0) {
+        dsim_fail(s, e.exit_code, "%s", e.msg);
+        return -1;
+    }
+    return 0;
 }
 
 uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)

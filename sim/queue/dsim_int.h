@@ -159,33 +159,35 @@ static inline uint64_t tx_cq_addr(uint32_t c, uint64_t slot)
 
 /* dsim.c */
 uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum dsim_queue q);
-void dsim_push_failed(dsim *s, const ddio_err *e);
 
 /* Event kinds whose times are pushed in order, each in a lane of its own
  * (event.h): arrivals (sorted), RX DMA completions (one FIFO upstream
- * link), sends (one wire), TX fetches (always "now").  -1: the heap.
- * Inline: `type` is a constant at every call, so the lane is too. */
+ * link), sends (one wire).  -1: the heap (core polls, the rare TX fetch
+ * events - nic_tx_start fetches back to back itself - and the rest: every
+ * lane costs a key comparison at every pop).  Inline: `type` is a constant
+ * at every call, so the lane is too. */
 static inline int dsim_event_lane(int type)
 {
     switch (type) {
     case EV_ARRIVAL: return 0;
     case EV_RX_DONE: return 1;
     case EV_TX_DONE: return 2;
-    case EV_TX_START: return 3;
     default: return -1;
     }
 }
 
+/* Out of line: the heap, a lane that must grow, a failure. */
+int dsim_push_slow(dsim *s, sim_event ev, int lane);
+
 static inline int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b)
 {
     sim_event ev = {.time_ns = t, .type = type, .id = id, .a = a, .b = b};
-    ddio_err e;
     int lane = dsim_event_lane(type);
-    if ((lane >= 0 ? evq_push_lane(&s->q, lane, ev, &e) : evq_push(&s->q, ev, &e)) != 0) {
-        dsim_push_failed(s, &e);
-        return -1;
+    if (lane >= 0 && evq_lane_fits(&s->q, lane, t)) {
+        evq_lane_put(&s->q, lane, ev);
+        return 0;
     }
-    return 0;
+    return dsim_push_slow(s, ev, lane);
 }
 static inline void dsim_count(dsim_hits *hh, int hit)
 {

@@ -119,8 +119,7 @@ void nic_tx_start(dsim *s)
      * pending event due now has a smaller seq and would pop first), so the
      * next fetch runs here instead, in the same order. */
     while (tx_fetch_one(s, now) && !s->failed) {
-        const sim_event *next = evq_peek(&s->q);
-        if (next && next->time_ns <= now) {
+        if (evq_next_time(&s->q) <= now) {
             dsim_push(s, now, EV_TX_START, 0, 0, 0);
             return;
         }

@@ -40,6 +40,9 @@ int evq_init(evq *q, size_t initial_cap, ddio_err *e)
     }
     q->cap = cap;
     push_free(q, 0, cap);
+    q->heap[0] = EVQ_NO_KEY;
+    for (int i = 0; i < EVQ_LANES; i++)
+        q->lane_key[i] = EVQ_NO_KEY;
     return 0;
 }
 
@@ -55,7 +58,7 @@ void evq_free(evq *q)
 
 int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e)
 {
-    size_t cap = l->ev ? (size_t)l->mask + 1 : 0, ncap = cap ? 2 * cap : 64;
+    size_t cap = l->size, ncap = cap ? 2 * cap : 64;
     if (q->n + q->lane_pending >= EVQ_MAX_PENDING)
         return ddio_errf(e, DDIO_EXIT_IO, "event queue: more than %u events pending", EVQ_MAX_PENDING);
     sim_event *ev = malloc(ncap * sizeof *ev);
@@ -67,6 +70,7 @@ int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e)
     l->ev = ev;
     l->head = 0;
     l->mask = (uint32_t)(ncap - 1);
+    l->size = (uint32_t)ncap;
     return 0;
 }
 
@@ -75,7 +79,9 @@ void evq_clear(evq *q)
     for (int i = 0; i < EVQ_LANES; i++) {
         q->lane[i].head = q->lane[i].n = 0;
         q->lane[i].last_ns = 0;
+        q->lane_key[i] = EVQ_NO_KEY;
     }
+    q->heap[0] = EVQ_NO_KEY;
     q->lane_pending = 0;
     q->n = 0;
     q->nfree = 0;

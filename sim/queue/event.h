@@ -51,17 +51,24 @@ typedef unsigned __int128 evq_key;
  * (time, seq) because its times do not decrease and seq grows with every
  * push.  Pop takes the smallest (time, seq) of the heap top and the lane
  * heads, so the order of events is exactly the one the heap alone gives;
- * an event that would break a lane's order goes to the heap. */
-#define EVQ_LANES 4
+ * an event that would break a lane's order goes to the heap.
+ *
+ * Each lane's head key is kept in `lane_key` (all ones when the lane is
+ * empty) and the heap's top stays in heap[0] (all ones when the heap is
+ * empty), so finding the earliest event compares EVQ_LANES + 1 keys already
+ * in place, without branches on emptiness (a real key never has all bits
+ * set: seq < EVQ_MAX_SEQ). */
+#define EVQ_LANES 3
 
 typedef struct evq_lane {
     sim_event *ev;      /* ring of pending events, oldest at head */
     uint32_t head, n, mask;
+    uint32_t size;      /* slots allocated: mask + 1, 0 before the first push */
     uint64_t last_ns;   /* time of the newest event pushed */
 } evq_lane;
 
 typedef struct evq {
-    evq_key *heap;      /* heap[0] is the earliest key */
+    evq_key *heap;      /* heap[0] is the earliest key (all ones when empty) */
     sim_event *slots;   /* events by slot (the key's low bits) */
     uint32_t *free;     /* stack of free slots */
     size_t n, cap;      /* pending events in the heap, slots allocated */
@@ -69,8 +76,11 @@ typedef struct evq {
     uint64_t next_seq;  /* seq of the next pushed event */
     uint64_t now_ns;    /* time of the last popped event (0 before any pop) */
     size_t lane_pending;    /* events pending in the lanes */
+    evq_key lane_key[EVQ_LANES];   /* each lane's head key; all ones when empty */
     evq_lane lane[EVQ_LANES];
 } evq;
+
+#define EVQ_NO_KEY (~(evq_key)0)
 
 /* `initial_cap` events are preallocated (0 picks a small default); the
  * tables double when full. */
@@ -87,28 +97,22 @@ int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e);
 static inline size_t evq_size(const evq *q) { return q->n + q->lane_pending; }
 static inline uint64_t evq_now(const evq *q) { return q->now_ns; }
 
-static inline evq_key evq_lane_key(const evq_lane *l)
+static inline evq_key evq_event_key(const sim_event *ev)
 {
-    const sim_event *ev = &l->ev[l->head & l->mask];
     return ((evq_key)ev->time_ns << 64) | (ev->seq << EVQ_SLOT_BITS);
 }
 
 /* Where the earliest event is: -1 the heap, 0.. a lane, -2 nowhere. */
 static inline int evq_earliest(const evq *q)
 {
-    int src = q->n ? -1 : -2;
-    if (!q->lane_pending)
-        return src;
-    evq_key best = q->n ? q->heap[0] : ~(evq_key)0;
+    if (!evq_size(q))
+        return -2;
+    evq_key best = q->heap[0];
+    int src = -1;
     for (int i = 0; i < EVQ_LANES; i++) {
-        const evq_lane *l = &q->lane[i];
-        if (l->n) {
-            evq_key k = evq_lane_key(l);
-            if (k < best) {
-                best = k;
-                src = i;
-            }
-        }
+        evq_key k = q->lane_key[i];
+        src = k < best ? i : src;
+        best = k < best ? k : best;
     }
     return src;
 }
@@ -120,6 +124,15 @@ static inline const sim_event *evq_peek(const evq *q)
     if (src >= 0)
         return &q->lane[src].ev[q->lane[src].head & q->lane[src].mask];
     return src == -1 ? &q->slots[(uint32_t)q->heap[0] & (EVQ_MAX_PENDING - 1)] : NULL;
+}
+
+/* The time of the earliest event; UINT64_MAX when empty. */
+static inline uint64_t evq_next_time(const evq *q)
+{
+    evq_key best = q->heap[0];
+    for (int i = 0; i < EVQ_LANES; i++)
+        best = q->lane_key[i] < best ? q->lane_key[i] : best;
+    return (uint64_t)(best >> 64);
 }
 
 /* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
@@ -147,6 +160,27 @@ static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
     return 0;
 }
 
+/* Can `lane` take an event at time t without growing and in order?  Then
+ * evq_lane_put may push it (the fast path of evq_push_lane, for callers
+ * that keep the rare rest out of line). */
+static inline int evq_lane_fits(const evq *q, int lane, uint64_t t)
+{
+    const evq_lane *l = &q->lane[lane];
+    return l->n < l->size && (!l->n || t >= l->last_ns) && q->next_seq != EVQ_MAX_SEQ;
+}
+
+static inline void evq_lane_put(evq *q, int lane, sim_event ev)
+{
+    assert(ev.time_ns >= q->now_ns && evq_lane_fits(q, lane, ev.time_ns));
+    evq_lane *l = &q->lane[lane];
+    ev.seq = q->next_seq++;
+    if (!l->n)
+        q->lane_key[lane] = evq_event_key(&ev);
+    l->ev[(l->head + l->n++) & l->mask] = ev;
+    l->last_ns = ev.time_ns;
+    q->lane_pending++;
+}
+
 /* Insert `ev` into lane `lane` (0 .. EVQ_LANES - 1), or into the heap if
  * its time is before the lane's newest event.  Same contract as evq_push. */
 static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
@@ -155,32 +189,27 @@ static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
     evq_lane *l = &q->lane[lane];
     if ((l->n && ev.time_ns < l->last_ns) || q->next_seq == EVQ_MAX_SEQ)
         return evq_push(q, ev, e);
-    if ((!l->ev || l->n > l->mask) && evq_lane_grow(q, l, e) != 0)
+    if (l->n >= l->size && evq_lane_grow(q, l, e) != 0)
         return -1;
-    ev.seq = q->next_seq++;
-    l->ev[(l->head + l->n++) & l->mask] = ev;
-    l->last_ns = ev.time_ns;
-    q->lane_pending++;
+    evq_lane_put(q, lane, ev);
     return 0;
 }
 
 /* Remove the earliest event into *out; returns 1, or 0 when empty. */
 static inline int evq_pop(evq *q, sim_event *out)
 {
-    if (q->lane_pending) {
-        int src = evq_earliest(q);
-        if (src >= 0) {
-            evq_lane *l = &q->lane[src];
-            *out = l->ev[l->head++ & l->mask];
-            l->n--;
-            q->lane_pending--;
-            q->now_ns = out->time_ns;
-            return 1;
-        }
+    int src = evq_earliest(q);
+    if (src >= 0) {
+        evq_lane *l = &q->lane[src];
+        *out = l->ev[l->head++ & l->mask];
+        q->lane_key[src] = --l->n ? evq_event_key(&l->ev[l->head & l->mask]) : EVQ_NO_KEY;
+        q->lane_pending--;
+        q->now_ns = out->time_ns;
+        return 1;
     }
-    size_t n = q->n;
-    if (n == 0)
+    if (src == -2)
         return 0;
+    size_t n = q->n;
     evq_key *restrict h = q->heap;
     uint32_t slot = (uint32_t)h[0] & (EVQ_MAX_PENDING - 1);
     q->n = --n;
@@ -202,6 +231,7 @@ static inline int evq_pop(evq *q, sim_event *out)
         i = p;
     }
     h[i] = last;
+    h[n] = EVQ_NO_KEY;   /* n == 0: the empty heap's top; else past the end */
     *out = q->slots[slot];
     q->now_ns = out->time_ns;
     return 1;
