@@ -447,3 +447,122 @@ Test(traces_gen, no_tuple_keeps_the_packets)
             free(b);
         }
 }
+
+/* The Zipf sampler as first written (Hoermann & Derflinger, the general
+ * inversion for every s, floor from libm): the sampler's fast paths (s = 1
+ * inverted by exp alone, floor by truncation) must draw the same ranks. */
+static double ref_helper1(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x)); }
+static double ref_helper2(double x) { return fabs(x) > 1e-8 ? expm1(x) / x : 1.0 + x * 0.5 * (1.0 + x / 3.0 * (1.0 + 0.25 * x)); }
+static double ref_h(double s, double x) { return exp(-s * log(x)); }
+static double ref_H(double s, double x) { double lx = log(x); return ref_helper2((1.0 - s) * lx) * lx; }
+static double ref_Hinv(double s, double x)
+{
+    double t = x * (1.0 - s);
+    if (t < -1.0)
+        t = -1.0;
+    return exp(ref_helper1(t) * x);
+}
+static uint64_t ref_zipf_next(const gen_zipf_sampler *z, ddio_rng *rng)
+{
+    for (;;) {
+        double u = z->h_n + ddio_rng_uniform(rng) * (z->h_x1 - z->h_n);
+        double x = ref_Hinv(z->s, u);
+        double kd = floor(x + 0.5);
+        uint64_t k = kd < 1.0 ? 1 : kd > (double)z->n ? z->n : (uint64_t)kd;
+        if ((double)k - x <= z->sc || u >= ref_H(z->s, (double)k + 0.5) - ref_h(z->s, (double)k))
+            return k;
+    }
+}
+
+Test(traces_gen, zipf_fast_paths_equal_reference)
+{
+    const double ss[] = {0.3, 0.99, 1.0, 1.0000001, 1.3, 2.5};
+    const uint64_t ns[] = {1, 2, 10, 100000, 1000000000ull, 1ull << 40};
+    for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
+        for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+            gen_zipf_sampler z;
+            gen_zipf_init(&z, ns[j], ss[i]);
+            ddio_rng a, b;
+            ddio_rng_seed(&a, 100 + i * 10 + j);
+            b = a;
+            for (int k = 0; k < 20000; k++) {
+                uint64_t x = gen_zipf_next(&z, &a), y = ref_zipf_next(&z, &b);
+                cr_assert_eq(x, y, "s %g n %llu draw %d: %llu, reference %llu", ss[i], (unsigned long long)ns[j], k,
+                             (unsigned long long)x, (unsigned long long)y);
+            }
+            cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+        }
+    /* s = 1: the inversion is exp(u), bit for bit, over the sampler's range. */
+    ddio_rng r;
+    ddio_rng_seed(&r, 3);
+    for (int k = 0; k < 100000; k++) {
+        double u = -1.0 + 30.0 * ddio_rng_uniform(&r);
+        double x = gen_zipf_inverse(1.0, u), y = exp(u);
+        cr_assert_eq(memcmp(&x, &y, sizeof x), 0, "u %.17g", u);
+    }
+}
+
+/* The mawi size table draws the sizes of the search over the bins. */
+Test(traces_gen, mawi_size_table_equals_reference)
+{
+    gen_config c;
+    gen_config_default(&c);
+    ddio_err e;
+    cr_assert_eq(gen_parse_profile("mawi", &c, "profile", &e), 0);
+    gen *g = malloc(sizeof *g);
+    cr_assert_eq(gen_init(g, &c, &e), 0);
+    ddio_rng a, b;
+    ddio_rng_seed(&a, 77);
+    b = a;
+    for (int k = 0; k < 1000000; k++)
+        cr_assert_eq(gen_mawi_size(g, &a), gen_mawi_size_ref(&b), "draw %d", k);
+    cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+    free(g);
+}
+
+/* gen_next_meta_batch gives the packets gen_next_meta gives one at a time:
+ * every profile, with and without time and tuple, batches of any size. */
+Test(traces_gen, meta_batch_equals_single)
+{
+    const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500"};
+    for (int k = 0; k < 4; k++)
+        for (int mode = 0; mode < 4; mode++) {
+            int no_time = mode & 1, no_tuple = mode >> 1;
+            gen_config c;
+            gen_config_default(&c);
+            ddio_err e;
+            cr_assert_eq(gen_parse_profile(profiles[k], &c, "profile", &e), 0);
+            c.packets = 10007;
+            c.seed = 21 + (uint64_t)k;
+            if (k == 1)
+                c.zipf = 0.8;
+            gen *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+            cr_assert_eq(gen_init(a, &c, &e), 0);
+            cr_assert_eq(gen_init(b, &c, &e), 0);
+            gen_set_no_tuple(a, no_tuple);
+            gen_set_no_tuple(b, no_tuple);
+            ddio_rng sizes;
+            ddio_rng_seed(&sizes, 5);
+            gen_pkt pa, pb[64];
+            gen_meta ma, mb[64];
+            uint64_t n = 0;
+            for (;;) {
+                uint32_t want = 1 + (uint32_t)ddio_rng_below(&sizes, 64);
+                uint32_t got = gen_next_meta_batch(b, pb, mb, want, no_time);
+                for (uint32_t i = 0; i < got; i++, n++) {
+                    cr_assert_eq(gen_next_meta(a, &pa, &ma, no_time), 1);
+                    cr_assert(pa.len == pb[i].len && pa.flow == pb[i].flow && pa.ts_ns == pb[i].ts_ns,
+                              "%s mode %d packet %llu", profiles[k], mode, (unsigned long long)n);
+                    cr_assert(ma.src_ip == mb[i].src_ip && ma.dst_ip == mb[i].dst_ip && ma.src_port == mb[i].src_port &&
+                              ma.dst_port == mb[i].dst_port && ma.proto == mb[i].proto);
+                }
+                if (got < want)
+                    break;
+            }
+            cr_assert_eq(n, c.packets);
+            cr_assert_eq(gen_next_meta(a, &pa, &ma, no_time), 0);
+            cr_assert_eq(memcmp(&a->rng, &b->rng, sizeof a->rng), 0);
+            free(a);
+            free(b);
+        }
+}

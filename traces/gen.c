@@ -147,16 +147,30 @@ void gen_zipf_init(gen_zipf_sampler *z, uint64_t n, double s)
     z->sc = 2.0 - zipf_Hinv(s, zipf_H(s, 2.5) - zipf_h(s, 2.0));
 }
 
-uint64_t gen_zipf_next(gen_zipf_sampler *z, ddio_rng *rng)
+/* With s = 1 the inversion is exactly exp(u): t = u * 0 is +-0, helper1's
+ * series gives 1.0, and 1.0 * u is u (test: traces_gen:
+ * zipf_s1_inversion_is_exp). */
+static inline uint64_t zipf_draw(const gen_zipf_sampler *z, ddio_rng *rng)
 {
     for (;;) {
         double u = z->h_n + ddio_rng_uniform(rng) * (z->h_x1 - z->h_n);
-        double x = zipf_Hinv(z->s, u);
-        double kd = floor(x + 0.5);
+        double x = z->s == 1.0 ? exp(u) : zipf_Hinv(z->s, u);
+        /* x > 0 (an exp): truncation is floor, without a libm call. */
+        double kd = x + 0.5 < 0x1p62 ? (double)(int64_t)(x + 0.5) : floor(x + 0.5);
         uint64_t k = kd < 1.0 ? 1 : kd > (double)z->n ? z->n : (uint64_t)kd;
         if ((double)k - x <= z->sc || u >= zipf_H(z->s, (double)k + 0.5) - zipf_h(z->s, (double)k))
             return k;
     }
+}
+
+uint64_t gen_zipf_next(gen_zipf_sampler *z, ddio_rng *rng)
+{
+    return zipf_draw(z, rng);
+}
+
+double gen_zipf_inverse(double s, double u)
+{
+    return zipf_Hinv(s, u);
 }
 
 /* ---- flows ---- */
@@ -239,7 +253,7 @@ static uint16_t fold(uint32_t s)
 /* Headers only: the payload bytes stay zero from gen_init, and zeros add
  * nothing to a ones'-complement sum, so the L4 checksum over the header and
  * pseudo-header is the checksum of the whole segment. */
-static void build_frame(gen *g, const flow_tuple *f, uint32_t len)
+static void build_frame(gen *g, ddio_rng *rng, const flow_tuple *f, uint32_t len)
 {
     static const uint8_t macs[12] = {0x02, 0xdd, 0x10, 0x00, 0x00, 0x01, 0x02, 0xdd, 0x10, 0x00, 0x00, 0x02};
     uint8_t *b = g->frame;
@@ -268,7 +282,7 @@ static void build_frame(gen *g, const flow_tuple *f, uint32_t len)
     put16(l4, f->sport);
     put16(l4 + 2, f->dport);
     if (f->proto == 6) {
-        uint64_t r = ddio_rng_next(&g->rng);
+        uint64_t r = ddio_rng_next(rng);
         put32(l4 + 4, (uint32_t)r);         /* seq */
         put32(l4 + 8, (uint32_t)(r >> 32)); /* ack */
         l4[12] = 5 << 4;
@@ -287,7 +301,8 @@ static void build_frame(gen *g, const flow_tuple *f, uint32_t len)
     }
 }
 
-static uint32_t mawi_size(ddio_rng *rng)
+/* The reference draw (tests: the table below must give the same sizes). */
+static uint32_t mawi_size_ref(ddio_rng *rng)
 {
     uint32_t u = (uint32_t)ddio_rng_below(rng, 1000);
     for (size_t i = 0; i < MAWI_NBINS; i++) {
@@ -300,11 +315,38 @@ static uint32_t mawi_size(ddio_rng *rng)
     return mawi_bins[MAWI_NBINS - 1].hi;
 }
 
-static void shuffle_imix(gen *g)
+uint32_t gen_mawi_size_ref(ddio_rng *rng)
+{
+    return mawi_size_ref(rng);
+}
+
+/* mawi_size_ref's bin by the first draw, u in [0, 1000), read from a table
+ * (the shares add up to 1000, so every u has a bin). */
+static void mawi_bin_table(uint8_t *bin_of)
+{
+    uint32_t u = 0;
+    for (size_t i = 0; i < MAWI_NBINS; i++)
+        for (uint32_t k = 0; k < mawi_bins[i].permille; k++)
+            bin_of[u++] = (uint8_t)i;
+    assert(u == 1000);
+}
+
+static inline uint32_t mawi_size(const gen *g, ddio_rng *rng)
+{
+    const size_bin *b = &mawi_bins[g->mawi_bin[ddio_rng_below(rng, 1000)]];
+    return b->lo + (uint32_t)ddio_rng_below(rng, (uint64_t)(b->hi - b->lo) + 1);
+}
+
+uint32_t gen_mawi_size(const gen *g, ddio_rng *rng)
+{
+    return mawi_size(g, rng);
+}
+
+static void shuffle_imix(gen *g, ddio_rng *rng)
 {
     memcpy(g->imix_cycle, imix_block, sizeof imix_block);
     for (uint32_t i = 11; i > 0; i--) {
-        uint32_t j = (uint32_t)ddio_rng_below(&g->rng, i + 1);
+        uint32_t j = (uint32_t)ddio_rng_below(rng, i + 1);
         uint8_t t = g->imix_cycle[i];
         g->imix_cycle[i] = g->imix_cycle[j];
         g->imix_cycle[j] = t;
@@ -337,6 +379,8 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e)
     /* Flow identities hash (salt, index) rather than drawing from the rng,
      * so a flow's 5-tuple does not depend on which packets came before. */
     g->salt = ddio_mix64(c->seed ^ 0xd1b54a32d192ed03ull);
+    g->zipf_on = s > 0;
+    mawi_bin_table(g->mawi_bin);
     if (s > 0)
         gen_zipf_init(&g->zipf, flows, s);
     return 0;
@@ -351,7 +395,10 @@ static inline int flow_is_tcp(const gen *g, uint32_t i)
     return h2 % 1000 < MAWI_TCP_PERMILLE;
 }
 
-static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
+/* The next packet, drawing from *rng (g->rng, or the batch's copy of it). */
+/* Always inline: in gen_next_meta_batch *rng must stay a register copy. */
+__attribute__((always_inline)) static inline int next_packet(gen *g, ddio_rng *rng, gen_pkt *p, gen_meta *meta,
+                                                            int no_time)
 {
     const gen_config *c = &g->c;
     if (g->i >= c->packets)
@@ -360,25 +407,25 @@ static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
     switch (c->profile) {
     case GEN_IMIX:
         if (g->i % 12 == 0)
-            shuffle_imix(g);
+            shuffle_imix(g, rng);
         len = imix_sizes[g->imix_cycle[g->i % 12]];
         break;
     case GEN_MAWI:
-        len = mawi_size(&g->rng);
+        len = mawi_size(g, rng);
         break;
     default:
         len = c->fixed_size;
         break;
     }
     assert(len >= 60 && len <= GEN_MAX_FRAME);
-    uint32_t flow = gen_zipf(c) > 0 ? (uint32_t)(gen_zipf_next(&g->zipf, &g->rng) - 1)
+    uint32_t flow = g->zipf_on ? (uint32_t)(zipf_draw(&g->zipf, rng) - 1)
                                     : (uint32_t)(g->i % g->flows);
     assert(flow < g->flows);
     if (meta && g->no_tuple) {
         /* The caller ignores the tuple: only the TCP sequence draw, which
          * keeps the random stream (gen_set_no_tuple). */
         if (flow_is_tcp(g, flow))
-            (void)ddio_rng_next(&g->rng);
+            (void)ddio_rng_next(rng);
         memset(meta, 0, sizeof *meta);
         goto timestamps;
     }
@@ -388,14 +435,14 @@ static inline int next_packet(gen *g, gen_pkt *p, gen_meta *meta, int no_time)
          * writes; the TCP sequence numbers are drawn all the same, so the
          * random stream (and every later packet) is unchanged. */
         if (f.proto == 6)
-            (void)ddio_rng_next(&g->rng);
+            (void)ddio_rng_next(rng);
         meta->src_ip = f.src;
         meta->dst_ip = f.dst;
         meta->src_port = f.sport;
         meta->dst_port = f.dport;
         meta->proto = f.proto;
     } else {
-        build_frame(g, &f, len);
+        build_frame(g, rng, &f, len);
     }
 
     /* Timestamps: the packet starts at t; the next one starts one gap later. */
@@ -406,7 +453,7 @@ timestamps:;
          * 100 Gb/s link for its serialization time, then the link idles an
          * exponential time whose mean makes the average gap len*8/rate. */
         double busy = bits / GEN_LINK_GBPS, mean = bits / c->rate_gbps;
-        double u = ddio_rng_uniform(&g->rng);
+        double u = ddio_rng_uniform(rng);
         if (no_time) {
             p->ts_ns = 0;   /* the caller ignores time; the draw above keeps the stream */
         } else {
@@ -429,7 +476,7 @@ timestamps:;
 
 int gen_next(gen *g, gen_pkt *p)
 {
-    return next_packet(g, p, NULL, 0);
+    return next_packet(g, &g->rng, p, NULL, 0);
 }
 
 void gen_set_no_tuple(gen *g, int on)
@@ -439,7 +486,19 @@ void gen_set_no_tuple(gen *g, int on)
 
 int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time)
 {
-    return next_packet(g, p, m, no_time);
+    return next_packet(g, &g->rng, p, m, no_time);
+}
+
+uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no_time)
+{
+    /* The generator's state in a local copy: it stays in registers across
+     * the loop instead of being loaded and stored at every draw. */
+    ddio_rng rng = g->rng;
+    uint32_t k = 0;
+    while (k < n && next_packet(g, &rng, &p[k], &m[k], no_time))
+        k++;
+    g->rng = rng;
+    return k;
 }
 
 int gen_write_pcap(const gen_config *c, const char *path, ddio_err *e)

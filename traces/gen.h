@@ -61,6 +61,8 @@ typedef struct gen_zipf_sampler {
 } gen_zipf_sampler;
 void gen_zipf_init(gen_zipf_sampler *z, uint64_t n, double s);
 uint64_t gen_zipf_next(gen_zipf_sampler *z, ddio_rng *rng);
+/* The sampler's inversion H^-1(u) for exponent s (exposed for tests). */
+double gen_zipf_inverse(double s, double u);
 
 /* Streaming generator: one frame at a time, memory independent of length. */
 typedef struct gen {
@@ -74,6 +76,8 @@ typedef struct gen {
     uint64_t cum_bits;      /* CBR profiles: bits sent so far (timestamps without drift) */
     uint8_t imix_cycle[12]; /* IMIX: a shuffled block of 7x64, 4x570, 1x1518 */
     int no_tuple;           /* gen_next_meta: leave the 5-tuple out (gen_set_no_tuple) */
+    int zipf_on;            /* flows drawn from `zipf` (exponent > 0), else round robin */
+    uint8_t mawi_bin[1000]; /* mawi: size bin by the first draw (gen.c mawi_size) */
     uint8_t frame[GEN_MAX_FRAME];
 } gen;
 
@@ -104,6 +108,13 @@ int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time);
 /* From now on gen_next_meta leaves the tuple out (all zero): the same
  * packets, lengths, flows and random stream, for a caller that ignores it. */
 void gen_set_no_tuple(gen *g, int on);
+/* Up to n packets of gen_next_meta at once into p[] and m[]: the same
+ * packets, the same random draws; returns how many (0: all produced). */
+uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no_time);
+/* The mawi size draw by the generator's bin table, and the reference
+ * search over the bins it replaces (exposed for tests). */
+uint32_t gen_mawi_size(const gen *g, ddio_rng *rng);
+uint32_t gen_mawi_size_ref(ddio_rng *rng);
 
 /* Generate the whole trace into `path` (written atomically). */
 int gen_write_pcap(const gen_config *c, const char *path, ddio_err *e);

@@ -84,18 +84,25 @@ static int next_raw(pktsrc *s, trace_pkt *tp, ddio_err *e)
         /* The tuple straight from the generator, not parsed back from a
          * frame (the same fields: gen_next_meta); no timestamps when sending
          * back to back, which ignores them. */
-        gen_pkt gp;
-        gen_meta m;
-        if (!gen_next_meta(&s->g, &gp, &m, s->rate_gbps < 0))
-            return 0;
-        tp->ts_ns = gp.ts_ns;
-        tp->wire_len = gp.len;
-        tp->src_ip = m.src_ip;
-        tp->dst_ip = m.dst_ip;
-        tp->src_port = m.src_port;
-        tp->dst_port = m.dst_port;
-        tp->proto = m.proto;
-        tp->has_tuple = !s->g.no_tuple;
+        if (s->gpos == s->gcount) {
+            /* Generated PKTSRC_BATCH at a time (gen_next_meta_batch: the
+             * same packets, the generator's state kept in registers). */
+            s->gcount = gen_next_meta_batch(&s->g, s->gpkt, s->gmeta, PKTSRC_BATCH, s->rate_gbps < 0);
+            s->gpos = 0;
+            s->gtuple = !s->g.no_tuple;
+            if (!s->gcount)
+                return 0;
+        }
+        const gen_pkt *gp = &s->gpkt[s->gpos];
+        const gen_meta *m = &s->gmeta[s->gpos++];
+        tp->ts_ns = gp->ts_ns;
+        tp->wire_len = gp->len;
+        tp->src_ip = m->src_ip;
+        tp->dst_ip = m->dst_ip;
+        tp->src_port = m->src_port;
+        tp->dst_port = m->dst_port;
+        tp->proto = m->proto;
+        tp->has_tuple = (uint8_t)s->gtuple;
         return 1;
     }
     int rc = trace_reader_next(&s->tr, tp, e);

@@ -18,6 +18,7 @@
 #include "traces/pcap.h"
 
 #define PKTSRC_WIRE_OVERHEAD 24u   /* FCS 4 + preamble 8 + inter-frame gap 12 */
+#define PKTSRC_BATCH 64u           /* generated packets drawn at once */
 
 typedef struct pktsrc_pkt {
     uint64_t ts_ns;         /* arrival at the NIC, from 0 */
@@ -47,6 +48,11 @@ typedef struct pktsrc {
     uint32_t last_len;
     double mean_gap_ns;         /* gap between two passes */
     uint64_t passes;
+    /* Generated packets not yet handed out: gpkt/gmeta[gpos .. gcount). */
+    uint32_t gpos, gcount;
+    int gtuple;                 /* they carry their 5-tuple */
+    gen_pkt gpkt[PKTSRC_BATCH];
+    gen_meta gmeta[PKTSRC_BATCH];
 } pktsrc;
 
 /* `trace` a path or NULL; `profile` for the generator when trace is NULL. */
@@ -55,7 +61,8 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
                 ddio_err *e);
 /* 1: *p filled; 0: done; -1: corrupt trace (e says which packet). */
 /* The packets need no 5-tuple (one core: RSS is not asked); generated
- * packets then come without it (has_tuple 0), a trace's as before. */
+ * packets then come without it (has_tuple 0), a trace's as before.  Call
+ * it before the first pktsrc_next (packets are generated in batches). */
 void pktsrc_skip_tuple(pktsrc *s);
 int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e);
 void pktsrc_close(pktsrc *s);
