@@ -257,6 +257,7 @@ static int setup(dsim *s, ddio_err *e)
     s->hint_lines = d->data_room / s->line_size + 2;
     s->line_hints = calloc((size_t)s->mp.n * s->hint_lines, sizeof *s->line_hints);
     s->hdr_set = malloc((size_t)s->mp.n * sizeof *s->hdr_set);
+    s->buf_data = malloc((size_t)s->mp.n * sizeof *s->buf_data);
     s->ops = calloc(OPS_CAP, sizeof *s->ops);
     s->ops_cap = OPS_CAP;
     s->memo_lens = (d->data_room < MEMO_MAX_LEN ? d->data_room : MEMO_MAX_LEN) + 1;
@@ -264,10 +265,14 @@ static int setup(dsim *s, ddio_err *e)
     s->memo_n = calloc(s->memo_lens, sizeof *s->memo_n);
     s->queue_snapshot = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
     s->inflight_snapshot = calloc((size_t)s->cores * 2, sizeof(double));
-    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->hdr_set || !s->ops || !s->memo_at || !s->memo_n || !s->queue_snapshot || !s->inflight_snapshot)
+    if (!s->core || !s->buf_len || !s->buf_arrival || !s->line_hints || !s->hdr_set || !s->buf_data || !s->ops || !s->memo_at || !s->memo_n || !s->queue_snapshot || !s->inflight_snapshot)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    for (uint32_t b = 0; b < s->mp.n; b++)
+    for (uint32_t b = 0; b < s->mp.n; b++) {
+        s->buf_data[b] = mbuf_data_addr(&s->lay, b);
         s->hdr_set[b] = hier_llc_set(&s->h, mbuf_hdr_line(&s->lay, b, 0));
+    }
+    s->rx_mask = d->rx_ring - 1;
+    s->tx_mask = d->tx_ring - 1;
     for (uint32_t t = 0; t < w->n_tables; t++) {
         s->table_lines[t] = w->tables[t].bytes / s->line_size ? w->tables[t].bytes / s->line_size : 1;
         gen_zipf_init(&s->zipf[t], s->table_lines[t], w->tables[t].zipf_s);
@@ -439,6 +444,7 @@ static void teardown(dsim *s)
     free(s->buf_arrival);
     free(s->line_hints);
     free(s->hdr_set);
+    free(s->buf_data);
     free(s->ops);
     free(s->memo_at);
     free(s->memo_n);

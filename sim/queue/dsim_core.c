@@ -169,7 +169,7 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
      * the data area is line k of every DMA into the buffer). */
     const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
     for (size_t i = 0; i < n; i++) {
-        uint64_t line = mbuf_data_line_addr(&s->lay, buf, ops[i].line) >> s->line_shift;
+        uint64_t line = dsim_data_line_addr(s, buf, ops[i].line) >> s->line_shift;
         uint32_t set;
         if (ops[i].line < s->hint_lines && hier_hint_set(hints[ops[i].line], &set))
             hier_prefetch_set(&s->h, line, set);
@@ -177,7 +177,7 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             hier_prefetch(&s->h, line);
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t addr = mbuf_data_line_addr(&s->lay, buf, ops[i].line);
+        uint64_t addr = dsim_data_line_addr(s, buf, ops[i].line);
         hier_result r;
         if (ops[i].op == DDIO_SEG_FLUSH) {
             hier_flush(&s->h, addr >> s->line_shift, &r);
@@ -223,7 +223,7 @@ static void rx_refill(dsim *s, uint32_t c)
         ring_enqueue(&cs->rx_posted, b);
         cs->rx_unposted--;
         if (s->opt->desc_access)   /* the driver writes the buffer address into the WQE */
-            driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[cs->rx_wqe_fill % d->rx_ring]);
+            driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_fill)]);
         cs->rx_wqe_fill++;
     }
 }
@@ -231,7 +231,7 @@ static void rx_refill(dsim *s, uint32_t c)
 static void free_buffer(dsim *s, uint32_t c, uint32_t b)
 {
     if (s->opt->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
-        driver_line(s, REQ_CORE_RD, c, mbuf_hdr_line(&s->lay, b, 0) << s->line_shift, s->hdr_set[b]);
+        driver_line(s, REQ_CORE_RD, c, dsim_hdr_line(s, b) << s->line_shift, s->hdr_set[b]);
     mempool_put(&s->mp, c, b);
 }
 
@@ -263,7 +263,7 @@ static void tx_post(dsim *s, uint32_t c, uint32_t b)
 {
     dsim_core *cs = &s->core[c];
     if (s->opt->desc_access)   /* the driver writes the 64-byte TX WQE */
-        driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[cs->tx_wqe % drv(s)->tx_ring]);
+        driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[tx_slot(s, cs->tx_wqe)]);
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
     s->tx_waiting++;
@@ -310,7 +310,7 @@ static uint32_t send_collect(dsim *s, uint32_t c, uint32_t *bufs, double *ns)
         }
         s->buf_len[b] = len;
         s->buf_arrival[b] = now;
-        line_span sp = mbuf_data_span(&s->lay, b, 0, len);
+        line_span sp = dsim_data_span(s, b, len);
         for (uint32_t k = 0; k < sp.n; k++)
             *ns += core_line(s, REQ_CORE_WR, c, (sp.first + k) << s->line_shift);
         *ns += ddio_workload_cycles(&s->cfg->workload, len) / s->ghz;
@@ -346,8 +346,8 @@ void core_poll(dsim *s, uint32_t c)
         n = ring_dequeue_burst(&cs->rx_done, bufs, d->burst < MAX_BURST ? d->burst : MAX_BURST);
         for (uint32_t i = 0; i < n; i++) {
             if (s->opt->desc_access) {
-                driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[cs->rx_cqe % d->rx_ring]);
-                driver_line(s, REQ_CORE_WR, c, mbuf_hdr_line(&s->lay, bufs[i], 0) << s->line_shift,
+                driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
+                driver_line(s, REQ_CORE_WR, c, dsim_hdr_line(s, bufs[i]) << s->line_shift,
                             s->hdr_set[bufs[i]]);
             }
             ns += process_packet(s, c, bufs[i]);

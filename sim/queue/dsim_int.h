@@ -86,6 +86,8 @@ typedef struct dsim {
     uint32_t *buf_len;          /* per buffer: frame length it holds */
     uint64_t *buf_arrival;      /* per buffer: when its packet reached the NIC */
     uint32_t *hdr_set;          /* per buffer: the LLC set of its mbuf header line */
+    uint64_t *buf_data;         /* per buffer: mbuf_data_addr (kept: it divides by per_page) */
+    uint32_t rx_mask, tx_mask;  /* rx_ring - 1, tx_ring - 1 (powers of two: ring_init) */
     uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_pcie_write_run) */
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
@@ -133,17 +135,42 @@ typedef struct dsim {
 
 /* Addresses of the descriptor / completion lines, by slot (the LLC sets of
  * their lines are remembered per slot in dsim_core). */
+/* Slot of the i-th RX / TX descriptor: i % rx_ring, i % tx_ring. */
+static inline uint32_t rx_slot(const dsim *s, uint64_t i)
+{
+    return (uint32_t)(i & s->rx_mask);
+}
+static inline uint32_t tx_slot(const dsim *s, uint64_t i)
+{
+    return (uint32_t)(i & s->tx_mask);
+}
 static inline uint64_t rx_wqe_addr(const dsim *s, uint32_t c, uint64_t i)
 {
-    return ADDR_RX_WQE + c * ADDR_PER_CORE + (i % s->cfg->workload.driver.rx_ring) * 16;
+    return ADDR_RX_WQE + c * ADDR_PER_CORE + (uint64_t)rx_slot(s, i) * 16;
 }
 static inline uint64_t rx_cq_addr(const dsim *s, uint32_t c, uint64_t i)
 {
-    return ADDR_RX_CQ + c * ADDR_PER_CORE + (i % s->cfg->workload.driver.rx_ring) * 64;
+    return ADDR_RX_CQ + c * ADDR_PER_CORE + (uint64_t)rx_slot(s, i) * 64;
 }
 static inline uint64_t tx_wqe_addr(const dsim *s, uint32_t c, uint64_t i)
 {
-    return ADDR_TX_WQE + c * ADDR_PER_CORE + (i % s->cfg->workload.driver.tx_ring) * 64;
+    return ADDR_TX_WQE + c * ADDR_PER_CORE + (uint64_t)tx_slot(s, i) * 64;
+}
+
+/* Buffer `buf`'s mbuf header line, the lines of its first `len` data
+ * bytes, the address of its k-th data line (mbuf_hdr_line, mbuf_data_span,
+ * mbuf_data_line_addr from the kept data start). */
+static inline uint64_t dsim_hdr_line(const dsim *s, uint32_t buf)
+{
+    return mbuf_hdr_line_at(&s->lay, s->buf_data[buf], 0);
+}
+static inline line_span dsim_data_span(const dsim *s, uint32_t buf, uint32_t len)
+{
+    return mbuf_data_span_at(&s->lay, s->buf_data[buf], 0, len);
+}
+static inline uint64_t dsim_data_line_addr(const dsim *s, uint32_t buf, uint32_t k)
+{
+    return mbuf_data_line_addr_at(&s->lay, s->buf_data[buf], k);
 }
 /* TX completion slots: the NIC writes slot (comps / TX_COMP_BATCH) %
  * (tx_ring / TX_COMP_BATCH + 1), the driver reads slot (reads % 64). */

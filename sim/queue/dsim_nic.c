@@ -61,7 +61,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     s->buf_arrival[buf] = now;
     if (s->opt->desc_access)   /* the NIC reads the 16-byte RX WQE */
         pcie_read_line(s, rx_wqe_addr(s, c, cs->rx_wqe_next),
-                       cs->rx_wqe_set[cs->rx_wqe_next % s->cfg->workload.driver.rx_ring]);
+                       cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
     cs->rx_wqe_next++;
     uint64_t done = pcie_link_write(&s->pcie, now, p->len);
     uint64_t cqe = pcie_link_write(&s->pcie, now, s->pcie.cfg.desc.rx_wb);
@@ -76,7 +76,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     dsim_account(s, c);
     cs->rx_inflight--;
     /* The packet's lines: ItoM for full lines, RFO for a partial one. */
-    line_span sp = mbuf_data_span(&s->lay, buf, 0, s->buf_len[buf]);
+    line_span sp = dsim_data_span(s, buf, s->buf_len[buf]);
     uint32_t part_hits, parts = sp.n == 1 ? (sp.head_partial || sp.tail_partial) : sp.head_partial + sp.tail_partial;
     uint32_t hits = hier_pcie_write_run(&s->h, sp.first, sp.n, sp.head_partial, sp.tail_partial, &part_hits,
                                         dsim_line_hints(s, buf, sp.n));
@@ -85,7 +85,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     dsim_count_n(&s->n.pcie_write_full, sp.n - parts, hits - part_hits);
     dsim_count_n(&s->n.pcie_write_all, sp.n, hits);
     if (s->opt->desc_access)   /* the completion (CQE) */
-        pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[cs->rx_cqe % s->cfg->workload.driver.rx_ring]);
+        pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
     cs->rx_cqe++;
     ring_enqueue(&cs->rx_done, buf);
     s->rx_total++;
@@ -152,9 +152,9 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     uint32_t len = s->buf_len[buf];
     if (s->opt->desc_access)
         pcie_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch),
-                       cs->tx_wqe_set[cs->tx_wqe_fetch % s->cfg->workload.driver.tx_ring]);
+                       cs->tx_wqe_set[tx_slot(s, cs->tx_wqe_fetch)]);
     cs->tx_wqe_fetch++;
-    line_span sp = mbuf_data_span(&s->lay, buf, 0, len);
+    line_span sp = dsim_data_span(s, buf, len);
     uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
     dsim_count_n(&s->n.pcie_read_all, sp.n, hits);

@@ -235,10 +235,17 @@ static inline uint64_t mbuf_elt_addr(const mbuf_layout *l, uint32_t i)
     return mbuf_data_addr(l, i) - l->pre;
 }
 
+/* The *_at forms below take the buffer's data start (mbuf_data_addr, which
+ * divides by per_page) instead of its index, for callers that keep it. */
+
 /* The struct rte_mbuf of buffer i (the metadata drivers read and write). */
+static inline uint64_t mbuf_hdr_addr_at(const mbuf_layout *l, uint64_t data_addr)
+{
+    return data_addr - l->cfg.headroom - l->cfg.priv_size - l->cfg.mbuf_size;
+}
 static inline uint64_t mbuf_hdr_addr(const mbuf_layout *l, uint32_t i)
 {
-    return mbuf_data_addr(l, i) - l->cfg.headroom - l->cfg.priv_size - l->cfg.mbuf_size;
+    return mbuf_hdr_addr_at(l, mbuf_data_addr(l, i));
 }
 
 /* buf_addr: start of the headroom. */
@@ -249,25 +256,33 @@ static inline uint64_t mbuf_buf_addr(const mbuf_layout *l, uint32_t i)
 
 /* Line number of the k-th line of the rte_mbuf (k = 0: cacheline0, RX
  * fields; k = 1: cacheline1, pool/next/tx_offload). */
+static inline uint64_t mbuf_hdr_line_at(const mbuf_layout *l, uint64_t data_addr, uint32_t k)
+{
+    return (mbuf_hdr_addr_at(l, data_addr) >> l->line_shift) + k;
+}
 static inline uint64_t mbuf_hdr_line(const mbuf_layout *l, uint32_t i, uint32_t k)
 {
-    return (mbuf_hdr_addr(l, i) >> l->line_shift) + k;
+    return mbuf_hdr_line_at(l, mbuf_data_addr(l, i), k);
 }
 
 /* Byte address of the k-th cache line of buffer i's data area, counting from
  * the line that holds the data start. */
+static inline uint64_t mbuf_data_line_addr_at(const mbuf_layout *l, uint64_t data_addr, uint32_t k)
+{
+    uint64_t a = data_addr & ~(uint64_t)(l->cfg.line_size - 1);
+    return a + ((uint64_t)k << l->line_shift);
+}
 static inline uint64_t mbuf_data_line_addr(const mbuf_layout *l, uint32_t i, uint32_t k)
 {
-    uint64_t a = mbuf_data_addr(l, i) & ~(uint64_t)(l->cfg.line_size - 1);
-    return a + ((uint64_t)k << l->line_shift);
+    return mbuf_data_line_addr_at(l, mbuf_data_addr(l, i), k);
 }
 
 /* The lines covering bytes [off, off + len) of buffer i's data area, len >= 1:
  * a DMA of a len-byte frame is span(i, 0, len); a partial tail line is an
  * RFO rather than an ItoM for DDIO. */
-static inline line_span mbuf_data_span(const mbuf_layout *l, uint32_t i, uint32_t off, uint32_t len)
+static inline line_span mbuf_data_span_at(const mbuf_layout *l, uint64_t data_addr, uint32_t off, uint32_t len)
 {
-    uint64_t a = mbuf_data_addr(l, i) + off, end = a + len;
+    uint64_t a = data_addr + off, end = a + len;
     uint64_t m = l->cfg.line_size - 1;
     line_span s;
     s.first = a >> l->line_shift;
@@ -275,6 +290,10 @@ static inline line_span mbuf_data_span(const mbuf_layout *l, uint32_t i, uint32_
     s.head_partial = (a & m) != 0;
     s.tail_partial = (end & m) != 0;
     return s;
+}
+static inline line_span mbuf_data_span(const mbuf_layout *l, uint32_t i, uint32_t off, uint32_t len)
+{
+    return mbuf_data_span_at(l, mbuf_data_addr(l, i), off, len);
 }
 
 #endif
