@@ -260,3 +260,31 @@ Test(queue_pcie, nonposted_reads_bypass_queued_writes)
     cr_expect_eq(a.bytes[PCIE_UP], b.bytes[PCIE_UP], "both count the same upstream bytes");
     cr_expect(pcie_link_busy_until(&b, PCIE_UP) > backlog, "the writes are pushed back");
 }
+
+/* The TLP counts by shift (MPS, MRRS, RCB are powers of two) equal the
+ * ceiling divisions they replace, for every valid size and every size of
+ * a transfer up to 16 KiB. */
+Test(queue_pcie, tlp_counts_by_shift_equal_division)
+{
+    const uint32_t sizes[] = {128, 256, 512, 1024, 2048, 4096};
+    const uint32_t rcbs[] = {64, 128, 256, 512};
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            for (int k = 0; k < 4; k++)
+                for (int chunks = 0; chunks < 2; chunks++) {
+                    pcie_config c;
+                    pcie_config_default(&c);
+                    c.mps = sizes[i];
+                    c.mrrs = sizes[j];
+                    c.rcb = rcbs[k];
+                    c.rcb_chunks = chunks;
+                    pcie_link l;
+                    ddio_err e;
+                    cr_assert_eq(pcie_link_init(&l, &c, &e), 0, "%s", e.msg);
+                    for (uint32_t sz = 1; sz <= 16384; sz++) {
+                        cr_assert_eq(pcie_mwr_tlps(&l, sz), pcie_div_up(sz, c.mps));
+                        cr_assert_eq(pcie_mrd_tlps(&l, sz), pcie_div_up(sz, c.mrrs));
+                        cr_assert_eq(pcie_cpld_tlps(&l, sz), pcie_div_up(sz, chunks ? c.rcb : c.mps));
+                    }
+                }
+}

@@ -136,6 +136,9 @@ int pcie_link_init(pcie_link *l, const pcie_config *c, ddio_err *e)
     l->mrd_hdr = FRAMING_DLL + TLP_COMMON_HDR + addr + dig;   /* 24 */
     l->cpld_hdr = FRAMING_DLL + TLP_COMMON_HDR + 8 + dig;     /* 20 */
     l->cpl_chunk = c->rcb_chunks ? c->rcb : c->mps;
+    l->mps_shift = (uint32_t)__builtin_ctz(c->mps);
+    l->mrrs_shift = (uint32_t)__builtin_ctz(c->mrrs);
+    l->cpl_shift = (uint32_t)__builtin_ctz(l->cpl_chunk);
     double ovh = c->dll_overhead == PCIE_DLL_SPEC
                      ? pcie_dll_overhead_spec(c->gen, c->lanes, c->mps)
                      : c->dll_overhead;
@@ -153,41 +156,20 @@ void pcie_link_reset(pcie_link *l)
     memset(l->tlps, 0, sizeof l->tlps);
 }
 
-uint64_t pcie_link_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
-{
-    double done = pcie_link_send_ps(l, PCIE_UP, now_ns * 1000.0, pcie_mwr_bytes(l, sz),
-                                      pcie_div_up(sz, l->cfg.mps));
-    return pcie_ps_to_ns_up(done);
-}
-
 uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
     double req_done = pcie_link_send_ps(l, PCIE_UP, now_ns * 1000.0, pcie_mrd_bytes(l, sz),
-                                          pcie_div_up(sz, l->cfg.mrrs));
+                                          pcie_mrd_tlps(l, sz));
     double ready = req_done + l->cfg.read_latency_ns * 1000.0;
     double done = pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz),
-                                      pcie_div_up(sz, l->cpl_chunk));
-    return pcie_ps_to_ns_up(done);
-}
-
-uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz)
-{
-    double now_ps = now_ns * 1000.0;
-    double req_ps = (double)pcie_mrd_bytes(l, sz) * l->ps_per_byte;
-    double req_done = now_ps + req_ps;
-    /* The requests take their slot now; queued writes move back by as much. */
-    l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + req_ps;
-    l->bytes[PCIE_UP] += pcie_mrd_bytes(l, sz);
-    l->tlps[PCIE_UP] += pcie_div_up(sz, l->cfg.mrrs);
-    double ready = req_done + l->cfg.read_latency_ns * 1000.0;
-    double done = pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz), pcie_div_up(sz, l->cpl_chunk));
+                                      pcie_cpld_tlps(l, sz));
     return pcie_ps_to_ns_up(done);
 }
 
 uint64_t pcie_link_host_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
     double done = pcie_link_send_ps(l, PCIE_DOWN, now_ns * 1000.0, pcie_mwr_bytes(l, sz),
-                                      pcie_div_up(sz, l->cfg.mps));
+                                      pcie_mwr_tlps(l, sz));
     return pcie_ps_to_ns_up(done);
 }
 

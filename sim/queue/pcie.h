@@ -68,6 +68,7 @@ typedef struct pcie_link {
     pcie_config cfg;
     uint32_t mwr_hdr, mrd_hdr, cpld_hdr;  /* bytes per TLP, framing + DLL included */
     uint32_t cpl_chunk;                   /* completion payload granule: MPS or RCB */
+    uint32_t mps_shift, mrrs_shift, cpl_shift;   /* log2 of mps, mrrs, cpl_chunk (powers of two) */
     double phys_gbps;                     /* per direction */
     double tlp_gbps;                      /* per direction, after the DLL overhead */
     double ps_per_byte;                   /* at tlp_gbps */
@@ -94,21 +95,29 @@ int pcie_link_init(pcie_link *l, const pcie_config *c, ddio_err *e);
 void pcie_link_reset(pcie_link *l);
 
 static inline uint64_t pcie_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+/* The same for b = 2^shift: MPS, MRRS and RCB are powers of two (validated),
+ * and a division per TLP count is slow. */
+static inline uint64_t pcie_div_up_pow2(uint64_t a, uint32_t shift) { return (a + (1ull << shift) - 1) >> shift; }
+
+/* TLPs of a sz-byte write, of its read requests, of its completions. */
+static inline uint64_t pcie_mwr_tlps(const pcie_link *l, uint32_t sz) { return pcie_div_up_pow2(sz, l->mps_shift); }
+static inline uint64_t pcie_mrd_tlps(const pcie_link *l, uint32_t sz) { return pcie_div_up_pow2(sz, l->mrrs_shift); }
+static inline uint64_t pcie_cpld_tlps(const pcie_link *l, uint32_t sz) { return pcie_div_up_pow2(sz, l->cpl_shift); }
 
 /* Eq. 1: wire bytes of a sz-byte DMA write (device -> host). */
 static inline uint64_t pcie_mwr_bytes(const pcie_link *l, uint32_t sz)
 {
-    return pcie_div_up(sz, l->cfg.mps) * l->mwr_hdr + sz;
+    return pcie_mwr_tlps(l, sz) * l->mwr_hdr + sz;
 }
 /* Eq. 2: wire bytes of the read requests of a sz-byte DMA read (UP). */
 static inline uint64_t pcie_mrd_bytes(const pcie_link *l, uint32_t sz)
 {
-    return pcie_div_up(sz, l->cfg.mrrs) * l->mrd_hdr;
+    return pcie_mrd_tlps(l, sz) * l->mrd_hdr;
 }
 /* Eq. 3: wire bytes of the completions of a sz-byte DMA read (DOWN). */
 static inline uint64_t pcie_cpld_bytes(const pcie_link *l, uint32_t sz)
 {
-    return pcie_div_up(sz, l->cpl_chunk) * l->cpld_hdr + sz;
+    return pcie_cpld_tlps(l, sz) * l->cpld_hdr + sz;
 }
 
 /* Serialize `bytes` on direction `dir`, starting no earlier than now_ps;
@@ -131,8 +140,13 @@ static inline uint64_t pcie_ps_to_ns_up(double ps)
 }
 
 /* A sz-byte DMA write by the device issued at now_ns; returns the ns when
- * its last TLP has crossed the link (UP). */
-uint64_t pcie_link_write(pcie_link *l, uint64_t now_ns, uint32_t sz);
+ * its last TLP has crossed the link (UP).  Inline, as the nonposted read
+ * below: the simulator calls them four times per packet. */
+static inline uint64_t pcie_link_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    double done = pcie_link_send_ps(l, PCIE_UP, now_ns * 1000.0, pcie_mwr_bytes(l, sz), pcie_mwr_tlps(l, sz));
+    return pcie_ps_to_ns_up(done);
+}
 /* A sz-byte DMA read by the device issued at now_ns: the MRd requests go UP,
  * then after read_latency_ns the completions come DOWN; returns the ns at
  * which the device has all the data. */
@@ -145,7 +159,20 @@ uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz);
  * push the queued writes back by their own size.  This is what a NIC that
  * receives and transmits at once sees; with a single FIFO, a backlog of
  * received packets would stall every transmit fetch behind it. */
-uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz);
+static inline uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    double now_ps = now_ns * 1000.0;
+    uint64_t req_bytes = pcie_mrd_bytes(l, sz);
+    double req_ps = (double)req_bytes * l->ps_per_byte;
+    double req_done = now_ps + req_ps;
+    /* The requests take their slot now; queued writes move back by as much. */
+    l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + req_ps;
+    l->bytes[PCIE_UP] += req_bytes;
+    l->tlps[PCIE_UP] += pcie_mrd_tlps(l, sz);
+    double ready = req_done + l->cfg.read_latency_ns * 1000.0;
+    double done = pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz), pcie_cpld_tlps(l, sz));
+    return pcie_ps_to_ns_up(done);
+}
 /* A sz-byte MMIO write by the host (e.g. a 4 B doorbell / tail pointer),
  * sent DOWN as an MWr; returns the ns it has reached the device. */
 uint64_t pcie_link_host_write(pcie_link *l, uint64_t now_ns, uint32_t sz);
