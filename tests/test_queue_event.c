@@ -219,3 +219,25 @@ Test(queue_event, lanes_pop_in_heap_order)
     evq_free(&a);
     evq_free(&b);
 }
+
+/* evq_advance moves the clock to a time before every pending event and
+ * changes nothing else: the pending events pop as before. */
+Test(queue_event, advance_moves_the_clock_only)
+{
+    evq q;
+    ddio_err e;
+    cr_assert_eq(evq_init(&q, 4, &e), 0);
+    cr_assert_eq(evq_push_lane(&q, 1, (sim_event){.time_ns = 50, .a = 1}, &e), 0);
+    cr_assert_eq(evq_push(&q, (sim_event){.time_ns = 40, .a = 2}, &e), 0);
+    evq_advance(&q, 10);
+    cr_assert_eq(evq_now(&q), 10);
+    evq_advance(&q, 39);
+    cr_assert_eq(evq_now(&q), 39);
+    cr_assert_eq(evq_size(&q), 2);
+    sim_event x;
+    cr_assert(evq_pop(&q, &x) == 1 && x.a == 2 && evq_now(&q) == 40);
+    cr_assert(evq_pop(&q, &x) == 1 && x.a == 1 && evq_now(&q) == 50);
+    evq_advance(&q, 1000);   /* empty: any later time */
+    cr_assert_eq(evq_now(&q), 1000);
+    evq_free(&q);
+}

@@ -174,14 +174,29 @@ static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
 {
     switch (ev->type) {
     case EV_ARRIVAL: {
-        nic_arrival(s, next);
-        int rc = pktsrc_next(&s->src, next, s->err);
-        if (rc < 0)
-            s->failed = 1;
-        else if (rc == 1)
-            dsim_push(s, next->ts_ns > ev->time_ns ? next->ts_ns : ev->time_ns, EV_ARRIVAL, 0, 0, 0);
-        else
-            close_window(s);
+        /* The next arrival would be pushed and, when it is earlier than
+         * every pending event, popped right away: it is handled here
+         * instead (evq_advance), in the same order. */
+        uint64_t t = ev->time_ns;
+        for (;;) {
+            nic_arrival(s, next);
+            int rc = pktsrc_next(&s->src, next, s->err);
+            if (rc < 0) {
+                s->failed = 1;
+                break;
+            }
+            if (rc == 0) {
+                close_window(s);
+                break;
+            }
+            if (next->ts_ns > t)
+                t = next->ts_ns;
+            if (s->failed || t >= evq_next_time(&s->q)) {
+                dsim_push(s, t, EV_ARRIVAL, 0, 0, 0);
+                break;
+            }
+            evq_advance(&s->q, t);
+        }
         break;
     }
     case EV_RX_DONE: nic_rx_done(s, (uint32_t)ev->a, (uint32_t)ev->b); break;

@@ -135,6 +135,16 @@ static inline uint64_t evq_next_time(const evq *q)
     return (uint64_t)(best >> 64);
 }
 
+/* Move the clock to t without popping: for a simulator that handles an
+ * event it would push and pop at once (t is before every pending event,
+ * which therefore would not have popped first; its seq would have been the
+ * largest, so the order of everything else is unchanged). */
+static inline void evq_advance(evq *q, uint64_t t)
+{
+    assert(t >= q->now_ns && t < evq_next_time(q));
+    q->now_ns = t;
+}
+
 /* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
  * the last popped event, is a simulator bug and is asserted against.
  * Returns 0, or -1 if the queue could not grow or hit its limits. */
