@@ -78,33 +78,10 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
     return gen_init(&s->g, &s->gc, e);
 }
 
-static int next_raw(pktsrc *s, trace_pkt *tp, ddio_err *e)
+/* The next trace packet, starting another pass at the end if more are
+ * wanted. */
+static int next_trace(pktsrc *s, trace_pkt *tp, ddio_err *e)
 {
-    if (!s->is_trace) {
-        /* The tuple straight from the generator, not parsed back from a
-         * frame (the same fields: gen_next_meta); no timestamps when sending
-         * back to back, which ignores them. */
-        if (s->gpos == s->gcount) {
-            /* Generated PKTSRC_BATCH at a time (gen_next_meta_batch: the
-             * same packets, the generator's state kept in registers). */
-            s->gcount = gen_next_meta_batch(&s->g, s->gpkt, s->gmeta, PKTSRC_BATCH, s->rate_gbps < 0);
-            s->gpos = 0;
-            s->gtuple = !s->g.no_tuple;
-            if (!s->gcount)
-                return 0;
-        }
-        const gen_pkt *gp = &s->gpkt[s->gpos];
-        const gen_meta *m = &s->gmeta[s->gpos++];
-        tp->ts_ns = gp->ts_ns;
-        tp->wire_len = gp->len;
-        tp->src_ip = m->src_ip;
-        tp->dst_ip = m->dst_ip;
-        tp->src_port = m->src_port;
-        tp->dst_port = m->dst_port;
-        tp->proto = m->proto;
-        tp->has_tuple = (uint8_t)s->gtuple;
-        return 1;
-    }
     int rc = trace_reader_next(&s->tr, tp, e);
     if (rc != 0 || s->limit == 0)
         return rc;
@@ -118,40 +95,83 @@ static int next_raw(pktsrc *s, trace_pkt *tp, ddio_err *e)
     return trace_reader_next(&s->tr, tp, e);
 }
 
-void pktsrc_skip_tuple(pktsrc *s)
+/* A packet's length and arrival time from its source timestamp ts (trace
+ * or generator time) and frame length. */
+static inline void place(pktsrc *s, pktsrc_pkt *p, uint64_t ts, uint32_t wire_len)
 {
-    if (!s->is_trace)
-        gen_set_no_tuple(&s->g, 1);
-}
-
-int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
-{
-    if (s->limit && s->produced >= s->limit)
-        return 0;
-    trace_pkt tp;
-    int rc = next_raw(s, &tp, e);
-    if (rc <= 0)
-        return rc;
     if (!s->have_first) {
-        s->first_ts = tp.ts_ns;
+        s->first_ts = ts;
         s->have_first = 1;
     }
-    uint32_t len = s->pkt_size ? s->pkt_size : tp.wire_len;
-    double raw = (double)(tp.ts_ns - s->first_ts) * s->scale;
+    uint32_t len = s->pkt_size ? s->pkt_size : wire_len;
+    double raw = (double)(ts - s->first_ts) * s->scale;
     s->last_raw_ns = raw;
     double t = s->pass_offset_ns + raw;
     if (s->rate_gbps < 0)
         t = 0;   /* back to back: the wire decides */
-    if (s->produced) {
+    if (s->placed) {
         double earliest = s->last_arrival_ns + (double)(s->last_len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->line_gbps;
         if (t < earliest)
             t = earliest;
     }
     s->last_arrival_ns = t;
     s->last_len = len;
-    s->produced++;
+    s->placed++;
     p->ts_ns = (uint64_t)(t + 0.5);
     p->len = len;
+}
+
+/* The next PKTSRC_BATCH generated packets, placed: the tuple straight from
+ * the generator, not parsed back from a frame (the same fields:
+ * gen_next_meta); no timestamps when sending back to back, which ignores
+ * them.  A batch keeps the generator's state in registers
+ * (gen_next_meta_batch) and the placement in one loop. */
+static uint32_t generate(pktsrc *s)
+{
+    gen_pkt gp[PKTSRC_BATCH];
+    gen_meta m[PKTSRC_BATCH];
+    uint32_t n = gen_next_meta_batch(&s->g, gp, m, PKTSRC_BATCH, s->rate_gbps < 0);
+    uint8_t has_tuple = !s->g.no_tuple;
+    for (uint32_t i = 0; i < n; i++) {
+        pktsrc_pkt *p = &s->gbuf[i];
+        place(s, p, gp[i].ts_ns, gp[i].len);
+        p->src_ip = m[i].src_ip;
+        p->dst_ip = m[i].dst_ip;
+        p->src_port = m[i].src_port;
+        p->dst_port = m[i].dst_port;
+        p->proto = m[i].proto;
+        p->has_tuple = has_tuple;
+    }
+    return n;
+}
+
+void pktsrc_skip_tuple(pktsrc *s)
+{
+    if (!s->is_trace)
+        gen_set_no_tuple(&s->g, 1);
+}
+
+int pktsrc_next_slow(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
+{
+    if (s->limit && s->produced >= s->limit)
+        return 0;
+    if (!s->is_trace) {
+        if (s->gpos == s->gcount) {
+            s->gcount = generate(s);
+            s->gpos = 0;
+            if (!s->gcount)
+                return 0;
+        }
+        *p = s->gbuf[s->gpos++];
+        s->produced++;
+        return 1;
+    }
+    trace_pkt tp;
+    int rc = next_trace(s, &tp, e);
+    if (rc <= 0)
+        return rc;
+    place(s, p, tp.ts_ns, tp.wire_len);
+    s->produced++;
     p->src_ip = tp.src_ip;
     p->dst_ip = tp.dst_ip;
     p->src_port = tp.src_port;

@@ -35,7 +35,8 @@ typedef struct pktsrc {
     trace_reader tr;
     gen g;
     gen_config gc;
-    uint64_t limit, produced;   /* packets to produce (0 = until the trace ends) */
+    uint64_t limit, produced;   /* packets to produce (0 = until the trace ends), handed out */
+    uint64_t placed;            /* packets timed (generated ones are timed a batch ahead) */
     uint64_t expected;          /* packets this source will produce (the trace's count when limit is 0) */
     uint32_t pkt_size;          /* 0 or a forced frame size */
     double line_gbps, rate_gbps;
@@ -48,11 +49,9 @@ typedef struct pktsrc {
     uint32_t last_len;
     double mean_gap_ns;         /* gap between two passes */
     uint64_t passes;
-    /* Generated packets not yet handed out: gpkt/gmeta[gpos .. gcount). */
+    /* Generated packets not yet handed out: gbuf[gpos .. gcount). */
     uint32_t gpos, gcount;
-    int gtuple;                 /* they carry their 5-tuple */
-    gen_pkt gpkt[PKTSRC_BATCH];
-    gen_meta gmeta[PKTSRC_BATCH];
+    pktsrc_pkt gbuf[PKTSRC_BATCH];
 } pktsrc;
 
 /* `trace` a path or NULL; `profile` for the generator when trace is NULL. */
@@ -64,7 +63,17 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
  * packets then come without it (has_tuple 0), a trace's as before.  Call
  * it before the first pktsrc_next (packets are generated in batches). */
 void pktsrc_skip_tuple(pktsrc *s);
-int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e);
+int pktsrc_next_slow(pktsrc *s, pktsrc_pkt *p, ddio_err *e);
+/* Inline: a generated packet is usually waiting in the batch. */
+static inline int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
+{
+    if (s->gpos < s->gcount && (!s->limit || s->produced < s->limit)) {
+        *p = s->gbuf[s->gpos++];
+        s->produced++;
+        return 1;
+    }
+    return pktsrc_next_slow(s, p, e);
+}
 void pktsrc_close(pktsrc *s);
 
 #endif
