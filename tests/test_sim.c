@@ -447,3 +447,38 @@ Test(sim, pktsrc_batches_equal_single_packets)
                 free(g);
             }
 }
+
+/* dsim_account integrates the queue lengths in integers while the sums are
+ * exact, then converts them and goes on in doubles: any switch time gives
+ * the queue lengths of the all-double integration (area_exact_ns = 1: the
+ * doubles from the first event of the measured interval on), bit for bit. */
+Test(sim, integer_areas_equal_double_areas, .timeout = 120)
+{
+    ddio_config cfg;
+    small_config(&cfg, NULL);
+    cfg.workload.cores = 2;
+    cfg.workload.driver.rx_ring = 256;
+    const uint64_t spans[] = {1, 3000, 40000, 0};
+    dsim_result r[4];
+    for (int k = 0; k < 4; k++) {
+        dsim_options o;
+        dsim_options_default(&o);
+        o.src.profile = "mawi";
+        o.packets = 8000;
+        o.rate_gbps = -1;
+        o.area_exact_ns = spans[k];
+        ddio_err e;
+        cr_assert_eq(dsim_run(&cfg, &o, &r[k], &e), 0, "%s", e.msg);
+    }
+    cr_assert_gt(r[3].measured_seconds * 1e9, 40000.0, "the spans must fall inside the measured interval");
+    for (int k = 0; k < 3; k++) {
+        cr_expect_eq(memcmp(r[k].queue_len, r[3].queue_len, sizeof(double) * 2 * Q_COUNT), 0, "span %llu",
+                     (unsigned long long)spans[k]);
+        cr_expect_eq(memcmp(r[k].inflight, r[3].inflight, sizeof(double) * 2 * 2), 0, "span %llu",
+                     (unsigned long long)spans[k]);
+        cr_expect_eq(memcmp(r[k].queue_mean, r[3].queue_mean, sizeof r[3].queue_mean), 0);
+    }
+    cr_expect_gt(r[3].queue_mean[Q_RX], 0);
+    for (int k = 0; k < 4; k++)
+        dsim_result_free(&r[k]);
+}

@@ -130,13 +130,46 @@ void dsim_maybe_end_warmup(dsim *s, uint32_t c)
         dsim_account(s, k);
         memset(s->core[k].area, 0, sizeof s->core[k].area);
         memset(s->core[k].inflight_area, 0, sizeof s->core[k].inflight_area);
+        memset(s->core[k].iarea, 0, sizeof s->core[k].iarea);
     }
+    /* dsim_account: integer areas while every sum stays below 2^53. */
+    s->area_exact_ns = (1ull << 53) / (2 * (uint64_t)s->mp.n + 1);
+    if (s->opt->area_exact_ns && s->opt->area_exact_ns < s->area_exact_ns)
+        s->area_exact_ns = s->opt->area_exact_ns;
     s->measuring = 1;
     s->warmup_packets = s->rx_total;
     s->measure_start_ns = evq_now(&s->q);
     s->pre = s->n;
     memset(&s->n, 0, sizeof s->n);
     hier_reset_stats(&s->h);
+}
+
+/* The integer areas as doubles (exact: below 2^53), and doubles from now on. */
+static void areas_to_double(dsim *s)
+{
+    if (!s->area_exact_ns)
+        return;
+    for (uint32_t c = 0; c < s->cores; c++) {
+        dsim_core *cs = &s->core[c];
+        for (int q = 0; q < Q_COUNT; q++)
+            cs->area[q] = (double)cs->iarea[q];
+        cs->inflight_area[0] = (double)cs->iarea[Q_COUNT];
+        cs->inflight_area[1] = (double)cs->iarea[Q_COUNT + 1];
+    }
+    s->area_exact_ns = 0;
+}
+
+void dsim_account_double(dsim *s, dsim_core *cs, uint64_t now)
+{
+    areas_to_double(s);
+    double dt = (double)(now - cs->last_ns);
+    cs->area[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
+    cs->area[Q_RX] += dt * (ring_count(&cs->rx_done) + cs->rx_inflight);
+    cs->area[Q_TX] += dt * (ring_count(&cs->tx_pending) + cs->tx_inflight);
+    cs->area[Q_TX_RECYCLE] += dt * ring_count(&cs->tx_done);
+    cs->area[Q_SW] += dt * ring_count(&cs->swq);
+    cs->inflight_area[0] += dt * cs->rx_inflight;
+    cs->inflight_area[1] += dt * cs->tx_inflight;
 }
 
 /* The measured interval ends with the last packet's arrival; the run goes on
@@ -148,6 +181,7 @@ static void close_window(dsim *s)
     if (s->measuring)
         for (uint32_t c = 0; c < s->cores; c++)
             dsim_account(s, c);
+    areas_to_double(s);
     for (uint32_t c = 0; c < s->cores; c++) {
         memcpy(&s->queue_snapshot[c * Q_COUNT], s->core[c].area, sizeof s->core[c].area);
         memcpy(&s->inflight_snapshot[c * 2], s->core[c].inflight_area, sizeof s->core[c].inflight_area);

@@ -46,6 +46,10 @@ typedef struct dsim_options {
      * draws a progress bar with it); may be NULL. */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
+    /* Tests: integrate the queue lengths in integers for at most this many
+     * ns of the measured interval, then in doubles (dsim_account); 0: as
+     * long as the integrals stay exact.  The results are the same. */
+    uint64_t area_exact_ns;
 } dsim_options;
 
 void dsim_options_default(dsim_options *o);

@@ -59,6 +59,7 @@ typedef struct dsim_core {
     uint64_t last_ns;
     double area[Q_COUNT];
     double inflight_area[2];    /* RX DMAs not complete, TX packets fetched and not sent */
+    uint64_t iarea[Q_COUNT + 2];   /* area, inflight_area while they are integers below 2^53 */
     uint64_t dropped_tx, delivered;
 } dsim_core;
 
@@ -117,6 +118,7 @@ typedef struct dsim {
     hier_stats cache_at_end;
     double area_at_end_total;
     uint64_t measure_start_ns, measure_end_ns;
+    uint64_t area_exact_ns;     /* dsim_account integrates in integers until measure_start_ns + this */
     int measuring, measure_closed;
     uint64_t warmup_target, rx_total, arrivals_left;
     /* Default warm-up (dsim.c): the mean RX length seen by received packets,
@@ -249,23 +251,37 @@ void core_poll(dsim *s, uint32_t c);
 void core_send_request(dsim *s, uint32_t c, uint32_t len);
 void distractor_run(dsim *s);
 
+/* dsim_account in doubles (dsim.c), after the integers' exact span. */
+void dsim_account_double(dsim *s, dsim_core *cs, uint64_t now);
+
 /* Integrate core c's queue lengths up to now (before they change): the
- * queues of dsim_queue_len, written out (it runs at every event). */
+ * queues of dsim_queue_len, written out (it runs at every event).
+ *
+ * The areas are sums of products of integers (ns x packets), so the double
+ * sums are exact while they stay below 2^53, and integers give the same
+ * values, cheaper.  Every queue length is at most 2 x the buffers, so
+ * until area_exact_ns (2^53 / that bound) into the measured interval no
+ * sum can reach 2^53; after it the integers are converted (exactly) and
+ * the doubles take over, as before. */
 static inline void dsim_account(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
     if (s->measuring && !s->measure_closed && now > cs->last_ns) {
-        double dt = (double)(now - cs->last_ns);
         _Static_assert(Q_RX_REPLENISH == 0 && Q_RX == 1 && Q_TX == 2 && Q_TX_RECYCLE == 3 && Q_SW == 4 && Q_COUNT == 5,
                        "queue order of dsim_queue_len");
-        cs->area[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
-        cs->area[Q_RX] += dt * (ring_count(&cs->rx_done) + cs->rx_inflight);
-        cs->area[Q_TX] += dt * (ring_count(&cs->tx_pending) + cs->tx_inflight);
-        cs->area[Q_TX_RECYCLE] += dt * ring_count(&cs->tx_done);
-        cs->area[Q_SW] += dt * ring_count(&cs->swq);
-        cs->inflight_area[0] += dt * cs->rx_inflight;
-        cs->inflight_area[1] += dt * cs->tx_inflight;
+        if (now - s->measure_start_ns < s->area_exact_ns) {
+            uint64_t dt = now - cs->last_ns;
+            cs->iarea[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
+            cs->iarea[Q_RX] += dt * (ring_count(&cs->rx_done) + cs->rx_inflight);
+            cs->iarea[Q_TX] += dt * (ring_count(&cs->tx_pending) + cs->tx_inflight);
+            cs->iarea[Q_TX_RECYCLE] += dt * ring_count(&cs->tx_done);
+            cs->iarea[Q_SW] += dt * ring_count(&cs->swq);
+            cs->iarea[Q_COUNT] += dt * cs->rx_inflight;
+            cs->iarea[Q_COUNT + 1] += dt * cs->tx_inflight;
+        } else {
+            dsim_account_double(s, cs, now);
+        }
     }
     cs->last_ns = now;
 }
