@@ -566,3 +566,41 @@ Test(traces_gen, meta_batch_equals_single)
             free(b);
         }
 }
+
+/* The per-flow TCP cache (gen_set_tcp_cache) changes no packet and no draw:
+ * mawi without the tuple, with and without the cache, twice over the flows
+ * (the second time every answer comes from the cache). */
+Test(traces_gen, tcp_cache_keeps_the_packets)
+{
+    gen_config c;
+    gen_config_default(&c);
+    ddio_err e;
+    cr_assert_eq(gen_parse_profile("mawi", &c, "profile", &e), 0);
+    c.packets = 60000;
+    c.flows = 500;
+    c.seed = 13;
+    gen *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    cr_assert_eq(gen_init(a, &c, &e), 0);
+    cr_assert_eq(gen_init(b, &c, &e), 0);
+    gen_set_no_tuple(a, 1);
+    gen_set_no_tuple(b, 1);
+    uint8_t *cache = calloc(c.flows, 1);
+    gen_set_tcp_cache(b, cache);
+    gen_pkt pa, pb;
+    gen_meta ma, mb;
+    while (gen_next_meta(a, &pa, &ma, 0)) {
+        cr_assert_eq(gen_next_meta(b, &pb, &mb, 0), 1);
+        cr_assert(pa.len == pb.len && pa.flow == pb.flow && pa.ts_ns == pb.ts_ns);
+    }
+    cr_assert_eq(memcmp(&a->rng, &b->rng, sizeof a->rng), 0);
+    uint32_t known = 0, tcp = 0;
+    for (uint32_t f = 0; f < c.flows; f++) {
+        known += cache[f] != 0;
+        tcp += cache[f] == 2;
+    }
+    cr_expect_gt(known, c.flows / 2);
+    cr_expect(tcp > known / 2 && tcp < known, "%u TCP of %u", tcp, known);
+    free(cache);
+    free(a);
+    free(b);
+}

@@ -372,7 +372,7 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e)
     if (c->profile == GEN_FIXED && (c->fixed_size < GEN_MIN_FRAME || c->fixed_size > GEN_MAX_FRAME))
         return ddio_errf(e, DDIO_EXIT_USAGE, "--profile: fixed:%u is out of range [%u, %u]", c->fixed_size,
                          GEN_MIN_FRAME, GEN_MAX_FRAME);
-    memset(g, 0, sizeof *g);
+    memset(g, 0, sizeof *g);   /* no tcp_cache */
     g->c = *c;
     g->flows = flows;
     ddio_rng_seed(&g->rng, c->seed);
@@ -386,13 +386,24 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e)
     return 0;
 }
 
-/* Whether flow i is TCP (flow_of's proto == 6), without the rest of its tuple. */
+/* Whether flow i is TCP (flow_of's proto == 6), without the rest of its
+ * tuple; remembered in the caller's cache when there is one (gen_set_tcp_cache). */
 static inline int flow_is_tcp(const gen *g, uint32_t i)
 {
     if (g->c.profile != GEN_MAWI)
         return 0;
+    if (g->tcp_cache && g->tcp_cache[i])
+        return g->tcp_cache[i] - 1;
     uint64_t h2 = ddio_mix64(ddio_mix64(g->salt + i) ^ 0x632be59bd9b4e019ull);
-    return h2 % 1000 < MAWI_TCP_PERMILLE;
+    int tcp = h2 % 1000 < MAWI_TCP_PERMILLE;
+    if (g->tcp_cache)
+        g->tcp_cache[i] = (uint8_t)(1 + tcp);
+    return tcp;
+}
+
+void gen_set_tcp_cache(gen *g, uint8_t *cache)
+{
+    g->tcp_cache = cache;
 }
 
 /* The next packet, drawing from *rng (g->rng, or the batch's copy of it). */

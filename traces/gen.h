@@ -77,6 +77,7 @@ typedef struct gen {
     uint8_t imix_cycle[12]; /* IMIX: a shuffled block of 7x64, 4x570, 1x1518 */
     int no_tuple;           /* gen_next_meta: leave the 5-tuple out (gen_set_no_tuple) */
     int zipf_on;            /* flows drawn from `zipf` (exponent > 0), else round robin */
+    uint8_t *tcp_cache;     /* gen_set_tcp_cache: per flow 0 unknown, 1 UDP, 2 TCP; NULL: none */
     uint8_t mawi_bin[1000]; /* mawi: size bin by the first draw (gen.c mawi_size) */
     uint8_t frame[GEN_MAX_FRAME];
 } gen;
@@ -111,6 +112,10 @@ void gen_set_no_tuple(gen *g, int on);
 /* Up to n packets of gen_next_meta at once into p[] and m[]: the same
  * packets, the same random draws; returns how many (0: all produced). */
 uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no_time);
+/* Without the tuple, a mawi packet still needs whether its flow is TCP (two
+ * hashes); `cache`, `flows` zeroed bytes owned by the caller (NULL: none),
+ * remembers it per flow.  The packets are the same. */
+void gen_set_tcp_cache(gen *g, uint8_t *cache);
 /* The mawi size draw by the generator's bin table, and the reference
  * search over the bins it replaces (exposed for tests). */
 uint32_t gen_mawi_size(const gen *g, ddio_rng *rng);

@@ -1,5 +1,6 @@
 #include "sim/queue/pktsrc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* One pass over a trace for its packet count, bytes and duration: what a
@@ -147,8 +148,13 @@ static uint32_t generate(pktsrc *s)
 
 void pktsrc_skip_tuple(pktsrc *s)
 {
-    if (!s->is_trace)
-        gen_set_no_tuple(&s->g, 1);
+    if (s->is_trace)
+        return;
+    gen_set_no_tuple(&s->g, 1);
+    /* Remember per flow whether it is TCP (a byte per flow, up to 1 MiB;
+     * without it, two hashes per packet). */
+    if (s->g.flows <= PKTSRC_TCP_CACHE_MAX && (s->tcp_cache = calloc(s->g.flows, 1)) != NULL)
+        gen_set_tcp_cache(&s->g, s->tcp_cache);
 }
 
 int pktsrc_next_slow(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
@@ -185,4 +191,6 @@ void pktsrc_close(pktsrc *s)
 {
     if (s->is_trace && s->tr.pcap)
         trace_reader_close(&s->tr);
+    free(s->tcp_cache);
+    s->tcp_cache = NULL;
 }

@@ -19,6 +19,7 @@
 
 #define PKTSRC_WIRE_OVERHEAD 24u   /* FCS 4 + preamble 8 + inter-frame gap 12 */
 #define PKTSRC_BATCH 64u           /* generated packets drawn at once */
+#define PKTSRC_TCP_CACHE_MAX (1u << 20)   /* most flows whose TCP bit is remembered */
 
 typedef struct pktsrc_pkt {
     uint64_t ts_ns;         /* arrival at the NIC, from 0 */
@@ -51,6 +52,7 @@ typedef struct pktsrc {
     uint64_t passes;
     /* Generated packets not yet handed out: gbuf[gpos .. gcount). */
     uint32_t gpos, gcount;
+    uint8_t *tcp_cache;         /* pktsrc_skip_tuple: the generator's per-flow TCP bits */
     pktsrc_pkt gbuf[PKTSRC_BATCH];
 } pktsrc;
 
