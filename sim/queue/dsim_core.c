@@ -66,20 +66,19 @@ int core_init_rings(dsim *s, uint32_t c)
     return 0;
 }
 
-/* Schedule the core's next loop iteration `delay` ns after it is free. */
-static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
+void core_schedule(dsim *s, uint32_t c, uint64_t delay)
 {
     dsim_core *cs = &s->core[c];
-    if (cs->poll_pending)
-        return;
     uint64_t now = evq_now(&s->q);
     cs->poll_pending = 1;
     dsim_push(s, (cs->busy_until > now ? cs->busy_until : now) + delay, EV_CORE_POLL, 0, c, 0);
 }
 
-void core_wake(dsim *s, uint32_t c)
+/* Schedule the core's next loop iteration `delay` ns after it is free. */
+static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
 {
-    core_wake_after(s, c, 0);
+    if (!s->core[c].poll_pending)
+        core_schedule(s, c, delay);
 }
 
 /* A DPDK core polls even when no packet comes: an empty iteration of its

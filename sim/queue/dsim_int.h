@@ -245,7 +245,15 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
 
 /* dsim_core.c */
 int core_init_rings(dsim *s, uint32_t c);
-void core_wake(dsim *s, uint32_t c);
+/* Push core c's next poll `delay` ns after it is free (none is pending). */
+void core_schedule(dsim *s, uint32_t c, uint64_t delay);
+/* Schedule core c's next loop iteration, unless one is pending (inline:
+ * every received and every sent packet asks). */
+static inline void core_wake(dsim *s, uint32_t c)
+{
+    if (!s->core[c].poll_pending)
+        core_schedule(s, c, 0);
+}
 void core_idle_work(dsim *s, uint32_t c);
 void core_poll(dsim *s, uint32_t c);
 void core_send_request(dsim *s, uint32_t c, uint32_t len);

@@ -2,14 +2,17 @@
  * fetches packets over PCIe and serialises them on the wire, completions. */
 #include "sim/queue/dsim_int.h"
 
-uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
+static uint32_t nic_queue_hash(dsim *s, const pktsrc_pkt *p)
 {
-    if (s->cores == 1 || !p->has_tuple)
-        return 0;
     uint32_t h = (p->proto == 6 || p->proto == 17)
                      ? rss_hash_ipv4_l4(&s->rss, p->src_ip, p->dst_ip, p->src_port, p->dst_port)
                      : rss_hash_ipv4(&s->rss, p->src_ip, p->dst_ip);
     return rss_queue(&s->rss, h);
+}
+
+uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
+{
+    return s->cores == 1 || !p->has_tuple ? 0 : nic_queue_hash(s, p);
 }
 
 /* A full-line PCIe write of a descriptor / completion line, whose LLC set
@@ -131,7 +134,9 @@ static int tx_fetch_one(dsim *s, uint64_t now)
 {
     uint32_t c = UINT32_MAX;
     for (uint32_t i = 0; i < s->cores; i++) {
-        uint32_t k = (s->tx_rr + i) % s->cores;
+        /* (tx_rr + i) % cores without a division: tx_rr <= cores, i < cores. */
+        uint32_t k = s->tx_rr + i;
+        k -= k >= s->cores ? s->cores : 0;
         if (!ring_empty(&s->core[k].tx_pending)) {
             c = k;
             break;
