@@ -155,6 +155,16 @@ static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
     return s->memo_ops + (s->memo_at[len] - 1);
 }
 
+/* Op `op`'s line of buffer `buf`; 1 if a DMA run with hints recorded its
+ * LLC set in *set (line k of the data area is line k of every DMA into the
+ * buffer). */
+static inline int op_line(const dsim *s, uint32_t buf, const uint64_t *hints, const ddio_line_op *op, uint64_t *line,
+                          uint32_t *set)
+{
+    *line = dsim_data_line_addr(s, buf, op->line) >> s->line_shift;
+    return op->line < s->hint_lines && hier_hint_set(hints[op->line], set);
+}
+
 /* The workload's accesses to one received packet; returns its service time. */
 static double process_packet(dsim *s, uint32_t c, uint32_t buf)
 {
@@ -167,27 +177,45 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     /* Data line k's LLC set, if a DMA run with hints recorded it (line k of
      * the data area is line k of every DMA into the buffer). */
     const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
+    /* The first OPS_KEPT ops' lines and sets are kept from the prefetch
+     * pass for the accesses (only DMA runs write the hints). */
+    enum { OPS_KEPT = 16 };
+    uint64_t kept_line[OPS_KEPT];
+    uint32_t kept_set[OPS_KEPT];
     for (size_t i = 0; i < n; i++) {
-        uint64_t line = dsim_data_line_addr(s, buf, ops[i].line) >> s->line_shift;
+        uint64_t line;
         uint32_t set;
-        if (ops[i].line < s->hint_lines && hier_hint_set(hints[ops[i].line], &set))
+        int known = op_line(s, buf, hints, &ops[i], &line, &set);
+        if (i < OPS_KEPT) {
+            kept_line[i] = line;
+            kept_set[i] = known ? set : UINT32_MAX;
+        }
+        if (known)
             hier_prefetch_set(&s->h, line, set);
         else
             hier_prefetch(&s->h, line);
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t addr = dsim_data_line_addr(s, buf, ops[i].line);
+        uint64_t line;
+        uint32_t set;
+        int known;
+        if (i < OPS_KEPT) {
+            line = kept_line[i];
+            set = kept_set[i];
+            known = set != UINT32_MAX;
+        } else {
+            known = op_line(s, buf, hints, &ops[i], &line, &set);
+        }
         hier_result r;
         if (ops[i].op == DDIO_SEG_FLUSH) {
-            hier_flush(&s->h, addr >> s->line_shift, &r);
+            hier_flush(&s->h, line, &r);
             continue;
         }
         enum coh_req req = ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD;
-        uint32_t set;
-        if (ops[i].line < s->hint_lines && hier_hint_set(hints[ops[i].line], &set))
-            dsim_access_set(s, req, c, addr, set, &r);
+        if (known)
+            hier_access_set(&s->h, req, c, line, set, &r);
         else
-            dsim_access(s, req, c, addr, &r);
+            hier_access(&s->h, req, c, line, &r);
         if (first)
             dsim_count(&s->n.cpu_first, r.hit);
         first = 0;
