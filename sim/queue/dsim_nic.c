@@ -120,9 +120,15 @@ void nic_tx_start(dsim *s)
     /* Each fetch used to push the next EV_TX_START "now"; that event pops
      * right after this handler when no pending event is due at `now` (every
      * pending event due now has a smaller seq and would pop first), so the
-     * next fetch runs here instead, in the same order. */
+     * next fetch runs here instead, in the same order.  A fetch pushes
+     * only its EV_TX_DONE, after the PCIe read completes (later than now),
+     * so whether an event is due now is known before the first. */
+    int due = evq_next_time(&s->q) <= now;
     while (tx_fetch_one(s, now) && !s->failed) {
-        if (evq_next_time(&s->q) <= now) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        assert(due == (evq_next_time(&s->q) <= now));
+#endif
+        if (due) {
             dsim_push(s, now, EV_TX_START, 0, 0, 0);
             return;
         }
