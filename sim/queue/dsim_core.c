@@ -255,7 +255,8 @@ static void rx_refill(dsim *s, uint32_t c)
     }
 }
 
-static void free_buffer(dsim *s, uint32_t c, uint32_t b)
+/* Inline (as tx_post): once per packet, a call cost a sixth of its work. */
+__attribute__((always_inline)) static inline void free_buffer(dsim *s, uint32_t c, uint32_t b)
 {
     if (s->opt->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
         driver_line(s, REQ_CORE_RD, c, dsim_hdr_line(s, b) << s->line_shift, s->hdr_set[b]);
@@ -286,7 +287,7 @@ static void tx_recycle(dsim *s, uint32_t c)
         free_buffer(s, c, b);
 }
 
-static void tx_post(dsim *s, uint32_t c, uint32_t b)
+__attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, uint32_t b)
 {
     dsim_core *cs = &s->core[c];
     if (s->opt->desc_access)   /* the driver writes the 64-byte TX WQE */
