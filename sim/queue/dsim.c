@@ -67,14 +67,6 @@ uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)
     }
 }
 
-static uint32_t lat_bucket(uint64_t ns)
-{
-    if (ns < 16)
-        return (uint32_t)ns;
-    uint32_t e = 63u - (uint32_t)__builtin_clzll(ns);
-    return e * 16 + (uint32_t)((ns >> (e - 4)) & 15);
-}
-
 static double lat_bucket_mid(uint32_t b)
 {
     if (b < 16)
@@ -84,13 +76,6 @@ static double lat_bucket_mid(uint32_t b)
     return lo + ldexp(1.0, (int)e - 4) / 2;
 }
 
-void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
-{
-    s->n.delivered++;
-    s->n.delivered_bytes += s->buf_len[buf];
-    s->n.lat[lat_bucket(t > s->buf_arrival[buf] ? t - s->buf_arrival[buf] : 0)]++;
-    s->core[c].delivered++;
-}
 
 /* Is the default warm-up over?  Cycling the buffers twice fills the caches,
  * but an overloaded core fills its RX ring only at the excess rate (1 core,

@@ -232,8 +232,24 @@ static inline void dsim_count_n(dsim_hits *hh, uint32_t n, uint32_t hits)
 }
 void dsim_fail(dsim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dsim_maybe_end_warmup(dsim *s, uint32_t core);
-/* Buffer `buf` of core c delivered its packet at time t (sent, or consumed). */
-void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t);
+/* Latency histogram bucket: 16 per power of two. */
+static inline uint32_t lat_bucket(uint64_t ns)
+{
+    if (ns < 16)
+        return (uint32_t)ns;
+    uint32_t e = 63u - (uint32_t)__builtin_clzll(ns);
+    return e * 16 + (uint32_t)((ns >> (e - 4)) & 15);
+}
+
+/* Buffer `buf` of core c delivered its packet at time t (sent, or
+ * consumed); inline: once per packet. */
+static inline void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
+{
+    s->n.delivered++;
+    s->n.delivered_bytes += s->buf_len[buf];
+    s->n.lat[lat_bucket(t > s->buf_arrival[buf] ? t - s->buf_arrival[buf] : 0)]++;
+    s->core[c].delivered++;
+}
 
 /* dsim_nic.c */
 void nic_arrival(dsim *s, const pktsrc_pkt *p);
