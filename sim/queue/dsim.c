@@ -99,10 +99,8 @@ static int warmup_settled(dsim *s, uint32_t c)
     return s->warmup_calm >= 2;
 }
 
-void dsim_maybe_end_warmup(dsim *s, uint32_t c)
+void dsim_end_warmup_check(dsim *s, uint32_t c)
 {
-    if (s->measuring)
-        return;
     if (s->warmup_auto) {
         int calm = warmup_settled(s, c);
         if (s->rx_total < s->warmup_cap && (s->rx_total < s->warmup_target || !calm))

@@ -231,7 +231,14 @@ static inline void dsim_count_n(dsim_hits *hh, uint32_t n, uint32_t hits)
     hh->hits += hits;
 }
 void dsim_fail(dsim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void dsim_maybe_end_warmup(dsim *s, uint32_t core);
+void dsim_end_warmup_check(dsim *s, uint32_t core);
+/* After each received packet: has the warm-up ended?  (Inline: measuring
+ * is the usual answer.) */
+static inline void dsim_maybe_end_warmup(dsim *s, uint32_t core)
+{
+    if (!s->measuring)
+        dsim_end_warmup_check(s, core);
+}
 /* Latency histogram bucket: 16 per power of two. */
 static inline uint32_t lat_bucket(uint64_t ns)
 {
