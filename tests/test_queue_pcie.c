@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/queue/pcie.h"
+#include "sim/queue/u63.h"
 
 static void link_default(pcie_link *l)
 {
@@ -287,4 +288,21 @@ Test(queue_pcie, tlp_counts_by_shift_equal_division)
                         cr_assert_eq(pcie_cpld_tlps(&l, sz), pcie_div_up(sz, chunks ? c.rcb : c.mps));
                     }
                 }
+}
+
+/* u63.h: the signed conversions give the unsigned ones' values below 2^63
+ * (times, byte counts on the simulator's hot paths). */
+Test(queue_pcie, u63_conversions_equal_unsigned_ones)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t v = x >> (1 + i % 63);   /* every magnitude below 2^63 */
+        double a = u63_to_double(v), b = (double)v;
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "%llu", (unsigned long long)v);
+        double d = (double)v + (double)(x & 1023) / 1024.0;
+        if (d < 0x1p63)
+            cr_assert_eq(u63_from_double(d), (uint64_t)d, "%.17g", d);
+    }
+    cr_assert_eq(u63_from_double(0x1p63 - 1024.0), (uint64_t)(0x1p63 - 1024.0));
 }

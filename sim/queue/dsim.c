@@ -208,6 +208,11 @@ static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
             }
             if (next->ts_ns > t)
                 t = next->ts_ns;
+            if (t >= DSIM_MAX_NS) {
+                dsim_fail(s, DDIO_EXIT_USAGE, "the packets arrive over more than %llu ns of simulated time",
+                          (unsigned long long)DSIM_MAX_NS);
+                break;
+            }
             if (s->failed || t >= evq_next_time(&s->q)) {
                 dsim_push(s, t, EV_ARRIVAL, 0, 0, 0);
                 break;
@@ -511,6 +516,8 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
             rc = -1;
         else if (first == 0)
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "no packets to simulate");
+        else if (next.ts_ns >= DSIM_MAX_NS)
+            rc = ddio_errf(e, DDIO_EXIT_USAGE, "the first packet arrives after %llu ns", (unsigned long long)DSIM_MAX_NS);
         else
             dsim_push(s, next.ts_ns, EV_ARRIVAL, 0, 0, 0);
     }

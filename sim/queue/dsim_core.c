@@ -392,7 +392,7 @@ void core_poll(dsim *s, uint32_t c)
     } else {
         tx_burst(s, c, bufs, n);
     }
-    cs->busy_until = now + (uint64_t)(ns + 0.5);
+    cs->busy_until = now + u63_from_double(ns + 0.5);
     int more = !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req) ||
                (!ring_empty(&cs->swq) && tx_ring_free(s, cs));
     if (more && (n || !blocked))

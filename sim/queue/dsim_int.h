@@ -35,6 +35,9 @@ enum dsim_event {
 #define ADDR_PER_CORE  0x0000000010000000ull   /* 256 MiB between cores' rings */
 #define ADDR_PER_TABLE 0x0000001000000000ull   /* 64 GiB between tables */
 
+/* Simulated times stay below 2^62 ns (146 years; arrivals are checked):
+ * the hot paths convert them with u63.h, exact below 2^63. */
+#define DSIM_MAX_NS (1ull << 62)
 #define TX_COMP_BATCH 32u   /* mlx5 asks for a completion every 32 WQEs */
 #define LAT_BUCKETS 1024u
 

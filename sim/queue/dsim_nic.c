@@ -53,7 +53,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     }
     /* The NIC's packet buffer holds what PCIe has not yet absorbed. */
     uint64_t busy = pcie_link_busy_until(&s->pcie, PCIE_UP);
-    if (busy > now && (double)(busy - now) * s->pcie.tlp_gbps / 8.0 > (double)s->opt->nic_buffer_bytes) {
+    if (busy > now && u63_to_double(busy - now) * s->pcie.tlp_gbps / 8.0 > (double)s->opt->nic_buffer_bytes) {
         s->n.drop_nic_buffer++;
         return;
     }
@@ -171,10 +171,10 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     dsim_count_n(&s->n.pcie_read_all, sp.n, hits);
     uint64_t wqe = pcie_link_read_nonposted(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
     uint64_t data = pcie_link_read_nonposted(&s->pcie, now, len);
-    double ready = (double)(data > wqe ? data : wqe);
+    double ready = u63_to_double(data > wqe ? data : wqe);
     double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
-    dsim_push(s, (uint64_t)(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
+    dsim_push(s, u63_from_double(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
     if (s->tx_waiting && s->tx_fetched < TX_MAX_FETCHED)
         return 1;
     s->tx_engine_busy = 0;

@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 #include "sim/common/err.h"
+#include "sim/queue/u63.h"
 
 enum pcie_dir { PCIE_UP = 0, PCIE_DOWN = 1 };
 
@@ -126,7 +127,7 @@ static inline double pcie_link_send_ps(pcie_link *l, enum pcie_dir dir, double n
                                        uint64_t bytes, uint64_t tlps)
 {
     double start = l->busy_ps[dir] > now_ps ? l->busy_ps[dir] : now_ps;
-    l->busy_ps[dir] = start + (double)bytes * l->ps_per_byte;
+    l->busy_ps[dir] = start + u63_to_double(bytes) * l->ps_per_byte;
     l->bytes[dir] += bytes;
     l->tlps[dir] += tlps;
     return l->busy_ps[dir];
@@ -135,8 +136,8 @@ static inline double pcie_link_send_ps(pcie_link *l, enum pcie_dir dir, double n
 /* ps -> ns, rounded up (an event at that ns sees the transfer complete). */
 static inline uint64_t pcie_ps_to_ns_up(double ps)
 {
-    uint64_t ns = (uint64_t)(ps / 1000.0);
-    return (double)ns * 1000.0 < ps ? ns + 1 : ns;
+    uint64_t ns = u63_from_double(ps / 1000.0);
+    return u63_to_double(ns) * 1000.0 < ps ? ns + 1 : ns;
 }
 
 /* A sz-byte DMA write by the device issued at now_ns; returns the ns when
@@ -144,7 +145,8 @@ static inline uint64_t pcie_ps_to_ns_up(double ps)
  * below: the simulator calls them four times per packet. */
 static inline uint64_t pcie_link_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
-    double done = pcie_link_send_ps(l, PCIE_UP, now_ns * 1000.0, pcie_mwr_bytes(l, sz), pcie_mwr_tlps(l, sz));
+    double done = pcie_link_send_ps(l, PCIE_UP, u63_to_double(now_ns) * 1000.0, pcie_mwr_bytes(l, sz),
+                                    pcie_mwr_tlps(l, sz));
     return pcie_ps_to_ns_up(done);
 }
 /* A sz-byte DMA read by the device issued at now_ns: the MRd requests go UP,
@@ -161,9 +163,9 @@ uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz);
  * received packets would stall every transmit fetch behind it. */
 static inline uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
-    double now_ps = now_ns * 1000.0;
+    double now_ps = u63_to_double(now_ns) * 1000.0;
     uint64_t req_bytes = pcie_mrd_bytes(l, sz);
-    double req_ps = (double)req_bytes * l->ps_per_byte;
+    double req_ps = u63_to_double(req_bytes) * l->ps_per_byte;
     double req_done = now_ps + req_ps;
     /* The requests take their slot now; queued writes move back by as much. */
     l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + req_ps;

@@ -105,7 +105,7 @@ static inline void place(pktsrc *s, pktsrc_pkt *p, uint64_t ts, uint32_t wire_le
         s->have_first = 1;
     }
     uint32_t len = s->pkt_size ? s->pkt_size : wire_len;
-    double raw = (double)(ts - s->first_ts) * s->scale;
+    double raw = (double)(ts - s->first_ts) * s->scale;   /* a trace may go back in time: unsigned */
     s->last_raw_ns = raw;
     double t = s->pass_offset_ns + raw;
     if (s->rate_gbps < 0)
