@@ -604,3 +604,29 @@ Test(traces_gen, tcp_cache_keeps_the_packets)
     free(a);
     free(b);
 }
+
+/* gen_flow_meta(flow) is the tuple gen_next_meta reports for every packet
+ * of that flow (the simulator hashes it once per flow for RSS). */
+Test(traces_gen, flow_meta_is_the_packets_tuple)
+{
+    const char *profiles[] = {"mawi", "imix", "fixed:64"};
+    for (int k = 0; k < 3; k++) {
+        gen_config c;
+        gen_config_default(&c);
+        ddio_err e;
+        cr_assert_eq(gen_parse_profile(profiles[k], &c, "profile", &e), 0);
+        c.packets = 20000;
+        c.seed = 31 + (uint64_t)k;
+        gen *g = malloc(sizeof *g);
+        cr_assert_eq(gen_init(g, &c, &e), 0);
+        gen_pkt p;
+        gen_meta m, f;
+        while (gen_next_meta(g, &p, &m, 1)) {
+            gen_flow_meta(g, p.flow, &f);
+            cr_assert(m.src_ip == f.src_ip && m.dst_ip == f.dst_ip && m.src_port == f.src_port &&
+                          m.dst_port == f.dst_port && m.proto == f.proto,
+                      "%s flow %u", profiles[k], p.flow);
+        }
+        free(g);
+    }
+}

@@ -401,6 +401,16 @@ static inline int flow_is_tcp(const gen *g, uint32_t i)
     return tcp;
 }
 
+void gen_flow_meta(const gen *g, uint32_t flow, gen_meta *m)
+{
+    flow_tuple f = flow_of(g, flow);
+    m->src_ip = f.src;
+    m->dst_ip = f.dst;
+    m->src_port = f.sport;
+    m->dst_port = f.dport;
+    m->proto = f.proto;
+}
+
 void gen_set_tcp_cache(gen *g, uint8_t *cache)
 {
     g->tcp_cache = cache;

@@ -116,6 +116,9 @@ uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no
  * hashes); `cache`, `flows` zeroed bytes owned by the caller (NULL: none),
  * remembers it per flow.  The packets are the same. */
 void gen_set_tcp_cache(gen *g, uint8_t *cache);
+/* The 5-tuple of flow `flow` (< flows): a pure function of the seed and the
+ * flow, the one gen_next_meta reports for every packet of the flow. */
+void gen_flow_meta(const gen *g, uint32_t flow, gen_meta *m);
 /* The mawi size draw by the generator's bin table, and the reference
  * search over the bins it replaces (exposed for tests). */
 uint32_t gen_mawi_size(const gen *g, ddio_rng *rng);

@@ -322,8 +322,14 @@ static int setup(dsim *s, ddio_err *e)
     if (pktsrc_open(&s->src, o->src.trace, o->src.profile, o->src.flows, o->src.keep_all, o->packets, o->rate_gbps,
                     cfg->machine.nic.line_rate_gbps, o->pkt_size, o->seed, e) != 0)
         return -1;
-    if (s->cores == 1)
-        pktsrc_skip_tuple(&s->src);   /* nic_queue_of asks no RSS hash */
+    if (!s->src.is_trace) {
+        /* Generated packets need no 5-tuple: one core asks no RSS hash, more
+         * cores hash a flow's tuple once (nic_queue_of: gen_flow_meta). */
+        pktsrc_skip_tuple(&s->src);
+        if (s->cores > 1 && s->cores < 256 && s->src.g.flows <= PKTSRC_TCP_CACHE_MAX &&
+            !(s->flow_queue = calloc(s->src.g.flows, 1)))
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
     /* Warm-up: a given number of received packets, or by default until the
      * buffers in circulation have cycled twice and the queues have settled
      * (warmup_settled), but at most half the packets. */
@@ -481,6 +487,7 @@ static void teardown(dsim *s)
     free(s->buf_arrival);
     free(s->line_hints);
     free(s->hdr_set);
+    free(s->flow_queue);
     free(s->buf_data);
     free(s->ops);
     free(s->memo_at);

@@ -92,6 +92,7 @@ typedef struct dsim {
     uint32_t *hdr_set;          /* per buffer: the LLC set of its mbuf header line */
     uint64_t *buf_data;         /* per buffer: mbuf_data_addr (kept: it divides by per_page) */
     uint32_t rx_mask, tx_mask;  /* rx_ring - 1, tx_ring - 1 (powers of two: ring_init) */
+    uint8_t *flow_queue;        /* generated flows: 1 + RX queue, 0 = not yet hashed (nic_queue_of); or NULL */
     uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_pcie_write_run) */
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;

@@ -10,9 +10,29 @@ static uint32_t nic_queue_hash(dsim *s, const pktsrc_pkt *p)
     return rss_queue(&s->rss, h);
 }
 
+/* The RX queue of a generated flow: the hash of its 5-tuple (gen_flow_meta,
+ * a pure function of the flow), remembered per flow when there is room. */
+static uint32_t nic_flow_queue(dsim *s, uint32_t flow)
+{
+    if (s->flow_queue && s->flow_queue[flow])
+        return s->flow_queue[flow] - 1u;
+    gen_meta m;
+    gen_flow_meta(&s->src.g, flow, &m);
+    pktsrc_pkt t = {.src_ip = m.src_ip, .dst_ip = m.dst_ip, .src_port = m.src_port, .dst_port = m.dst_port,
+                    .proto = m.proto};
+    uint32_t q = nic_queue_hash(s, &t);
+    if (s->flow_queue)
+        s->flow_queue[flow] = (uint8_t)(q + 1);
+    return q;
+}
+
 uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
 {
-    return s->cores == 1 || !p->has_tuple ? 0 : nic_queue_hash(s, p);
+    if (s->cores == 1)
+        return 0;
+    if (p->has_flow)
+        return nic_flow_queue(s, p->flow);
+    return p->has_tuple ? nic_queue_hash(s, p) : 0;
 }
 
 /* A full-line PCIe write of a descriptor / completion line, whose LLC set

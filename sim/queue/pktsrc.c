@@ -142,6 +142,8 @@ static uint32_t generate(pktsrc *s)
         p->dst_port = m[i].dst_port;
         p->proto = m[i].proto;
         p->has_tuple = has_tuple;
+        p->has_flow = 1;
+        p->flow = gp[i].flow;
     }
     return n;
 }
@@ -184,6 +186,8 @@ int pktsrc_next_slow(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
     p->dst_port = tp.dst_port;
     p->proto = tp.proto;
     p->has_tuple = tp.has_tuple;
+    p->has_flow = 0;
+    p->flow = 0;
     return 1;
 }
 

@@ -27,6 +27,8 @@ typedef struct pktsrc_pkt {
     uint32_t src_ip, dst_ip;
     uint16_t src_port, dst_port;
     uint8_t proto, has_tuple;
+    uint8_t has_flow;       /* generated: `flow` is the generator's flow index (gen_flow_meta) */
+    uint32_t flow;
 } pktsrc_pkt;
 
 typedef struct pktsrc {
