@@ -155,7 +155,7 @@ void pktsrc_skip_tuple(pktsrc *s)
     gen_set_no_tuple(&s->g, 1);
     /* Remember per flow whether it is TCP (a byte per flow, up to 1 MiB;
      * without it, two hashes per packet). */
-    if (s->g.flows <= PKTSRC_TCP_CACHE_MAX && (s->tcp_cache = calloc(s->g.flows, 1)) != NULL)
+    if (!s->tcp_cache && s->g.flows <= PKTSRC_TCP_CACHE_MAX && (s->tcp_cache = calloc(s->g.flows, 1)) != NULL)
         gen_set_tcp_cache(&s->g, s->tcp_cache);
 }
 
