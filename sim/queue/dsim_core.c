@@ -305,14 +305,18 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
     tx_recycle(s, c);
-    uint32_t b;
-    while (!ring_empty(&cs->swq) && tx_ring_free(s, cs)) {
+    /* Each post takes one free descriptor; nothing else here frees or takes
+     * one, so the count is read once. */
+    uint32_t room = tx_ring_free(s, cs), b;
+    while (!ring_empty(&cs->swq) && room) {
         ring_dequeue(&cs->swq, &b);
         tx_post(s, c, b);
+        room--;
     }
     for (uint32_t i = 0; i < n; i++) {
-        if (ring_empty(&cs->swq) && tx_ring_free(s, cs)) {
+        if (ring_empty(&cs->swq) && room) {
             tx_post(s, c, bufs[i]);
+            room--;
         } else if (ring_count(&cs->swq) < d->sw_tx_queue) {
             ring_enqueue(&cs->swq, bufs[i]);
         } else {
