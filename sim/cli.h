@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "configs/config.h"
 #include "sim/common/err.h"
+#include "sim/queue/dsim.h"
 
 typedef struct ddio_cmd {
     const char *name;
@@ -80,5 +81,46 @@ enum { CLI_OPT_DONE = 0, CLI_OPT_HELP = 1, CLI_OPT_BAD_VALUE = -1, CLI_OPT_USAGE
  * --format value; CLI_OPT_USAGE: a missing value or an unknown option (the
  * caller shows its usage).  Errors are in e. */
 int cli_common_option(int c, char **argv, cli_common *cc, ddio_err *e);
+
+/* The traffic and simulator-run options of `simulate` and `predict
+ * --from-sim` (sim/cli_sim.c), so that predict can run the very simulation
+ * simulate ran.  Put CLI_SIM_LONGOPTS(base) in the getopt_long table and
+ * offer each option to cli_sim_option: 1 when it was one of them, 0 when
+ * not, -1 with e filled for a bad value ("--NAME: ..."). */
+enum cli_sim_opt {
+    CLI_SIM_OPT_TRACE = 0, CLI_SIM_OPT_PROFILE, CLI_SIM_OPT_FLOWS, CLI_SIM_OPT_ALL, CLI_SIM_OPT_PKT_SIZE,
+    CLI_SIM_OPT_RATE, CLI_SIM_OPT_PACKETS, CLI_SIM_OPT_SEED, CLI_SIM_OPT_WARMUP, CLI_SIM_OPT_NO_DESC,
+    CLI_SIM_OPT_NIC_BUFFER, CLI_SIM_NOPTS
+};
+
+#define CLI_SIM_LONGOPTS(base)                                                   \
+    {"trace", required_argument, 0, (base) + CLI_SIM_OPT_TRACE},                 \
+    {"profile", required_argument, 0, (base) + CLI_SIM_OPT_PROFILE},             \
+    {"flows", required_argument, 0, (base) + CLI_SIM_OPT_FLOWS},                 \
+    {"all", no_argument, 0, (base) + CLI_SIM_OPT_ALL},                           \
+    {"pkt-size", required_argument, 0, (base) + CLI_SIM_OPT_PKT_SIZE},           \
+    {"rate", required_argument, 0, (base) + CLI_SIM_OPT_RATE},                   \
+    {"packets", required_argument, 0, (base) + CLI_SIM_OPT_PACKETS},             \
+    {"seed", required_argument, 0, (base) + CLI_SIM_OPT_SEED},                   \
+    {"warmup", required_argument, 0, (base) + CLI_SIM_OPT_WARMUP},               \
+    {"no-desc", no_argument, 0, (base) + CLI_SIM_OPT_NO_DESC},                   \
+    {"nic-buffer", required_argument, 0, (base) + CLI_SIM_OPT_NIC_BUFFER}
+
+/* What those options asked for.  d.src.trace and d.src.profile stay NULL
+ * unless given: the commands pick their default source differently. */
+typedef struct cli_sim {
+    dsim_options d;
+    int rate_set;               /* --rate given */
+    uint64_t min_packets;       /* the command's lower bound for --packets */
+} cli_sim;
+
+/* dsim_options_default, then the command's own defaults, which differ:
+ * packets (0 = the whole trace), the least --packets accepted, and the rate
+ * (0 = the trace's timing, -1 = max). */
+void cli_sim_init(cli_sim *s, uint64_t packets, uint64_t min_packets, double rate_gbps);
+int cli_sim_option(int c, int base, cli_sim *s, ddio_err *e);
+/* After the options: 0, or -1 (usage error) when --trace and --profile are
+ * both given. */
+int cli_sim_check(const cli_sim *s, ddio_err *e);
 
 #endif

@@ -32,50 +32,65 @@ static const char usage_head[] =
     "  --solver S         lu (the cycle product, default) | eigen (Eq. 1 by dgeev)\n"
     "  --tol X            fixed-point tolerance on the distributions (1e-9)\n"
     "  --max-iter N       fixed-point iteration cap (500); exit 3 if not converged\n"
-    "traffic:\n"
-    "  --pkt-size B       every frame B bytes\n"
-    "  --trace FILE       pcap/pcapng trace (default: traces/samples/mawi-64k.pcap)\n"
+    "traffic (the same options as simulate; the defaults are this command's):\n"
+    "  --trace FILE       pcap/pcapng trace (default: traces/samples/mawi-64k.pcap,\n"
+    "                     or fixed-size frames when only --pkt-size is given)\n"
     "  --profile P        generator profile: fixed:SIZE | imix | mawi\n"
-    "  --rate GBPS|max    offered rate (frame bytes; default max = line rate)\n"
+    "  --pkt-size B       every frame B bytes\n"
+    "  --rate GBPS|max    offered rate (frame bytes; default max = line rate, but a\n"
+    "                     --from-sim run of a trace keeps the trace's timing)\n"
     "queue lengths (packets per core; default: the queueing estimate):\n"
     "  --queues RX,RXR,TX,TXR[,SW[,IDLE]]  given\n"
-    "  --from-sim         measured by a simulator run of the same configuration\n"
-    "  --packets N        packets of that run (200000)\n"
-    "  --no-desc          that run does not model descriptor / mbuf header lines\n"
-    "  --seed S           seed of that run (1)\n"
+    "  --from-sim         measured by a simulator run of the same configuration:\n"
+    "                     the run of `ddiosim simulate` with the same traffic and\n"
+    "                     run options (mind the defaults that differ: --rate,\n"
+    "                     --packets, --pkt-size alone)\n"
     "  --idle N           wait in the idle pool (mempool), packets (0)\n"
     "  --no-inflight-split  simulated / estimated RX and TX include DMAs in flight;\n"
     "                     by default the estimated in-flight part is moved to the\n"
     "                     queue on the other side of the NIC write / read\n"
+    "the --from-sim run (as in simulate; ignored without --from-sim):\n"
+    "  --packets N        packets to inject, at least 1000 (200000)\n"
+    "  --seed S           seed of every random choice (1)\n"
+    "  --warmup N         received packets before measuring (default: the buffers in\n"
+    "                     circulation, twice, and until the RX queues have settled,\n"
+    "                     at most half the packets)\n"
+    "  --no-desc          do not model descriptor, completion and mbuf header lines\n"
+    "  --nic-buffer B     NIC packet buffer in front of PCIe, bytes (262144)\n"
+    "  --flows F          generator flows (default: the profile's)\n"
+    "  --all              keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
     "output:\n"
     "  --format F         table | json (table)\n"
     "  --explain          the stationary distribution entering / leaving each queue\n"
     "  -o, --output FILE  write to FILE (atomically) instead of stdout\n"
-    "  -h, --help         this help\n"
-    "configuration:\n";
+    "  -h, --help         this help\n";
 
 typedef struct pred_opts {
     ddio_config_args args;
     enum mk_variant variant;
     int upper_set;
     markov_policy upper;
-    int per_queue, eigen, explain, from_sim, no_desc, raw_queues;
+    int per_queue, eigen, explain, from_sim, raw_queues;
     double tol;
     int max_iter;
-    uint32_t pkt_size;
-    const char *trace, *profile;
-    int rate_set;
-    double rate;
+    cli_sim sim;                /* traffic and the --from-sim run (sim/cli_sim.c) */
     int queues_given;
     double q[6];
-    uint64_t packets, seed;
     double idle;
     cli_common cc;
 } pred_opts;
 
+/* This command's defaults of the shared options: a run long enough for the
+ * queues to settle (at least 1000 packets), and the offered rate at its
+ * most, line rate - except that a --from-sim run of a trace without --rate
+ * keeps the trace's timing (cmd_predict: the simulator run). */
+#define PRED_DEFAULT_PACKETS 200000
+#define PRED_MIN_PACKETS 1000
+#define PRED_DEFAULT_RATE (-1.0)
+
 enum {
-    O_MODEL = 300, O_UPPER, O_PERQ, O_SOLVER, O_TOL, O_MAXIT, O_PKT, O_TRACE, O_PROFILE, O_RATE, O_QUEUES,
-    O_FROMSIM, O_PACKETS, O_NODESC, O_SEED, O_IDLE, O_EXPLAIN, O_RAWQ, O_CFG = 400
+    O_MODEL = 300, O_UPPER, O_PERQ, O_SOLVER, O_TOL, O_MAXIT, O_QUEUES, O_FROMSIM, O_IDLE, O_EXPLAIN, O_RAWQ,
+    O_SIM = 350, O_CFG = 400
 };
 
 static int parse_queues(const char *s, pred_opts *o, ddio_err *e)
@@ -108,15 +123,13 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
         {"model", required_argument, 0, O_MODEL},     {"upper", required_argument, 0, O_UPPER},
         {"per-queue", no_argument, 0, O_PERQ},        {"solver", required_argument, 0, O_SOLVER},
         {"tol", required_argument, 0, O_TOL},         {"max-iter", required_argument, 0, O_MAXIT},
-        {"pkt-size", required_argument, 0, O_PKT},    {"trace", required_argument, 0, O_TRACE},
-        {"profile", required_argument, 0, O_PROFILE}, {"rate", required_argument, 0, O_RATE},
         {"queues", required_argument, 0, O_QUEUES},   {"from-sim", no_argument, 0, O_FROMSIM},
-        {"packets", required_argument, 0, O_PACKETS}, {"no-desc", no_argument, 0, O_NODESC},
-        {"seed", required_argument, 0, O_SEED},       {"idle", required_argument, 0, O_IDLE},
-        {"explain", no_argument, 0, O_EXPLAIN},
+        {"idle", required_argument, 0, O_IDLE},       {"explain", no_argument, 0, O_EXPLAIN},
         {"no-inflight-split", no_argument, 0, O_RAWQ},
+        CLI_SIM_LONGOPTS(O_SIM),
         CLI_COMMON_LONGOPTS,
-        DDIO_CONFIG_LONGOPTS(O_CFG),                  {0, 0, 0, 0},
+        DDIO_CONFIG_LONGOPTS(O_CFG),
+        {0, 0, 0, 0},
     };
     uint64_t v;
     int c;
@@ -124,6 +137,8 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         int k = cli_config_option(c, O_CFG, &o->args, e);
+        if (k == 0)
+            k = cli_sim_option(c, O_SIM, &o->sim, e);
         if (k < 0)
             return -1;
         if (k)
@@ -151,28 +166,10 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
             if (ddio_parse_u64(optarg, 1, 1000000, &v, "--max-iter", e)) return -1;
             o->max_iter = (int)v;
             break;
-        case O_PKT:
-            if (ddio_parse_u64(optarg, 60, 9000, &v, "--pkt-size", e)) return -1;
-            o->pkt_size = (uint32_t)v;
-            break;
-        case O_TRACE: o->trace = optarg; break;
-        case O_PROFILE: o->profile = optarg; break;
-        case O_RATE:
-            o->rate_set = 1;
-            if (strcmp(optarg, "max") == 0) o->rate = -1;
-            else if (ddio_parse_double(optarg, 0.001, 10000, &o->rate, "--rate", e)) return -1;
-            break;
         case O_QUEUES:
             if (parse_queues(optarg, o, e)) return -1;
             break;
         case O_FROMSIM: o->from_sim = 1; break;
-        case O_PACKETS:
-            if (ddio_parse_u64(optarg, 1000, 1ull << 40, &o->packets, "--packets", e)) return -1;
-            break;
-        case O_NODESC: o->no_desc = 1; break;
-        case O_SEED:
-            if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->seed, "--seed", e)) return -1;
-            break;
         case O_IDLE:
             if (ddio_parse_double(optarg, 0, 1e9, &o->idle, "--idle", e)) return -1;
             break;
@@ -187,8 +184,8 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
     }
     if (optind < argc)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if ((o->trace != NULL) + (o->profile != NULL) > 1)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "--trace and --profile exclude each other");
+    if (cli_sim_check(&o->sim, e))
+        return -1;
     if (o->queues_given && o->from_sim)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--queues and --from-sim exclude each other");
     return 0;
@@ -276,6 +273,12 @@ static char *to_json(const pred_ctx *x)
         cJSON_AddNumberToObject(s, "cpu_first_hit", dsim_rate(x->sim->cpu_first));
         cJSON_AddNumberToObject(s, "mem_read_bytes_per_pkt", x->sim->mem_read_bytes_per_pkt);
         cJSON_AddNumberToObject(s, "mem_write_bytes_per_pkt", x->sim->mem_write_bytes_per_pkt);
+        /* What the run was, to compare with `simulate` given the same options. */
+        cJSON_AddNumberToObject(s, "packets", (double)x->sim->injected);
+        cJSON_AddNumberToObject(s, "measured_packets", (double)x->sim->measured_packets);
+        cJSON *wu = cJSON_AddObjectToObject(s, "warmup");
+        cJSON_AddNumberToObject(wu, "packets", (double)x->sim->warmup_packets);
+        cJSON_AddBoolToObject(wu, "settled", x->sim->warmup_settled);
         cJSON *d = cJSON_AddObjectToObject(j, "difference_pp");
         cJSON_AddNumberToObject(d, "pcie_write_hit", 100 * (p->pcie_write_hit.lower - dsim_rate(x->sim->pcie_write)));
         cJSON_AddNumberToObject(d, "pcie_read_hit", 100 * (p->pcie_read_hit.lower - dsim_rate(x->sim->pcie_read)));
@@ -350,10 +353,14 @@ static void to_table(strbuf *sb, const pred_ctx *x)
               x->qsource, m[Q_RX_REPLENISH], m[Q_RX], m[Q_TX], m[Q_TX_RECYCLE], m[Q_SW], x->o->idle);
     sb_printf(sb, "solve           %d iterations, residual %.2g, %.3f ms (%d chains x %zu line classes)\n",
               p->iterations, p->residual, 1e3 * p->solve_seconds, p->solves, p->n_classes);
-    if (x->sim)
+    if (x->sim) {
         sb_printf(sb, "simulated       PCIe write %.2f%%   PCIe read %.2f%%   CPU first %.2f%%\n",
                   100 * dsim_rate(x->sim->pcie_write), 100 * dsim_rate(x->sim->pcie_read),
                   100 * dsim_rate(x->sim->cpu_first));
+        sb_printf(sb, "simulated run   %llu packets injected, warm-up %llu packets received%s\n",
+                  (unsigned long long)x->sim->injected, (unsigned long long)x->sim->warmup_packets,
+                  x->sim->warmup_settled ? "" : " (the queues were still moving: simulate more --packets)");
+    }
     if (x->o->explain) {
         table_dist(sb, "LRU (lower bound)", &p->lower);
         table_dist(sb, x->o->upper == MARKOV_QLRU ? "QLRU (upper bound)" : "BIP (upper bound)", &p->upper);
@@ -368,8 +375,7 @@ int cmd_predict(int argc, char **argv)
     ddio_config_args_init(&o.args);
     o.tol = 1e-9;
     o.max_iter = 500;
-    o.packets = 200000;
-    o.seed = 1;
+    cli_sim_init(&o.sim, PRED_DEFAULT_PACKETS, PRED_MIN_PACKETS, PRED_DEFAULT_RATE);
     int rc = parse(argc, argv, &o, &e);
     ddio_config *cfg = malloc(sizeof *cfg);
     if (!cfg)
@@ -386,15 +392,18 @@ int cmd_predict(int argc, char **argv)
     /* Traffic. */
     mk_traffic t;
     char traffic[600];
-    const char *trace = o.trace, *profile = o.profile;
-    if (!trace && !profile && !o.pkt_size)
+    /* Unlike simulate, --pkt-size alone means fixed-size frames, not the
+     * default trace with its sizes forced. */
+    const uint32_t pkt_size = o.sim.d.pkt_size;
+    const char *trace = o.sim.d.src.trace, *profile = o.sim.d.src.profile;
+    if (!trace && !profile && !pkt_size)
         trace = DEFAULT_TRACE;
     if (trace || profile) {
-        rc = mk_traffic_from_source(&t, trace, profile, o.pkt_size, S, 0, &e);
-        snprintf(traffic, sizeof traffic, "%s%s", trace ? trace : profile, o.pkt_size ? " (sizes forced)" : "");
+        rc = mk_traffic_from_source(&t, trace, profile, pkt_size, S, 0, &e);
+        snprintf(traffic, sizeof traffic, "%s%s", trace ? trace : profile, pkt_size ? " (sizes forced)" : "");
     } else {
-        rc = mk_traffic_fixed(&t, o.pkt_size, S, &e);
-        snprintf(traffic, sizeof traffic, "fixed:%u", o.pkt_size);
+        rc = mk_traffic_fixed(&t, pkt_size, S, &e);
+        snprintf(traffic, sizeof traffic, "fixed:%u", pkt_size);
     }
     if (rc != 0) {
         free(cfg);
@@ -408,11 +417,12 @@ int cmd_predict(int argc, char **argv)
     double pps = 0;
     const char *qsource = "estimated";
     double line_pps = cfg->machine.nic.line_rate_gbps * 1e9 / 8 / (t.mean + PKTSRC_WIRE_OVERHEAD);
-    double offered_pps = o.rate_set && o.rate > 0 ? o.rate * 1e9 / 8 / t.mean : line_pps;
+    const double rate = o.sim.d.rate_gbps;   /* --rate or PRED_DEFAULT_RATE */
+    double offered_pps = rate > 0 ? rate * 1e9 / 8 / t.mean : line_pps;
     if (offered_pps > line_pps)
         offered_pps = line_pps;
     /* The queueing estimate also tells how much of RX / TX is in flight. */
-    qest_input qi = {.rate_gbps = o.rate_set ? o.rate : -1, .mean_pkt = t.mean, .ca2 = t.ca2,
+    qest_input qi = {.rate_gbps = rate, .mean_pkt = t.mean, .ca2 = t.ca2,
                      .share = t.share, .cpu_hit = 1.0};
     qest_result qr;
     memset(&qr, 0, sizeof qr);
@@ -440,21 +450,20 @@ int cmd_predict(int argc, char **argv)
         pps = offered_pps;
     } else if (o.from_sim) {
         qsource = "simulated";
-        dsim_options d;
-        dsim_options_default(&d);
+        /* The run simulate makes with the same options (sim/cli_sim.c), on
+         * the traffic chosen above. */
+        dsim_options d = o.sim.d;
         char prof[32];
         if (trace || profile) {
             d.src.trace = trace;
             d.src.profile = profile;
         } else {
-            snprintf(prof, sizeof prof, "fixed:%u", o.pkt_size);
+            snprintf(prof, sizeof prof, "fixed:%u", pkt_size);
             d.src.profile = prof;
         }
-        d.pkt_size = o.pkt_size;
-        d.packets = o.packets;
-        d.seed = o.seed;
-        d.rate_gbps = o.rate_set ? o.rate : (trace ? 0 : -1);
-        d.desc_access = !o.no_desc;
+        /* A trace without --rate keeps its own timing, as simulate does. */
+        if (trace && !o.sim.rate_set)
+            d.rate_gbps = 0;
         rc = dsim_run(cfg, &d, &sim, &e);
         if (rc == 0) {
             have_sim = 1;

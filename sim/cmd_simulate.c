@@ -22,14 +22,16 @@ static const char usage_head[] =
     "the DDIO hit rates.  With no options: the skylake-6140 machine running l2fwd on\n"
     "the sample MAWI-style trace.\n"
     "\n"
-    "traffic:\n"
+    "traffic (the same options as predict --from-sim; the defaults are this command's):\n"
     "  --trace FILE      pcap/pcapng trace (default: traces/samples/mawi-64k.pcap)\n"
     "  --profile P       generate instead: fixed:SIZE | imix | mawi\n"
-    "  --flows F         generator flows\n"
+    "  --flows F         generator flows (default: the profile's)\n"
     "  --all             keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
     "  --pkt-size B      force every frame to B bytes\n"
-    "  --rate GBPS|max   offered rate (frame bytes; default: the trace's timing)\n"
-    "  --packets N       packets to inject (the trace loops; default: the whole trace)\n"
+    "  --rate GBPS|max   offered rate (frame bytes; default: the trace's timing, a\n"
+    "                    profile 10 Gb/s; max = back to back at line rate)\n"
+    "  --packets N       packets to inject, at least 1 (the trace loops; default: the\n"
+    "                    whole trace once, a profile 100000)\n"
     "simulation:\n"
     "  --seed S          seed of every random choice (1)\n"
     "  --warmup N        received packets before measuring (default: the buffers in\n"
@@ -43,86 +45,52 @@ static const char usage_head[] =
     "output:\n"
     "  --format F        table | json (table)\n"
     "  -o, --output FILE write to FILE (atomically) instead of stdout\n"
-    "  -h, --help        this help\n"
-    "configuration:\n";
+    "  -h, --help        this help\n";
 
 typedef struct sim_opts {
     ddio_config_args args;
-    dsim_options d;
+    cli_sim sim;                /* the traffic and run options (sim/cli_sim.c) */
     cli_common cc;
-    int trace_set, no_model;
+    int no_model;
 } sim_opts;
 
-enum {
-    O_TRACE = 300, O_PROFILE, O_FLOWS, O_ALL, O_PKT, O_RATE, O_PACKETS, O_SEED, O_WARMUP, O_NODESC,
-    O_NICBUF, O_TIMELINE, O_TIMELINE_US, O_NOMODEL, O_CFG = 400
-};
+/* This command's defaults of the shared options: every packet of the trace
+ * once (a profile: 100 000 generated), at the trace's own timing (a
+ * profile: its generator's rate, 10 Gb/s). */
+#define SIM_DEFAULT_PACKETS 0
+#define SIM_MIN_PACKETS 1
+#define SIM_DEFAULT_RATE 0.0
 
-static int parse_rate(const char *s, double *out, ddio_err *e)
-{
-    if (strcmp(s, "max") == 0) {
-        *out = -1;
-        return 0;
-    }
-    return ddio_parse_double(s, 0.001, 10000, out, "--rate", e);
-}
+enum { O_TIMELINE = 300, O_TIMELINE_US, O_NOMODEL, O_SIM = 350, O_CFG = 400 };
 
 static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
 {
     static const struct option longopts[] = {
-        {"trace", required_argument, 0, O_TRACE},       {"profile", required_argument, 0, O_PROFILE},
-        {"flows", required_argument, 0, O_FLOWS},       {"all", no_argument, 0, O_ALL},
-        {"pkt-size", required_argument, 0, O_PKT},      {"rate", required_argument, 0, O_RATE},
-        {"packets", required_argument, 0, O_PACKETS},   {"seed", required_argument, 0, O_SEED},
-        {"warmup", required_argument, 0, O_WARMUP},     {"no-desc", no_argument, 0, O_NODESC},
-        {"nic-buffer", required_argument, 0, O_NICBUF}, {"timeline", required_argument, 0, O_TIMELINE},
-        {"timeline-us", required_argument, 0, O_TIMELINE_US}, {"no-model", no_argument, 0, O_NOMODEL},
+        {"timeline", required_argument, 0, O_TIMELINE},
+        {"timeline-us", required_argument, 0, O_TIMELINE_US},
+        {"no-model", no_argument, 0, O_NOMODEL},
+        CLI_SIM_LONGOPTS(O_SIM),
         CLI_COMMON_LONGOPTS,
-        DDIO_CONFIG_LONGOPTS(O_CFG),                    {0, 0, 0, 0},
+        DDIO_CONFIG_LONGOPTS(O_CFG),
+        {0, 0, 0, 0},
     };
-    uint64_t v;
+    dsim_options *d = &o->sim.d;
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         int k = cli_config_option(c, O_CFG, &o->args, e);
+        if (k == 0)
+            k = cli_sim_option(c, O_SIM, &o->sim, e);
         if (k < 0)
             return -1;
         if (k)
             continue;
         switch (c) {
-        case O_TRACE: o->d.src.trace = optarg; o->trace_set = 1; break;
-        case O_PROFILE: o->d.src.profile = optarg; break;
-        case O_FLOWS:
-            if (ddio_parse_u64(optarg, 1, 1u << 24, &v, "--flows", e)) return -1;
-            o->d.src.flows = (uint32_t)v;
-            break;
-        case O_ALL: o->d.src.keep_all = 1; break;
-        case O_PKT:
-            if (ddio_parse_u64(optarg, 60, 9000, &v, "--pkt-size", e)) return -1;
-            o->d.pkt_size = (uint32_t)v;
-            break;
-        case O_RATE:
-            if (parse_rate(optarg, &o->d.rate_gbps, e)) return -1;
-            break;
-        case O_PACKETS:
-            if (ddio_parse_u64(optarg, 1, 1ull << 40, &o->d.packets, "--packets", e)) return -1;
-            break;
-        case O_SEED:
-            if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->d.seed, "--seed", e)) return -1;
-            break;
-        case O_WARMUP:
-            if (ddio_parse_u64(optarg, 0, 1ull << 40, &o->d.warmup_packets, "--warmup", e)) return -1;
-            break;
-        case O_NODESC: o->d.desc_access = 0; break;
-        case O_NICBUF:
-            if (ddio_parse_u64(optarg, 2048, 1u << 30, &v, "--nic-buffer", e)) return -1;
-            o->d.nic_buffer_bytes = (uint32_t)v;
-            break;
-        case O_TIMELINE: o->d.timeline = optarg; break;
+        case O_TIMELINE: d->timeline = optarg; break;
         case O_NOMODEL: o->no_model = 1; break;
         case O_TIMELINE_US:
-            if (ddio_parse_double(optarg, 0.01, 1e9, &o->d.timeline_us, "--timeline-us", e)) return -1;
+            if (ddio_parse_double(optarg, 0.01, 1e9, &d->timeline_us, "--timeline-us", e)) return -1;
             break;
         default: {
             int r = cli_common_option(c, argv, &o->cc, e);
@@ -133,10 +101,10 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
     }
     if (optind < argc)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (o->trace_set && o->d.src.profile)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "--trace and --profile exclude each other");
-    if (!o->trace_set && !o->d.src.profile)
-        o->d.src.trace = DEFAULT_TRACE;
+    if (cli_sim_check(&o->sim, e))
+        return -1;
+    if (!d->src.trace && !d->src.profile)
+        d->src.trace = DEFAULT_TRACE;
     return 0;
 }
 
@@ -223,14 +191,14 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON *in = cJSON_AddObjectToObject(j, "input");
     cJSON_AddStringToObject(in, "machine", cfg->machine.name);
     cJSON_AddStringToObject(in, "workload", cfg->workload.name);
-    cJSON_AddStringToObject(in, "traffic", o->d.src.trace ? o->d.src.trace : o->d.src.profile);
+    cJSON_AddStringToObject(in, "traffic", o->sim.d.src.trace ? o->sim.d.src.trace : o->sim.d.src.profile);
     cJSON_AddNumberToObject(in, "cores", cfg->workload.cores);
     cJSON_AddNumberToObject(in, "rx_ring", cfg->workload.driver.rx_ring);
     cJSON_AddNumberToObject(in, "tx_ring", cfg->workload.driver.tx_ring);
     char hex[32];
     snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)cfg->machine.ddio_mask);
     cJSON_AddStringToObject(in, "ddio_mask", hex);
-    cJSON_AddNumberToObject(in, "seed", (double)o->d.seed);
+    cJSON_AddNumberToObject(in, "seed", (double)o->sim.d.seed);
     if (p)
         model_json(j, r, p);
     cJSON_AddNumberToObject(j, "wall_seconds", r->wall_seconds);
@@ -246,7 +214,7 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
     sb_printf(sb, "machine %s, workload %s, %u core(s), rings RX %u / TX %u, DDIO 0x%llx\n", cfg->machine.name,
               cfg->workload.name, cfg->workload.cores, cfg->workload.driver.rx_ring, cfg->workload.driver.tx_ring,
               (unsigned long long)cfg->machine.ddio_mask);
-    sb_printf(sb, "traffic %s\n\n", o->d.src.trace ? o->d.src.trace : o->d.src.profile);
+    sb_printf(sb, "traffic %s\n\n", o->sim.d.src.trace ? o->sim.d.src.trace : o->sim.d.src.profile);
     sb_printf(sb, "hit rates        PCIe write %6.2f%% (full %.2f%%, partial %.2f%%)   PCIe read %6.2f%%   CPU first %6.2f%%\n",
               100 * dsim_rate(r->pcie_write), 100 * dsim_rate(r->pcie_write_full), 100 * dsim_rate(r->pcie_write_partial),
               100 * dsim_rate(r->pcie_read), 100 * dsim_rate(r->cpu_first));
@@ -282,7 +250,7 @@ int cmd_simulate(int argc, char **argv)
     sim_opts o;
     memset(&o, 0, sizeof o);
     ddio_config_args_init(&o.args);
-    dsim_options_default(&o.d);
+    cli_sim_init(&o.sim, SIM_DEFAULT_PACKETS, SIM_MIN_PACKETS, SIM_DEFAULT_RATE);
     int rc = parse(argc, argv, &o, &e);
     ddio_config *cfg = malloc(sizeof *cfg);
     if (!cfg)
@@ -293,11 +261,11 @@ int cmd_simulate(int argc, char **argv)
         return code;
     }
     if (isatty(2)) {
-        o.d.progress = progress_bar;
+        o.sim.d.progress = progress_bar;
     }
     dsim_result r;
-    rc = dsim_run(cfg, &o.d, &r, &e);
-    if (o.d.progress)
+    rc = dsim_run(cfg, &o.sim.d, &r, &e);
+    if (o.sim.d.progress)
         fprintf(stderr, "\r%60s\r", "");
     if (rc != 0) {
         free(cfg);
@@ -308,8 +276,8 @@ int cmd_simulate(int argc, char **argv)
     if (!o.no_model) {
         mk_traffic t;
         memset(&t, 0, sizeof t);
-        if (mk_traffic_from_source(&t, o.d.src.trace, o.d.src.profile, o.d.pkt_size, cfg->workload.cores, 100000,
-                                   &e) == 0 &&
+        const dsim_options *d = &o.sim.d;
+        if (mk_traffic_from_source(&t, d->src.trace, d->src.profile, d->pkt_size, cfg->workload.cores, 100000, &e) == 0 &&
             mk_predict_for_sim(cfg, &t, &r, &pred, &e) == 0)
             pp = &pred;
         mk_traffic_free(&t);
