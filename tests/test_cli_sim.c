@@ -1,0 +1,271 @@
+/* test_cli_sim.c - the traffic and simulator-run options shared by
+ * `ddiosim simulate` and `ddiosim predict --from-sim` (sim/cli_sim.c):
+ * predict's simulator run is the one simulate makes with the same options,
+ * each command keeps its own defaults, and a bad value gives the same
+ * message in both. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cli.h"
+#include "tests/helpers.h"
+
+/* A small LLC keeps the runs short; the rate and packets are given because
+ * the two commands default them differently. */
+#define BASE "--profile fixed:1500 --rate max --packets 20000 --seed 7 --set machine.llc.sets_per_slice=64"
+#define SMALL_TRACE "traces/samples/imix-10k.pcap"
+
+static cJSON *run_json(const char *args)
+{
+    cli_run r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "%s: not JSON", args);
+    cli_run_free(&r);
+    return j;
+}
+
+static cJSON *get(const cJSON *o, const char *name)
+{
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
+    cr_assert_not_null(x, "no \"%s\"", name);
+    return x;
+}
+
+/* One simulator run as either command reports it: simulate at the top
+ * level, predict in its "simulated" block; both list the queue lengths per
+ * core under queues.per_core. */
+typedef struct sim_run {
+    cJSON *root;
+    const cJSON *per_core;
+    double packets, measured, warmup;
+} sim_run;
+
+static sim_run run_simulate(const char *opts)
+{
+    char args[600];
+    snprintf(args, sizeof args, "simulate %s --no-model --format json", opts);
+    sim_run s = {.root = run_json(args)};
+    s.per_core = get(get(s.root, "queues"), "per_core");
+    s.packets = get(s.root, "packets")->valuedouble;
+    s.measured = get(s.root, "measured_packets")->valuedouble;
+    s.warmup = get(get(s.root, "warmup"), "packets")->valuedouble;
+    return s;
+}
+
+static sim_run run_predict(const char *opts)
+{
+    char args[600];
+    snprintf(args, sizeof args, "predict %s --from-sim --format json", opts);
+    sim_run s = {.root = run_json(args)};
+    const cJSON *q = get(s.root, "queues");
+    cr_assert_str_eq(get(q, "source")->valuestring, "simulated");
+    s.per_core = get(q, "per_core");
+    const cJSON *sim = get(s.root, "simulated");
+    s.packets = get(sim, "packets")->valuedouble;
+    s.measured = get(sim, "measured_packets")->valuedouble;
+    s.warmup = get(get(sim, "warmup"), "packets")->valuedouble;
+    return s;
+}
+
+/* Every per-core queue length equal, to the last bit: the same run. */
+static int same_queues(const sim_run *a, const sim_run *b)
+{
+    int n = cJSON_GetArraySize(a->per_core);
+    if (n != cJSON_GetArraySize(b->per_core))
+        return 0;
+    for (int c = 0; c < n; c++) {
+        const cJSON *qa = cJSON_GetArrayItem(a->per_core, c), *qb = cJSON_GetArrayItem(b->per_core, c);
+        for (int k = 0; k < Q_COUNT; k++) {
+            const char *name = dsim_queue_name((enum dsim_queue)k);
+            if (get(qa, name)->valuedouble != get(qb, name)->valuedouble)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static void expect_same_run(const sim_run *sim, const sim_run *pred, const char *opts)
+{
+    cr_expect(same_queues(sim, pred), "%s: predict --from-sim measured other queue lengths than simulate", opts);
+    cr_expect_eq(sim->packets, pred->packets, "%s: packets", opts);
+    cr_expect_eq(sim->measured, pred->measured, "%s: measured packets", opts);
+    cr_expect_eq(sim->warmup, pred->warmup, "%s: warm-up", opts);
+}
+
+static void sim_run_free(sim_run *s)
+{
+    cJSON_Delete(s->root);
+}
+
+/* predict --from-sim with simulate's options: the same run, and each option
+ * changes that run. */
+Test(cli_sim, predict_from_sim_is_simulates_run, .timeout = 240)
+{
+    const char *variants[] = {
+        BASE,
+        BASE " --warmup 5000",
+        BASE " --nic-buffer 2048",
+        BASE " --cores 2",
+        BASE " --cores 2 --flows 1",
+        BASE " --no-desc --seed 3",
+        "--trace " SMALL_TRACE " --all --rate 40 --packets 20000 --set machine.llc.sets_per_slice=64",
+    };
+    enum { N = sizeof variants / sizeof variants[0] };
+    sim_run sim[N], pred[N];
+    for (int i = 0; i < N; i++) {
+        sim[i] = run_simulate(variants[i]);
+        pred[i] = run_predict(variants[i]);
+        expect_same_run(&sim[i], &pred[i], variants[i]);
+    }
+    /* --warmup N: exactly N packets received before measuring (by default
+     * this run warms up longer), and other measured queue lengths. */
+    cr_expect_eq(pred[1].warmup, 5000);
+    cr_expect_neq(pred[0].warmup, 5000);
+    cr_expect_not(same_queues(&pred[0], &pred[1]), "--warmup did not change the run");
+    /* A 2 KiB NIC buffer (one frame) drops what the default one queues. */
+    cr_expect_not(same_queues(&pred[0], &pred[2]), "--nic-buffer did not change the run");
+    /* One flow: RSS sends every packet to one core, the other receives
+     * nothing (no packet in RX, TX or TX Recycle, ever). */
+    cr_expect_not(same_queues(&pred[3], &pred[4]), "--flows did not change the run");
+    int idle = 0;
+    for (int c = 0; c < 2; c++) {
+        const cJSON *q = cJSON_GetArrayItem(pred[4].per_core, c);
+        idle += get(q, "rx")->valuedouble == 0 && get(q, "tx")->valuedouble == 0 &&
+                get(q, "tx_recycle")->valuedouble == 0;
+    }
+    cr_expect_eq(idle, 1, "--flows 1 on 2 cores: one idle core");
+    cr_expect_not(same_queues(&pred[0], &pred[5]), "--no-desc --seed did not change the run");
+    for (int i = 0; i < N; i++) {
+        sim_run_free(&sim[i]);
+        sim_run_free(&pred[i]);
+    }
+}
+
+/* The defaults that differ, each as documented in the command's --help. */
+Test(cli_sim, per_command_defaults, .timeout = 240)
+{
+    /* Rate: predict's default is max = line rate (simulate's: a profile's
+     * generator rate) ... */
+    sim_run s = run_simulate(BASE);
+    sim_run p = run_predict("--profile fixed:1500 --packets 20000 --seed 7 --set machine.llc.sets_per_slice=64");
+    expect_same_run(&s, &p, "predict without --rate = simulate --rate max");
+    sim_run_free(&s);
+    sim_run_free(&p);
+    /* ... but a --from-sim run of a trace keeps the trace's timing, as
+     * simulate does by default. */
+    s = run_simulate("--trace " SMALL_TRACE " --packets 20000");
+    p = run_predict("--trace " SMALL_TRACE " --packets 20000");
+    expect_same_run(&s, &p, "a trace's timing");
+    sim_run_free(&s);
+    sim_run_free(&p);
+    /* Packets: simulate injects the whole trace once, predict 200000. */
+    s = run_simulate("--trace " SMALL_TRACE " --set machine.llc.sets_per_slice=64");
+    cr_expect_eq(s.packets, 10000);
+    sim_run_free(&s);
+    p = run_predict("--trace " SMALL_TRACE " --set machine.llc.sets_per_slice=64");
+    cr_expect_eq(p.packets, 200000);
+    sim_run_free(&p);
+    /* Fewer than 1000 packets: too few for predict's queue lengths only. */
+    s = run_simulate("--profile fixed:1500 --packets 999 --set machine.llc.sets_per_slice=64");
+    cr_expect_eq(s.packets, 999);
+    sim_run_free(&s);
+    cli_run r = run_ddiosim("predict --from-sim --packets 999");
+    cr_expect_eq(r.status, DDIO_EXIT_USAGE);
+    cr_expect_eq(count_lines_with(r.err, "ddiosim predict: --packets: 999 is out of range [1000, "), 1, "%s", r.err);
+    cli_run_free(&r);
+    /* Without --from-sim, predict takes the run options and makes no run. */
+    r = run_ddiosim("predict --pkt-size 1500 --warmup 5 --nic-buffer 4096 --flows 2 --all --format json");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"source\":\t\"estimated\""));
+    cr_expect_null(strstr(r.out, "\"simulated\""));
+    cli_run_free(&r);
+}
+
+/* The first line of stderr without its "ddiosim CMD: " or "ddiosim: "
+ * prefix (malloc'ed). */
+static char *message(const char *err, const char *cmd)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "ddiosim %s: ", cmd);
+    size_t n = strcspn(err, "\n");
+    if (strncmp(err, prefix, strlen(prefix)) == 0)
+        return strndup(err + strlen(prefix), n - strlen(prefix));
+    cr_expect(strncmp(err, "ddiosim: ", 9) == 0, "%s", err);
+    return strndup(err + 9, n > 9 ? n - 9 : 0);
+}
+
+/* A bad value of a shared option: exit 2 and the same message, naming the
+ * option (or the file), on one line in both commands; what follows it is
+ * the usage for a mistake found while parsing, nothing for a value only
+ * the run can check (a file, a profile), as for every option. */
+Test(cli_sim, bad_values_same_error_in_both, .timeout = 120)
+{
+    static const struct {
+        const char *args, *names;
+    } cases[] = {
+        {"--trace /nonexistent.pcap", "/nonexistent.pcap"},
+        {"--trace " SMALL_TRACE " --profile imix", "--trace and --profile exclude each other"},
+        {"--profile jumbo", "--profile: 'jumbo'"},
+        {"--flows 0", "--flows: 0 is out of range"},
+        {"--flows x", "--flows: 'x'"},
+        {"--all=1", "'--all=1'"},
+        {"--pkt-size 59", "--pkt-size: 59 is out of range"},
+        {"--rate fast", "--rate: 'fast'"},
+        {"--rate 0", "--rate: 0 is out of range"},
+        {"--rate", "option '--rate' needs a value"},
+        {"--packets x", "--packets: 'x'"},
+        {"--seed -1", "--seed: '-1'"},
+        {"--warmup x", "--warmup: 'x'"},
+        {"--warmup 2000000000000", "--warmup: 2000000000000 is out of range"},
+        {"--no-desc=1", "'--no-desc=1'"},
+        {"--nic-buffer 2047", "--nic-buffer: 2047 is out of range [2048, "},
+        {"--nic-buffer 1k", "--nic-buffer: '1k'"},
+    };
+    const char *cmds[] = {"simulate", "predict --from-sim"}, *names[] = {"simulate", "predict"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *msg[2];
+        int usage[2];
+        for (int k = 0; k < 2; k++) {
+            char args[300];
+            snprintf(args, sizeof args, "%s --packets 2000 %s", cmds[k], cases[i].args);
+            cli_run r = run_ddiosim(args);
+            cr_expect_eq(r.status, DDIO_EXIT_USAGE, "%s: status %d", args, r.status);
+            msg[k] = message(r.err, names[k]);
+            cr_expect(strstr(msg[k], cases[i].names), "%s: %s", args, msg[k]);
+            /* One line, then nothing or the usage. */
+            const char *rest = r.err + strcspn(r.err, "\n");
+            usage[k] = strncmp(rest, "\nusage: ddiosim ", 16) == 0;
+            cr_expect(usage[k] || strcmp(rest, "\n") == 0, "%s: more than one line: %s", args, msg[k]);
+            cli_run_free(&r);
+        }
+        cr_expect_str_eq(msg[0], msg[1], "%s", cases[i].args);
+        cr_expect_eq(usage[0], usage[1], "%s", cases[i].args);
+        free(msg[0]);
+        free(msg[1]);
+    }
+}
+
+/* Both --help texts list every shared option and state their own defaults. */
+Test(cli_sim, help_lists_the_shared_options)
+{
+    static const struct option shared[] = {CLI_SIM_LONGOPTS(0)};
+    cli_run s = run_ddiosim("simulate --help"), p = run_ddiosim("predict --help");
+    cr_assert_eq(s.status, 0);
+    cr_assert_eq(p.status, 0);
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+        char opt[64];
+        snprintf(opt, sizeof opt, "  --%s ", shared[i].name);
+        cr_expect_eq(count_lines_with(s.out, opt), 1, "simulate --help: %s", opt);
+        cr_expect_eq(count_lines_with(p.out, opt), 1, "predict --help: %s", opt);
+    }
+    cr_expect_eq(count_lines_with(s.out, "default: the trace's timing"), 1);
+    cr_expect_eq(count_lines_with(s.out, "whole trace once"), 1);
+    cr_expect_eq(count_lines_with(p.out, "default max = line rate"), 1);
+    cr_expect_eq(count_lines_with(p.out, "at least 1000 (200000)"), 1);
+    cli_run_free(&s);
+    cli_run_free(&p);
+}
