@@ -83,7 +83,7 @@ typedef struct pred_opts {
 /* This command's defaults of the shared options: a run long enough for the
  * queues to settle (at least 1000 packets), and the offered rate at its
  * most, line rate - except that a --from-sim run of a trace without --rate
- * keeps the trace's timing (cmd_predict: the simulator run). */
+ * keeps the trace's timing (the --from-sim branch of cmd_predict). */
 #define PRED_DEFAULT_PACKETS 200000
 #define PRED_MIN_PACKETS 1000
 #define PRED_DEFAULT_RATE (-1.0)
