@@ -14,6 +14,12 @@ int cli_fail(const ddio_err *e)
     return e->exit_code ? e->exit_code : DDIO_EXIT_IO;
 }
 
+int cli_value_error(const char *cmd, const ddio_err *e)
+{
+    fprintf(stderr, "ddiosim %s: %s\n", cmd, e->msg);
+    return e->exit_code ? e->exit_code : DDIO_EXIT_USAGE;
+}
+
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
     va_list ap;
@@ -128,6 +134,8 @@ int cli_config_finish(const char *cmd, const char *usage_head, int parse_rc, con
         printf("%s%s", usage_head, ddio_config_usage());
         return DDIO_EXIT_OK;
     }
+    if (parse_rc < 0 && parse_rc != -2)
+        return cli_value_error(cmd, e);
     if (parse_rc != 0) {
         strbuf sb = {0};
         sb_printf(&sb, "%s%s", usage_head, ddio_config_usage());
@@ -136,7 +144,7 @@ int cli_config_finish(const char *cmd, const char *usage_head, int parse_rc, con
         return rc;
     }
     if (ddio_config_resolve(a, out, NULL, e) != 0)
-        return cli_fail(e);
+        return cli_value_error(cmd, e);   /* a bad value, file or field: one line */
     return -1;
 }
 

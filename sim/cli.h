@@ -28,6 +28,11 @@ int cmd_predict(int argc, char **argv);
 /* Print "ddiosim: <msg>" on stderr and return e->exit_code. */
 int cli_fail(const ddio_err *e);
 
+/* A bad option value found while parsing `cmd`'s options: print
+ * "ddiosim <cmd>: <msg>" (one line, no usage: the option was understood,
+ * its value was not) and return e->exit_code (2). */
+int cli_value_error(const char *cmd, const ddio_err *e);
+
 /* Report an unknown/missing option for `cmd`, print its usage, return 2. */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -70,8 +75,9 @@ typedef struct cli_common {
 int cli_config_option(int c, int base, ddio_config_args *a, ddio_err *e);
 
 /* After parsing: parse_rc 1 prints the usage (usage_head + the configuration
- * options) and returns exit code 0; a negative parse_rc reports e with the
- * usage and returns 2; 0 resolves the configuration into *out and returns -1
+ * options) and returns exit code 0; -2 (a usage mistake: unknown or missing
+ * option, stray argument) reports e with the usage and returns 2; -1 (a bad
+ * value) reports e on one line and returns its exit code; 0 resolves the configuration into *out and returns -1
  * (go on), or reports the error and returns its exit code. */
 int cli_config_finish(const char *cmd, const char *usage_head, int parse_rc, const ddio_config_args *a,
                       ddio_config *out, ddio_err *e);

@@ -106,14 +106,14 @@ static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
         default: {
             int r = cli_common_option(c, argv, &o->cc, e);
             if (r != CLI_OPT_DONE)
-                return r == CLI_OPT_HELP ? 1 : -1;
+                return r;   /* 1 help, -1 bad value, -2 usage */
         }
         }
     }
     if (optind < argc)
         o->in = argv[optind++];
     if (optind < argc)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
     uint32_t w = o->geom.ways;
     uint64_t full = w == 64 ? UINT64_MAX : (1ull << w) - 1;
     if (!o->alloc_set)
@@ -216,8 +216,10 @@ int cmd_cache_replay(int argc, char **argv)
         fputs(usage, stdout);
         return DDIO_EXIT_OK;
     }
-    if (rc != 0)
+    if (rc == -2)
         return cli_usage_error("cache-replay", usage, "%s", e.msg);
+    if (rc != 0)
+        return cli_value_error("cache-replay", &e);
 
     replay r;
     if (replay_init(&r, &o.geom, &o.rc, o.alloc_mask, o.ddio_mask, &e) != 0)

@@ -79,12 +79,12 @@ static int parse_opts(int argc, char **argv, config_opts *o, ddio_err *e)
         default: {
             int r = cli_common_option(c, argv, &o->cc, e);
             if (r != CLI_OPT_DONE)
-                return r == CLI_OPT_HELP ? 1 : -1;
+                return r;   /* 1 help, -1 bad value, -2 usage */
         }
         }
     }
     if (optind < argc)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
     return 0;
 }
 
@@ -230,8 +230,10 @@ int cmd_config(int argc, char **argv)
         print_usage(stdout);
         return DDIO_EXIT_OK;
     }
-    if (rc != 0)
+    if (rc == -2)
         return usage_error(e.msg);
+    if (rc != 0)
+        return cli_value_error("config", &e);
     if (is_list)
         return run_list(&o, &e) ? cli_fail(&e) : DDIO_EXIT_OK;
 
@@ -246,7 +248,7 @@ int cmd_config(int argc, char **argv)
     if (ddio_config_resolve(&o.args, c, org, &e) != 0) {
         free(c);
         free(org);
-        return cli_fail(&e);
+        return cli_value_error("config", &e);
     }
     strbuf sb = {0};
     if (o.cc.fmt == FMT_JSON) {

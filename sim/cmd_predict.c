@@ -178,12 +178,12 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
         default: {
             int r = cli_common_option(c, argv, &o->cc, e);
             if (r != CLI_OPT_DONE)
-                return r == CLI_OPT_HELP ? 1 : -1;
+                return r;   /* 1 help, -1 bad value, -2 usage */
         }
         }
     }
     if (optind < argc)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
     if (cli_sim_check(&o->sim, e))
         return -1;
     if (o->queues_given && o->from_sim)

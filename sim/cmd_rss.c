@@ -136,7 +136,7 @@ int cmd_rss(int argc, char **argv)
     if (rc == -2)
         return cli_usage_error("rss", usage, "%s", e.msg);
     if (rc != 0)
-        return cli_fail(&e);
+        return cli_value_error("rss", &e);
     rss *r = malloc(sizeof *r);
     if (!r) {
         ddio_errf(&e, DDIO_EXIT_IO, "out of memory");

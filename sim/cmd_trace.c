@@ -209,7 +209,7 @@ static int trace_stats_cmd(int argc, char **argv)
     if (rc == -2)
         return cli_usage_error("trace stats", usage_stats, "%s", e.msg);
     if (rc != 0)
-        return cli_fail(&e);
+        return cli_value_error("trace stats", &e);
     trace_stats s;
     if (trace_stats_read(&s, o.in, o.all, &e) != 0) {
         trace_stats_free(&s);
@@ -319,7 +319,7 @@ static int trace_gen_cmd(int argc, char **argv)
     if (rc == -2)
         return cli_usage_error("trace gen", usage_gen, "%s", e.msg);
     if (rc != 0)
-        return cli_fail(&e);
+        return cli_value_error("trace gen", &e);
     if (gen_write_pcap(&c, out, &e) != 0)
         return cli_fail(&e);
     return DDIO_EXIT_OK;

@@ -146,3 +146,29 @@ Test(configs_cli, help_and_usage_errors)
     cr_assert_eq(count_lines_with(r.err, "ddiosim config: --format: 'yaml' is not one of json, table"), 1);
     cli_run_free(&r);
 }
+
+/* Every subcommand: a bad value of an option it understood is one line naming
+ * the command and the option (no usage: the user knows the option); an
+ * unknown option, a missing value or a stray argument shows the usage. */
+Test(configs_cli, bad_values_are_one_line_usage_mistakes_show_usage)
+{
+    static const cli_error_case cases[] = {
+        {"simulate --rate abc", "ddiosim simulate: --rate: 'abc' is not a number", 0},
+        {"simulate --rx-ring 3", "ddiosim simulate: --rx-ring: 3 is out of range", 0},
+        {"simulate --format yaml", "ddiosim simulate: --format: 'yaml' is not one of json, table", 0},
+        {"simulate --trace a.pcap --profile mawi", "ddiosim simulate: --trace and --profile exclude each other", 0},
+        {"simulate --bogus", "ddiosim simulate: unknown option '--bogus'", 1},
+        {"simulate --rate", "ddiosim simulate: option '--rate' needs a value", 1},
+        {"simulate stray", "ddiosim simulate: unexpected argument 'stray'", 1},
+        {"predict --tol 5", "ddiosim predict: --tol: 5 is out of range", 0},
+        {"predict --solver qr", "ddiosim predict: --solver: 'qr' is not one of lu, eigen", 0},
+        {"predict --bogus", "ddiosim predict: unknown option '--bogus'", 1},
+        {"cache-replay --sets x", "ddiosim cache-replay: --sets: 'x' is not a non-negative integer", 0},
+        {"cache-replay --bogus", "ddiosim cache-replay: unknown option '--bogus'", 1},
+        {"config show --rx-ring 3", "ddiosim config: --rx-ring: 3 is out of range", 0},
+        {"config show stray", "ddiosim config: unexpected argument 'stray'", 1},
+        {"rss --queues 0", "ddiosim rss: --queues", 0},
+        {"trace gen --profile nope --packets 1 -o x.pcap", "ddiosim trace gen: ", 0},
+    };
+    expect_cli_errors(cases, sizeof cases / sizeof cases[0]);
+}

@@ -37,7 +37,7 @@ static void expect_file_error(int workload, const char *json, const char *tail, 
 
     char args[600], want_err[1100];
     snprintf(args, sizeof args, "config show --%s '%s'", workload ? "workload" : "machine", path);
-    snprintf(want_err, sizeof want_err, "ddiosim: %s\n", want);
+    snprintf(want_err, sizeof want_err, "ddiosim config: %s\n", want);
     cli_run r = run_ddiosim(args);
     cr_assert_eq(r.status, DDIO_EXIT_USAGE, "%s -> %d", args, r.status);
     cr_assert_str_eq(r.err, want_err);
@@ -66,7 +66,7 @@ static void expect_override_error_on(const char *machine, enum ddio_cfg_opt opt,
     char args[300], want_err[600];
     snprintf(args, sizeof args, "config show %s%s %s '%s'", machine ? "--machine " : "", machine ? machine : "",
              ddio_config_option_name(opt), value);
-    snprintf(want_err, sizeof want_err, "ddiosim: %s\n", want);
+    snprintf(want_err, sizeof want_err, "ddiosim config: %s\n", want);
     cli_run r = run_ddiosim(args);
     cr_assert_eq(r.status, DDIO_EXIT_USAGE, "%s -> %d", args, r.status);
     cr_assert_str_eq(r.err, want_err);
@@ -206,11 +206,11 @@ Test(configs_errors, cli_override_errors)
     /* Two overrides that cannot both hold. */
     cli_run r = run_ddiosim("config show --ddio-ways 2 --ddio-mask 0x600");
     cr_assert_eq(r.status, DDIO_EXIT_USAGE);
-    cr_assert_str_eq(r.err, "ddiosim: --ddio-ways: cannot be combined with a DDIO mask override\n");
+    cr_assert_str_eq(r.err, "ddiosim config: --ddio-ways: cannot be combined with a DDIO mask override\n");
     cli_run_free(&r);
     r = run_ddiosim("config show --cores 18 --rx-ring 4096");
     cr_assert_eq(r.status, DDIO_EXIT_USAGE);
-    cr_assert_str_eq(r.err, "ddiosim: --cores: 65535 buffers cannot fill 18 RX rings of 4096 descriptors "
+    cr_assert_str_eq(r.err, "ddiosim config: --cores: 65535 buffers cannot fill 18 RX rings of 4096 descriptors "
                             "(73728 needed; 0 = auto size)\n");
     cli_run_free(&r);
 }
@@ -227,7 +227,7 @@ Test(configs_errors, unknown_machine_name)
     cr_assert_eq(ddio_machine_load(&m, "nosuch", &e), -1);
     cr_assert_eq(e.exit_code, DDIO_EXIT_USAGE);
     cr_assert_str_eq(e.msg, want);
-    snprintf(want_err, sizeof want_err, "ddiosim: %s\n", want);
+    snprintf(want_err, sizeof want_err, "ddiosim config: %s\n", want);
     cli_run r = run_ddiosim("config show --machine nosuch");
     cr_assert_eq(r.status, DDIO_EXIT_USAGE);
     cr_assert_str_eq(r.err, want_err);
