@@ -226,16 +226,39 @@ static uint64_t core_mask(const hier *h, uint32_t core)
     return h->cfg.cos_mask[h->cfg.core_cos[core]];
 }
 
+/* cache_match_verify for a set that holds each line at most once (every
+ * cache of the hierarchy: a fill only follows a miss): the first candidate
+ * whose full tag is `line` is the match, so the loop stops there (one
+ * candidate, the usual case, is one compare). */
+static inline __attribute__((always_inline)) uint64_t match_first(const uint64_t *t, uint64_t cand, uint64_t line)
+{
+    uint64_t m = 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint64_t all = cand;
+#endif
+    for (; cand; cand &= cand - 1) {
+        uint32_t w = (uint32_t)__builtin_ctzll(cand);
+        if (t[w] == line) {
+            m = 1ull << w;
+            break;
+        }
+    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(m == cache_match_verify(t, all, line) && "a line held twice in one set");
+#endif
+    return m;
+}
+
 /* cache_match with the tag slot count known at compile time for the usual
  * sizes (the compare loop unrolls, no bounds tests). */
 static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
 {
     switch (slots) {
-    case 4: return cache_match_verify(t, cache_match_candidates(t, 4, line), line);
-    case 8: return cache_match_verify(t, cache_match_candidates(t, 8, line), line);
-    case 12: return cache_match_verify(t, cache_match_candidates(t, 12, line), line);
-    case 16: return cache_match_verify(t, cache_match_candidates(t, 16, line), line);
-    default: return cache_match_verify(t, cache_match_candidates(t, slots, line), line);
+    case 4: return match_first(t, cache_match_candidates(t, 4, line), line);
+    case 8: return match_first(t, cache_match_candidates(t, 8, line), line);
+    case 12: return match_first(t, cache_match_candidates(t, 12, line), line);
+    case 16: return match_first(t, cache_match_candidates(t, 16, line), line);
+    default: return match_first(t, cache_match_candidates(t, slots, line), line);
     }
 }
 
