@@ -153,6 +153,23 @@ static int recency_inline(const repl_policy *p)
     return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops) && p->ways <= LRU_ORDER_MAX_WAYS;
 }
 
+/* core_l2_lean's L2 geometry (every L2 has the same): usable when the L2
+ * maps by a mask (modulo, a power of two of sets), keeps LRU / BIP nibble
+ * orders (l2_nibble) and its policy state sits in the set blocks. */
+static void l2_lean_init(hier *h)
+{
+    const cache *l2 = &h->l2[0];
+    h->l2_set_mask = l2->map.kind == MAP_MODULO ? l2->map.total_mask : 0;
+    h->l2_block_bytes = l2->block_bytes;
+    h->l2_tag_slots = l2->tag_slots;
+    h->l2_meta_off = l2->meta_off;
+    h->l2_repl_off = l2->repl_off;
+    h->l2_lean = h->core_fast && h->l2_nibble && (h->l2_set_mask || l2->nsets == 1);
+    for (uint32_t c = 0; c < h->cfg.cores; c++)
+        if (h->l2[c].repl->base != h->l2[c].blocks + h->l2_repl_off || h->l2[c].repl->stride != h->l2_block_bytes)
+            h->l2_lean = 0;
+}
+
 void hier_set_general_only(hier *h, int on)
 {
     memset(h->fast_ways, 0, sizeof h->fast_ways);
@@ -170,6 +187,7 @@ void hier_set_general_only(hier *h, int on)
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     h->rd_miss_fast = 0;
     h->core_move_ways = 0;
+    l2_lean_init(h);
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
     const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
@@ -789,7 +807,7 @@ static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_r
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(!set_known || llc_set == cache_set(&h->llc, line));
 #endif
-    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && core < h->cfg.cores &&
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && !h->l2_lean && core < h->cfg.cores &&
         access_core_fast(h, req, core, line, set_known, llc_set, res))
         return;
     uint32_t set = set_known ? llc_set : cache_set(&h->llc, line);
@@ -817,15 +835,87 @@ static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_r
     access_general(h, req, core, line, set, match, res);
 }
 
+/* access_one out of line (`llc_set` UINT32_MAX: not known), for the entry
+ * points' tail calls. */
+static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                  uint32_t llc_set, hier_result *res)
+{
+    if (llc_set != UINT32_MAX)
+        access_one(h, req, core, line, 1, llc_set, res);
+    else
+        access_one(h, req, core, line, 0, 0, res);
+}
+
+/* The upgrade of an own L2 (S) line a core writes, non-inclusive: the
+ * Shared copy (and its dirt) goes to the writer (core_l2_hit). */
+static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
+{
+    uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
+    uint64_t m = match_in(&h->llc, set, line);
+    if (m)
+        remove_in(&h->llc, h->llc_recency, set, (uint32_t)__builtin_ctzll(m));
+}
+
+/* Fast path 2 once more, lean (h->l2_lean: the L2s map by a mask and keep
+ * LRU / BIP nibble orders): the own-L2 hit of a core request, with the L2
+ * geometry read from h and the Shared copy's drop of an S upgrade as a
+ * tail call, so that the hit needs no stack frame.  The same work as
+ * access_core_fast; returns 0 (nothing done) on an L2 miss. */
+static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                             uint32_t llc_set, hier_result *res)
+{
+    uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
+    uint64_t m = match_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
+    if (!m)
+        return 0;
+    uint32_t way = (uint32_t)__builtin_ctzll(m);
+    uint8_t *meta = b + h->l2_meta_off + way;
+    uint8_t st = META_STATE(*meta);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
+    assert(meta == cache_meta(&h->l2[core], cache_set(&h->l2[core], line), way));
+    assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
+    assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
+#endif
+    uint64_t *o = (uint64_t *)(void *)(b + h->l2_repl_off);
+    *o = lru_order_to_mru(*o, way);
+    uint32_t col = st == ST_S ? COL_L2_S : COL_L2_EM;
+    if (req == REQ_CORE_WR)
+        *meta = ST_M;
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    if (st == ST_S && req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE)
+        drop_shared_copy(h, line, llc_set);
+    return 1;
+}
+
+/* The entry points: the lean own-L2 hit inline, everything else out of line. */
+static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh_req req, uint32_t core,
+                                                               uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores &&
+        core_l2_lean(h, req, core, line, llc_set, res))
+        return;
+    access_rest(h, req, core, line, llc_set, res);
+}
+
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
 {
-    access_one(h, req, core, line, 0, 0, res);
+    access_entry(h, req, core, line, UINT32_MAX, res);
 }
 
 void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
 {
     assert(llc_set < h->llc.nsets);
-    access_one(h, req, core, line, 1, llc_set, res);
+    access_entry(h, req, core, line, llc_set, res);
 }
 
 #define RUN_CHUNK 64u
