@@ -159,12 +159,13 @@ static int recency_inline(const repl_policy *p)
 static void l2_lean_init(hier *h)
 {
     const cache *l2 = &h->l2[0];
-    h->l2_set_mask = l2->map.kind == MAP_MODULO ? l2->map.total_mask : 0;
+    h->l2_mask_map = l2->map.kind == MAP_MODULO && (l2->map.total_mask || l2->nsets == 1);
+    h->l2_set_mask = h->l2_mask_map ? l2->map.total_mask : 0;
     h->l2_block_bytes = l2->block_bytes;
     h->l2_tag_slots = l2->tag_slots;
     h->l2_meta_off = l2->meta_off;
     h->l2_repl_off = l2->repl_off;
-    h->l2_lean = h->core_fast && h->l2_nibble && (h->l2_set_mask || l2->nsets == 1);
+    h->l2_lean = h->core_fast && h->l2_nibble && h->l2_mask_map;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         if (h->l2[c].repl->base != h->l2[c].blocks + h->l2_repl_off || h->l2[c].repl->stride != h->l2_block_bytes)
             h->l2_lean = 0;
@@ -242,6 +243,16 @@ void hier_reset_stats(hier *h)
 static uint64_t core_mask(const hier *h, uint32_t core)
 {
     return h->cfg.cos_mask[h->cfg.core_cos[core]];
+}
+
+/* The set of `line` in every L2 (they share one geometry): a mask when
+ * they map by one (l2_lean_init), the same value as cache_set. */
+static inline uint32_t l2_set_of(const hier *h, uint64_t line)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(!h->l2_mask_map || (uint32_t)(line & h->l2_set_mask) == cache_set(&h->l2[0], line));
+#endif
+    return h->l2_mask_map ? (uint32_t)(line & h->l2_set_mask) : cache_set(&h->l2[0], line);
 }
 
 /* cache_match_verify for a set that holds each line at most once (every
@@ -405,7 +416,7 @@ static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uin
  * slot, snoop_get_slot); returns its state. */
 static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint64_t slot)
 {
-    uint32_t set = cache_set(&h->l2[core], line);
+    uint32_t set = l2_set_of(h, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(h->sf.keys[slot] == line && "a snoop filter slot that is not the line's");
 #endif
@@ -472,7 +483,7 @@ static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hi
 static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier_result *res)
 {
     cache *l2 = &h->l2[core];
-    uint32_t set = cache_set(l2, line);
+    uint32_t set = l2_set_of(h, line);
     cache_evicted ev;
     uint32_t way = fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
     /* The victim's snoop entry goes first: with every L2 full the filter
@@ -514,7 +525,7 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
         l2_take_at(h, (uint32_t)owner, line, set, (uint32_t)way);
         l2_insert(h, core, line, st, res);
         l2 = &h->l2[core];
-        set = cache_set(l2, line);
+        set = l2_set_of(h, line);
         way = find_in(l2, set, line);
         assert(way >= 0);
     } else {
@@ -556,7 +567,7 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
     int l2_way = -1;
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
-        l2_set = cache_set(l2, line);
+        l2_set = l2_set_of(h, line);
         l2_way = (int)l2_way_of(h, (uint32_t)owner, l2_set, line, sway);
         l2_st = META_STATE(*cache_meta(l2, l2_set, (uint32_t)l2_way));
     }
@@ -684,7 +695,7 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
                                                                  hier_result *res)
 {
     cache *l2 = &h->l2[core];
-    uint32_t set = cache_set(l2, line);
+    uint32_t set = l2_set_of(h, line);
     uint64_t m = match_in(l2, set, line);
     if (!m)
         return 0;
@@ -740,7 +751,7 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
     int owner = snoop_get_way(&h->sf, line, &sway);
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
-        uint32_t set = cache_set(l2, line);
+        uint32_t set = l2_set_of(h, line);
         uint8_t *meta = cache_meta(l2, set, l2_way_of(h, (uint32_t)owner, set, line, sway));
         uint8_t st = META_STATE(*meta);
         col = COL_L2_S;

@@ -83,7 +83,8 @@ typedef struct hier {
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
     uint64_t tight_lines;           /* DMA run lines the tight loop took (tests) */
     int l2_lean;                    /* a core request's own-L2 hit: hier.c core_l2_lean, with: */
-    uint64_t l2_set_mask;           /* the L2 set of a line: line & l2_set_mask */
+    int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
+    uint64_t l2_set_mask;
     uint64_t l2_block_bytes;
     uint32_t l2_tag_slots, l2_meta_off, l2_repl_off;
 } hier;
