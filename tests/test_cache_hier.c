@@ -225,10 +225,16 @@ Test(cache_hier, snoop_filter_matches_reference)
             /* Cores and ways over their whole ranges (both share a 16-bit value). */
             int core = i % 3 ? (int)ddio_rng_below(&rng, 7) : (int)ddio_rng_below(&rng, SNOOP_MAX_CORES);
             uint32_t way = i % 2 ? (uint32_t)ddio_rng_below(&rng, SNOOP_MAX_WAYS) : 0;
-            if (way)
+            if (i % 5 == 0) {
+                /* Through the slot snoop_find names: the line's or the empty one ending its chain. */
+                uint64_t slot = snoop_find(&sf, line * 4096);
+                cr_assert(sf.keys[slot] == (ref[line] >= 0 ? line * 4096 : UINT64_MAX));
+                snoop_put_way_at(&sf, slot, line * 4096, core, way);
+            } else if (way) {
                 snoop_put_way(&sf, line * 4096, core, way);   /* strided keys collide in the hash */
-            else
+            } else {
                 snoop_put(&sf, line * 4096, core);
+            }
             ref[line] = core;
             ref_way[line] = way;
         } else {

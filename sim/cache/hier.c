@@ -480,6 +480,24 @@ static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hi
     }
 }
 
+/* l2_insert of a line no L2 holds, whose snoop filter slot (snoop_find:
+ * the empty slot its entry goes to) the caller found: without an L2 victim
+ * the filter is unchanged until the put, so the entry goes there; with one
+ * the victim's erasure may move entries, and the put probes again. */
+static void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line, uint8_t state, uint64_t slot, hier_result *res)
+{
+    cache *l2 = &h->l2[core];
+    uint32_t set = l2_set_of(h, line);
+    cache_evicted ev;
+    uint32_t way = fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID) {
+        on_l2_victim(h, core, ev.line, ev.meta, res);
+        snoop_put_way(&h->sf, line, (int)core, way);
+    } else {
+        snoop_put_way_at(&h->sf, slot, line, (int)core, way);
+    }
+}
+
 static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier_result *res)
 {
     cache *l2 = &h->l2[core];
@@ -787,8 +805,12 @@ static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uin
                                    uint64_t match, hier_result *res)
 {
     uint32_t way = (uint32_t)__builtin_ctzll(match);
-    if (((h->cfg.shared_mask >> way) & 1) && snoop_get(&h->sf, line) >= 0)
+    /* Probed for every way: the L2 fill puts the entry at the slot found. */
+    uint64_t slot = snoop_find(&h->sf, line);
+    if (h->sf.keys[slot] == line) {
+        assert(((h->cfg.shared_mask >> way) & 1) && "a DDIO/L3* line with an L2 copy");
         return 0;
+    }
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
     assert(core < h->cfg.cores);
@@ -801,7 +823,7 @@ static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uin
     res->region = col_region[col];
     res->mem_reads = 0;
     res->mem_writebacks = 0;
-    l2_insert(h, core, line, (llc_st == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E, res);
+    l2_insert_at_slot(h, core, line, (llc_st == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E, slot, res);
     hier_req_stats *rs = &h->stats.req[req];
     rs->accesses++;
     rs->hits++;
