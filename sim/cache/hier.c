@@ -424,7 +424,8 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint
 }
 
 
-static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res)
+static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
+                                                   hier_result *res)
 {
     h->stats.llc_evictions++;
     int wb = META_STATE(meta) == ST_M;
@@ -442,8 +443,10 @@ static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hi
         res->mem_writebacks++;
 }
 
-/* Allocate the absent `line` in its LLC set `set`. */
-static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
+/* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
+ * Shared-way copy, once or twice per packet). */
+static inline __attribute__((always_inline)) void llc_insert_inline(hier *h, uint64_t line, uint32_t set,
+                                                                    uint64_t mask, uint8_t state, hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line));
@@ -451,8 +454,14 @@ static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, u
 #endif
     cache_evicted ev;
     uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
-    if (ev.line != CACHE_INVALID)
+    if (__builtin_expect(ev.line != CACHE_INVALID, 0))
         on_llc_victim(h, way, ev.line, ev.meta, res);
+}
+
+/* Allocate the absent `line` in its LLC set `set`. */
+static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
+{
+    llc_insert_inline(h, line, set, mask, state, res);
 }
 
 static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
@@ -776,7 +785,7 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
         if (st != ST_S) {
             col = COL_L2_EM;
             *meta = ST_S;
-            llc_insert_at(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
+            llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
         }
     }
     res->hit = col != COL_MEM;
