@@ -990,7 +990,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const int nibble = h->llc_nibble;
     uint8_t *const rbase = h->llc.repl->base;
     const uint64_t rstride = h->llc.repl->stride;
-    uint32_t cnt[2][LLC_COLS] = {{0}};    /* fast hits by (partial, column: an LLC way's) */
+    uint32_t cnt[LLC_COLS] = {0};   /* fast hits of full lines by column (an LLC way's) */
     uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
     /* The partial lines' indices (UINT32_MAX: none). */
     const uint32_t part_first = write && head_partial ? 0 : UINT32_MAX;
@@ -1001,13 +1001,18 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints) {
+            /* The set from the hint (the line code below reads it again),
+             * both host lines of its block prefetched unconditionally (a
+             * prefetch past a one-line block is harmless). */
             for (uint32_t i = 0; i < m; i++) {
                 uint64_t hv = hints[base + i];
-                sets[i] = hv ? (uint32_t)(hv >> 8) - 1 : cache_set(&h->llc, first + base + i);
+                uint32_t set = hv ? (uint32_t)(hv >> 8) - 1 : cache_set(&h->llc, first + base + i);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-                assert(sets[i] == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
+                assert(set == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
 #endif
-                prefetch_set(&h->llc, sets[i]);
+                const uint8_t *b = (const uint8_t *)cache_view_tags(v, set);
+                __builtin_prefetch(b);
+                __builtin_prefetch(b + 64);
             }
         } else {
             cache_mapper_set_run(&h->llc.map, first + base, m, sets);
@@ -1043,14 +1048,15 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     *o = lru_order_to_mru(*o, w);
                     if (write)
                         *cache_view_meta(v, set, w) = ST_M;
-                    cnt[0][h->fast_col[w]]++;
+                    cnt[h->fast_col[w]]++;
                 }
                 hits += i - start;
                 h->tight_lines += i - start;
                 if (i == m)
                     break;
             }
-            uint32_t k = base + i, set = sets[i];
+            uint32_t k = base + i;
+            uint32_t set = !hints ? sets[i] : hints[k] ? (uint32_t)(hints[k] >> 8) - 1 : cache_set(&h->llc, first + k);
             uint64_t line = first + k;
             int partial = write && (k == part_first || k == part_last);
             const uint64_t *t = cache_view_tags(v, set);
@@ -1084,9 +1090,17 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
 #endif
                 if (write)
                     *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
-                cnt[partial][h->fast_col[way]]++;
+                if (partial) {
+                    /* Counted at once: the end of the run folds the full lines' counts only. */
+                    hier_req_stats *rs = &h->stats.req[REQ_PCIE_WR_PART];
+                    rs->accesses++;
+                    rs->hits++;
+                    rs->hit_col[h->fast_col[way]]++;
+                    phits++;
+                } else {
+                    cnt[h->fast_col[way]]++;
+                }
                 hits++;
-                phits += (uint32_t)partial;
                 if (hints)
                     hints[k] = (uint64_t)(set + 1) << 8 | way;
             } else {
@@ -1102,16 +1116,14 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             }
         }
     }
-    for (int p = 0; p < (part_first == 0 || part_last != UINT32_MAX ? 2 : 1); p++) {
-        hier_req_stats *rs = &h->stats.req[p ? REQ_PCIE_WR_PART : req_full];
-        uint64_t sum = 0;
-        for (int c = 0; c < LLC_COLS; c++) {
-            sum += cnt[p][c];
-            rs->hit_col[c] += cnt[p][c];
-        }
-        rs->accesses += sum;
-        rs->hits += sum;
-    }
+    hier_req_stats *rs = &h->stats.req[req_full];
+    const uint32_t sum = cnt[COL_DDIO] + cnt[COL_L3] + cnt[COL_SHARED];
+    _Static_assert(LLC_COLS == 3, "the LLC columns are DDIO, L3*, Shared");
+    rs->hit_col[COL_DDIO] += cnt[COL_DDIO];
+    rs->hit_col[COL_L3] += cnt[COL_L3];
+    rs->hit_col[COL_SHARED] += cnt[COL_SHARED];
+    rs->accesses += sum;
+    rs->hits += sum;
     *part_hits = phits;
     return hits;
 }
