@@ -332,8 +332,11 @@ static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int rece
         return cache_fill(c, set, mask, line, meta, ev);
     mask &= c->full_mask;
     assert(mask != 0 && "allocation mask selects no way");
+    /* Every address first: the stores below (a metadata byte may alias
+     * anything) would make the compiler reload c's fields. */
     uint64_t *t = cache_tags(c, set);
     uint64_t *valid = cache_valid(c, set);
+    uint8_t *metas = cache_meta(c, set, 0);
     uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
     uint64_t empty = ~*valid & mask;
     uint32_t way;
@@ -344,12 +347,12 @@ static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int rece
     } else {
         way = lru_order_victim(*o, c->ways, mask);
         ev->line = t[way];
-        ev->meta = *cache_meta(c, set, way);
+        ev->meta = metas[way];
     }
     assert(way < c->ways && ((mask >> way) & 1));
     t[way] = line;
     *valid |= 1ull << way;
-    *cache_meta(c, set, way) = meta;
+    metas[way] = meta;
     if (lru_fill)
         *o = lru_order_to_mru(*o, way);
     else
@@ -364,11 +367,16 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
         return;
     }
     assert(way < c->ways);
-    cache_tags(c, set)[way] = CACHE_INVALID;
-    *cache_valid(c, set) &= ~(1ull << way);
-    *cache_meta(c, set, way) = 0;
+    /* Every address and c's fields first, as in fill_in. */
+    uint64_t *t = cache_tags(c, set);
+    uint64_t *valid = cache_valid(c, set);
+    uint8_t *meta = cache_meta(c, set, way);
     uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
-    *o = lru_order_to_lru(*o, way, c->ways);
+    const uint32_t ways = c->ways;
+    t[way] = CACHE_INVALID;
+    *valid &= ~(1ull << way);
+    *meta = 0;
+    *o = lru_order_to_lru(*o, way, ways);
 }
 
 /* --- evictions ----------------------------------------------------------- */
