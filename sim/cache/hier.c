@@ -278,6 +278,36 @@ static inline __attribute__((always_inline)) uint64_t match_first(const uint64_t
     return m;
 }
 
+/* The way of `line` among its candidates `cand`, or -1: match_first as a
+ * way number (no mask to take apart again). */
+static inline __attribute__((always_inline)) int way_first(const uint64_t *t, uint64_t cand, uint64_t line)
+{
+    for (; cand; cand &= cand - 1) {
+        int w = __builtin_ctzll(cand);
+        if (t[w] == line)
+            return w;
+    }
+    return -1;
+}
+
+/* match_tags as a way number, or -1 (the same slot counts unrolled). */
+static inline __attribute__((always_inline)) int way_of_tags(const uint64_t *t, uint32_t slots, uint64_t line)
+{
+    int w;
+    switch (slots) {
+    case 4: w = way_first(t, cache_match_candidates(t, 4, line), line); break;
+    case 8: w = way_first(t, cache_match_candidates(t, 8, line), line); break;
+    case 12: w = way_first(t, cache_match_candidates(t, 12, line), line); break;
+    case 16: w = way_first(t, cache_match_candidates(t, 16, line), line); break;
+    default: w = way_first(t, cache_match_candidates(t, slots, line), line); break;
+    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    uint64_t all = cache_match_verify(t, cache_match_candidates(t, slots, line), line);
+    assert(all == (w < 0 ? 0 : 1ull << w) && "a line held twice in one set");
+#endif
+    return w;
+}
+
 /* cache_match with the tag slot count known at compile time for the usual
  * sizes (the compare loop unrolls, no bounds tests). */
 static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
@@ -915,10 +945,10 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
                                                              uint32_t llc_set, hier_result *res)
 {
     uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
-    uint64_t m = match_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
-    if (!m)
+    int w = way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
+    if (w < 0)
         return 0;
-    uint32_t way = (uint32_t)__builtin_ctzll(m);
+    uint32_t way = (uint32_t)w;
     uint8_t *meta = b + h->l2_meta_off + way;
     uint8_t st = META_STATE(*meta);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
