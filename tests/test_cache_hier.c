@@ -761,7 +761,8 @@ Test(cache_hier, access_with_known_set_equals_general_path)
 }
 
 /* The lean own-L2 hit (hier.c core_l2_lean: L2 geometry read from h, the S
- * upgrade's Shared-copy drop out of line) against the general path, through
+ * upgrade's Shared-copy drop out of line) and the lean PCIe LLC hit of a
+ * line whose set is known (pcie_lean) against the general path, through
  * hier_access and hier_access_set; L2s with 1, 2, 4 and 8 sets (lean) and
  * 3 sets or SRRIP (not lean: access_core_fast as before).  Core requests
  * dominate, with PCIe reads to make L2 (S) lines and writes to drop them. */
@@ -774,6 +775,8 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
     pair_init(h, &c);
     cr_assert_eq(h[0].l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets, l2_policy);
     cr_assert_eq(h[1].l2_lean, 0, "a general-only hierarchy takes no fast path");
+    cr_assert_eq(h[0].llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
+    cr_assert_eq(h[1].llc_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 40;

@@ -185,6 +185,10 @@ void hier_set_general_only(hier *h, int on)
     h->llc_recency = !on && recency_inline(h->llc.repl);
     h->l2_recency = !on && recency_inline(h->l2[0].repl);
     h->llc_lru_fill = h->llc_recency && h->llc.repl->ops == &repl_lru_ops;
+    /* pcie_lean: LRU / BIP order words at a fixed offset of each set block. */
+    h->llc_repl_off = h->llc.repl_off;
+    h->llc_lean = h->llc_nibble && h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
+                  h->llc.repl->stride == h->llc.block_bytes;
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     h->rd_miss_fast = 0;
     h->core_move_ways = 0;
@@ -879,6 +883,10 @@ static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uin
     return 1;
 }
 
+static inline __attribute__((always_inline)) void access_matched(hier *h, enum coh_req req, uint32_t core,
+                                                                 uint64_t line, uint32_t set, uint64_t match,
+                                                                 hier_result *res);
+
 /* One access; `set_known`: `llc_set` is the line's LLC set (the caller
  * remembered it), else it is computed when needed. */
 static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_req req, uint32_t core, uint64_t line,
@@ -891,7 +899,56 @@ static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_r
         access_core_fast(h, req, core, line, set_known, llc_set, res))
         return;
     uint32_t set = set_known ? llc_set : cache_set(&h->llc, line);
-    uint64_t match = match_in(&h->llc, set, line);
+    access_matched(h, req, core, line, set, match_in(&h->llc, set, line), res);
+}
+
+/* access_one past the LLC lookup (`match`: match_in of the line's set). */
+static __attribute__((noinline)) void access_rest_matched(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                          uint32_t set, uint64_t match, hier_result *res)
+{
+    access_matched(h, req, core, line, set, match, res);
+}
+
+/* Fast path 1 once more, lean: a PCIe request whose LLC set the caller
+ * knows (descriptor and completion lines) meeting a plain LLC_KEEP cell
+ * (fast_ways) with LRU / BIP, no stack frame; anything else goes on with
+ * the match found.  The same work as access_llc_fast. */
+static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_req req, uint64_t line, uint32_t set,
+                                                            hier_result *res)
+{
+    uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
+    uint64_t match = match_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
+    if (!(match & h->fast_ways[req])) {
+        access_rest_matched(h, req, 0, line, set, match, res);
+        return;
+    }
+    uint32_t way = (uint32_t)__builtin_ctzll(match);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
+    assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+    uint8_t *meta = b + h->llc.meta_off + way;
+    uint64_t *o = (uint64_t *)(void *)(b + h->llc_repl_off);
+    *o = lru_order_to_mru(*o, way);
+    if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
+        *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
+    uint32_t col = h->fast_col[way];
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+}
+
+/* The requests after the LLC lookup, fast paths first. */
+static inline __attribute__((always_inline)) void access_matched(hier *h, enum coh_req req, uint32_t core,
+                                                                 uint64_t line, uint32_t set, uint64_t match,
+                                                                 hier_result *res)
+{
     if (req < REQ_EVICT && (match & h->drop_ways[req])) {
         uint32_t sway;
         uint64_t sslot = 0;
@@ -984,6 +1041,10 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores &&
         core_l2_lean(h, req, core, line, llc_set, res))
         return;
+    if (req <= REQ_PCIE_RD && h->llc_lean && llc_set != UINT32_MAX) {
+        pcie_lean(h, req, line, llc_set, res);
+        return;
+    }
     access_rest(h, req, core, line, llc_set, res);
 }
 

@@ -78,6 +78,8 @@ typedef struct hier {
     int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
     int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (hier.c fill_in / remove_in) */
     int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
+    int llc_lean;                   /* a PCIe request with a known set: hier.c pcie_lean */
+    uint32_t llc_repl_off;          /* its order word's offset in a set block */
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (core_move_fast) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: hier.c access_pcie_rd_miss */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
