@@ -852,8 +852,9 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
  * has a copy; a Shared-way line may have one (another core's: the own L2
  * was searched first), then access_general migrates it.  Returns 1 when it
  * applied. */
-static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
-                                   uint64_t match, hier_result *res)
+static inline __attribute__((always_inline)) int access_core_move(hier *h, enum coh_req req, uint32_t core,
+                                                                  uint64_t line, uint32_t set, uint64_t match,
+                                                                  hier_result *res)
 {
     uint32_t way = (uint32_t)__builtin_ctzll(match);
     /* Probed for every way: the L2 fill puts the entry at the slot found. */
@@ -1034,13 +1035,34 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
     return 1;
 }
 
+/* A core request the lean path found not in its own L2 (so access_one's
+ * first fast path is done): the move of an LLC line into the L2 here, the
+ * rest with the LLC match found. */
+static __attribute__((noinline)) void core_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                uint32_t llc_set, hier_result *res)
+{
+    uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
+#endif
+    uint64_t match = match_in(&h->llc, set, line);
+    /* access_matched's earlier fast paths are for PCIe requests only. */
+    assert(!(match & (h->drop_ways[req] | h->fast_ways[req])));
+    if ((match & h->core_move_ways) && access_core_move(h, req, core, line, set, match, res))
+        return;
+    access_rest_matched(h, req, core, line, set, match, res);
+}
+
 /* The entry points: the lean own-L2 hit inline, everything else out of line. */
 static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh_req req, uint32_t core,
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {
-    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores &&
-        core_l2_lean(h, req, core, line, llc_set, res))
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores) {
+        if (!core_l2_lean(h, req, core, line, llc_set, res))
+            core_miss(h, req, core, line, llc_set, res);
         return;
+    }
     if (req <= REQ_PCIE_RD && h->llc_lean && llc_set != UINT32_MAX) {
         pcie_lean(h, req, line, llc_set, res);
         return;
