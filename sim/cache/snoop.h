@@ -94,7 +94,21 @@ static inline void snoop_put_way_at(snoop_filter *sf, uint64_t slot, uint64_t li
 void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way);
 void snoop_put(snoop_filter *sf, uint64_t line, int core);
 void snoop_erase(snoop_filter *sf, uint64_t line);
-/* Erase the entry at `slot` (snoop_get_slot's, the filter unchanged since). */
-void snoop_erase_slot(snoop_filter *sf, uint64_t slot);
+/* snoop_erase_slot when entries follow the slot (backward shift). */
+void snoop_erase_shift(snoop_filter *sf, uint64_t slot);
+
+/* Erase the entry at `slot` (snoop_get_slot's, the filter unchanged since).
+ * Inline for the usual case, an empty slot right after it (the filter is
+ * at most half full): nothing to shift back. */
+static inline void snoop_erase_slot(snoop_filter *sf, uint64_t slot)
+{
+    assert(slot <= sf->mask && sf->keys[slot] != UINT64_MAX);
+    if (sf->keys[(slot + 1) & sf->mask] != UINT64_MAX) {
+        snoop_erase_shift(sf, slot);
+        return;
+    }
+    sf->keys[slot] = UINT64_MAX;
+    sf->count--;
+}
 
 #endif
