@@ -989,9 +989,9 @@ static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uin
 static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
-    uint64_t m = match_in(&h->llc, set, line);
-    if (m)
-        remove_in(&h->llc, h->llc_recency, set, (uint32_t)__builtin_ctzll(m));
+    int w = way_of_tags(cache_tags(&h->llc, set), h->llc.tag_slots, line);
+    if (w >= 0)
+        remove_in(&h->llc, h->llc_recency, set, (uint32_t)w);
 }
 
 /* Fast path 2 once more, lean (h->l2_lean: the L2s map by a mask and keep
