@@ -141,6 +141,11 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    one L2 at most.
  *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
  *    work inline.
+ *  - the entry points (access_entry) do the two most frequent cases in a
+ *    frame-less prologue and tail-call the rest: a core's own-L2 hit
+ *    (core_l2_lean, with the L2 block layout copied into h), a PCIe request
+ *    with a known set meeting a plain LLC_KEEP cell (pcie_lean); a core
+ *    request that misses its L2 goes straight to the LLC move (core_miss).
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
