@@ -492,8 +492,9 @@ static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint6
 
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
  * Shared-way copy, once or twice per packet). */
-static inline __attribute__((always_inline)) void llc_insert_inline(hier *h, uint64_t line, uint32_t set,
-                                                                    uint64_t mask, uint8_t state, hier_result *res)
+static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h, uint64_t line, uint32_t set,
+                                                                        uint64_t mask, uint8_t state,
+                                                                        hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line));
@@ -503,6 +504,7 @@ static inline __attribute__((always_inline)) void llc_insert_inline(hier *h, uin
     uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
     if (__builtin_expect(ev.line != CACHE_INVALID, 0))
         on_llc_victim(h, way, ev.line, ev.meta, res);
+    return way;
 }
 
 /* Allocate the absent `line` in its LLC set `set`. */
@@ -813,9 +815,10 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
  * ways (LLC_TO_SHARED, L2_TO_S); in an L2 in S or only in memory nothing
  * moves (LLC_KEEP, L2_KEEP).  access_general's work for these cells without
  * the table walk; `llc_set` is the line's LLC set. */
-static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
-                                                                      hier_result *res)
+static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
+                                                                          hier_result *res)
 {
+    uint32_t way = UINT32_MAX;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set == cache_set(&h->llc, line) && find_in(&h->llc, llc_set, line) < 0);
 #endif
@@ -832,7 +835,7 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
         if (st != ST_S) {
             col = COL_L2_EM;
             *meta = ST_S;
-            llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
+            way = llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
         }
     }
     res->hit = col != COL_MEM;
@@ -849,6 +852,7 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
     }
     rs->mem_reads += res->mem_reads;
     rs->mem_writebacks += res->mem_writebacks;
+    return way;
 }
 
 /* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
@@ -1231,14 +1235,19 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     hints[k] = (uint64_t)(set + 1) << 8 | way;
             } else {
                 hier_result r;
-                if (!write && !match && h->rd_miss_fast)
-                    access_pcie_rd_miss(h, line, set, &r);
-                else
+                uint32_t hint_way = HINT_NO_WAY;
+                if (!write && !match && h->rd_miss_fast) {
+                    /* The Shared way a copy went to, for the next DMA (the first data line's write). */
+                    uint32_t way = access_pcie_rd_miss(h, line, set, &r);
+                    if (way < ways)
+                        hint_way = way;
+                } else {
                     access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
+                }
                 hits += r.hit;
                 phits += (uint32_t)(r.hit & partial);
                 if (hints)
-                    hints[k] = (uint64_t)(set + 1) << 8 | HINT_NO_WAY;
+                    hints[k] = (uint64_t)(set + 1) << 8 | hint_way;
             }
         }
     }
