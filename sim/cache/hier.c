@@ -938,8 +938,7 @@ static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_re
     assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
 #endif
     uint8_t *meta = b + h->llc.meta_off + way;
-    uint64_t *o = (uint64_t *)(void *)(b + h->llc_repl_off);
-    *o = lru_order_to_mru(*o, way);
+    repl_order_hit((uint64_t *)(void *)(b + h->llc_repl_off), way);
     if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
         *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
     uint32_t col = h->fast_col[way];
@@ -1024,8 +1023,7 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
     assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
 #endif
-    uint64_t *o = (uint64_t *)(void *)(b + h->l2_repl_off);
-    *o = lru_order_to_mru(*o, way);
+    repl_order_hit((uint64_t *)(void *)(b + h->l2_repl_off), way);
     uint32_t col = st == ST_S ? COL_L2_S : COL_L2_EM;
     if (req == REQ_CORE_WR)
         *meta = ST_M;
@@ -1174,8 +1172,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                            "a DDIO/L3* line with an L2 copy");
                     assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
 #endif
-                    uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
-                    *o = lru_order_to_mru(*o, w);
+                    repl_order_hit((uint64_t *)(void *)(rbase + (uint64_t)set * rstride), w);
                     if (write)
                         *cache_view_meta(v, set, w) = ST_M;
                     cnt[h->fast_col[w]]++;
@@ -1210,8 +1207,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
                 if (nibble) {
-                    uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
-                    *o = lru_order_to_mru(*o, way);
+                    repl_order_hit((uint64_t *)(void *)(rbase + (uint64_t)set * rstride), way);
                 } else {
                     cache_hit(&h->llc, set, way);
                 }

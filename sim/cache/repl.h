@@ -81,11 +81,22 @@ void repl_destroy(repl_policy *p);
  * through the ops table.  LRU and BIP with up to 16 ways. */
 int repl_recency_nibble(const repl_policy *p);
 
+/* lru_order_to_mru on an order word in place, with no work when `way` is
+ * already the most recent (the move would leave the word as it is): the
+ * common hit of a forwarding run, a line used again before its set saw
+ * another access (the core's read then write of a packet line, the NIC's
+ * read of the lines it wrote: 80-90 % of the hierarchy's hits). */
+static inline void repl_order_hit(uint64_t *o, uint32_t way)
+{
+    uint64_t v = *o;
+    if ((v & 0xF) != way)
+        *o = lru_order_to_mru(v, way);
+}
+
 /* on_hit of a policy for which repl_recency_nibble() is 1. */
 static inline void repl_recency_hit(repl_policy *p, uint32_t set, uint32_t way)
 {
-    uint64_t *o = (uint64_t *)(void *)repl_line_state(p, set);
-    *o = lru_order_to_mru(*o, way);
+    repl_order_hit((uint64_t *)(void *)repl_line_state(p, set), way);
 }
 
 /* Look up an ops table by name (NULL if unknown).  Names: see repl.c. */
