@@ -1118,6 +1118,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const int nibble = h->llc_nibble;
     uint8_t *const rbase = h->llc.repl->base;
     const uint64_t rstride = h->llc.repl->stride;
+    /* The tight loop: LRU / BIP with their order words in the set blocks. */
+    const int lean = h->llc_lean;
+    const uint32_t repl_off = h->llc_repl_off;
     uint32_t cnt[LLC_COLS] = {0};   /* fast hits of full lines by column (an LLC way's) */
     uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
     /* The partial lines' indices (UINT32_MAX: none). */
@@ -1148,7 +1151,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 prefetch_set(&h->llc, sets[i]);
         }
         for (uint32_t i = 0; i < m; i++) {
-            if (hints && nibble && base + i >= tight_lo) {
+            if (hints && lean && base + i >= tight_lo) {
                 /* The tight loop: full lines whose hint names both the set
                  * and a way of `plain` holding the line (the common case:
                  * the buffer's lines, DMAed before).  It does what the
@@ -1162,8 +1165,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     const uint32_t w = (uint32_t)hv & 0xFF, set = (uint32_t)(hv >> 8) - 1;
                     if (hv < 0x100 || w >= ways)
                         break;
-                    const uint64_t *t = cache_view_tags(v, set);
-                    if (t[w] != first + base + i || !((plain >> w) & 1))
+                    uint8_t *blk = (uint8_t *)cache_view_tags(v, set);
+                    if (((const uint64_t *)(const void *)blk)[w] != first + base + i || !((plain >> w) & 1))
                         break;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
                     assert(set == cache_set(&h->llc, first + base + i));
@@ -1171,10 +1174,12 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, first + base + i) < 0) &&
                            "a DDIO/L3* line with an L2 copy");
                     assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
+                    assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
 #endif
-                    repl_order_hit((uint64_t *)(void *)(rbase + (uint64_t)set * rstride), w);
+                    /* The order word and the metadata byte in the set's block (llc_lean). */
+                    repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
                     if (write)
-                        *cache_view_meta(v, set, w) = ST_M;
+                        blk[v.meta_off + w] = ST_M;
                     cnt[h->fast_col[w]]++;
                 }
                 hits += i - start;
