@@ -317,6 +317,24 @@ static inline __attribute__((always_inline)) int way_of_tags(const uint64_t *t, 
     return w;
 }
 
+/* way_of_tags for a set block whose nibble order word sits at `repl_off`
+ * (l2_lean / llc_lean): the most recent way's tag first, which is the line
+ * for most hits of a forwarding run (a line used again before its set saw
+ * another access, repl_order_hit), else the search.  A line is in one way
+ * at most, so a tag equal to it is its way. */
+static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b, uint32_t repl_off, uint32_t slots,
+                                                               uint64_t line)
+{
+    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + repl_off) & 0xF;
+    if (((const uint64_t *)(const void *)b)[w0] == line) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        assert(way_of_tags((const uint64_t *)(const void *)b, slots, line) == (int)w0);
+#endif
+        return (int)w0;
+    }
+    return way_of_tags((const uint64_t *)(const void *)b, slots, line);
+}
+
 /* cache_match with the tag slot count known at compile time for the usual
  * sizes (the compare loop unrolls, no bounds tests). */
 static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
@@ -927,7 +945,8 @@ static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_re
                                                             hier_result *res)
 {
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
-    uint64_t match = match_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
+    const int mw = way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line);
+    uint64_t match = mw < 0 ? 0 : 1ull << mw;
     if (!(match & h->fast_ways[req])) {
         access_rest_matched(h, req, 0, line, set, match, res);
         return;
@@ -997,7 +1016,9 @@ static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uin
 static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
-    int w = way_of_tags(cache_tags(&h->llc, set), h->llc.tag_slots, line);
+    const uint8_t *b = (const uint8_t *)cache_tags(&h->llc, set);
+    int w = h->llc_lean ? way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line)
+                        : way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
     if (w >= 0)
         remove_in(&h->llc, h->llc_recency, set, (uint32_t)w);
 }
@@ -1011,7 +1032,7 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
                                                              uint32_t llc_set, hier_result *res)
 {
     uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
-    int w = way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
+    int w = way_mru_first(b, h->l2_repl_off, h->l2_tag_slots, line);
     if (w < 0)
         return 0;
     uint32_t way = (uint32_t)w;
@@ -1053,7 +1074,13 @@ static __attribute__((noinline)) void core_miss(hier *h, enum coh_req req, uint3
     assert(set == cache_set(&h->llc, line));
     assert(find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
 #endif
-    uint64_t match = match_in(&h->llc, set, line);
+    uint64_t match;
+    if (h->llc_lean) {
+        const int mw = way_mru_first((const uint8_t *)cache_tags(&h->llc, set), h->llc_repl_off, h->llc.tag_slots, line);
+        match = mw < 0 ? 0 : 1ull << mw;
+    } else {
+        match = match_in(&h->llc, set, line);
+    }
     /* access_matched's earlier fast paths are for PCIe requests only. */
     assert(!(match & (h->drop_ways[req] | h->fast_ways[req])));
     if ((match & h->core_move_ways) && access_core_move(h, req, core, line, set, match, res))
