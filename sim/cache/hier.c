@@ -560,7 +560,8 @@ static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hi
  * the empty slot its entry goes to) the caller found: without an L2 victim
  * the filter is unchanged until the put, so the entry goes there; with one
  * the victim's erasure may move entries, and the put probes again. */
-static void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line, uint8_t state, uint64_t slot, hier_result *res)
+static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line,
+                                                                    uint8_t state, uint64_t slot, hier_result *res)
 {
     cache *l2 = &h->l2[core];
     uint32_t set = l2_set_of(h, line);
