@@ -1089,17 +1089,73 @@ static __attribute__((noinline)) void core_miss(hier *h, enum coh_req req, uint3
     access_rest_matched(h, req, core, line, set, match, res);
 }
 
-/* The entry points: the lean own-L2 hit inline, everything else out of line. */
+/* A core request core_l2_mru did not finish: the lean hit anywhere in the
+ * own L2, else the move from the LLC. */
+static __attribute__((noinline)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                 uint32_t llc_set, hier_result *res)
+{
+    if (!core_l2_lean(h, req, core, line, llc_set, res))
+        core_miss(h, req, core, line, llc_set, res);
+}
+
+/* pcie_lean out of line (the entry's tail call). */
+static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+                                                 hier_result *res)
+{
+    pcie_lean(h, req, line, llc_set, res);
+}
+
+/* The most frequent access of all, in the entry itself with few enough
+ * live values for a frame-less leaf: a core request whose line is the
+ * most recent way of its own L2 set (core_l2_lean's hit without the order
+ * update, which would leave the word as it is, repl_order_hit), not a
+ * write to an S line (that upgrade drops the Shared copy: core_entry).
+ * Returns 1 when done. */
+static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                            hier_result *res)
+{
+    const uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
+    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + h->l2_repl_off) & 0xF;
+    if (((const uint64_t *)(const void *)b)[w0] != line)
+        return 0;
+    uint8_t *meta = (uint8_t *)b + h->l2_meta_off + w0;
+    const uint32_t st = META_STATE(*meta);
+    if (req == REQ_CORE_WR) {
+        if (st == ST_S)
+            return 0;
+        *meta = ST_M;
+    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line) == (int)w0);
+    assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
+#endif
+    _Static_assert(COL_L2_S == COL_L2_EM + 1, "the L2 columns are adjacent");
+    const uint32_t col = COL_L2_EM + (st == ST_S);
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    return 1;
+}
+
+/* The entry points: the own-L2 MRU hit inline, everything else in tail
+ * calls. */
 static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh_req req, uint32_t core,
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores) {
-        if (!core_l2_lean(h, req, core, line, llc_set, res))
-            core_miss(h, req, core, line, llc_set, res);
+        if (!core_l2_mru(h, req, core, line, res))
+            core_entry(h, req, core, line, llc_set, res);
         return;
     }
     if (req <= REQ_PCIE_RD && h->llc_lean && llc_set != UINT32_MAX) {
-        pcie_lean(h, req, line, llc_set, res);
+        pcie_entry(h, req, line, llc_set, res);
         return;
     }
     access_rest(h, req, core, line, llc_set, res);
