@@ -1253,13 +1253,17 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
              * (their blocks are still in the host's caches), and skipping
              * the pass measured no slower wall-clock (MAWI, 1 core ring 256
              * and 4 cores rings 2048, 2026-11-22). */
-            for (uint32_t i = 0; i < m; i++) {
-                uint64_t hv = hints[base + i];
-                uint32_t set = hv ? (uint32_t)(hv >> 8) - 1 : cache_set(&h->llc, first + base + i);
+            for (const uint64_t *hp = hints + base, *he = hp + m; hp < he; hp++) {
+                const uint64_t hv = *hp;
+                const uint8_t *b;
+                if (__builtin_expect(hv != 0, 1))
+                    b = v.blocks + ((hv >> 8) - 1) * v.block_bytes;   /* cache_view_tags of the hint's set */
+                else
+                    b = (const uint8_t *)cache_view_tags(v, cache_set(&h->llc, first + (uint64_t)(hp - hints)));
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-                assert(set == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
+                assert(b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, first + (uint64_t)(hp - hints))) &&
+                       "a line hint with a wrong set");
 #endif
-                const uint8_t *b = (const uint8_t *)cache_view_tags(v, set);
                 __builtin_prefetch(b);
                 __builtin_prefetch(b + 64);
             }
