@@ -1108,11 +1108,31 @@ static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint
 /* The most frequent access of all, in the entry itself with few enough
  * live values for a frame-less leaf: a core request whose line is the
  * most recent way of its own L2 set (core_l2_lean's hit without the order
- * update, which would leave the word as it is, repl_order_hit), not a
- * write to an S line (that upgrade drops the Shared copy: core_entry).
- * Returns 1 when done. */
+ * update, which would leave the word as it is, repl_order_hit); a write
+ * to an S line is a tail call (core_upgrade_mru).  Returns 1 when done. */
+/* core_l2_mru's write to its own L2 (S) line on the most recent way: the
+ * upgrade to M, which also drops a non-inclusive LLC's Shared copy
+ * (core_l2_hit); `meta` is the line's L2 metadata byte. */
+static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, uint32_t llc_set, hier_result *res,
+                                                       uint8_t *meta)
+{
+    *meta = ST_M;
+    hier_req_stats *rs = &h->stats.req[REQ_CORE_WR];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[COL_L2_S]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = COL_L2_S;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    if (h->cfg.mode == HIER_NONINCLUSIVE)
+        drop_shared_copy(h, line, llc_set);
+}
+
 static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
-                                                            hier_result *res)
+                                                            uint32_t llc_set, hier_result *res)
 {
     const uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
     const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + h->l2_repl_off) & 0xF;
@@ -1120,15 +1140,17 @@ static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_r
         return 0;
     uint8_t *meta = (uint8_t *)b + h->l2_meta_off + w0;
     const uint32_t st = META_STATE(*meta);
-    if (req == REQ_CORE_WR) {
-        if (st == ST_S)
-            return 0;
-        *meta = ST_M;
-    }
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line) == (int)w0);
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
 #endif
+    if (req == REQ_CORE_WR) {
+        if (st == ST_S) {
+            core_upgrade_mru(h, line, llc_set, res, meta);
+            return 1;
+        }
+        *meta = ST_M;
+    }
     _Static_assert(COL_L2_S == COL_L2_EM + 1, "the L2 columns are adjacent");
     const uint32_t col = COL_L2_EM + (st == ST_S);
     hier_req_stats *rs = &h->stats.req[req];
@@ -1179,7 +1201,7 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores) {
-        if (!core_l2_mru(h, req, core, line, res))
+        if (!core_l2_mru(h, req, core, line, llc_set, res))
             core_entry(h, req, core, line, llc_set, res);
         return;
     }
