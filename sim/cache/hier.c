@@ -946,10 +946,11 @@ static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_re
                                                             hier_result *res)
 {
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
-    const int mw = way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line);
+    /* The most recent way was tried (pcie_mru): the search at once. */
+    const int mw = way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
     uint64_t match = mw < 0 ? 0 : 1ull << mw;
     if (!(match & h->fast_ways[req])) {
-        access_rest_matched(h, req, 0, line, set, match, res);
+        access_matched(h, req, 0, line, set, match, res);
         return;
     }
     uint32_t way = (uint32_t)__builtin_ctzll(match);
