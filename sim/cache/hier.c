@@ -1026,15 +1026,17 @@ static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, u
 }
 
 /* Fast path 2 once more, lean (h->l2_lean: the L2s map by a mask and keep
- * LRU / BIP nibble orders): the own-L2 hit of a core request, with the L2
- * geometry read from h and the Shared copy's drop of an S upgrade as a
- * tail call, so that the hit needs no stack frame.  The same work as
- * access_core_fast; returns 0 (nothing done) on an L2 miss. */
+ * LRU / BIP nibble orders): the own-L2 hit of a core request that is not
+ * on the most recent way (core_l2_mru took those), with the L2 geometry
+ * read from h and the Shared copy's drop of an S upgrade as a tail call.
+ * The same work as access_core_fast; returns 0 (nothing done) on an L2
+ * miss. */
 static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                              uint32_t llc_set, hier_result *res)
 {
     uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
-    int w = way_mru_first(b, h->l2_repl_off, h->l2_tag_slots, line);
+    /* The most recent way was tried (core_l2_mru): the search at once. */
+    int w = way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
     if (w < 0)
         return 0;
     uint32_t way = (uint32_t)w;
@@ -1068,8 +1070,8 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
 /* A core request the lean path found not in its own L2 (so access_one's
  * first fast path is done): the move of an LLC line into the L2 here, the
  * rest with the LLC match found. */
-static __attribute__((noinline)) void core_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
-                                                uint32_t llc_set, hier_result *res)
+static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                            uint32_t llc_set, hier_result *res)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
