@@ -1252,11 +1252,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const cache_view v = cache_view_of(&h->llc);
     const uint32_t slots = h->llc.tag_slots, ways = h->llc.ways;
     const enum coh_req req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
-    const uint64_t fast_full = h->fast_ways[req_full], fast_part = h->fast_ways[REQ_PCIE_WR_PART];
-    const uint64_t drop_full = h->drop_ways[req_full], drop_part = h->drop_ways[REQ_PCIE_WR_PART];
-    const int nibble = h->llc_nibble;
-    uint8_t *const rbase = h->llc.repl->base;
-    const uint64_t rstride = h->llc.repl->stride;
+    /* What only the line code below needs (the run's first and last lines,
+     * mostly) is read from h there, not kept for the whole run. */
     /* The tight loop: LRU / BIP with their order words in the set blocks. */
     const int lean = h->llc_lean;
     const uint32_t repl_off = h->llc_repl_off;
@@ -1267,7 +1264,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const uint32_t part_last = write && tail_partial ? n - 1 : UINT32_MAX;
     /* The tight loop's range (no partial line) and ways (fast, no L2 copy to drop). */
     const uint32_t tight_lo = part_first == 0 ? 1 : 0, tight_hi = part_last == n - 1 ? n - 1 : n;
-    const uint64_t plain = fast_full & ~drop_full;
+    const uint64_t plain = h->fast_ways[req_full] & ~h->drop_ways[req_full];
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints && write) {
@@ -1345,8 +1342,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
             /* A line is in one way at most: a tag equal to it is the match. */
             uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
-            const uint64_t drop = partial ? drop_part : drop_full;
-            if (match & ((partial ? fast_part : fast_full) | drop)) {
+            const enum coh_req req = partial ? REQ_PCIE_WR_PART : req_full;
+            const uint64_t drop = h->drop_ways[req];
+            if (match & (h->fast_ways[req] | drop)) {
                 uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
                 assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) &&
@@ -1361,8 +1359,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                         l2_take(h, (uint32_t)owner, line, sway, sslot);
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
-                if (nibble) {
-                    repl_order_hit((uint64_t *)(void *)(rbase + (uint64_t)set * rstride), way);
+                if (h->llc_nibble) {
+                    repl_order_hit((uint64_t *)(void *)repl_line_state(h->llc.repl, set), way);
                 } else {
                     cache_hit(&h->llc, set, way);
                 }
