@@ -232,9 +232,10 @@ Test(cache_policy, lru_order_to_lru_equals_reference)
 }
 
 /* repl_order_hit (no store when the way is already the most recent) against
- * lru_order_to_mru: every way count and way, random orders, the MRU way
- * included, with and without garbage past the last way. */
-Test(cache_policy, repl_order_hit_equals_to_mru)
+ * lru_order_to_mru, repl_order_remove (short form for the most recent way)
+ * against lru_order_to_lru: every way count and way, random orders, the MRU
+ * way included, with and without garbage past the last way. */
+Test(cache_policy, repl_order_hit_and_remove_equal_lru_order)
 {
     ddio_rng rng;
     ddio_rng_seed(&rng, 98);
@@ -255,6 +256,10 @@ Test(cache_policy, repl_order_hit_equals_to_mru)
             if (rep & 1 && ways < LRU_ORDER_MAX_WAYS)
                 o |= ddio_rng_next(&rng) & ~lru_order_below(ways);
             for (uint32_t w = 0; w < ways; w++) {
+                uint64_t r = o;
+                repl_order_remove(&r, w, ways);
+                cr_assert_eq(r, lru_order_to_lru(o, w, ways), "remove: ways %u way %u order %016llx", ways, w,
+                             (unsigned long long)o);
                 uint64_t a = o;
                 repl_order_hit(&a, w);
                 cr_assert_eq(a, lru_order_to_mru(o, w), "ways %u way %u order %016llx", ways, w,

@@ -433,7 +433,7 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
     t[way] = CACHE_INVALID;
     *valid &= ~(1ull << way);
     *meta = 0;
-    *o = lru_order_to_lru(*o, way, ways);
+    repl_order_remove(o, way, ways);
 }
 
 /* --- evictions ----------------------------------------------------------- */

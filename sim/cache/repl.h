@@ -93,6 +93,21 @@ static inline void repl_order_hit(uint64_t *o, uint32_t way)
         *o = lru_order_to_mru(v, way);
 }
 
+/* lru_order_to_lru on an order word in place, shorter when `way` is the
+ * most recent (the usual removal: a line moving on right after its last
+ * access): position 0 known, every other field moves one down. */
+static inline void repl_order_remove(uint64_t *o, uint32_t way, uint32_t ways)
+{
+    const uint64_t v = *o;
+    if ((v & 0xF) == way) {
+        const uint32_t sh = 4 * (ways - 1);
+        const uint64_t below_last = (1ull << sh) - 1;
+        *o = ((v >> 4) & below_last) | ((uint64_t)way << sh) | (v & ~(below_last << 4 | 0xF));
+    } else {
+        *o = lru_order_to_lru(v, way, ways);
+    }
+}
+
 /* on_hit of a policy for which repl_recency_nibble() is 1. */
 static inline void repl_recency_hit(repl_policy *p, uint32_t set, uint32_t way)
 {

@@ -64,7 +64,7 @@ static void recency_to_lru(repl_policy *p, uint32_t set, uint32_t way)
 {
     if (p->ways <= NIBBLE_WAYS) {
         uint64_t *o = word_of(p, set);
-        *o = lru_order_to_lru(*o, way, p->ways);
+        repl_order_remove(o, way, p->ways);
         return;
     }
     uint8_t *order = repl_line_state(p, set);
