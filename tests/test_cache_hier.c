@@ -225,10 +225,16 @@ Test(cache_hier, snoop_filter_matches_reference)
             /* Cores and ways over their whole ranges (both share a 16-bit value). */
             int core = i % 3 ? (int)ddio_rng_below(&rng, 7) : (int)ddio_rng_below(&rng, SNOOP_MAX_CORES);
             uint32_t way = i % 2 ? (uint32_t)ddio_rng_below(&rng, SNOOP_MAX_WAYS) : 0;
-            if (way)
+            if (i % 5 == 0) {
+                /* Through the slot snoop_find names: the line's or the empty one ending its chain. */
+                uint64_t slot = snoop_find(&sf, line * 4096);
+                cr_assert(sf.keys[slot] == (ref[line] >= 0 ? line * 4096 : UINT64_MAX));
+                snoop_put_way_at(&sf, slot, line * 4096, core, way);
+            } else if (way) {
                 snoop_put_way(&sf, line * 4096, core, way);   /* strided keys collide in the hash */
-            else
+            } else {
                 snoop_put(&sf, line * 4096, core);
+            }
             ref[line] = core;
             ref_way[line] = way;
         } else {
@@ -752,4 +758,57 @@ Test(cache_hier, access_with_known_set_equals_general_path)
     access_set_equal(HIER_NONINCLUSIVE, "srrip", 33);
     access_set_equal(HIER_INCLUSIVE, "lru", 34);
     access_set_equal(HIER_INCLUSIVE, "drrip", 35);
+}
+
+/* The lean own-L2 hit (hier.c core_l2_lean: L2 geometry read from h, the S
+ * upgrade's Shared-copy drop out of line) and the lean PCIe LLC hit of a
+ * line whose set is known (pcie_lean) against the general path, through
+ * hier_access and hier_access_set; L2s with 1, 2, 4 and 8 sets (lean) and
+ * 3 sets or SRRIP (not lean: access_core_fast as before).  Core requests
+ * dominate, with PCIe reads to make L2 (S) lines and writes to drop them. */
+static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l2_sets, int lean, uint64_t seed)
+{
+    hier_config c = pair_config(mode, "lru", l2_policy);
+    c.l2.sets_per_slice = l2_sets;
+    c.l2.ways = 3;
+    hier h[2];
+    pair_init(h, &c);
+    cr_assert_eq(h[0].l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets, l2_policy);
+    cr_assert_eq(h[1].l2_lean, 0, "a general-only hierarchy takes no fast path");
+    cr_assert_eq(h[0].llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
+    cr_assert_eq(h[1].llc_lean, 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 40;
+    uint64_t l2_hits = 0;
+    for (int i = 0; i < 5000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        static const enum coh_req reqs[] = {REQ_CORE_RD, REQ_CORE_WR, REQ_CORE_RD, REQ_CORE_WR, REQ_PCIE_RD,
+                                            REQ_PCIE_RD, REQ_PCIE_WR_FULL};
+        enum coh_req q = reqs[ddio_rng_below(&rng, 7)];
+        hier_result a, b;
+        if (i % 2)
+            hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        else
+            hier_access(&h[0], q, core, line, &a);
+        hier_access(&h[1], q, core, line, &b);
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
+                     core, (unsigned long long)line);
+        l2_hits += a.region == REG_L2 && (q == REQ_CORE_RD || q == REQ_CORE_WR);
+        pair_expect_same_places(h, lines, i);
+    }
+    cr_assert_gt(l2_hits, 500, "the stream meets L2 hits");
+    pair_expect_same_state_and_free(h);
+}
+
+Test(cache_hier, lean_l2_hits_equal_general_path)
+{
+    lean_l2_equal(HIER_NONINCLUSIVE, "lru", 4, 1, 41);
+    lean_l2_equal(HIER_NONINCLUSIVE, "bip", 8, 1, 42);
+    lean_l2_equal(HIER_NONINCLUSIVE, "lru", 1, 1, 43);
+    lean_l2_equal(HIER_NONINCLUSIVE, "lru", 3, 0, 44);
+    lean_l2_equal(HIER_NONINCLUSIVE, "srrip", 4, 0, 45);
+    lean_l2_equal(HIER_INCLUSIVE, "lru", 2, 1, 46);
+    lean_l2_equal(HIER_INCLUSIVE, "bip", 4, 1, 47);
 }

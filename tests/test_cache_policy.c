@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/cache/lru_order.h"
+#include "sim/cache/repl.h"
 #include "sim/cache/replay.h"
 #include "sim/common/rng.h"
 
@@ -226,6 +227,46 @@ Test(cache_policy, lru_order_to_lru_equals_reference)
             for (uint32_t w = 0; w < ways; w++)
                 cr_assert_eq(lru_order_to_lru(o, w, ways), lru_order_to_lru_ref(o, w, ways),
                              "ways %u way %u order %016llx", ways, w, (unsigned long long)o);
+        }
+    }
+}
+
+/* repl_order_hit (no store when the way is already the most recent) against
+ * lru_order_to_mru, repl_order_remove (short form for the most recent way)
+ * against lru_order_to_lru: every way count and way, random orders, the MRU
+ * way included, with and without garbage past the last way. */
+Test(cache_policy, repl_order_hit_and_remove_equal_lru_order)
+{
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 98);
+    for (uint32_t ways = 1; ways <= LRU_ORDER_MAX_WAYS; ways++) {
+        for (int rep = 0; rep < 1000; rep++) {
+            uint32_t perm[LRU_ORDER_MAX_WAYS];
+            for (uint32_t i = 0; i < ways; i++)
+                perm[i] = i;
+            for (uint32_t i = ways; i-- > 1;) {
+                uint32_t j = (uint32_t)(ddio_rng_next(&rng) % (i + 1));
+                uint32_t t = perm[i];
+                perm[i] = perm[j];
+                perm[j] = t;
+            }
+            uint64_t o = 0;
+            for (uint32_t i = 0; i < ways; i++)
+                o |= (uint64_t)perm[i] << (4 * i);
+            if (rep & 1 && ways < LRU_ORDER_MAX_WAYS)
+                o |= ddio_rng_next(&rng) & ~lru_order_below(ways);
+            for (uint32_t w = 0; w < ways; w++) {
+                uint64_t r = o;
+                repl_order_remove(&r, w, ways);
+                cr_assert_eq(r, lru_order_to_lru(o, w, ways), "remove: ways %u way %u order %016llx", ways, w,
+                             (unsigned long long)o);
+                uint64_t a = o;
+                repl_order_hit(&a, w);
+                cr_assert_eq(a, lru_order_to_mru(o, w), "ways %u way %u order %016llx", ways, w,
+                             (unsigned long long)o);
+                if (w == perm[0])
+                    cr_assert_eq(a, o, "the most recent way's hit leaves the order");
+            }
         }
     }
 }

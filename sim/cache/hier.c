@@ -141,6 +141,11 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    one L2 at most.
  *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
  *    work inline.
+ *  - the entry points (access_entry) do the two most frequent cases in a
+ *    frame-less prologue and tail-call the rest: a core's own-L2 hit
+ *    (core_l2_lean, with the L2 block layout copied into h), a PCIe request
+ *    with a known set meeting a plain LLC_KEEP cell (pcie_lean); a core
+ *    request that misses its L2 goes straight to the LLC move (core_miss).
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
@@ -151,6 +156,24 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
 static int recency_inline(const repl_policy *p)
 {
     return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops) && p->ways <= LRU_ORDER_MAX_WAYS;
+}
+
+/* core_l2_lean's L2 geometry (every L2 has the same): usable when the L2
+ * maps by a mask (modulo, a power of two of sets), keeps LRU / BIP nibble
+ * orders (l2_nibble) and its policy state sits in the set blocks. */
+static void l2_lean_init(hier *h)
+{
+    const cache *l2 = &h->l2[0];
+    h->l2_mask_map = l2->map.kind == MAP_MODULO && (l2->map.total_mask || l2->nsets == 1);
+    h->l2_set_mask = h->l2_mask_map ? l2->map.total_mask : 0;
+    h->l2_block_bytes = l2->block_bytes;
+    h->l2_tag_slots = l2->tag_slots;
+    h->l2_meta_off = l2->meta_off;
+    h->l2_repl_off = l2->repl_off;
+    h->l2_lean = h->core_fast && h->l2_nibble && h->l2_mask_map;
+    for (uint32_t c = 0; c < h->cfg.cores; c++)
+        if (h->l2[c].repl->base != h->l2[c].blocks + h->l2_repl_off || h->l2[c].repl->stride != h->l2_block_bytes)
+            h->l2_lean = 0;
 }
 
 void hier_set_general_only(hier *h, int on)
@@ -167,9 +190,14 @@ void hier_set_general_only(hier *h, int on)
     h->llc_recency = !on && recency_inline(h->llc.repl);
     h->l2_recency = !on && recency_inline(h->l2[0].repl);
     h->llc_lru_fill = h->llc_recency && h->llc.repl->ops == &repl_lru_ops;
+    /* pcie_lean: LRU / BIP order words at a fixed offset of each set block. */
+    h->llc_repl_off = h->llc.repl_off;
+    h->llc_lean = h->llc_nibble && h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
+                  h->llc.repl->stride == h->llc.block_bytes;
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     h->rd_miss_fast = 0;
     h->core_move_ways = 0;
+    l2_lean_init(h);
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
     const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
@@ -226,16 +254,97 @@ static uint64_t core_mask(const hier *h, uint32_t core)
     return h->cfg.cos_mask[h->cfg.core_cos[core]];
 }
 
+/* The set of `line` in every L2 (they share one geometry): a mask when
+ * they map by one (l2_lean_init), the same value as cache_set. */
+static inline uint32_t l2_set_of(const hier *h, uint64_t line)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(!h->l2_mask_map || (uint32_t)(line & h->l2_set_mask) == cache_set(&h->l2[0], line));
+#endif
+    return h->l2_mask_map ? (uint32_t)(line & h->l2_set_mask) : cache_set(&h->l2[0], line);
+}
+
+/* cache_match_verify for a set that holds each line at most once (every
+ * cache of the hierarchy: a fill only follows a miss): the first candidate
+ * whose full tag is `line` is the match, so the loop stops there (one
+ * candidate, the usual case, is one compare). */
+static inline __attribute__((always_inline)) uint64_t match_first(const uint64_t *t, uint64_t cand, uint64_t line)
+{
+    uint64_t m = 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint64_t all = cand;
+#endif
+    for (; cand; cand &= cand - 1) {
+        uint32_t w = (uint32_t)__builtin_ctzll(cand);
+        if (t[w] == line) {
+            m = 1ull << w;
+            break;
+        }
+    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(m == cache_match_verify(t, all, line) && "a line held twice in one set");
+#endif
+    return m;
+}
+
+/* The way of `line` among its candidates `cand`, or -1: match_first as a
+ * way number (no mask to take apart again). */
+static inline __attribute__((always_inline)) int way_first(const uint64_t *t, uint64_t cand, uint64_t line)
+{
+    for (; cand; cand &= cand - 1) {
+        int w = __builtin_ctzll(cand);
+        if (t[w] == line)
+            return w;
+    }
+    return -1;
+}
+
+/* match_tags as a way number, or -1 (the same slot counts unrolled). */
+static inline __attribute__((always_inline)) int way_of_tags(const uint64_t *t, uint32_t slots, uint64_t line)
+{
+    int w;
+    switch (slots) {
+    case 4: w = way_first(t, cache_match_candidates(t, 4, line), line); break;
+    case 8: w = way_first(t, cache_match_candidates(t, 8, line), line); break;
+    case 12: w = way_first(t, cache_match_candidates(t, 12, line), line); break;
+    case 16: w = way_first(t, cache_match_candidates(t, 16, line), line); break;
+    default: w = way_first(t, cache_match_candidates(t, slots, line), line); break;
+    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    uint64_t all = cache_match_verify(t, cache_match_candidates(t, slots, line), line);
+    assert(all == (w < 0 ? 0 : 1ull << w) && "a line held twice in one set");
+#endif
+    return w;
+}
+
+/* way_of_tags for a set block whose nibble order word sits at `repl_off`
+ * (l2_lean / llc_lean): the most recent way's tag first, which is the line
+ * for most hits of a forwarding run (a line used again before its set saw
+ * another access, repl_order_hit), else the search.  A line is in one way
+ * at most, so a tag equal to it is its way. */
+static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b, uint32_t repl_off, uint32_t slots,
+                                                               uint64_t line)
+{
+    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + repl_off) & 0xF;
+    if (((const uint64_t *)(const void *)b)[w0] == line) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        assert(way_of_tags((const uint64_t *)(const void *)b, slots, line) == (int)w0);
+#endif
+        return (int)w0;
+    }
+    return way_of_tags((const uint64_t *)(const void *)b, slots, line);
+}
+
 /* cache_match with the tag slot count known at compile time for the usual
  * sizes (the compare loop unrolls, no bounds tests). */
 static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
 {
     switch (slots) {
-    case 4: return cache_match_verify(t, cache_match_candidates(t, 4, line), line);
-    case 8: return cache_match_verify(t, cache_match_candidates(t, 8, line), line);
-    case 12: return cache_match_verify(t, cache_match_candidates(t, 12, line), line);
-    case 16: return cache_match_verify(t, cache_match_candidates(t, 16, line), line);
-    default: return cache_match_verify(t, cache_match_candidates(t, slots, line), line);
+    case 4: return match_first(t, cache_match_candidates(t, 4, line), line);
+    case 8: return match_first(t, cache_match_candidates(t, 8, line), line);
+    case 12: return match_first(t, cache_match_candidates(t, 12, line), line);
+    case 16: return match_first(t, cache_match_candidates(t, 16, line), line);
+    default: return match_first(t, cache_match_candidates(t, slots, line), line);
     }
 }
 
@@ -280,8 +389,11 @@ static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int rece
         return cache_fill(c, set, mask, line, meta, ev);
     mask &= c->full_mask;
     assert(mask != 0 && "allocation mask selects no way");
+    /* Every address first: the stores below (a metadata byte may alias
+     * anything) would make the compiler reload c's fields. */
     uint64_t *t = cache_tags(c, set);
     uint64_t *valid = cache_valid(c, set);
+    uint8_t *metas = cache_meta(c, set, 0);
     uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
     uint64_t empty = ~*valid & mask;
     uint32_t way;
@@ -292,12 +404,12 @@ static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int rece
     } else {
         way = lru_order_victim(*o, c->ways, mask);
         ev->line = t[way];
-        ev->meta = *cache_meta(c, set, way);
+        ev->meta = metas[way];
     }
     assert(way < c->ways && ((mask >> way) & 1));
     t[way] = line;
     *valid |= 1ull << way;
-    *cache_meta(c, set, way) = meta;
+    metas[way] = meta;
     if (lru_fill)
         *o = lru_order_to_mru(*o, way);
     else
@@ -312,11 +424,16 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
         return;
     }
     assert(way < c->ways);
-    cache_tags(c, set)[way] = CACHE_INVALID;
-    *cache_valid(c, set) &= ~(1ull << way);
-    *cache_meta(c, set, way) = 0;
+    /* Every address and c's fields first, as in fill_in. */
+    uint64_t *t = cache_tags(c, set);
+    uint64_t *valid = cache_valid(c, set);
+    uint8_t *meta = cache_meta(c, set, way);
     uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
-    *o = lru_order_to_lru(*o, way, c->ways);
+    const uint32_t ways = c->ways;
+    t[way] = CACHE_INVALID;
+    *valid &= ~(1ull << way);
+    *meta = 0;
+    repl_order_remove(o, way, ways);
 }
 
 /* --- evictions ----------------------------------------------------------- */
@@ -364,7 +481,7 @@ static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uin
  * slot, snoop_get_slot); returns its state. */
 static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint64_t slot)
 {
-    uint32_t set = cache_set(&h->l2[core], line);
+    uint32_t set = l2_set_of(h, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(h->sf.keys[slot] == line && "a snoop filter slot that is not the line's");
 #endif
@@ -372,7 +489,8 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint
 }
 
 
-static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res)
+static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
+                                                   hier_result *res)
 {
     h->stats.llc_evictions++;
     int wb = META_STATE(meta) == ST_M;
@@ -390,8 +508,11 @@ static void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hi
         res->mem_writebacks++;
 }
 
-/* Allocate the absent `line` in its LLC set `set`. */
-static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
+/* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
+ * Shared-way copy, once or twice per packet). */
+static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h, uint64_t line, uint32_t set,
+                                                                        uint64_t mask, uint8_t state,
+                                                                        hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line));
@@ -399,8 +520,15 @@ static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, u
 #endif
     cache_evicted ev;
     uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
-    if (ev.line != CACHE_INVALID)
+    if (__builtin_expect(ev.line != CACHE_INVALID, 0))
         on_llc_victim(h, way, ev.line, ev.meta, res);
+    return way;
+}
+
+/* Allocate the absent `line` in its LLC set `set`. */
+static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
+{
+    llc_insert_inline(h, line, set, mask, state, res);
 }
 
 static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
@@ -428,10 +556,29 @@ static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hi
     }
 }
 
+/* l2_insert of a line no L2 holds, whose snoop filter slot (snoop_find:
+ * the empty slot its entry goes to) the caller found: without an L2 victim
+ * the filter is unchanged until the put, so the entry goes there; with one
+ * the victim's erasure may move entries, and the put probes again. */
+static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line,
+                                                                    uint8_t state, uint64_t slot, hier_result *res)
+{
+    cache *l2 = &h->l2[core];
+    uint32_t set = l2_set_of(h, line);
+    cache_evicted ev;
+    uint32_t way = fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID) {
+        on_l2_victim(h, core, ev.line, ev.meta, res);
+        snoop_put_way(&h->sf, line, (int)core, way);
+    } else {
+        snoop_put_way_at(&h->sf, slot, line, (int)core, way);
+    }
+}
+
 static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier_result *res)
 {
     cache *l2 = &h->l2[core];
-    uint32_t set = cache_set(l2, line);
+    uint32_t set = l2_set_of(h, line);
     cache_evicted ev;
     uint32_t way = fill_in(l2, h->l2_recency, h->l2_lru_fill, set, l2->full_mask, line, state, &ev);
     /* The victim's snoop entry goes first: with every L2 full the filter
@@ -473,7 +620,7 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
         l2_take_at(h, (uint32_t)owner, line, set, (uint32_t)way);
         l2_insert(h, core, line, st, res);
         l2 = &h->l2[core];
-        set = cache_set(l2, line);
+        set = l2_set_of(h, line);
         way = find_in(l2, set, line);
         assert(way >= 0);
     } else {
@@ -515,7 +662,7 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
     int l2_way = -1;
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
-        l2_set = cache_set(l2, line);
+        l2_set = l2_set_of(h, line);
         l2_way = (int)l2_way_of(h, (uint32_t)owner, l2_set, line, sway);
         l2_st = META_STATE(*cache_meta(l2, l2_set, (uint32_t)l2_way));
     }
@@ -643,7 +790,7 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
                                                                  hier_result *res)
 {
     cache *l2 = &h->l2[core];
-    uint32_t set = cache_set(l2, line);
+    uint32_t set = l2_set_of(h, line);
     uint64_t m = match_in(l2, set, line);
     if (!m)
         return 0;
@@ -687,9 +834,10 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
  * ways (LLC_TO_SHARED, L2_TO_S); in an L2 in S or only in memory nothing
  * moves (LLC_KEEP, L2_KEEP).  access_general's work for these cells without
  * the table walk; `llc_set` is the line's LLC set. */
-static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
-                                                                      hier_result *res)
+static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
+                                                                          hier_result *res)
 {
+    uint32_t way = UINT32_MAX;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set == cache_set(&h->llc, line) && find_in(&h->llc, llc_set, line) < 0);
 #endif
@@ -699,14 +847,14 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
     int owner = snoop_get_way(&h->sf, line, &sway);
     if (owner >= 0) {
         cache *l2 = &h->l2[owner];
-        uint32_t set = cache_set(l2, line);
+        uint32_t set = l2_set_of(h, line);
         uint8_t *meta = cache_meta(l2, set, l2_way_of(h, (uint32_t)owner, set, line, sway));
         uint8_t st = META_STATE(*meta);
         col = COL_L2_S;
         if (st != ST_S) {
             col = COL_L2_EM;
             *meta = ST_S;
-            llc_insert_at(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
+            way = llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
         }
     }
     res->hit = col != COL_MEM;
@@ -723,6 +871,7 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
     }
     rs->mem_reads += res->mem_reads;
     rs->mem_writebacks += res->mem_writebacks;
+    return way;
 }
 
 /* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
@@ -731,12 +880,17 @@ static inline __attribute__((always_inline)) void access_pcie_rd_miss(hier *h, u
  * has a copy; a Shared-way line may have one (another core's: the own L2
  * was searched first), then access_general migrates it.  Returns 1 when it
  * applied. */
-static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
-                                   uint64_t match, hier_result *res)
+static inline __attribute__((always_inline)) int access_core_move(hier *h, enum coh_req req, uint32_t core,
+                                                                  uint64_t line, uint32_t set, uint64_t match,
+                                                                  hier_result *res)
 {
     uint32_t way = (uint32_t)__builtin_ctzll(match);
-    if (((h->cfg.shared_mask >> way) & 1) && snoop_get(&h->sf, line) >= 0)
+    /* Probed for every way: the L2 fill puts the entry at the slot found. */
+    uint64_t slot = snoop_find(&h->sf, line);
+    if (h->sf.keys[slot] == line) {
+        assert(((h->cfg.shared_mask >> way) & 1) && "a DDIO/L3* line with an L2 copy");
         return 0;
+    }
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
     assert(core < h->cfg.cores);
@@ -749,7 +903,7 @@ static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uin
     res->region = col_region[col];
     res->mem_reads = 0;
     res->mem_writebacks = 0;
-    l2_insert(h, core, line, (llc_st == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E, res);
+    l2_insert_at_slot(h, core, line, (llc_st == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E, slot, res);
     hier_req_stats *rs = &h->stats.req[req];
     rs->accesses++;
     rs->hits++;
@@ -757,6 +911,10 @@ static inline int access_core_move(hier *h, enum coh_req req, uint32_t core, uin
     rs->mem_writebacks += res->mem_writebacks;
     return 1;
 }
+
+static inline __attribute__((always_inline)) void access_matched(hier *h, enum coh_req req, uint32_t core,
+                                                                 uint64_t line, uint32_t set, uint64_t match,
+                                                                 hier_result *res);
 
 /* One access; `set_known`: `llc_set` is the line's LLC set (the caller
  * remembered it), else it is computed when needed. */
@@ -766,11 +924,61 @@ static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_r
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(!set_known || llc_set == cache_set(&h->llc, line));
 #endif
-    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && core < h->cfg.cores &&
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->core_fast && !h->l2_lean && core < h->cfg.cores &&
         access_core_fast(h, req, core, line, set_known, llc_set, res))
         return;
     uint32_t set = set_known ? llc_set : cache_set(&h->llc, line);
-    uint64_t match = match_in(&h->llc, set, line);
+    access_matched(h, req, core, line, set, match_in(&h->llc, set, line), res);
+}
+
+/* access_one past the LLC lookup (`match`: match_in of the line's set). */
+static __attribute__((noinline)) void access_rest_matched(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                          uint32_t set, uint64_t match, hier_result *res)
+{
+    access_matched(h, req, core, line, set, match, res);
+}
+
+/* Fast path 1 once more, lean: a PCIe request whose LLC set the caller
+ * knows (descriptor and completion lines) meeting a plain LLC_KEEP cell
+ * (fast_ways) with LRU / BIP, no stack frame; anything else goes on with
+ * the match found.  The same work as access_llc_fast. */
+static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_req req, uint64_t line, uint32_t set,
+                                                            hier_result *res)
+{
+    uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
+    /* The most recent way was tried (pcie_mru): the search at once. */
+    const int mw = way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
+    uint64_t match = mw < 0 ? 0 : 1ull << mw;
+    if (!(match & h->fast_ways[req])) {
+        access_matched(h, req, 0, line, set, match, res);
+        return;
+    }
+    uint32_t way = (uint32_t)__builtin_ctzll(match);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
+    assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+    uint8_t *meta = b + h->llc.meta_off + way;
+    repl_order_hit((uint64_t *)(void *)(b + h->llc_repl_off), way);
+    if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
+        *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
+    uint32_t col = h->fast_col[way];
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+}
+
+/* The requests after the LLC lookup, fast paths first. */
+static inline __attribute__((always_inline)) void access_matched(hier *h, enum coh_req req, uint32_t core,
+                                                                 uint64_t line, uint32_t set, uint64_t match,
+                                                                 hier_result *res)
+{
     if (req < REQ_EVICT && (match & h->drop_ways[req])) {
         uint32_t sway;
         uint64_t sslot = 0;
@@ -794,15 +1002,229 @@ static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_r
     access_general(h, req, core, line, set, match, res);
 }
 
+/* access_one out of line (`llc_set` UINT32_MAX: not known), for the entry
+ * points' tail calls. */
+static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                  uint32_t llc_set, hier_result *res)
+{
+    if (llc_set != UINT32_MAX)
+        access_one(h, req, core, line, 1, llc_set, res);
+    else
+        access_one(h, req, core, line, 0, 0, res);
+}
+
+/* The upgrade of an own L2 (S) line a core writes, non-inclusive: the
+ * Shared copy (and its dirt) goes to the writer (core_l2_hit). */
+static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
+{
+    uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
+    const uint8_t *b = (const uint8_t *)cache_tags(&h->llc, set);
+    int w = h->llc_lean ? way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line)
+                        : way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
+    if (w >= 0)
+        remove_in(&h->llc, h->llc_recency, set, (uint32_t)w);
+}
+
+/* Fast path 2 once more, lean (h->l2_lean: the L2s map by a mask and keep
+ * LRU / BIP nibble orders): the own-L2 hit of a core request that is not
+ * on the most recent way (core_l2_mru took those), with the L2 geometry
+ * read from h and the Shared copy's drop of an S upgrade as a tail call.
+ * The same work as access_core_fast; returns 0 (nothing done) on an L2
+ * miss. */
+static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                             uint32_t llc_set, hier_result *res)
+{
+    uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
+    /* The most recent way was tried (core_l2_mru): the search at once. */
+    int w = way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
+    if (w < 0)
+        return 0;
+    uint32_t way = (uint32_t)w;
+    uint8_t *meta = b + h->l2_meta_off + way;
+    uint8_t st = META_STATE(*meta);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
+    assert(meta == cache_meta(&h->l2[core], cache_set(&h->l2[core], line), way));
+    assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
+    assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
+#endif
+    repl_order_hit((uint64_t *)(void *)(b + h->l2_repl_off), way);
+    uint32_t col = st == ST_S ? COL_L2_S : COL_L2_EM;
+    if (req == REQ_CORE_WR)
+        *meta = ST_M;
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    if (st == ST_S && req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE)
+        drop_shared_copy(h, line, llc_set);
+    return 1;
+}
+
+/* A core request the lean path found not in its own L2 (so access_one's
+ * first fast path is done): the move of an LLC line into the L2 here, the
+ * rest with the LLC match found. */
+static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                            uint32_t llc_set, hier_result *res)
+{
+    uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
+#endif
+    uint64_t match;
+    if (h->llc_lean) {
+        const int mw = way_mru_first((const uint8_t *)cache_tags(&h->llc, set), h->llc_repl_off, h->llc.tag_slots, line);
+        match = mw < 0 ? 0 : 1ull << mw;
+    } else {
+        match = match_in(&h->llc, set, line);
+    }
+    /* access_matched's earlier fast paths are for PCIe requests only. */
+    assert(!(match & (h->drop_ways[req] | h->fast_ways[req])));
+    if ((match & h->core_move_ways) && access_core_move(h, req, core, line, set, match, res))
+        return;
+    access_rest_matched(h, req, core, line, set, match, res);
+}
+
+/* A core request core_l2_mru did not finish: the lean hit anywhere in the
+ * own L2, else the move from the LLC. */
+static __attribute__((noinline)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                 uint32_t llc_set, hier_result *res)
+{
+    if (!core_l2_lean(h, req, core, line, llc_set, res))
+        core_miss(h, req, core, line, llc_set, res);
+}
+
+/* pcie_lean out of line (the entry's tail call). */
+static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+                                                 hier_result *res)
+{
+    pcie_lean(h, req, line, llc_set, res);
+}
+
+/* The most frequent access of all, in the entry itself with few enough
+ * live values for a frame-less leaf: a core request whose line is the
+ * most recent way of its own L2 set (core_l2_lean's hit without the order
+ * update, which would leave the word as it is, repl_order_hit); a write
+ * to an S line is a tail call (core_upgrade_mru).  Returns 1 when done. */
+/* core_l2_mru's write to its own L2 (S) line on the most recent way: the
+ * upgrade to M, which also drops a non-inclusive LLC's Shared copy
+ * (core_l2_hit); `meta` is the line's L2 metadata byte. */
+static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, uint32_t llc_set, hier_result *res,
+                                                       uint8_t *meta)
+{
+    *meta = ST_M;
+    hier_req_stats *rs = &h->stats.req[REQ_CORE_WR];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[COL_L2_S]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = COL_L2_S;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    if (h->cfg.mode == HIER_NONINCLUSIVE)
+        drop_shared_copy(h, line, llc_set);
+}
+
+static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                            uint32_t llc_set, hier_result *res)
+{
+    const uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
+    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + h->l2_repl_off) & 0xF;
+    if (((const uint64_t *)(const void *)b)[w0] != line)
+        return 0;
+    uint8_t *meta = (uint8_t *)b + h->l2_meta_off + w0;
+    const uint32_t st = META_STATE(*meta);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line) == (int)w0);
+    assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
+#endif
+    if (req == REQ_CORE_WR) {
+        if (st == ST_S) {
+            core_upgrade_mru(h, line, llc_set, res, meta);
+            return 1;
+        }
+        *meta = ST_M;
+    }
+    _Static_assert(COL_L2_S == COL_L2_EM + 1, "the L2 columns are adjacent");
+    const uint32_t col = COL_L2_EM + (st == ST_S);
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    return 1;
+}
+
+/* pcie_lean's hit on the most recent way of the set (no order update),
+ * frame-less in the entry like core_l2_mru.  Returns 1 when done. */
+static inline __attribute__((always_inline)) int pcie_mru(hier *h, enum coh_req req, uint64_t line, uint32_t set,
+                                                         hier_result *res)
+{
+    uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
+    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + h->llc_repl_off) & 0xF;
+    if (((const uint64_t *)(const void *)b)[w0] != line || !((h->fast_ways[req] >> w0) & 1))
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(b == (uint8_t *)cache_tags(&h->llc, set));
+    assert((1ull << w0) == match_in(&h->llc, set, line));
+    assert((((h->cfg.shared_mask >> w0) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
+#endif
+    if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
+        b[h->llc.meta_off + w0] = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state */
+    const uint32_t col = h->fast_col[w0];
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+    return 1;
+}
+
+/* The entry points: the own-L2 MRU hit inline, everything else in tail
+ * calls. */
+static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh_req req, uint32_t core,
+                                                               uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores) {
+        if (!core_l2_mru(h, req, core, line, llc_set, res))
+            core_entry(h, req, core, line, llc_set, res);
+        return;
+    }
+    if (req <= REQ_PCIE_RD && h->llc_lean && llc_set != UINT32_MAX) {
+        if (!pcie_mru(h, req, line, llc_set, res))
+            pcie_entry(h, req, line, llc_set, res);
+        return;
+    }
+    access_rest(h, req, core, line, llc_set, res);
+}
+
 void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_result *res)
 {
-    access_one(h, req, core, line, 0, 0, res);
+    access_entry(h, req, core, line, UINT32_MAX, res);
 }
 
 void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
 {
     assert(llc_set < h->llc.nsets);
-    access_one(h, req, core, line, 1, llc_set, res);
+    access_entry(h, req, core, line, llc_set, res);
 }
 
 #define RUN_CHUNK 64u
@@ -830,37 +1252,50 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const cache_view v = cache_view_of(&h->llc);
     const uint32_t slots = h->llc.tag_slots, ways = h->llc.ways;
     const enum coh_req req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
-    const uint64_t fast_full = h->fast_ways[req_full], fast_part = h->fast_ways[REQ_PCIE_WR_PART];
-    const uint64_t drop_full = h->drop_ways[req_full], drop_part = h->drop_ways[REQ_PCIE_WR_PART];
-    const int nibble = h->llc_nibble;
-    uint8_t *const rbase = h->llc.repl->base;
-    const uint64_t rstride = h->llc.repl->stride;
-    uint32_t cnt[2][LLC_COLS] = {{0}};    /* fast hits by (partial, column: an LLC way's) */
+    /* What only the line code below needs (the run's first and last lines,
+     * mostly) is read from h there, not kept for the whole run. */
+    /* The tight loop: LRU / BIP with their order words in the set blocks. */
+    const int lean = h->llc_lean;
+    const uint32_t repl_off = h->llc_repl_off;
+    uint32_t cnt[LLC_COLS] = {0};   /* fast hits of full lines by column (an LLC way's) */
     uint32_t sets[RUN_CHUNK], hits = 0, phits = 0;
     /* The partial lines' indices (UINT32_MAX: none). */
     const uint32_t part_first = write && head_partial ? 0 : UINT32_MAX;
     const uint32_t part_last = write && tail_partial ? n - 1 : UINT32_MAX;
     /* The tight loop's range (no partial line) and ways (fast, no L2 copy to drop). */
     const uint32_t tight_lo = part_first == 0 ? 1 : 0, tight_hi = part_last == n - 1 ? n - 1 : n;
-    const uint64_t plain = fast_full & ~drop_full;
+    const uint64_t plain = h->fast_ways[req_full] & ~h->drop_ways[req_full];
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
-        if (hints) {
-            for (uint32_t i = 0; i < m; i++) {
-                uint64_t hv = hints[base + i];
-                sets[i] = hv ? (uint32_t)(hv >> 8) - 1 : cache_set(&h->llc, first + base + i);
+        if (hints && write) {
+            /* The set from the hint (the line code below reads it again),
+             * both host lines of its block prefetched unconditionally (a
+             * prefetch past a one-line block is harmless).  Not for a read
+             * run: its lines are the ones a write run did shortly before
+             * (their blocks are still in the host's caches), and skipping
+             * the pass measured no slower wall-clock (MAWI, 1 core ring 256
+             * and 4 cores rings 2048, 2026-11-22). */
+            for (const uint64_t *hp = hints + base, *he = hp + m; hp < he; hp++) {
+                const uint64_t hv = *hp;
+                const uint8_t *b;
+                if (__builtin_expect(hv != 0, 1))
+                    b = v.blocks + ((hv >> 8) - 1) * v.block_bytes;   /* cache_view_tags of the hint's set */
+                else
+                    b = (const uint8_t *)cache_view_tags(v, cache_set(&h->llc, first + (uint64_t)(hp - hints)));
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-                assert(sets[i] == cache_set(&h->llc, first + base + i) && "a line hint with a wrong set");
+                assert(b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, first + (uint64_t)(hp - hints))) &&
+                       "a line hint with a wrong set");
 #endif
-                prefetch_set(&h->llc, sets[i]);
+                __builtin_prefetch(b);
+                __builtin_prefetch(b + 64);
             }
-        } else {
+        } else if (!hints) {
             cache_mapper_set_run(&h->llc.map, first + base, m, sets);
             for (uint32_t i = 0; i < m; i++)
                 prefetch_set(&h->llc, sets[i]);
         }
         for (uint32_t i = 0; i < m; i++) {
-            if (hints && nibble && base + i >= tight_lo) {
+            if (hints && lean && base + i >= tight_lo) {
                 /* The tight loop: full lines whose hint names both the set
                  * and a way of `plain` holding the line (the common case:
                  * the buffer's lines, DMAed before).  It does what the
@@ -874,8 +1309,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     const uint32_t w = (uint32_t)hv & 0xFF, set = (uint32_t)(hv >> 8) - 1;
                     if (hv < 0x100 || w >= ways)
                         break;
-                    const uint64_t *t = cache_view_tags(v, set);
-                    if (t[w] != first + base + i || !((plain >> w) & 1))
+                    uint8_t *blk = (uint8_t *)cache_view_tags(v, set);
+                    if (((const uint64_t *)(const void *)blk)[w] != first + base + i || !((plain >> w) & 1))
                         break;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
                     assert(set == cache_set(&h->llc, first + base + i));
@@ -883,27 +1318,33 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, first + base + i) < 0) &&
                            "a DDIO/L3* line with an L2 copy");
                     assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
+                    assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
 #endif
-                    uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
-                    *o = lru_order_to_mru(*o, w);
+                    /* The order word and the metadata byte in the set's block (llc_lean). */
+                    repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
                     if (write)
-                        *cache_view_meta(v, set, w) = ST_M;
-                    cnt[0][h->fast_col[w]]++;
+                        blk[v.meta_off + w] = ST_M;
+                    cnt[h->fast_col[w]]++;
                 }
                 hits += i - start;
                 h->tight_lines += i - start;
                 if (i == m)
                     break;
             }
-            uint32_t k = base + i, set = sets[i];
+            uint32_t k = base + i;
+            uint32_t set = !hints ? sets[i] : hints[k] ? (uint32_t)(hints[k] >> 8) - 1 : cache_set(&h->llc, first + k);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+            assert(set == cache_set(&h->llc, first + k) && "a line hint with a wrong set");
+#endif
             uint64_t line = first + k;
             int partial = write && (k == part_first || k == part_last);
             const uint64_t *t = cache_view_tags(v, set);
             uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
             /* A line is in one way at most: a tag equal to it is the match. */
             uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
-            const uint64_t drop = partial ? drop_part : drop_full;
-            if (match & ((partial ? fast_part : fast_full) | drop)) {
+            const enum coh_req req = partial ? REQ_PCIE_WR_PART : req_full;
+            const uint64_t drop = h->drop_ways[req];
+            if (match & (h->fast_ways[req] | drop)) {
                 uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
                 assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) &&
@@ -918,9 +1359,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                         l2_take(h, (uint32_t)owner, line, sway, sslot);
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
-                if (nibble) {
-                    uint64_t *o = (uint64_t *)(void *)(rbase + (uint64_t)set * rstride);
-                    *o = lru_order_to_mru(*o, way);
+                if (h->llc_nibble) {
+                    repl_order_hit((uint64_t *)(void *)repl_line_state(h->llc.repl, set), way);
                 } else {
                     cache_hit(&h->llc, set, way);
                 }
@@ -929,34 +1369,45 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
 #endif
                 if (write)
                     *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
-                cnt[partial][h->fast_col[way]]++;
+                if (partial) {
+                    /* Counted at once: the end of the run folds the full lines' counts only. */
+                    hier_req_stats *rs = &h->stats.req[REQ_PCIE_WR_PART];
+                    rs->accesses++;
+                    rs->hits++;
+                    rs->hit_col[h->fast_col[way]]++;
+                    phits++;
+                } else {
+                    cnt[h->fast_col[way]]++;
+                }
                 hits++;
-                phits += (uint32_t)partial;
                 if (hints)
                     hints[k] = (uint64_t)(set + 1) << 8 | way;
             } else {
                 hier_result r;
-                if (!write && !match && h->rd_miss_fast)
-                    access_pcie_rd_miss(h, line, set, &r);
-                else
+                uint32_t hint_way = HINT_NO_WAY;
+                if (!write && !match && h->rd_miss_fast) {
+                    /* The Shared way a copy went to, for the next DMA (the first data line's write). */
+                    uint32_t way = access_pcie_rd_miss(h, line, set, &r);
+                    if (way < ways)
+                        hint_way = way;
+                } else {
                     access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
+                }
                 hits += r.hit;
                 phits += (uint32_t)(r.hit & partial);
                 if (hints)
-                    hints[k] = (uint64_t)(set + 1) << 8 | HINT_NO_WAY;
+                    hints[k] = (uint64_t)(set + 1) << 8 | hint_way;
             }
         }
     }
-    for (int p = 0; p < (part_first == 0 || part_last != UINT32_MAX ? 2 : 1); p++) {
-        hier_req_stats *rs = &h->stats.req[p ? REQ_PCIE_WR_PART : req_full];
-        uint64_t sum = 0;
-        for (int c = 0; c < LLC_COLS; c++) {
-            sum += cnt[p][c];
-            rs->hit_col[c] += cnt[p][c];
-        }
-        rs->accesses += sum;
-        rs->hits += sum;
-    }
+    hier_req_stats *rs = &h->stats.req[req_full];
+    const uint32_t sum = cnt[COL_DDIO] + cnt[COL_L3] + cnt[COL_SHARED];
+    _Static_assert(LLC_COLS == 3, "the LLC columns are DDIO, L3*, Shared");
+    rs->hit_col[COL_DDIO] += cnt[COL_DDIO];
+    rs->hit_col[COL_L3] += cnt[COL_L3];
+    rs->hit_col[COL_SHARED] += cnt[COL_SHARED];
+    rs->accesses += sum;
+    rs->hits += sum;
     *part_hits = phits;
     return hits;
 }

@@ -78,10 +78,17 @@ typedef struct hier {
     int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
     int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (hier.c fill_in / remove_in) */
     int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
+    int llc_lean;                   /* a PCIe request with a known set: hier.c pcie_lean */
+    uint32_t llc_repl_off;          /* its order word's offset in a set block */
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (core_move_fast) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: hier.c access_pcie_rd_miss */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
     uint64_t tight_lines;           /* DMA run lines the tight loop took (tests) */
+    int l2_lean;                    /* a core request's own-L2 hit: hier.c core_l2_lean, with: */
+    int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
+    uint64_t l2_set_mask;
+    uint64_t l2_block_bytes;
+    uint32_t l2_tag_slots, l2_meta_off, l2_repl_off;
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */

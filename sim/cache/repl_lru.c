@@ -51,8 +51,7 @@ static void recency_init_set(repl_policy *p, uint32_t set)
 static void recency_to_mru(repl_policy *p, uint32_t set, uint32_t way)
 {
     if (p->ways <= NIBBLE_WAYS) {
-        uint64_t *o = word_of(p, set);
-        *o = lru_order_to_mru(*o, way);
+        repl_order_hit(word_of(p, set), way);
         return;
     }
     uint8_t *order = repl_line_state(p, set);
@@ -65,7 +64,7 @@ static void recency_to_lru(repl_policy *p, uint32_t set, uint32_t way)
 {
     if (p->ways <= NIBBLE_WAYS) {
         uint64_t *o = word_of(p, set);
-        *o = lru_order_to_lru(*o, way, p->ways);
+        repl_order_remove(o, way, p->ways);
         return;
     }
     uint8_t *order = repl_line_state(p, set);

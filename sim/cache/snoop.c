@@ -73,7 +73,7 @@ void snoop_erase(snoop_filter *sf, uint64_t line)
     snoop_erase_slot(sf, i);
 }
 
-void snoop_erase_slot(snoop_filter *sf, uint64_t i)
+void snoop_erase_shift(snoop_filter *sf, uint64_t i)
 {
     assert(i <= sf->mask && sf->keys[i] != SF_EMPTY);
     /* Backward-shift deletion keeps every probe chain unbroken. */

@@ -8,6 +8,7 @@
 #ifndef DDIOSIM_CACHE_SNOOP_H
 #define DDIOSIM_CACHE_SNOOP_H
 
+#include <assert.h>
 #include <stdint.h>
 #include "sim/common/err.h"
 #include "sim/common/hash.h"
@@ -62,11 +63,52 @@ static inline int snoop_get(const snoop_filter *sf, uint64_t line)
     uint32_t way;
     return snoop_get_way(sf, line, &way);
 }
+/* The slot holding `line`, or else the empty slot that ends its probe
+ * chain: where snoop_put_way would put it.  A caller that looks a line up
+ * and then adds it (snoop_put_way_at) probes once. */
+static inline uint64_t snoop_find(const snoop_filter *sf, uint64_t line)
+{
+    uint64_t i = ddio_mix64(line) & sf->mask;
+    while (sf->keys[i] != line && sf->keys[i] != UINT64_MAX)
+        i = (i + 1) & sf->mask;
+    return i;
+}
+
+/* snoop_put_way at `slot`, snoop_find's for `line` with the filter
+ * unchanged since (no put or erase in between). */
+static inline void snoop_put_way_at(snoop_filter *sf, uint64_t slot, uint64_t line, int core, uint32_t way)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(slot == snoop_find(sf, line) && "a snoop filter slot found before a change");
+#endif
+    assert(core >= 0 && core < SNOOP_MAX_CORES && way < SNOOP_MAX_WAYS);
+    if (sf->keys[slot] != line) {
+        assert(sf->count < sf->mask / 2 + 1 && "snoop filter over capacity");
+        sf->keys[slot] = line;
+        sf->count++;
+    }
+    sf->core[slot] = (uint16_t)((uint32_t)core | way << SNOOP_CORE_BITS);
+}
+
 /* core < SNOOP_MAX_CORES, way < SNOOP_MAX_WAYS; snoop_put stores way 0. */
 void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way);
 void snoop_put(snoop_filter *sf, uint64_t line, int core);
 void snoop_erase(snoop_filter *sf, uint64_t line);
-/* Erase the entry at `slot` (snoop_get_slot's, the filter unchanged since). */
-void snoop_erase_slot(snoop_filter *sf, uint64_t slot);
+/* snoop_erase_slot when entries follow the slot (backward shift). */
+void snoop_erase_shift(snoop_filter *sf, uint64_t slot);
+
+/* Erase the entry at `slot` (snoop_get_slot's, the filter unchanged since).
+ * Inline for the usual case, an empty slot right after it (the filter is
+ * at most half full): nothing to shift back. */
+static inline void snoop_erase_slot(snoop_filter *sf, uint64_t slot)
+{
+    assert(slot <= sf->mask && sf->keys[slot] != UINT64_MAX);
+    if (sf->keys[(slot + 1) & sf->mask] != UINT64_MAX) {
+        snoop_erase_shift(sf, slot);
+        return;
+    }
+    sf->keys[slot] = UINT64_MAX;
+    sf->count--;
+}
 
 #endif
