@@ -11,6 +11,7 @@
 #include "sim/cache/lru_textbook.h"
 #include "sim/cache/replay.h"
 #include "sim/common/hash.h"
+#include "sim/common/mem.h"
 #include "sim/common/rng.h"
 #include "tests/helpers.h"
 #include "traces/din.h"
@@ -484,5 +485,51 @@ Test(cache_replay, xor_slice_is_hash_mod_slices)
         uint64_t line = ddio_rng_next(&rng) >> (i % 64);
         uint32_t want = cache_xor_slice_hash(&m, line) % 18 * 2048 + (uint32_t)(line % 2048);
         cr_assert_eq(cache_mapper_set(&m, line), want, "line 0x%llx", (unsigned long long)line);
+    }
+}
+
+static size_t mapping_count(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    size_t n = 0;
+    for (int ch; f && (ch = fgetc(f)) != EOF;)
+        n += ch == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* ddio_table_alloc (the cache's set blocks): large tables start on a 2 MiB
+ * boundary (so that huge pages can back all of them), are zeroed and
+ * writable over their whole size, and free releases the whole mapping (the
+ * over-allocated ends included: repeated alloc/free leaves no mapping
+ * behind); small ones are 64-byte aligned and zeroed. */
+Test(cache_replay, table_alloc_aligns_large_tables)
+{
+    const size_t sizes[] = {100, 4096, ((size_t)2 << 20) - 1, (size_t)2 << 20, ((size_t)9 << 19) + 100,
+                            (size_t)6 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        const size_t size = sizes[i];
+        uint8_t *p = ddio_table_alloc(size);
+        cr_assert(p, "%zu bytes", size);
+        const uintptr_t align = size >= ((size_t)2 << 20) ? (uintptr_t)2 << 20 : 64;
+        cr_expect_eq((uintptr_t)p % align, 0, "%zu bytes at %p", size, (void *)p);
+        size_t nonzero = 0;
+        for (size_t j = 0; j < size; j++)
+            nonzero += p[j] != 0;
+        cr_expect_eq(nonzero, 0, "%zu bytes: %zu not zeroed", size, nonzero);
+        memset(p, 0xA5, size);
+        ddio_table_free(p, size);
+    }
+    /* The first round may map (malloc arenas, stdio); later ones must not. */
+    for (int round = 0; round < 2; round++) {
+        const size_t before = mapping_count();
+        for (int k = 0; k < 16; k++) {
+            void *p = ddio_table_alloc(((size_t)9 << 19) + 64 * (size_t)k);
+            cr_assert(p);
+            ddio_table_free(p, ((size_t)9 << 19) + 64 * (size_t)k);
+        }
+        if (round == 1)
+            cr_expect_eq(mapping_count(), before, "mappings left behind by alloc/free");
     }
 }
