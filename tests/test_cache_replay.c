@@ -343,16 +343,40 @@ Test(cache_replay, cli_output_file_is_atomic)
     free(path);
 }
 
+/* The lines of a kernel_case stream.  SMALL: a few per set.  ALIASING:
+ * they share their low 32 bits in groups, so the kernel's 32-bit tag
+ * compare finds candidates that are not matches (and batches spread over
+ * bits 32-34: the xor mapping hashes them line by line).  HIGH: SMALL
+ * offset by a constant with bits above 22 set, which every batch shares
+ * (the xor mapping hashes those bits once per batch: a wrong upper hash
+ * maps to other sets).  STRADDLE: SMALL around a multiple of 2^22, so that
+ * some batches share the upper bits and others do not. */
+enum kernel_lines { LINES_SMALL, LINES_ALIASING, LINES_HIGH, LINES_STRADDLE, LINES_KINDS };
+
+static uint64_t kernel_line(ddio_rng *rng, uint32_t w, enum kernel_lines kind)
+{
+    const uint64_t small = ddio_rng_below(rng, 16 * 4 * w);
+    switch (kind) {
+    case LINES_ALIASING:
+        return ddio_rng_below(rng, 4 * w) + (ddio_rng_below(rng, 8) << 32);
+    case LINES_HIGH:
+        return small + 0x2B5A5ull * (1ull << 22);
+    case LINES_STRADDLE:
+        return small + (0x1D3ull << 22) - 8 * 4 * w;
+    default:
+        return small;
+    }
+}
+
 /* One comparison of replay_run's LRU kernel with the generic path: random
  * ops (flushes included) and addresses, replayed in chunks of random length
  * (shorter and longer than the prefetch distance), state and counters
- * compared after every chunk.  `aliasing`: the lines of the stream share
- * their low 32 bits in groups, so the kernel's 32-bit tag compare finds
- * candidates that are not matches.  `runs`: the ops come in runs of one op
- * (1 to 24 long), so that whole batches of one op (the kernel's uniform-op
- * path, every op) alternate with mixed ones; else each op is drawn alone. */
+ * compared after every chunk.  `lines`: see kernel_lines.  `runs`: the ops
+ * come in runs of one op (1 to 24 long), so that whole batches of one op
+ * (the kernel's uniform-op path, every op) alternate with mixed ones; else
+ * each op is drawn alone. */
 static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint64_t alloc, uint64_t ddio,
-                        int aliasing, int runs)
+                        enum kernel_lines lines, int runs)
 {
     cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = w, .mapping = map, .seed = 1};
     repl_config rc;
@@ -374,9 +398,7 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
         }
         run_left--;
         ops[i] = i % 5000 == 4999 ? OP_FLUSH : runs ? run_op : kinds[ddio_rng_below(rng, 6)];
-        uint64_t line = aliasing ? ddio_rng_below(rng, 4 * w) + (ddio_rng_below(rng, 8) << 32)
-                                 : ddio_rng_below(rng, 16 * 4 * w);
-        addrs[i] = line * 64 + ddio_rng_below(rng, 64);
+        addrs[i] = kernel_line(rng, w, lines) * 64 + ddio_rng_below(rng, 64);
     }
     const char *what = cache_mapping_name(map);
     uint64_t hf = 0, hs = 0;
@@ -388,8 +410,8 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
         for (size_t j = i; j < i + len; j++)
             hs += (uint64_t)replay_access(&slow, (enum replay_op)ops[j], addrs[j]);
         i += len;
-        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, aliasing %d, runs %d: %llu vs %llu hits after %zu", w,
-                     what, (unsigned long long)alloc, aliasing, runs, (unsigned long long)hf,
+        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, lines %d, runs %d: %llu vs %llu hits after %zu", w,
+                     what, (unsigned long long)alloc, (int)lines, runs, (unsigned long long)hf,
                      (unsigned long long)hs, i);
         cr_assert_eq(memcmp(fast.op, slow.op, sizeof fast.op), 0, "%u ways, %s: counters differ after %zu", w,
                      what, i);
@@ -405,8 +427,9 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
  * leaves, for every op, any masks (the whole set: the kernel's steady-state
  * path; part of it: the general victim), both kernel mappings (xor inline,
  * others through cache_mapper_set), every tag-slot count (4, 8, 12, 16; 11
- * ways with the xor mapping is an instance of its own), and batches of one
- * op (every op) as well as mixed ones. */
+ * ways with the xor mapping is an instance of its own), batches of one op
+ * (every op) as well as mixed ones, and lines near and far apart (the xor
+ * mapping's per-batch hash of the upper line bits and its fallback). */
 Test(cache_replay, lru_kernel_equals_generic_path)
 {
     const uint32_t ways[] = {1, 3, 6, 11, 16};
@@ -417,11 +440,11 @@ Test(cache_replay, lru_kernel_equals_generic_path)
         uint64_t full = (1ull << w) - 1;
         uint64_t part = full & ~(w > 2 ? 1ull : 0), ddio = w > 1 ? (1ull << (w - 1)) | 1 : 1;
         for (int map = 0; map < 2; map++)
-            for (int aliasing = 0; aliasing < 2; aliasing++)
+            for (int lines = 0; lines < LINES_KINDS; lines++)
                 for (int runs = 0; runs < 2; runs++) {
                     enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
-                    kernel_case(&rng, w, m, part, ddio, aliasing, runs);
-                    kernel_case(&rng, w, m, full, full, aliasing, runs);
+                    kernel_case(&rng, w, m, part, ddio, (enum kernel_lines)lines, runs);
+                    kernel_case(&rng, w, m, full, full, (enum kernel_lines)lines, runs);
                 }
     }
 }

@@ -173,6 +173,23 @@ static void kernel_fold_packed(kernel_env *ke)
         }
 }
 
+/* The set block of `line` with the xor mapping, from its 16-bit slice hash
+ * `h` (the slice h % slices as in cache_xor_slice, its block base from the
+ * kernel's table). */
+static inline __attribute__((always_inline)) uint8_t *kernel_xor_block(const kernel_env *ke, uint64_t line,
+                                                                       uint32_t h, const uint32_t slots)
+{
+    const uint32_t slice = (uint32_t)(((uint64_t)(uint32_t)(ke->slice_mul * h) * ke->slice_div) >> 32);
+    return ke->slice_base[slice] + (line & ke->in_slice_mask) * KERNEL_BLOCK_BYTES(slots);
+}
+
+/* Starts loading a set block: both of its host cache lines. */
+static inline __attribute__((always_inline)) void kernel_prefetch_block(const uint8_t *b)
+{
+    __builtin_prefetch(b);
+    __builtin_prefetch(b + 64);
+}
+
 /* Computes the block of the set of byte address `addr` and the line number,
  * and starts loading the block; `xor_map` is a constant in each kernel
  * instance (the xor mapping inline with its fields in locals). */
@@ -181,17 +198,59 @@ static inline __attribute__((always_inline)) void kernel_map(const kernel_env *k
 {
     const uint64_t line = addr >> ke->shift;
     uint8_t *b;
-    if (xor_map) {
-        const uint32_t h = cache_xor_slice_hash(ke->map, line);
-        const uint32_t slice = (uint32_t)(((uint64_t)(uint32_t)(ke->slice_mul * h) * ke->slice_div) >> 32);
-        b = ke->slice_base[slice] + (line & ke->in_slice_mask) * KERNEL_BLOCK_BYTES(slots);
-    } else {
+    if (xor_map)
+        b = kernel_xor_block(ke, line, cache_xor_slice_hash(ke->map, line), slots);
+    else
         b = ke->blocks + (uint64_t)cache_mapper_set(ke->map, line) * KERNEL_BLOCK_BYTES(slots);
-    }
     *pb = b;
     *pl = line;
-    __builtin_prefetch(b);
-    __builtin_prefetch(b + 64);
+    kernel_prefetch_block(b);
+}
+
+/* The line bits whose slice hash kernel_map_batch_xor looks up per access
+ * (the first two 11-bit tables); the hash of the bits above is looked up
+ * once per batch. */
+#define KERNEL_HASH_LOW_BITS (2 * CACHE_XOR_TABLE_BITS)
+_Static_assert(CACHE_XOR_TABLES == 4, "two tables per access, two per batch");
+
+/* kernel_map for a whole batch with the xor mapping.  The slice hash is
+ * linear over GF(2) (the XOR of each line bit's part), so when the batch's
+ * lines agree above their low 22 bits (lines within one 2^22-line region:
+ * 256 MiB of 64-byte lines, as a trace's working set mostly is), the hash
+ * of those upper bits is computed once from the first line and each line
+ * looks up only its low two chunks: 2 table lookups per access instead of
+ * 4.  A batch whose lines spread further is mapped line by line. */
+static inline __attribute__((always_inline)) void kernel_map_batch_xor(const kernel_env *ke, const uint64_t *addrs,
+                                                                       uint8_t **pb, uint64_t (*pl)[2],
+                                                                       const uint32_t slots)
+{
+    const uint64_t first = addrs[0] >> ke->shift;
+    uint64_t diff = 0;
+#pragma GCC unroll 8
+    for (size_t k = 0; k < KERNEL_BATCH; k++) {
+        const uint64_t line = addrs[k] >> ke->shift;
+        pl[k][0] = line;
+        diff |= line ^ first;
+    }
+    if (__builtin_expect(diff >> KERNEL_HASH_LOW_BITS != 0, 0)) {
+#pragma GCC unroll 8
+        for (size_t k = 0; k < KERNEL_BATCH; k++)
+            kernel_map(ke, addrs[k], &pb[k], &pl[k][0], slots, 1);
+        return;
+    }
+    /* The lines are read back from the ring: else GCC computes every
+     * access's table indices in the loop above and spills them. */
+    __asm__("" : : : "memory");
+    const uint64_t tk = (1u << CACHE_XOR_TABLE_BITS) - 1;
+    const uint32_t hi = cache_xor_slice_hash(ke->map, first & ~((1ull << KERNEL_HASH_LOW_BITS) - 1));
+#pragma GCC unroll 8
+    for (size_t k = 0; k < KERNEL_BATCH; k++) {
+        const uint64_t line = pl[k][0];
+        const uint32_t h = ke->map->lfold[0][line & tk] ^ ke->map->lfold[1][(line >> CACHE_XOR_TABLE_BITS) & tk] ^ hi;
+        uint8_t *b = kernel_xor_block(ke, line, h, slots);
+        pb[k] = b;
+        kernel_prefetch_block(b);
+    }
 }
 
 /* One access of the kernel to the set block `blk`, any case: the path of
@@ -580,9 +639,13 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                      na = ahead >= n ? 0 : n - ahead < KERNEL_BATCH ? n - ahead : KERNEL_BATCH;
         const size_t ab = cur + KERNEL_AHEAD >= KERNEL_RING ? cur + KERNEL_AHEAD - KERNEL_RING : cur + KERNEL_AHEAD;
         if (na == KERNEL_BATCH) {
+            if (xor_map) {
+                kernel_map_batch_xor(&ke, addrs + ahead, blk[ab], line[ab], slots);
+            } else {
 #pragma GCC unroll 8
-            for (size_t k = 0; k < KERNEL_BATCH; k++)
-                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
+                for (size_t k = 0; k < KERNEL_BATCH; k++)
+                    kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, 0);
+            }
         } else {
             for (size_t k = 0; k < na; k++)
                 kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
