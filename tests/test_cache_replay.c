@@ -376,7 +376,7 @@ static uint64_t kernel_line(ddio_rng *rng, uint32_t w, enum kernel_lines kind)
  * (the kernel's uniform-op path, every op) alternate with mixed ones; else
  * each op is drawn alone. */
 static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint64_t alloc, uint64_t ddio,
-                        enum kernel_lines lines, int runs)
+                        enum kernel_lines lines, int runs, enum replay_isa isa)
 {
     cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = w, .mapping = map, .seed = 1};
     repl_config rc;
@@ -385,6 +385,8 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
     ddio_err e;
     cr_assert_eq(replay_init(&fast, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
     cr_assert_eq(replay_init(&slow, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
+    cr_assert_eq(fast.isa, replay_best_isa());
+    fast.isa = isa;
     enum { N = 20000 };
     static uint8_t ops[N];
     static uint64_t addrs[N];
@@ -410,8 +412,8 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
         for (size_t j = i; j < i + len; j++)
             hs += (uint64_t)replay_access(&slow, (enum replay_op)ops[j], addrs[j]);
         i += len;
-        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, lines %d, runs %d: %llu vs %llu hits after %zu", w,
-                     what, (unsigned long long)alloc, (int)lines, runs, (unsigned long long)hf,
+        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, lines %d, runs %d, isa %d: %llu vs %llu hits after %zu", w,
+                     what, (unsigned long long)alloc, (int)lines, runs, (int)isa, (unsigned long long)hf,
                      (unsigned long long)hs, i);
         cr_assert_eq(memcmp(fast.op, slow.op, sizeof fast.op), 0, "%u ways, %s: counters differ after %zu", w,
                      what, i);
@@ -429,7 +431,9 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
  * others through cache_mapper_set), every tag-slot count (4, 8, 12, 16; 11
  * ways with the xor mapping is an instance of its own), batches of one op
  * (every op) as well as mixed ones, and lines near and far apart (the xor
- * mapping's per-batch hash of the upper line bits and its fallback). */
+ * mapping's per-batch hash of the upper line bits and its fallback); each
+ * instruction set the kernel is compiled for that this CPU runs (x86-64-v3
+ * as well as the base on most x86-64 machines). */
 Test(cache_replay, lru_kernel_equals_generic_path)
 {
     const uint32_t ways[] = {1, 3, 6, 11, 16};
@@ -441,11 +445,12 @@ Test(cache_replay, lru_kernel_equals_generic_path)
         uint64_t part = full & ~(w > 2 ? 1ull : 0), ddio = w > 1 ? (1ull << (w - 1)) | 1 : 1;
         for (int map = 0; map < 2; map++)
             for (int lines = 0; lines < LINES_KINDS; lines++)
-                for (int runs = 0; runs < 2; runs++) {
-                    enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
-                    kernel_case(&rng, w, m, part, ddio, (enum kernel_lines)lines, runs);
-                    kernel_case(&rng, w, m, full, full, (enum kernel_lines)lines, runs);
-                }
+                for (int runs = 0; runs < 2; runs++)
+                    for (int isa = REPLAY_ISA_BASE; isa <= (int)replay_best_isa(); isa++) {
+                        enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
+                        kernel_case(&rng, w, m, part, ddio, (enum kernel_lines)lines, runs, (enum replay_isa)isa);
+                        kernel_case(&rng, w, m, full, full, (enum kernel_lines)lines, runs, (enum replay_isa)isa);
+                    }
     }
 }
 

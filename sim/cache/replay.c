@@ -22,6 +22,7 @@ int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t 
         return -1;
     r->alloc_mask = alloc_mask;
     r->ddio_mask = ddio_mask;
+    r->isa = replay_best_isa();
     return 0;
 }
 
@@ -689,7 +690,9 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     return hits;
 }
 
-static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+/* The kernel's instances, by tag-slot count, way count and mapping. */
+static inline __attribute__((always_inline)) uint64_t run_lru_kernel_any(replay *r, const uint8_t *ops,
+                                                                         const uint64_t *addrs, size_t n)
 {
     assert(r->c.meta_off == KERNEL_META_OFF(r->c.tag_slots) && r->c.repl_off == KERNEL_REPL_OFF(r->c.tag_slots) &&
            r->c.block_bytes == KERNEL_BLOCK_BYTES(r->c.tag_slots));
@@ -709,12 +712,45 @@ static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *ad
     }
 }
 
+static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+{
+    return run_lru_kernel_any(r, ops, addrs, n);
+}
+
+/* The same kernel compiled for x86-64-v3 (GCC 12 or later on x86-64: the
+ * target attribute and __builtin_cpu_supports("x86-64-v3")), chosen at run
+ * time: three-operand VEX forms, andn, blsmsk, shrx and the like take
+ * about 5 instructions per access fewer (docs/performance.md); the base
+ * build of the project stays plain x86-64. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define KERNEL_X86_64_V3 1
+__attribute__((target("arch=x86-64-v3"))) static uint64_t run_lru_kernel_v3(replay *r, const uint8_t *ops,
+                                                                            const uint64_t *addrs, size_t n)
+{
+    return run_lru_kernel_any(r, ops, addrs, n);
+}
+#endif
+
+enum replay_isa replay_best_isa(void)
+{
+#ifdef KERNEL_X86_64_V3
+    if (__builtin_cpu_supports("x86-64-v3"))
+        return REPLAY_ISA_X86_64_V3;
+#endif
+    return REPLAY_ISA_BASE;
+}
+
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
     /* The kernel tells blocks apart by the low 32 bits of their addresses. */
     if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS &&
-        (uint64_t)r->c.nsets * r->c.block_bytes <= (1ull << 32))
+        (uint64_t)r->c.nsets * r->c.block_bytes <= (1ull << 32)) {
+#ifdef KERNEL_X86_64_V3
+        if (r->isa == REPLAY_ISA_X86_64_V3)
+            return run_lru_kernel_v3(r, ops, addrs, n);
+#endif
         return run_lru_kernel(r, ops, addrs, n);
+    }
     uint64_t hits = 0;
     uint32_t shift = r->c.map.line_shift;
     for (size_t i = 0; i < n; i++) {
