@@ -11,6 +11,7 @@
 #include "sim/cache/lru_textbook.h"
 #include "sim/cache/replay.h"
 #include "sim/common/hash.h"
+#include "sim/common/mem.h"
 #include "sim/common/rng.h"
 #include "tests/helpers.h"
 #include "traces/din.h"
@@ -342,16 +343,40 @@ Test(cache_replay, cli_output_file_is_atomic)
     free(path);
 }
 
+/* The lines of a kernel_case stream.  SMALL: a few per set.  ALIASING:
+ * they share their low 32 bits in groups, so the kernel's 32-bit tag
+ * compare finds candidates that are not matches (and batches spread over
+ * bits 32-34: the xor mapping hashes them line by line).  HIGH: SMALL
+ * offset by a constant with bits above 22 set, which every batch shares
+ * (the xor mapping hashes those bits once per batch: a wrong upper hash
+ * maps to other sets).  STRADDLE: SMALL around a multiple of 2^22, so that
+ * some batches share the upper bits and others do not. */
+enum kernel_lines { LINES_SMALL, LINES_ALIASING, LINES_HIGH, LINES_STRADDLE, LINES_KINDS };
+
+static uint64_t kernel_line(ddio_rng *rng, uint32_t w, enum kernel_lines kind)
+{
+    const uint64_t small = ddio_rng_below(rng, 16 * 4 * w);
+    switch (kind) {
+    case LINES_ALIASING:
+        return ddio_rng_below(rng, 4 * w) + (ddio_rng_below(rng, 8) << 32);
+    case LINES_HIGH:
+        return small + 0x2B5A5ull * (1ull << 22);
+    case LINES_STRADDLE:
+        return small + (0x1D3ull << 22) - 8 * 4 * w;
+    default:
+        return small;
+    }
+}
+
 /* One comparison of replay_run's LRU kernel with the generic path: random
  * ops (flushes included) and addresses, replayed in chunks of random length
  * (shorter and longer than the prefetch distance), state and counters
- * compared after every chunk.  `aliasing`: the lines of the stream share
- * their low 32 bits in groups, so the kernel's 32-bit tag compare finds
- * candidates that are not matches.  `runs`: the ops come in runs of one op
- * (1 to 24 long), so that whole batches of one op (the kernel's uniform-op
- * path, every op) alternate with mixed ones; else each op is drawn alone. */
+ * compared after every chunk.  `lines`: see kernel_lines.  `runs`: the ops
+ * come in runs of one op (1 to 24 long), so that whole batches of one op
+ * (the kernel's uniform-op path, every op) alternate with mixed ones; else
+ * each op is drawn alone. */
 static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint64_t alloc, uint64_t ddio,
-                        int aliasing, int runs)
+                        enum kernel_lines lines, int runs, enum replay_isa isa)
 {
     cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = w, .mapping = map, .seed = 1};
     repl_config rc;
@@ -360,6 +385,8 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
     ddio_err e;
     cr_assert_eq(replay_init(&fast, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
     cr_assert_eq(replay_init(&slow, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
+    cr_assert_eq(fast.isa, replay_best_isa());
+    fast.isa = isa;
     enum { N = 20000 };
     static uint8_t ops[N];
     static uint64_t addrs[N];
@@ -373,9 +400,7 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
         }
         run_left--;
         ops[i] = i % 5000 == 4999 ? OP_FLUSH : runs ? run_op : kinds[ddio_rng_below(rng, 6)];
-        uint64_t line = aliasing ? ddio_rng_below(rng, 4 * w) + (ddio_rng_below(rng, 8) << 32)
-                                 : ddio_rng_below(rng, 16 * 4 * w);
-        addrs[i] = line * 64 + ddio_rng_below(rng, 64);
+        addrs[i] = kernel_line(rng, w, lines) * 64 + ddio_rng_below(rng, 64);
     }
     const char *what = cache_mapping_name(map);
     uint64_t hf = 0, hs = 0;
@@ -387,8 +412,8 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
         for (size_t j = i; j < i + len; j++)
             hs += (uint64_t)replay_access(&slow, (enum replay_op)ops[j], addrs[j]);
         i += len;
-        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, aliasing %d, runs %d: %llu vs %llu hits after %zu", w,
-                     what, (unsigned long long)alloc, aliasing, runs, (unsigned long long)hf,
+        cr_assert_eq(hf, hs, "%u ways, %s, alloc 0x%llx, lines %d, runs %d, isa %d: %llu vs %llu hits after %zu", w,
+                     what, (unsigned long long)alloc, (int)lines, runs, (int)isa, (unsigned long long)hf,
                      (unsigned long long)hs, i);
         cr_assert_eq(memcmp(fast.op, slow.op, sizeof fast.op), 0, "%u ways, %s: counters differ after %zu", w,
                      what, i);
@@ -404,8 +429,11 @@ static void kernel_case(ddio_rng *rng, uint32_t w, enum cache_mapping map, uint6
  * leaves, for every op, any masks (the whole set: the kernel's steady-state
  * path; part of it: the general victim), both kernel mappings (xor inline,
  * others through cache_mapper_set), every tag-slot count (4, 8, 12, 16; 11
- * ways with the xor mapping is an instance of its own), and batches of one
- * op (every op) as well as mixed ones. */
+ * ways with the xor mapping is an instance of its own), batches of one op
+ * (every op) as well as mixed ones, and lines near and far apart (the xor
+ * mapping's per-batch hash of the upper line bits and its fallback); each
+ * instruction set the kernel is compiled for that this CPU runs (x86-64-v3
+ * as well as the base on most x86-64 machines). */
 Test(cache_replay, lru_kernel_equals_generic_path)
 {
     const uint32_t ways[] = {1, 3, 6, 11, 16};
@@ -416,12 +444,13 @@ Test(cache_replay, lru_kernel_equals_generic_path)
         uint64_t full = (1ull << w) - 1;
         uint64_t part = full & ~(w > 2 ? 1ull : 0), ddio = w > 1 ? (1ull << (w - 1)) | 1 : 1;
         for (int map = 0; map < 2; map++)
-            for (int aliasing = 0; aliasing < 2; aliasing++)
-                for (int runs = 0; runs < 2; runs++) {
-                    enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
-                    kernel_case(&rng, w, m, part, ddio, aliasing, runs);
-                    kernel_case(&rng, w, m, full, full, aliasing, runs);
-                }
+            for (int lines = 0; lines < LINES_KINDS; lines++)
+                for (int runs = 0; runs < 2; runs++)
+                    for (int isa = REPLAY_ISA_BASE; isa <= (int)replay_best_isa(); isa++) {
+                        enum cache_mapping m = map ? MAP_MODULO : MAP_XOR;
+                        kernel_case(&rng, w, m, part, ddio, (enum kernel_lines)lines, runs, (enum replay_isa)isa);
+                        kernel_case(&rng, w, m, full, full, (enum kernel_lines)lines, runs, (enum replay_isa)isa);
+                    }
     }
 }
 
@@ -484,5 +513,51 @@ Test(cache_replay, xor_slice_is_hash_mod_slices)
         uint64_t line = ddio_rng_next(&rng) >> (i % 64);
         uint32_t want = cache_xor_slice_hash(&m, line) % 18 * 2048 + (uint32_t)(line % 2048);
         cr_assert_eq(cache_mapper_set(&m, line), want, "line 0x%llx", (unsigned long long)line);
+    }
+}
+
+static size_t mapping_count(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    size_t n = 0;
+    for (int ch; f && (ch = fgetc(f)) != EOF;)
+        n += ch == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* ddio_table_alloc (the cache's set blocks): large tables start on a 2 MiB
+ * boundary (so that huge pages can back all of them), are zeroed and
+ * writable over their whole size, and free releases the whole mapping (the
+ * over-allocated ends included: repeated alloc/free leaves no mapping
+ * behind); small ones are 64-byte aligned and zeroed. */
+Test(cache_replay, table_alloc_aligns_large_tables)
+{
+    const size_t sizes[] = {100, 4096, ((size_t)2 << 20) - 1, (size_t)2 << 20, ((size_t)9 << 19) + 100,
+                            (size_t)6 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        const size_t size = sizes[i];
+        uint8_t *p = ddio_table_alloc(size);
+        cr_assert(p, "%zu bytes", size);
+        const uintptr_t align = size >= ((size_t)2 << 20) ? (uintptr_t)2 << 20 : 64;
+        cr_expect_eq((uintptr_t)p % align, 0, "%zu bytes at %p", size, (void *)p);
+        size_t nonzero = 0;
+        for (size_t j = 0; j < size; j++)
+            nonzero += p[j] != 0;
+        cr_expect_eq(nonzero, 0, "%zu bytes: %zu not zeroed", size, nonzero);
+        memset(p, 0xA5, size);
+        ddio_table_free(p, size);
+    }
+    /* The first round may map (malloc arenas, stdio); later ones must not. */
+    for (int round = 0; round < 2; round++) {
+        const size_t before = mapping_count();
+        for (int k = 0; k < 16; k++) {
+            void *p = ddio_table_alloc(((size_t)9 << 19) + 64 * (size_t)k);
+            cr_assert(p);
+            ddio_table_free(p, ((size_t)9 << 19) + 64 * (size_t)k);
+        }
+        if (round == 1)
+            cr_expect_eq(mapping_count(), before, "mappings left behind by alloc/free");
     }
 }

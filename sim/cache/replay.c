@@ -22,6 +22,7 @@ int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t 
         return -1;
     r->alloc_mask = alloc_mask;
     r->ddio_mask = ddio_mask;
+    r->isa = replay_best_isa();
     return 0;
 }
 
@@ -173,6 +174,23 @@ static void kernel_fold_packed(kernel_env *ke)
         }
 }
 
+/* The set block of `line` with the xor mapping, from its 16-bit slice hash
+ * `h` (the slice h % slices as in cache_xor_slice, its block base from the
+ * kernel's table). */
+static inline __attribute__((always_inline)) uint8_t *kernel_xor_block(const kernel_env *ke, uint64_t line,
+                                                                       uint32_t h, const uint32_t slots)
+{
+    const uint32_t slice = (uint32_t)(((uint64_t)(uint32_t)(ke->slice_mul * h) * ke->slice_div) >> 32);
+    return ke->slice_base[slice] + (line & ke->in_slice_mask) * KERNEL_BLOCK_BYTES(slots);
+}
+
+/* Starts loading a set block: both of its host cache lines. */
+static inline __attribute__((always_inline)) void kernel_prefetch_block(const uint8_t *b)
+{
+    __builtin_prefetch(b);
+    __builtin_prefetch(b + 64);
+}
+
 /* Computes the block of the set of byte address `addr` and the line number,
  * and starts loading the block; `xor_map` is a constant in each kernel
  * instance (the xor mapping inline with its fields in locals). */
@@ -181,17 +199,59 @@ static inline __attribute__((always_inline)) void kernel_map(const kernel_env *k
 {
     const uint64_t line = addr >> ke->shift;
     uint8_t *b;
-    if (xor_map) {
-        const uint32_t h = cache_xor_slice_hash(ke->map, line);
-        const uint32_t slice = (uint32_t)(((uint64_t)(uint32_t)(ke->slice_mul * h) * ke->slice_div) >> 32);
-        b = ke->slice_base[slice] + (line & ke->in_slice_mask) * KERNEL_BLOCK_BYTES(slots);
-    } else {
+    if (xor_map)
+        b = kernel_xor_block(ke, line, cache_xor_slice_hash(ke->map, line), slots);
+    else
         b = ke->blocks + (uint64_t)cache_mapper_set(ke->map, line) * KERNEL_BLOCK_BYTES(slots);
-    }
     *pb = b;
     *pl = line;
-    __builtin_prefetch(b);
-    __builtin_prefetch(b + 64);
+    kernel_prefetch_block(b);
+}
+
+/* The line bits whose slice hash kernel_map_batch_xor looks up per access
+ * (the first two 11-bit tables); the hash of the bits above is looked up
+ * once per batch. */
+#define KERNEL_HASH_LOW_BITS (2 * CACHE_XOR_TABLE_BITS)
+_Static_assert(CACHE_XOR_TABLES == 4, "two tables per access, two per batch");
+
+/* kernel_map for a whole batch with the xor mapping.  The slice hash is
+ * linear over GF(2) (the XOR of each line bit's part), so when the batch's
+ * lines agree above their low 22 bits (lines within one 2^22-line region:
+ * 256 MiB of 64-byte lines, as a trace's working set mostly is), the hash
+ * of those upper bits is computed once from the first line and each line
+ * looks up only its low two chunks: 2 table lookups per access instead of
+ * 4.  A batch whose lines spread further is mapped line by line. */
+static inline __attribute__((always_inline)) void kernel_map_batch_xor(const kernel_env *ke, const uint64_t *addrs,
+                                                                       uint8_t **pb, uint64_t (*pl)[2],
+                                                                       const uint32_t slots)
+{
+    const uint64_t first = addrs[0] >> ke->shift;
+    uint64_t diff = 0;
+#pragma GCC unroll 8
+    for (size_t k = 0; k < KERNEL_BATCH; k++) {
+        const uint64_t line = addrs[k] >> ke->shift;
+        pl[k][0] = line;
+        diff |= line ^ first;
+    }
+    if (__builtin_expect(diff >> KERNEL_HASH_LOW_BITS != 0, 0)) {
+#pragma GCC unroll 8
+        for (size_t k = 0; k < KERNEL_BATCH; k++)
+            kernel_map(ke, addrs[k], &pb[k], &pl[k][0], slots, 1);
+        return;
+    }
+    /* The lines are read back from the ring: else GCC computes every
+     * access's table indices in the loop above and spills them. */
+    __asm__("" : : : "memory");
+    const uint64_t tk = (1u << CACHE_XOR_TABLE_BITS) - 1;
+    const uint32_t hi = cache_xor_slice_hash(ke->map, first & ~((1ull << KERNEL_HASH_LOW_BITS) - 1));
+#pragma GCC unroll 8
+    for (size_t k = 0; k < KERNEL_BATCH; k++) {
+        const uint64_t line = pl[k][0];
+        const uint32_t h = ke->map->lfold[0][line & tk] ^ ke->map->lfold[1][(line >> CACHE_XOR_TABLE_BITS) & tk] ^ hi;
+        uint8_t *b = kernel_xor_block(ke, line, h, slots);
+        pb[k] = b;
+        kernel_prefetch_block(b);
+    }
 }
 
 /* One access of the kernel to the set block `blk`, any case: the path of
@@ -290,14 +350,86 @@ static inline __attribute__((always_inline)) uint64_t kernel_candidates(const ui
     return cache_match_candidates(t, slots, line);
 }
 
+/* The x86-64-v3 build of the kernel (run_lru_kernel_v3, GCC 12 or later on
+ * x86-64: the target attribute and __builtin_cpu_supports("x86-64-v3")). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define KERNEL_X86_64_V3 1
+
+/* The ways of `slots` tags at t (32-byte aligned) that hold the line at
+ * *lslot: full 64-bit compares, 4 tags per AVX2 vpcmpeqq, so no candidate
+ * needs verifying.  Inline assembly: the function is also inlined into the
+ * base build's kernel, where the AVX2 intrinsics could not be (only the
+ * x86-64-v3 kernel executes it).  Empty ways and padding slots hold
+ * CACHE_INVALID, which no line number equals (lines are addresses shifted
+ * right by at least 4 bits). */
+static inline __attribute__((always_inline)) uint64_t kernel_match_avx2(const uint64_t *t, const uint32_t slots,
+                                                                        const uint64_t *lslot)
+{
+    typedef struct { uint64_t q[4]; } tags4;
+    const tags4 *g = (const tags4 *)(const void *)t;
+    uint32_t m0, m1 = 0, m2 = 0, m3 = 0;
+    if (slots == 4)
+        __asm__("vpbroadcastq %[key], %%ymm15\n\t"
+                "vpcmpeqq %[t0], %%ymm15, %%ymm15\n\t"
+                "vmovmskpd %%ymm15, %[m0]"
+                : [m0] "=r"(m0) : [key] "m"(*lslot), [t0] "m"(g[0]) : "xmm15");
+    else if (slots == 8)
+        __asm__("vpbroadcastq %[key], %%ymm15\n\t"
+                "vpcmpeqq %[t0], %%ymm15, %%ymm14\n\t"
+                "vpcmpeqq %[t1], %%ymm15, %%ymm15\n\t"
+                "vmovmskpd %%ymm14, %[m0]\n\t"
+                "vmovmskpd %%ymm15, %[m1]"
+                : [m0] "=r"(m0), [m1] "=r"(m1) : [key] "m"(*lslot), [t0] "m"(g[0]), [t1] "m"(g[1])
+                : "xmm14", "xmm15");
+    else if (slots == 12)
+        __asm__("vpbroadcastq %[key], %%ymm15\n\t"
+                "vpcmpeqq %[t0], %%ymm15, %%ymm13\n\t"
+                "vpcmpeqq %[t1], %%ymm15, %%ymm14\n\t"
+                "vpcmpeqq %[t2], %%ymm15, %%ymm15\n\t"
+                "vmovmskpd %%ymm13, %[m0]\n\t"
+                "vmovmskpd %%ymm14, %[m1]\n\t"
+                "vmovmskpd %%ymm15, %[m2]"
+                : [m0] "=r"(m0), [m1] "=r"(m1), [m2] "=r"(m2)
+                : [key] "m"(*lslot), [t0] "m"(g[0]), [t1] "m"(g[1]), [t2] "m"(g[2])
+                : "xmm13", "xmm14", "xmm15");
+    else
+        __asm__("vpbroadcastq %[key], %%ymm15\n\t"
+                "vpcmpeqq %[t0], %%ymm15, %%ymm12\n\t"
+                "vpcmpeqq %[t1], %%ymm15, %%ymm13\n\t"
+                "vpcmpeqq %[t2], %%ymm15, %%ymm14\n\t"
+                "vpcmpeqq %[t3], %%ymm15, %%ymm15\n\t"
+                "vmovmskpd %%ymm12, %[m0]\n\t"
+                "vmovmskpd %%ymm13, %[m1]\n\t"
+                "vmovmskpd %%ymm14, %[m2]\n\t"
+                "vmovmskpd %%ymm15, %[m3]"
+                : [m0] "=r"(m0), [m1] "=r"(m1), [m2] "=r"(m2), [m3] "=r"(m3)
+                : [key] "m"(*lslot), [t0] "m"(g[0]), [t1] "m"(g[1]), [t2] "m"(g[2]), [t3] "m"(g[3])
+                : "xmm12", "xmm13", "xmm14", "xmm15");
+    return m0 | m1 << 4 | m2 << 8 | (uint64_t)m3 << 12;
+}
+#endif
+
 /* The first half of kernel_fast: the way `*w` that holds the line if any
  * (`*hit`), and whether the access is one for kernel_step_general (nonzero:
- * a miss that is not the steady case); `op_full` is ke->op_full of the op. */
+ * a miss that is not the steady case); `op_full` is ke->op_full of the op.
+ * `exact` (the x86-64-v3 kernel): full-tag compares instead of candidates
+ * on the low 32 bits and a check of the first one. */
 static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_full, const uint64_t *lslot,
-                                                                   const uint8_t *blk,
-                                                                   const uint32_t slots, uint64_t *w, uint64_t *hit)
+                                                                   const uint8_t *blk, const uint32_t slots,
+                                                                   const int exact, uint64_t *w, uint64_t *hit)
 {
     const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
+#ifdef KERNEL_X86_64_V3
+    if (exact) {
+        /* The match itself (at most one way holds a line): on a miss w is
+         * 64, unused (the way is the victim); a miss is the steady case if
+         * the set is full and the op may use every way. */
+        const uint64_t m = kernel_match_avx2(tags, slots, lslot);
+        *w = kernel_ctz(m);
+        *hit = m != 0;
+        return (*valid ^ op_full) & (*hit - 1);
+    }
+#endif
     const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
@@ -352,10 +484,10 @@ static inline __attribute__((always_inline)) void kernel_update(const kernel_env
  * branch predictor cannot guess. */
 static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uint32_t op, const uint64_t *lslot,
                                                              uint8_t *blk, const uint32_t slots, const uint32_t cways,
-                                                             size_t k)
+                                                             const int exact, size_t k)
 {
     uint64_t w, hit;
-    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, &w, &hit) != 0, 0))
+    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &w, &hit) != 0, 0))
         return 0;
     kernel_update(ke, ke->next_state + op * 8, ke->count_inc + op * 8, &ke->packed[k][op], lslot[0], blk, slots,
                   cways, w, hit);
@@ -375,15 +507,16 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
 static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *ke, const uint8_t *ops,
                                                                    const uint64_t (*lslot)[2], uint8_t *const *blk,
                                                                    const uint32_t slots, const uint32_t cways,
-                                                                   size_t a, const int uniform, uint32_t uop)
+                                                                   const int exact, size_t a, const int uniform,
+                                                                   uint32_t uop)
 {
     uint64_t w0, w1, w2, w3, h0, h1, h2, h3;
 #define KERNEL_OP(I) (uniform ? uop : ops[a + (I)])
 #define KERNEL_OP_FULL(I) (ke->op_full[KERNEL_OP(I)])
-    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, &w0, &h0) |
-                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, &w1, &h1) |
-                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, &w2, &h2) |
-                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, &w3, &h3);
+    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0, &h0) |
+                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1, &h1) |
+                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2, &h2) |
+                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3, &h3);
 #undef KERNEL_OP_FULL
 #ifdef __SSE2__
     /* Two blocks are the same iff the low 32 bits of their addresses are
@@ -419,12 +552,12 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
 /* kernel_fast for any op: a flush (or an op out of range) leaves it. */
 static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uint32_t op, const uint64_t *lslot,
                                                              uint8_t *blk, const uint32_t slots, const uint32_t cways,
-                                                             size_t k)
+                                                             const int exact, size_t k)
 {
     assert(op < OP_COUNT);
     if (op == OP_FLUSH)
         return 0;
-    return kernel_fast(ke, op, lslot, blk, slots, cways, k);
+    return kernel_fast(ke, op, lslot, blk, slots, cways, exact, k);
 }
 
 /* The access kernel_step left: a flush or kernel_step_general's cases. */
@@ -461,7 +594,7 @@ static inline int kernel_ops_plain(const uint8_t *ops)
  * access, and the next group resumes it at its position. */
 #define KERNEL_FAST_GROUP_AT(K, U, UOP)                                           \
     case K:                                                                    \
-        if (!kernel_fast_group(&ke, bops, bl, bb, slots, cways, K, U, UOP)) {              \
+        if (!kernel_fast_group(&ke, bops, bl, bb, slots, cways, exact, K, U, UOP)) {              \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
@@ -481,7 +614,7 @@ static inline int kernel_ops_plain(const uint8_t *ops)
             if (k == KERNEL_BATCH)                                                                     \
                 break;                                                                                 \
             for (size_t e = k + KERNEL_GROUP; k < e; k++)                                              \
-                if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, cways, k))                             \
+                if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, cways, exact, k))                             \
                     kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);                         \
             if (k == KERNEL_BATCH)                                                                     \
                 break;                                                                                 \
@@ -514,7 +647,7 @@ static inline uint32_t kernel_ops_uniform(const uint8_t *ops)
  * randomly chunked replay. */
 static inline __attribute__((always_inline)) uint64_t
 lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const uint32_t slots,
-           const uint32_t cways, const int xor_map)
+           const uint32_t cways, const int xor_map, const int exact)
 {
     const cache *c = &r->c;
     kernel_env ke;
@@ -580,9 +713,13 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                      na = ahead >= n ? 0 : n - ahead < KERNEL_BATCH ? n - ahead : KERNEL_BATCH;
         const size_t ab = cur + KERNEL_AHEAD >= KERNEL_RING ? cur + KERNEL_AHEAD - KERNEL_RING : cur + KERNEL_AHEAD;
         if (na == KERNEL_BATCH) {
+            if (xor_map) {
+                kernel_map_batch_xor(&ke, addrs + ahead, blk[ab], line[ab], slots);
+            } else {
 #pragma GCC unroll 8
-            for (size_t k = 0; k < KERNEL_BATCH; k++)
-                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
+                for (size_t k = 0; k < KERNEL_BATCH; k++)
+                    kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, 0);
+            }
         } else {
             for (size_t k = 0; k < na; k++)
                 kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
@@ -605,7 +742,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         } else {
             while (k < m) {
                 for (; k < m; k++)
-                    if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, cways, k))
+                    if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, cways, exact, k))
                         break;
                 if (k < m) {
                     kernel_step_rare(&ke, bops[k], bl[k][0], bb[k], slots);
@@ -626,32 +763,71 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     return hits;
 }
 
-static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+/* The kernel's instances, by tag-slot count, way count and mapping. */
+static inline __attribute__((always_inline)) uint64_t run_lru_kernel_any(replay *r, const uint8_t *ops,
+                                                                         const uint64_t *addrs, size_t n,
+                                                                         const int exact)
 {
     assert(r->c.meta_off == KERNEL_META_OFF(r->c.tag_slots) && r->c.repl_off == KERNEL_REPL_OFF(r->c.tag_slots) &&
            r->c.block_bytes == KERNEL_BLOCK_BYTES(r->c.tag_slots));
     /* More slices than slice_base holds: the mapping through cache_mapper_set. */
     const int x = r->c.map.kind == MAP_XOR && r->c.map.slices <= KERNEL_MAX_SLICES;
     switch (r->c.tag_slots) {
-    case 4: return x ? lru_kernel(r, ops, addrs, n, 4, 0, 1) : lru_kernel(r, ops, addrs, n, 4, 0, 0);
-    case 8: return x ? lru_kernel(r, ops, addrs, n, 8, 0, 1) : lru_kernel(r, ops, addrs, n, 8, 0, 0);
+    case 4: return x ? lru_kernel(r, ops, addrs, n, 4, 0, 1, exact) : lru_kernel(r, ops, addrs, n, 4, 0, 0, exact);
+    case 8: return x ? lru_kernel(r, ops, addrs, n, 8, 0, 1, exact) : lru_kernel(r, ops, addrs, n, 8, 0, 0, exact);
     case 12:
         /* 11 ways (the Skylake-SP LLC) with the victim's shift a constant. */
         if (x && r->c.ways == 11)
-            return lru_kernel(r, ops, addrs, n, 12, 11, 1);
-        return x ? lru_kernel(r, ops, addrs, n, 12, 0, 1) : lru_kernel(r, ops, addrs, n, 12, 0, 0);
+            return lru_kernel(r, ops, addrs, n, 12, 11, 1, exact);
+        return x ? lru_kernel(r, ops, addrs, n, 12, 0, 1, exact) : lru_kernel(r, ops, addrs, n, 12, 0, 0, exact);
     default:
         assert(r->c.tag_slots == 16);
-        return x ? lru_kernel(r, ops, addrs, n, 16, 0, 1) : lru_kernel(r, ops, addrs, n, 16, 0, 0);
+        return x ? lru_kernel(r, ops, addrs, n, 16, 0, 1, exact) : lru_kernel(r, ops, addrs, n, 16, 0, 0, exact);
     }
+}
+
+static uint64_t run_lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
+{
+    return run_lru_kernel_any(r, ops, addrs, n, 0);
+}
+
+/* The same kernel compiled for x86-64-v3 (GCC 12 or later on x86-64: the
+ * target attribute and __builtin_cpu_supports("x86-64-v3")), chosen at run
+ * time: three-operand VEX forms, andn, blsmsk, shrx and the like take
+ * about 5 instructions per access fewer (docs/performance.md); the base
+ * build of the project stays plain x86-64. */
+#ifdef KERNEL_X86_64_V3
+__attribute__((target("arch=x86-64-v3"))) static uint64_t run_lru_kernel_v3(replay *r, const uint8_t *ops,
+                                                                            const uint64_t *addrs, size_t n)
+{
+    const uint64_t hits = run_lru_kernel_any(r, ops, addrs, n, 1);
+    /* kernel_match_avx2 leaves the upper halves of ymm12-15 set, which GCC
+     * does not know of: clear them for the caller's SSE code. */
+    __asm__ volatile("vzeroupper" : : : "xmm12", "xmm13", "xmm14", "xmm15");
+    return hits;
+}
+#endif
+
+enum replay_isa replay_best_isa(void)
+{
+#ifdef KERNEL_X86_64_V3
+    if (__builtin_cpu_supports("x86-64-v3"))
+        return REPLAY_ISA_X86_64_V3;
+#endif
+    return REPLAY_ISA_BASE;
 }
 
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
     /* The kernel tells blocks apart by the low 32 bits of their addresses. */
     if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS &&
-        (uint64_t)r->c.nsets * r->c.block_bytes <= (1ull << 32))
+        (uint64_t)r->c.nsets * r->c.block_bytes <= (1ull << 32)) {
+#ifdef KERNEL_X86_64_V3
+        if (r->isa == REPLAY_ISA_X86_64_V3)
+            return run_lru_kernel_v3(r, ops, addrs, n);
+#endif
         return run_lru_kernel(r, ops, addrs, n);
+    }
     uint64_t hits = 0;
     uint32_t shift = r->c.map.line_shift;
     for (size_t i = 0; i < n; i++) {

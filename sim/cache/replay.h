@@ -22,10 +22,18 @@ typedef struct replay_counts {
     uint64_t mem_reads, writebacks;
 } replay_counts;
 
+/* The instruction set replay_run's LRU kernel is compiled for: the base of
+ * the build, or x86-64-v3 (AVX2, BMI1/2: fewer instructions per access). */
+enum replay_isa { REPLAY_ISA_BASE = 0, REPLAY_ISA_X86_64_V3 = 1 };
+
 typedef struct replay {
     cache c;
     uint64_t alloc_mask, ddio_mask;
     replay_counts op[OP_COUNT];
+    /* The kernel's instruction set: replay_init sets the best this CPU runs
+     * (replay_best_isa); a caller may lower it (the tests check each
+     * version against the generic path), never raise it. */
+    enum replay_isa isa;
 } replay;
 
 int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t alloc_mask,
@@ -35,6 +43,9 @@ void replay_free(replay *r);
 int replay_access(replay *r, enum replay_op op, uint64_t addr);
 /* n accesses, prefetching a few ahead; returns the number of hits. */
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n);
+
+/* The best instruction set for the LRU kernel on this CPU and build. */
+enum replay_isa replay_best_isa(void);
 
 /* Totals over every op except flushes. */
 replay_counts replay_total(const replay *r);

@@ -8,8 +8,10 @@
 
 #include <stddef.h>
 
-/* Zeroed, 64-byte aligned memory of `size` bytes, huge-page backed when large.
- * Release with ddio_table_free(p, size) using the same size. */
+/* Zeroed, 64-byte aligned memory of `size` bytes; when large (2 MiB or
+ * more), a mapping of whole 2 MiB huge pages starting on a 2 MiB boundary,
+ * advised for huge pages.  Release with ddio_table_free(p, size) using the
+ * same size. */
 void *ddio_table_alloc(size_t size);
 void ddio_table_free(void *p, size_t size);
 
