@@ -208,7 +208,10 @@ Test(cache_hier, random_walk_invariants)
     random_walk(HIER_INCLUSIVE, MAP_RANDOM, 4);
 }
 
-Test(cache_hier, snoop_filter_matches_reference)
+/* The snoop filter against a reference array; keys `stride` apart
+ * (consecutive lines, and a power of two apart: snoop_home's worst
+ * patterns for clustering), with wrap-around and backward shifts. */
+static void snoop_reference_walk(uint64_t stride, uint64_t seed)
 {
     snoop_filter sf;
     ddio_err e;
@@ -218,7 +221,7 @@ Test(cache_hier, snoop_filter_matches_reference)
     for (int i = 0; i < 512; i++)
         ref[i] = -1;
     ddio_rng rng;
-    ddio_rng_seed(&rng, 11);
+    ddio_rng_seed(&rng, seed);
     for (int i = 0; i < 100000; i++) {
         uint64_t line = ddio_rng_below(&rng, 512);
         if (ddio_rng_below(&rng, 2) && (ref[line] >= 0 || sf.count < 64)) {
@@ -227,13 +230,13 @@ Test(cache_hier, snoop_filter_matches_reference)
             uint32_t way = i % 2 ? (uint32_t)ddio_rng_below(&rng, SNOOP_MAX_WAYS) : 0;
             if (i % 5 == 0) {
                 /* Through the slot snoop_find names: the line's or the empty one ending its chain. */
-                uint64_t slot = snoop_find(&sf, line * 4096);
-                cr_assert(sf.keys[slot] == (ref[line] >= 0 ? line * 4096 : UINT64_MAX));
-                snoop_put_way_at(&sf, slot, line * 4096, core, way);
+                uint64_t slot = snoop_find(&sf, line * stride);
+                cr_assert(sf.keys[slot] == (ref[line] >= 0 ? line * stride : UINT64_MAX));
+                snoop_put_way_at(&sf, slot, line * stride, core, way);
             } else if (way) {
-                snoop_put_way(&sf, line * 4096, core, way);   /* strided keys collide in the hash */
+                snoop_put_way(&sf, line * stride, core, way);   /* strided keys collide in the hash */
             } else {
-                snoop_put(&sf, line * 4096, core);
+                snoop_put(&sf, line * stride, core);
             }
             ref[line] = core;
             ref_way[line] = way;
@@ -241,26 +244,33 @@ Test(cache_hier, snoop_filter_matches_reference)
             /* Half the erasures through the slot snoop_get_slot names. */
             uint64_t slot = UINT64_MAX;
             uint32_t sway = UINT32_MAX;
-            int owner = snoop_get_slot(&sf, line * 4096, &sway, &slot);
+            int owner = snoop_get_slot(&sf, line * stride, &sway, &slot);
             cr_assert_eq(owner, ref[line]);
             if (owner >= 0) {
                 cr_assert_eq(sway, ref_way[line]);
-                cr_assert_eq(sf.keys[slot], line * 4096);
+                cr_assert_eq(sf.keys[slot], line * stride);
             }
             if (owner >= 0 && i % 2)
                 snoop_erase_slot(&sf, slot);
             else
-                snoop_erase(&sf, line * 4096);
+                snoop_erase(&sf, line * stride);
             ref[line] = -1;
         }
         uint64_t probe = ddio_rng_below(&rng, 512);
         uint32_t way = UINT32_MAX;
-        cr_assert_eq(snoop_get_way(&sf, probe * 4096, &way), ref[probe]);
-        cr_assert_eq(snoop_get(&sf, probe * 4096), ref[probe]);
+        cr_assert_eq(snoop_get_way(&sf, probe * stride, &way), ref[probe]);
+        cr_assert_eq(snoop_get(&sf, probe * stride), ref[probe]);
         if (ref[probe] >= 0)
             cr_assert_eq(way, ref_way[probe]);
     }
     snoop_free(&sf);
+}
+
+Test(cache_hier, snoop_filter_matches_reference)
+{
+    snoop_reference_walk(4096, 11);
+    snoop_reference_walk(1, 12);
+    snoop_reference_walk(1ull << 40, 13);
 }
 
 Test(cache_hier, clflush_writes_back_and_drops)

@@ -144,7 +144,7 @@ void hier_flush(hier *h, uint64_t line, hier_result *res);
 static inline __attribute__((always_inline)) void hier_prefetch(const hier *h, uint64_t line)
 {
     cache_prefetch(&h->llc, line);
-    __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
+    __builtin_prefetch(&h->sf.keys[snoop_home(&h->sf, line)]);
 }
 
 /* The LLC set a DMA run's hint word (see hier_pcie_write_run) records for
@@ -164,7 +164,7 @@ static inline __attribute__((always_inline)) void hier_prefetch_set(const hier *
     __builtin_prefetch(b);
     if (h->llc.block_bytes > 64)
         __builtin_prefetch(b + 64);
-    __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
+    __builtin_prefetch(&h->sf.keys[snoop_home(&h->sf, line)]);
 }
 
 hier_where hier_locate(const hier *h, uint64_t line);
