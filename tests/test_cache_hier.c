@@ -734,6 +734,69 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
     core_move_equal("drrip", 24);
 }
 
+/* hier_access_hint (a core request with a DMA hint word: the move from
+ * the hint's LLC way without the L2 and LLC lookups) against hier_access on
+ * a general-only hierarchy.  The hints come from the write and read runs
+ * of h[0], or name the right set and a random (often wrong) way; lines in
+ * every place, with and without another core's L2 (S) copy. */
+static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+{
+    hier_config c = pair_config(mode, policy, policy);
+    hier h[2];
+    pair_init(h, &c);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 90;
+    uint64_t hints[100];   /* lines + the longest run */
+    memset(hints, 0, sizeof hints);
+    for (int i = 0; i < 8000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
+        hier_result a, b;
+        if (kind < 2) {
+            /* DMA runs keep the hints (a write run drops L2 (S) copies, a read run makes them). */
+            uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 6), ph, ha, hb = 0;
+            if (kind == 0)
+                ha = hier_pcie_write_run(&h[0], line, n, i % 2, (i / 2) % 2, &ph, hints + line);
+            else
+                ha = hier_pcie_read_run(&h[0], line, n, hints + line);
+            for (uint32_t j = 0; j < n; j++) {
+                int partial = kind == 0 && ((j == 0 && i % 2) || (j == n - 1 && (i / 2) % 2));
+                enum coh_req q = kind == 1 ? REQ_PCIE_RD : partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL;
+                hier_access(&h[1], q, 0, line + j, &b);
+                hb += b.hit;
+            }
+            cr_assert_eq(ha, hb, "run %d", i);
+            continue;
+        }
+        enum coh_req q = kind == 2 ? REQ_PCIE_RD : kind % 2 ? REQ_CORE_RD : REQ_CORE_WR;
+        uint64_t hint = hints[line];
+        if (kind == 3 || !hint) {
+            uint32_t way = (uint32_t)ddio_rng_below(&rng, c.llc.ways + 1);
+            hint = (uint64_t)(hier_llc_set(&h[0], line) + 1) << 8 | (way == c.llc.ways ? 0xFF : way);
+        }
+        hier_access_hint(&h[0], q, core, line, hint, &a);
+        hier_access(&h[1], q, core, line, &b);
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
+                     core, (unsigned long long)line);
+        pair_expect_same_places(h, lines + 6, i);
+    }
+    if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(h[0].hint_moves, 200, "%llu moves from a hint", (unsigned long long)h[0].hint_moves);
+    else
+        cr_assert_eq(h[0].hint_moves, 0);
+    pair_expect_same_state_and_free(h);
+}
+
+Test(cache_hier, access_with_hint_equals_general_path)
+{
+    access_hint_equal(HIER_NONINCLUSIVE, "lru", 41);
+    access_hint_equal(HIER_NONINCLUSIVE, "bip", 42);
+    access_hint_equal(HIER_NONINCLUSIVE, "srrip", 43);
+    access_hint_equal(HIER_INCLUSIVE, "lru", 44);
+}
+
 /* hier_access_set (the caller passes the LLC set, hier_llc_set) on the fast
  * paths against hier_access on a general-only hierarchy: every result,
  * place, counter and raw set block. */

@@ -1230,6 +1230,32 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
 #define RUN_CHUNK 64u
 #define HINT_NO_WAY 0xFFu
 
+/* A core request for a line whose DMA hint names an LLC way of
+ * h->core_move_ways that holds it: when no L2 has a copy (the snoop filter
+ * probe access_core_move makes anyway), the own-L2 lookup would miss and
+ * the LLC lookup find that way, so the move is done at once.  Anything
+ * else goes through the entry as hier_access_set. */
+void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
+    const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 0xFF;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line) && "a line hint with a wrong set");
+#endif
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && way < h->llc.ways && ((h->core_move_ways >> way) & 1) &&
+        cache_tags(&h->llc, set)[way] == line && core < h->cfg.cores) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        assert((1ull << way) == match_in(&h->llc, set, line));
+        assert(snoop_get(&h->sf, line) >= 0 || find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
+#endif
+        if (access_core_move(h, req, core, line, set, 1ull << way, res)) {
+            h->hint_moves++;
+            return;
+        }
+    }
+    access_entry(h, req, core, line, set, res);
+}
+
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
 {
     const uint8_t *b = (const uint8_t *)cache_tags(c, set);   /* the block's start */
