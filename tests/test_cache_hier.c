@@ -665,6 +665,11 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     }
     if (mode == HIER_NONINCLUSIVE)
         cr_assert_gt(shared_with_copy, 50);
+    /* Read runs found lines in an L2 in E/M through the snoop filter first. */
+    if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(h[0].rd_owned, 50, "%llu", (unsigned long long)h[0].rd_owned);
+    else
+        cr_assert_eq(h[0].rd_owned, 0);
     if (mode == HIER_NONINCLUSIVE)
         for (int col = COL_SHARED; col <= COL_MEM; col++)
             cr_assert_gt(col_seen[col], 50, "column %s met %llu times", coh_col_name((enum coh_col)col),

@@ -834,8 +834,11 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
  * ways (LLC_TO_SHARED, L2_TO_S); in an L2 in S or only in memory nothing
  * moves (LLC_KEEP, L2_KEEP).  access_general's work for these cells without
  * the table walk; `llc_set` is the line's LLC set. */
-static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
-                                                                          hier_result *res)
+/* access_pcie_rd_miss's cells once the L2 copy is known: `meta`, the
+ * owner's metadata byte of the line, or NULL when no L2 holds it.  Returns
+ * the Shared way a copy went to, or UINT32_MAX. */
+static inline __attribute__((always_inline)) uint32_t pcie_rd_miss_at(hier *h, uint64_t line, uint32_t llc_set,
+                                                                      uint8_t *meta, hier_result *res)
 {
     uint32_t way = UINT32_MAX;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -843,12 +846,7 @@ static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *
 #endif
     res->mem_writebacks = 0;
     uint32_t col = COL_MEM;
-    uint32_t sway;
-    int owner = snoop_get_way(&h->sf, line, &sway);
-    if (owner >= 0) {
-        cache *l2 = &h->l2[owner];
-        uint32_t set = l2_set_of(h, line);
-        uint8_t *meta = cache_meta(l2, set, l2_way_of(h, (uint32_t)owner, set, line, sway));
+    if (meta) {
         uint8_t st = META_STATE(*meta);
         col = COL_L2_S;
         if (st != ST_S) {
@@ -872,6 +870,24 @@ static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *
     rs->mem_reads += res->mem_reads;
     rs->mem_writebacks += res->mem_writebacks;
     return way;
+}
+
+/* The metadata byte of `line` in the L2 that holds it (the snoop filter's
+ * answer), or NULL. */
+static inline __attribute__((always_inline)) uint8_t *l2_meta_of(hier *h, uint64_t line)
+{
+    uint32_t sway;
+    int owner = snoop_get_way(&h->sf, line, &sway);
+    if (owner < 0)
+        return NULL;
+    uint32_t set = l2_set_of(h, line);
+    return cache_meta(&h->l2[owner], set, l2_way_of(h, (uint32_t)owner, set, line, sway));
+}
+
+static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
+                                                                          hier_result *res)
+{
+    return pcie_rd_miss_at(h, line, llc_set, l2_meta_of(h, line), res);
 }
 
 /* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
@@ -1367,7 +1383,28 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             const uint64_t *t = cache_view_tags(v, set);
             uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
             /* A line is in one way at most: a tag equal to it is the match. */
-            uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
+            uint64_t match;
+            uint8_t *rd_meta = NULL;
+            if (hw < ways && t[hw] == line) {
+                match = 1ull << hw;
+            } else if (hints && !write && h->rd_miss_fast) {
+                /* A read run's line that left its way: most often to a
+                 * core's L2 in E/M (a packet's first line), which puts it
+                 * in no LLC way (non-inclusive), so the snoop filter
+                 * (which access_pcie_rd_miss asks anyway) goes first. */
+                rd_meta = l2_meta_of(h, line);
+                if (rd_meta && META_STATE(*rd_meta) != ST_S) {
+                    hier_result r;
+                    uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &r);
+                    hits++;
+                    h->rd_owned++;
+                    hints[k] = (uint64_t)(set + 1) << 8 | (way < ways ? way : HINT_NO_WAY);
+                    continue;
+                }
+                match = match_tags(t, slots, line);
+            } else {
+                match = match_tags(t, slots, line);
+            }
             const enum coh_req req = partial ? REQ_PCIE_WR_PART : req_full;
             const uint64_t drop = h->drop_ways[req];
             if (match & (h->fast_ways[req] | drop)) {
@@ -1412,8 +1449,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 hier_result r;
                 uint32_t hint_way = HINT_NO_WAY;
                 if (!write && !match && h->rd_miss_fast) {
-                    /* The Shared way a copy went to, for the next DMA (the first data line's write). */
-                    uint32_t way = access_pcie_rd_miss(h, line, set, &r);
+                    /* The Shared way a copy went to, for the next DMA (the first data line's write);
+                     * with hints the snoop filter was asked above. */
+                    uint32_t way = hints ? pcie_rd_miss_at(h, line, set, rd_meta, &r) : access_pcie_rd_miss(h, line, set, &r);
                     if (way < ways)
                         hint_way = way;
                 } else {
