@@ -1314,6 +1314,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
      * order, at most 16 ways, so no way is lost.) */
     _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
     const uint64_t plain_tight = plain & ~(1ull << 63);
+    /* Set s's block is at blocks_m1 + (s + 1) x block_bytes: a hint word's
+     * upper part indexes it directly. */
+    const uintptr_t blocks_m1 = (uintptr_t)v.blocks - v.block_bytes;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints && write) {
@@ -1353,21 +1356,26 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                  * through that loop, which re-enters here at the next line. */
                 const uint32_t end = tight_hi - base < m ? tight_hi - base : m;
                 const uint32_t start = i;
-                for (; i < end; i++) {
-                    const uint64_t hv = hints[base + i];
-                    const uint32_t w = (uint32_t)hv & 63, set = (uint32_t)(hv >> 8) - 1;
+                /* Walked by pointer, the set block from the hint's set + 1
+                 * (one instruction less each). */
+                const uint64_t *hp = hints + base + i;
+                const uint64_t *const he = hints + base + (end > i ? end : i);
+                uint64_t line = first + base + i;
+                for (; hp < he; hp++, line++) {
+                    const uint64_t hv = *hp;
+                    const uint32_t w = (uint32_t)hv & 63;
                     if (hv < 0x100 || !((plain_tight >> w) & 1))
                         break;
-                    uint8_t *blk = (uint8_t *)cache_view_tags(v, set);
-                    if (((const uint64_t *)(const void *)blk)[w] != first + base + i)
+                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags */
+                    if (((const uint64_t *)(const void *)blk)[w] != line)
                         break;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
+                    const uint32_t set = (uint32_t)(hv >> 8) - 1;
                     assert(w == (hv & 0xFF) && w < ways);
-#endif
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-                    assert(set == cache_set(&h->llc, first + base + i));
-                    assert((1ull << w) == match_in(&h->llc, set, first + base + i));
-                    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, first + base + i) < 0) &&
+                    assert(blk == (uint8_t *)cache_view_tags(v, set));
+                    assert(set == cache_set(&h->llc, line));
+                    assert((1ull << w) == match_in(&h->llc, set, line));
+                    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) &&
                            "a DDIO/L3* line with an L2 copy");
                     assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
                     assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
@@ -1378,6 +1386,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                         blk[v.meta_off + w] = ST_M;
                     cnt[h->fast_col[w]]++;
                 }
+                i = (uint32_t)(hp - (hints + base));
                 hits += i - start;
                 h->tight_lines += i - start;
                 if (i == m)
