@@ -1314,6 +1314,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
      * order, at most 16 ways, so no way is lost.) */
     _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
     const uint64_t plain_tight = plain & ~(1ull << 63);
+    /* The same for a partial write (the run's tail line). */
+    const uint64_t plain_part =
+        write ? h->fast_ways[REQ_PCIE_WR_PART] & ~h->drop_ways[REQ_PCIE_WR_PART] & ~(1ull << 63) : 0;
     /* Set s's block is at blocks_m1 + (s + 1) x block_bytes: a hint word's
      * upper part indexes it directly. */
     const uintptr_t blocks_m1 = (uintptr_t)v.blocks - v.block_bytes;
@@ -1331,7 +1334,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 const uint64_t hv = *hp;
                 const uint8_t *b;
                 if (__builtin_expect(hv != 0, 1))
-                    b = v.blocks + ((hv >> 8) - 1) * v.block_bytes;   /* cache_view_tags of the hint's set */
+                    b = (const uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags of the hint's set */
                 else
                     b = (const uint8_t *)cache_view_tags(v, cache_set(&h->llc, first + (uint64_t)(hp - hints)));
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -1391,6 +1394,34 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 h->tight_lines += i - start;
                 if (i == m)
                     break;
+                if (write && base + i == part_last) {
+                    /* The partial last line (most runs' tail), when its
+                     * hint names a plain way of the partial write holding
+                     * it: the tight loop's work, counted as partial. */
+                    const uint64_t hv = hints[base + i];
+                    const uint32_t w = (uint32_t)hv & 63;
+                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);
+                    if (hv >= 0x100 && ((plain_part >> w) & 1) &&
+                        ((const uint64_t *)(const void *)blk)[w] == first + base + i) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                        const uint32_t set = (uint32_t)(hv >> 8) - 1;
+                        assert(w == (hv & 0xFF) && set == cache_set(&h->llc, first + base + i));
+                        assert((1ull << w) == match_in(&h->llc, set, first + base + i));
+                        assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, first + base + i) < 0) &&
+                               "a DDIO/L3* line with an L2 copy");
+#endif
+                        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
+                        blk[v.meta_off + w] = ST_M;
+                        hier_req_stats *rp = &h->stats.req[REQ_PCIE_WR_PART];
+                        rp->accesses++;
+                        rp->hits++;
+                        rp->hit_col[h->fast_col[w]]++;
+                        phits++;
+                        hits++;
+                        h->tight_lines++;
+                        break;   /* the last line of the run */
+                    }
+                }
             }
             uint32_t k = base + i;
             uint32_t set = !hints ? sets[i] : hints[k] ? (uint32_t)(hints[k] >> 8) - 1 : cache_set(&h->llc, first + k);
