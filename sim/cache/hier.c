@@ -1121,6 +1121,16 @@ static __attribute__((noinline)) void core_entry(hier *h, enum coh_req req, uint
 static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                  hier_result *res)
 {
+    if (req == REQ_PCIE_RD && h->rd_miss_fast) {
+        /* A descriptor the driver just wrote: in its L2 in E/M, so in no
+         * LLC way (non-inclusive); the snoop filter before the search. */
+        uint8_t *meta = l2_meta_of(h, line);
+        if (meta && META_STATE(*meta) != ST_S) {
+            h->rd_owned++;
+            pcie_rd_miss_at(h, line, llc_set, meta, res);
+            return;
+        }
+    }
     pcie_lean(h, req, line, llc_set, res);
 }
 
