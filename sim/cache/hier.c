@@ -1261,23 +1261,34 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
  * probe access_core_move makes anyway), the own-L2 lookup would miss and
  * the LLC lookup find that way, so the move is done at once.  Anything
  * else goes through the entry as hier_access_set. */
+static __attribute__((noinline)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
+                                                uint32_t way, hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert((1ull << way) == match_in(&h->llc, set, line));
+    assert(core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 || find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
+#endif
+    if (core < h->cfg.cores && access_core_move(h, req, core, line, set, 1ull << way, res)) {
+        h->hint_moves++;
+        return;
+    }
+    access_entry(h, req, core, line, set, res);
+}
+
+/* The test in the entry, frame-less like access_entry's own: a hint's way
+ * byte by its low 6 bits in core_move_ways without way 63 (HINT_NO_WAY
+ * fails), as in pcie_run's tight loop. */
 void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
 {
     assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
-    const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 0xFF;
+    const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 63;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line) && "a line hint with a wrong set");
 #endif
-    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && way < h->llc.ways && ((h->core_move_ways >> way) & 1) &&
-        cache_tags(&h->llc, set)[way] == line && core < h->cfg.cores) {
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-        assert((1ull << way) == match_in(&h->llc, set, line));
-        assert(snoop_get(&h->sf, line) >= 0 || find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
-#endif
-        if (access_core_move(h, req, core, line, set, 1ull << way, res)) {
-            h->hint_moves++;
-            return;
-        }
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && (((h->core_move_ways & ~(1ull << 63)) >> way) & 1) &&
+        cache_tags(&h->llc, set)[way] == line) {
+        hint_move(h, req, core, line, set, way, res);
+        return;
     }
     access_entry(h, req, core, line, set, res);
 }
