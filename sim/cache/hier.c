@@ -335,6 +335,22 @@ static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b,
     return way_of_tags((const uint64_t *)(const void *)b, slots, line);
 }
 
+/* way_of_tags for a set block with a nibble order word at `repl_off`
+ * whose most recent way the caller already tried: the second most recent
+ * way's tag, then the search (its nibble is a way even with one way:
+ * unused fields hold 0, lru_order.h). */
+static inline __attribute__((always_inline)) int way_second_first(const uint8_t *b, uint32_t repl_off, uint32_t slots,
+                                                                  uint64_t line)
+{
+    const uint32_t w1 = (uint32_t)(*(const uint64_t *)(const void *)(b + repl_off) >> 4) & 0xF;
+    const int w = ((const uint64_t *)(const void *)b)[w1] == line ? (int)w1
+                                                                   : way_of_tags((const uint64_t *)(const void *)b, slots, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(w == way_of_tags((const uint64_t *)(const void *)b, slots, line));
+#endif
+    return w;
+}
+
 /* cache_match with the tag slot count known at compile time for the usual
  * sizes (the compare loop unrolls, no bounds tests). */
 static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
@@ -1051,8 +1067,10 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
                                                              uint32_t llc_set, hier_result *res)
 {
     uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
-    /* The most recent way was tried (core_l2_mru): the search at once. */
-    int w = way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
+    /* The most recent way was tried (core_l2_mru): the second most recent
+     * (a line used again after one other line of its set, such as a
+     * packet's mbuf header), then the search. */
+    int w = way_second_first(b, h->l2_repl_off, h->l2_tag_slots, line);
     if (w < 0)
         return 0;
     uint32_t way = (uint32_t)w;
