@@ -172,6 +172,8 @@ static void l2_lean_init(hier *h)
     h->l2_repl_off = l2->repl_off;
     h->l2_lean = h->core_fast && h->l2_nibble && h->l2_mask_map;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
+        h->l2_blocks[c] = h->l2[c].blocks;
+    for (uint32_t c = 0; c < h->cfg.cores; c++)
         if (h->l2[c].repl->base != h->l2[c].blocks + h->l2_repl_off || h->l2[c].repl->stride != h->l2_block_bytes)
             h->l2_lean = 0;
 }
@@ -1066,7 +1068,7 @@ static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, u
 static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                              uint32_t llc_set, hier_result *res)
 {
-    uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
+    uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
     /* The most recent way was tried (core_l2_mru): the second most recent
      * (a line used again after one other line of its set, such as a
      * packet's mbuf header), then the search. */
@@ -1181,7 +1183,7 @@ static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, u
 static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                             uint32_t llc_set, hier_result *res)
 {
-    const uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
+    const uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
     const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + h->l2_repl_off) & 0xF;
     if (((const uint64_t *)(const void *)b)[w0] != line)
         return 0;

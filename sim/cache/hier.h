@@ -91,6 +91,7 @@ typedef struct hier {
     uint64_t l2_set_mask;
     uint64_t l2_block_bytes;
     uint32_t l2_tag_slots, l2_meta_off, l2_repl_off;
+    uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */
