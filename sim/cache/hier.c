@@ -1355,6 +1355,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
      * order, at most 16 ways, so no way is lost.) */
     _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
     const uint64_t plain_tight = plain & ~(1ull << 63);
+    /* The full lines' drop ways (an L2 (S) copy is dropped first). */
+    const uint64_t drop_tight = write ? h->drop_ways[req_full] & ~(1ull << 63) : 0;
     /* The same for a partial write (the run's tail line). */
     const uint64_t plain_part =
         write ? h->fast_ways[REQ_PCIE_WR_PART] & ~h->drop_ways[REQ_PCIE_WR_PART] & ~(1ull << 63) : 0;
@@ -1435,6 +1437,36 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 h->tight_lines += i - start;
                 if (i == m)
                     break;
+                if (write && base + i != part_last) {
+                    /* A full line in a drop way (a packet's first line: in
+                     * the Shared way its last read run's copy went to, with
+                     * the core's L2 (S) copy): the L2 copy is dropped and
+                     * the line takes the tight loop's work, then the loop
+                     * goes on at the next line. */
+                    const uint64_t hv = hints[base + i];
+                    const uint32_t w = (uint32_t)hv & 63;
+                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);
+                    if (hv >= 0x100 && ((drop_tight >> w) & 1) &&
+                        ((const uint64_t *)(const void *)blk)[w] == first + base + i) {
+                        const uint64_t dline = first + base + i;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                        const uint32_t set = (uint32_t)(hv >> 8) - 1;
+                        assert(w == (hv & 0xFF) && set == cache_set(&h->llc, dline));
+                        assert((1ull << w) == match_in(&h->llc, set, dline));
+#endif
+                        uint32_t sway;
+                        uint64_t sslot = 0;
+                        int owner = snoop_get_slot(&h->sf, dline, &sway, &sslot);
+                        if (owner >= 0)
+                            l2_take(h, (uint32_t)owner, dline, sway, sslot);
+                        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
+                        blk[v.meta_off + w] = ST_M;
+                        cnt[h->fast_col[w]]++;
+                        hits++;
+                        h->tight_lines++;
+                        continue;
+                    }
+                }
                 if (write && base + i == part_last) {
                     /* The partial last line (most runs' tail), when its
                      * hint names a plain way of the partial write holding
