@@ -170,6 +170,7 @@ static void l2_lean_init(hier *h)
     h->l2_tag_slots = l2->tag_slots;
     h->l2_meta_off = l2->meta_off;
     h->l2_repl_off = l2->repl_off;
+    h->l2_ways = l2->ways;
     h->l2_lean = h->core_fast && h->l2_nibble && h->l2_mask_map;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         h->l2_blocks[c] = h->l2[c].blocks;
@@ -506,6 +507,28 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
+
+/* l2_take for a hierarchy with h->l2_lean (the L2 block layout in h) and
+ * h->l2_recency (LRU / BIP removal on the nibble order), inline: the same stores as l2_take_at_slot's
+ * remove_in and snoop_erase_slot, without the cache struct. */
+static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
+                                                               uint64_t slot)
+{
+    uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
+    uint64_t *t = (uint64_t *)(void *)b;
+    /* The snoop filter's way (below tag_slots: a way of this L2) if its tag is the line. */
+    const uint32_t way = t[sway] == line ? sway : (uint32_t)way_of_tags(t, h->l2_tag_slots, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->l2_lean && sway < h->l2[core].ways && h->sf.keys[slot] == line);
+    assert(b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
+    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
+#endif
+    t[way] = CACHE_INVALID;
+    *(uint64_t *)(void *)(b + 8u * h->l2_tag_slots) &= ~(1ull << way);   /* cache_valid */
+    b[h->l2_meta_off + way] = 0;
+    repl_order_remove((uint64_t *)(void *)(b + h->l2_repl_off), way, h->l2_ways);
+    snoop_erase_slot(&h->sf, slot);
+}
 
 static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
                                                    hier_result *res)
@@ -1457,7 +1480,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                         uint32_t sway;
                         uint64_t sslot = 0;
                         int owner = snoop_get_slot(&h->sf, dline, &sway, &sslot);
-                        if (owner >= 0)
+                        if (owner >= 0 && h->l2_lean && h->l2_recency)   /* remove_in's inline form */
+                            l2_drop_lean(h, (uint32_t)owner, dline, sway, sslot);
+                        else if (owner >= 0)
                             l2_take(h, (uint32_t)owner, dline, sway, sslot);
                         repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
                         blk[v.meta_off + w] = ST_M;

@@ -90,7 +90,7 @@ typedef struct hier {
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
     uint64_t l2_block_bytes;
-    uint32_t l2_tag_slots, l2_meta_off, l2_repl_off;
+    uint32_t l2_tag_slots, l2_meta_off, l2_repl_off, l2_ways;
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 } hier;
 
