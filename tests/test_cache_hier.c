@@ -208,7 +208,10 @@ Test(cache_hier, random_walk_invariants)
     random_walk(HIER_INCLUSIVE, MAP_RANDOM, 4);
 }
 
-Test(cache_hier, snoop_filter_matches_reference)
+/* The snoop filter against a reference array; keys `stride` apart
+ * (consecutive lines, and a power of two apart: snoop_home's worst
+ * patterns for clustering), with wrap-around and backward shifts. */
+static void snoop_reference_walk(uint64_t stride, uint64_t seed)
 {
     snoop_filter sf;
     ddio_err e;
@@ -218,7 +221,7 @@ Test(cache_hier, snoop_filter_matches_reference)
     for (int i = 0; i < 512; i++)
         ref[i] = -1;
     ddio_rng rng;
-    ddio_rng_seed(&rng, 11);
+    ddio_rng_seed(&rng, seed);
     for (int i = 0; i < 100000; i++) {
         uint64_t line = ddio_rng_below(&rng, 512);
         if (ddio_rng_below(&rng, 2) && (ref[line] >= 0 || sf.count < 64)) {
@@ -227,13 +230,13 @@ Test(cache_hier, snoop_filter_matches_reference)
             uint32_t way = i % 2 ? (uint32_t)ddio_rng_below(&rng, SNOOP_MAX_WAYS) : 0;
             if (i % 5 == 0) {
                 /* Through the slot snoop_find names: the line's or the empty one ending its chain. */
-                uint64_t slot = snoop_find(&sf, line * 4096);
-                cr_assert(sf.keys[slot] == (ref[line] >= 0 ? line * 4096 : UINT64_MAX));
-                snoop_put_way_at(&sf, slot, line * 4096, core, way);
+                uint64_t slot = snoop_find(&sf, line * stride);
+                cr_assert(sf.keys[slot] == (ref[line] >= 0 ? line * stride : UINT64_MAX));
+                snoop_put_way_at(&sf, slot, line * stride, core, way);
             } else if (way) {
-                snoop_put_way(&sf, line * 4096, core, way);   /* strided keys collide in the hash */
+                snoop_put_way(&sf, line * stride, core, way);   /* strided keys collide in the hash */
             } else {
-                snoop_put(&sf, line * 4096, core);
+                snoop_put(&sf, line * stride, core);
             }
             ref[line] = core;
             ref_way[line] = way;
@@ -241,26 +244,33 @@ Test(cache_hier, snoop_filter_matches_reference)
             /* Half the erasures through the slot snoop_get_slot names. */
             uint64_t slot = UINT64_MAX;
             uint32_t sway = UINT32_MAX;
-            int owner = snoop_get_slot(&sf, line * 4096, &sway, &slot);
+            int owner = snoop_get_slot(&sf, line * stride, &sway, &slot);
             cr_assert_eq(owner, ref[line]);
             if (owner >= 0) {
                 cr_assert_eq(sway, ref_way[line]);
-                cr_assert_eq(sf.keys[slot], line * 4096);
+                cr_assert_eq(sf.keys[slot], line * stride);
             }
             if (owner >= 0 && i % 2)
                 snoop_erase_slot(&sf, slot);
             else
-                snoop_erase(&sf, line * 4096);
+                snoop_erase(&sf, line * stride);
             ref[line] = -1;
         }
         uint64_t probe = ddio_rng_below(&rng, 512);
         uint32_t way = UINT32_MAX;
-        cr_assert_eq(snoop_get_way(&sf, probe * 4096, &way), ref[probe]);
-        cr_assert_eq(snoop_get(&sf, probe * 4096), ref[probe]);
+        cr_assert_eq(snoop_get_way(&sf, probe * stride, &way), ref[probe]);
+        cr_assert_eq(snoop_get(&sf, probe * stride), ref[probe]);
         if (ref[probe] >= 0)
             cr_assert_eq(way, ref_way[probe]);
     }
     snoop_free(&sf);
+}
+
+Test(cache_hier, snoop_filter_matches_reference)
+{
+    snoop_reference_walk(4096, 11);
+    snoop_reference_walk(1, 12);
+    snoop_reference_walk(1ull << 40, 13);
 }
 
 Test(cache_hier, clflush_writes_back_and_drops)
@@ -655,6 +665,11 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     }
     if (mode == HIER_NONINCLUSIVE)
         cr_assert_gt(shared_with_copy, 50);
+    /* Read runs found lines in an L2 in E/M through the snoop filter first. */
+    if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(h[0].rd_owned, 50, "%llu", (unsigned long long)h[0].rd_owned);
+    else
+        cr_assert_eq(h[0].rd_owned, 0);
     if (mode == HIER_NONINCLUSIVE)
         for (int col = COL_SHARED; col <= COL_MEM; col++)
             cr_assert_gt(col_seen[col], 50, "column %s met %llu times", coh_col_name((enum coh_col)col),
@@ -724,6 +739,69 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
     core_move_equal("drrip", 24);
 }
 
+/* hier_access_hint (a core request with a DMA hint word: the move from
+ * the hint's LLC way without the L2 and LLC lookups) against hier_access on
+ * a general-only hierarchy.  The hints come from the write and read runs
+ * of h[0], or name the right set and a random (often wrong) way; lines in
+ * every place, with and without another core's L2 (S) copy. */
+static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+{
+    hier_config c = pair_config(mode, policy, policy);
+    hier h[2];
+    pair_init(h, &c);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 90;
+    uint64_t hints[100];   /* lines + the longest run */
+    memset(hints, 0, sizeof hints);
+    for (int i = 0; i < 8000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
+        hier_result a, b;
+        if (kind < 2) {
+            /* DMA runs keep the hints (a write run drops L2 (S) copies, a read run makes them). */
+            uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 6), ph, ha, hb = 0;
+            if (kind == 0)
+                ha = hier_pcie_write_run(&h[0], line, n, i % 2, (i / 2) % 2, &ph, hints + line);
+            else
+                ha = hier_pcie_read_run(&h[0], line, n, hints + line);
+            for (uint32_t j = 0; j < n; j++) {
+                int partial = kind == 0 && ((j == 0 && i % 2) || (j == n - 1 && (i / 2) % 2));
+                enum coh_req q = kind == 1 ? REQ_PCIE_RD : partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL;
+                hier_access(&h[1], q, 0, line + j, &b);
+                hb += b.hit;
+            }
+            cr_assert_eq(ha, hb, "run %d", i);
+            continue;
+        }
+        enum coh_req q = kind == 2 ? REQ_PCIE_RD : kind % 2 ? REQ_CORE_RD : REQ_CORE_WR;
+        uint64_t hint = hints[line];
+        if (kind == 3 || !hint) {
+            uint32_t way = (uint32_t)ddio_rng_below(&rng, c.llc.ways + 1);
+            hint = (uint64_t)(hier_llc_set(&h[0], line) + 1) << 8 | (way == c.llc.ways ? 0xFF : way);
+        }
+        hier_access_hint(&h[0], q, core, line, hint, &a);
+        hier_access(&h[1], q, core, line, &b);
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
+                     core, (unsigned long long)line);
+        pair_expect_same_places(h, lines + 6, i);
+    }
+    if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(h[0].hint_moves, 200, "%llu moves from a hint", (unsigned long long)h[0].hint_moves);
+    else
+        cr_assert_eq(h[0].hint_moves, 0);
+    pair_expect_same_state_and_free(h);
+}
+
+Test(cache_hier, access_with_hint_equals_general_path)
+{
+    access_hint_equal(HIER_NONINCLUSIVE, "lru", 41);
+    access_hint_equal(HIER_NONINCLUSIVE, "bip", 42);
+    access_hint_equal(HIER_NONINCLUSIVE, "srrip", 43);
+    access_hint_equal(HIER_INCLUSIVE, "lru", 44);
+}
+
 /* hier_access_set (the caller passes the LLC set, hier_llc_set) on the fast
  * paths against hier_access on a general-only hierarchy: every result,
  * place, counter and raw set block. */
@@ -748,6 +826,11 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
                      core, (unsigned long long)line);
         pair_expect_same_places(h, lines, i);
     }
+    /* PCIe reads of L2 (E/M) lines asked the snoop filter first (hier.c pcie_entry). */
+    if (h[0].llc_lean && h[0].rd_miss_fast)
+        cr_assert_gt(h[0].rd_owned, 50, "%llu", (unsigned long long)h[0].rd_owned);
+    else
+        cr_assert_eq(h[0].rd_owned, 0);
     pair_expect_same_state_and_free(h);
 }
 

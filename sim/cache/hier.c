@@ -170,7 +170,10 @@ static void l2_lean_init(hier *h)
     h->l2_tag_slots = l2->tag_slots;
     h->l2_meta_off = l2->meta_off;
     h->l2_repl_off = l2->repl_off;
+    h->l2_ways = l2->ways;
     h->l2_lean = h->core_fast && h->l2_nibble && h->l2_mask_map;
+    for (uint32_t c = 0; c < h->cfg.cores; c++)
+        h->l2_blocks[c] = h->l2[c].blocks;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         if (h->l2[c].repl->base != h->l2[c].blocks + h->l2_repl_off || h->l2[c].repl->stride != h->l2_block_bytes)
             h->l2_lean = 0;
@@ -335,6 +338,22 @@ static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b,
     return way_of_tags((const uint64_t *)(const void *)b, slots, line);
 }
 
+/* way_of_tags for a set block with a nibble order word at `repl_off`
+ * whose most recent way the caller already tried: the second most recent
+ * way's tag, then the search (its nibble is a way even with one way:
+ * unused fields hold 0, lru_order.h). */
+static inline __attribute__((always_inline)) int way_second_first(const uint8_t *b, uint32_t repl_off, uint32_t slots,
+                                                                  uint64_t line)
+{
+    const uint32_t w1 = (uint32_t)(*(const uint64_t *)(const void *)(b + repl_off) >> 4) & 0xF;
+    const int w = ((const uint64_t *)(const void *)b)[w1] == line ? (int)w1
+                                                                   : way_of_tags((const uint64_t *)(const void *)b, slots, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(w == way_of_tags((const uint64_t *)(const void *)b, slots, line));
+#endif
+    return w;
+}
+
 /* cache_match with the tag slot count known at compile time for the usual
  * sizes (the compare loop unrolls, no bounds tests). */
 static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
@@ -488,6 +507,28 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
+
+/* l2_take for a hierarchy with h->l2_lean (the L2 block layout in h) and
+ * h->l2_recency (LRU / BIP removal on the nibble order), inline: the same stores as l2_take_at_slot's
+ * remove_in and snoop_erase_slot, without the cache struct. */
+static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
+                                                               uint64_t slot)
+{
+    uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
+    uint64_t *t = (uint64_t *)(void *)b;
+    /* The snoop filter's way (below tag_slots: a way of this L2) if its tag is the line. */
+    const uint32_t way = t[sway] == line ? sway : (uint32_t)way_of_tags(t, h->l2_tag_slots, line);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->l2_lean && sway < h->l2[core].ways && h->sf.keys[slot] == line);
+    assert(b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
+    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
+#endif
+    t[way] = CACHE_INVALID;
+    *(uint64_t *)(void *)(b + 8u * h->l2_tag_slots) &= ~(1ull << way);   /* cache_valid */
+    b[h->l2_meta_off + way] = 0;
+    repl_order_remove((uint64_t *)(void *)(b + h->l2_repl_off), way, h->l2_ways);
+    snoop_erase_slot(&h->sf, slot);
+}
 
 static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
                                                    hier_result *res)
@@ -834,8 +875,11 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
  * ways (LLC_TO_SHARED, L2_TO_S); in an L2 in S or only in memory nothing
  * moves (LLC_KEEP, L2_KEEP).  access_general's work for these cells without
  * the table walk; `llc_set` is the line's LLC set. */
-static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
-                                                                          hier_result *res)
+/* access_pcie_rd_miss's cells once the L2 copy is known: `meta`, the
+ * owner's metadata byte of the line, or NULL when no L2 holds it.  Returns
+ * the Shared way a copy went to, or UINT32_MAX. */
+static inline __attribute__((always_inline)) uint32_t pcie_rd_miss_at(hier *h, uint64_t line, uint32_t llc_set,
+                                                                      uint8_t *meta, hier_result *res)
 {
     uint32_t way = UINT32_MAX;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -843,12 +887,7 @@ static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *
 #endif
     res->mem_writebacks = 0;
     uint32_t col = COL_MEM;
-    uint32_t sway;
-    int owner = snoop_get_way(&h->sf, line, &sway);
-    if (owner >= 0) {
-        cache *l2 = &h->l2[owner];
-        uint32_t set = l2_set_of(h, line);
-        uint8_t *meta = cache_meta(l2, set, l2_way_of(h, (uint32_t)owner, set, line, sway));
+    if (meta) {
         uint8_t st = META_STATE(*meta);
         col = COL_L2_S;
         if (st != ST_S) {
@@ -872,6 +911,24 @@ static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *
     rs->mem_reads += res->mem_reads;
     rs->mem_writebacks += res->mem_writebacks;
     return way;
+}
+
+/* The metadata byte of `line` in the L2 that holds it (the snoop filter's
+ * answer), or NULL. */
+static inline __attribute__((always_inline)) uint8_t *l2_meta_of(hier *h, uint64_t line)
+{
+    uint32_t sway;
+    int owner = snoop_get_way(&h->sf, line, &sway);
+    if (owner < 0)
+        return NULL;
+    uint32_t set = l2_set_of(h, line);
+    return cache_meta(&h->l2[owner], set, l2_way_of(h, (uint32_t)owner, set, line, sway));
+}
+
+static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
+                                                                          hier_result *res)
+{
+    return pcie_rd_miss_at(h, line, llc_set, l2_meta_of(h, line), res);
 }
 
 /* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
@@ -1034,9 +1091,11 @@ static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, u
 static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                              uint32_t llc_set, hier_result *res)
 {
-    uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
-    /* The most recent way was tried (core_l2_mru): the search at once. */
-    int w = way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line);
+    uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
+    /* The most recent way was tried (core_l2_mru): the second most recent
+     * (a line used again after one other line of its set, such as a
+     * packet's mbuf header), then the search. */
+    int w = way_second_first(b, h->l2_repl_off, h->l2_tag_slots, line);
     if (w < 0)
         return 0;
     uint32_t way = (uint32_t)w;
@@ -1105,6 +1164,16 @@ static __attribute__((noinline)) void core_entry(hier *h, enum coh_req req, uint
 static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                  hier_result *res)
 {
+    if (req == REQ_PCIE_RD && h->rd_miss_fast) {
+        /* A descriptor the driver just wrote: in its L2 in E/M, so in no
+         * LLC way (non-inclusive); the snoop filter before the search. */
+        uint8_t *meta = l2_meta_of(h, line);
+        if (meta && META_STATE(*meta) != ST_S) {
+            h->rd_owned++;
+            pcie_rd_miss_at(h, line, llc_set, meta, res);
+            return;
+        }
+    }
     pcie_lean(h, req, line, llc_set, res);
 }
 
@@ -1137,7 +1206,7 @@ static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, u
 static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                             uint32_t llc_set, hier_result *res)
 {
-    const uint8_t *b = h->l2[core].blocks + (line & h->l2_set_mask) * h->l2_block_bytes;
+    const uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
     const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + h->l2_repl_off) & 0xF;
     if (((const uint64_t *)(const void *)b)[w0] != line)
         return 0;
@@ -1230,6 +1299,43 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
 #define RUN_CHUNK 64u
 #define HINT_NO_WAY 0xFFu
 
+/* A core request for a line whose DMA hint names an LLC way of
+ * h->core_move_ways that holds it: when no L2 has a copy (the snoop filter
+ * probe access_core_move makes anyway), the own-L2 lookup would miss and
+ * the LLC lookup find that way, so the move is done at once.  Anything
+ * else goes through the entry as hier_access_set. */
+static __attribute__((noinline)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
+                                                uint32_t way, hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert((1ull << way) == match_in(&h->llc, set, line));
+    assert(core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 || find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
+#endif
+    if (core < h->cfg.cores && access_core_move(h, req, core, line, set, 1ull << way, res)) {
+        h->hint_moves++;
+        return;
+    }
+    access_entry(h, req, core, line, set, res);
+}
+
+/* The test in the entry, frame-less like access_entry's own: a hint's way
+ * byte by its low 6 bits in core_move_ways without way 63 (HINT_NO_WAY
+ * fails), as in pcie_run's tight loop. */
+void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
+    const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 63;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line) && "a line hint with a wrong set");
+#endif
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && (((h->core_move_ways & ~(1ull << 63)) >> way) & 1) &&
+        cache_tags(&h->llc, set)[way] == line) {
+        hint_move(h, req, core, line, set, way, res);
+        return;
+    }
+    access_entry(h, req, core, line, set, res);
+}
+
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
 {
     const uint8_t *b = (const uint8_t *)cache_tags(c, set);   /* the block's start */
@@ -1265,6 +1371,21 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     /* The tight loop's range (no partial line) and ways (fast, no L2 copy to drop). */
     const uint32_t tight_lo = part_first == 0 ? 1 : 0, tight_hi = part_last == n - 1 ? n - 1 : n;
     const uint64_t plain = h->fast_ways[req_full] & ~h->drop_ways[req_full];
+    /* The tight loop tests a hint's way byte (a way, or HINT_NO_WAY) by
+     * its low 6 bits in this mask, without a bound check against `ways`
+     * (two instructions per line less): way 63 is left out, so
+     * HINT_NO_WAY (63 in those bits) fails.  (The loop needs the nibble
+     * order, at most 16 ways, so no way is lost.) */
+    _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
+    const uint64_t plain_tight = plain & ~(1ull << 63);
+    /* The full lines' drop ways (an L2 (S) copy is dropped first). */
+    const uint64_t drop_tight = write ? h->drop_ways[req_full] & ~(1ull << 63) : 0;
+    /* The same for a partial write (the run's tail line). */
+    const uint64_t plain_part =
+        write ? h->fast_ways[REQ_PCIE_WR_PART] & ~h->drop_ways[REQ_PCIE_WR_PART] & ~(1ull << 63) : 0;
+    /* Set s's block is at blocks_m1 + (s + 1) x block_bytes: a hint word's
+     * upper part indexes it directly. */
+    const uintptr_t blocks_m1 = (uintptr_t)v.blocks - v.block_bytes;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints && write) {
@@ -1279,7 +1400,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 const uint64_t hv = *hp;
                 const uint8_t *b;
                 if (__builtin_expect(hv != 0, 1))
-                    b = v.blocks + ((hv >> 8) - 1) * v.block_bytes;   /* cache_view_tags of the hint's set */
+                    b = (const uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags of the hint's set */
                 else
                     b = (const uint8_t *)cache_view_tags(v, cache_set(&h->llc, first + (uint64_t)(hp - hints)));
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -1304,18 +1425,26 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                  * through that loop, which re-enters here at the next line. */
                 const uint32_t end = tight_hi - base < m ? tight_hi - base : m;
                 const uint32_t start = i;
-                for (; i < end; i++) {
-                    const uint64_t hv = hints[base + i];
-                    const uint32_t w = (uint32_t)hv & 0xFF, set = (uint32_t)(hv >> 8) - 1;
-                    if (hv < 0x100 || w >= ways)
+                /* Walked by pointer, the set block from the hint's set + 1
+                 * (one instruction less each). */
+                const uint64_t *hp = hints + base + i;
+                const uint64_t *const he = hints + base + (end > i ? end : i);
+                uint64_t line = first + base + i;
+                for (; hp < he; hp++, line++) {
+                    const uint64_t hv = *hp;
+                    const uint32_t w = (uint32_t)hv & 63;
+                    if (hv < 0x100 || !((plain_tight >> w) & 1))
                         break;
-                    uint8_t *blk = (uint8_t *)cache_view_tags(v, set);
-                    if (((const uint64_t *)(const void *)blk)[w] != first + base + i || !((plain >> w) & 1))
+                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags */
+                    if (((const uint64_t *)(const void *)blk)[w] != line)
                         break;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-                    assert(set == cache_set(&h->llc, first + base + i));
-                    assert((1ull << w) == match_in(&h->llc, set, first + base + i));
-                    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, first + base + i) < 0) &&
+                    const uint32_t set = (uint32_t)(hv >> 8) - 1;
+                    assert(w == (hv & 0xFF) && w < ways);
+                    assert(blk == (uint8_t *)cache_view_tags(v, set));
+                    assert(set == cache_set(&h->llc, line));
+                    assert((1ull << w) == match_in(&h->llc, set, line));
+                    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) &&
                            "a DDIO/L3* line with an L2 copy");
                     assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
                     assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
@@ -1326,10 +1455,71 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                         blk[v.meta_off + w] = ST_M;
                     cnt[h->fast_col[w]]++;
                 }
+                i = (uint32_t)(hp - (hints + base));
                 hits += i - start;
                 h->tight_lines += i - start;
                 if (i == m)
                     break;
+                if (write && base + i != part_last) {
+                    /* A full line in a drop way (a packet's first line: in
+                     * the Shared way its last read run's copy went to, with
+                     * the core's L2 (S) copy): the L2 copy is dropped and
+                     * the line takes the tight loop's work, then the loop
+                     * goes on at the next line. */
+                    const uint64_t hv = hints[base + i];
+                    const uint32_t w = (uint32_t)hv & 63;
+                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);
+                    if (hv >= 0x100 && ((drop_tight >> w) & 1) &&
+                        ((const uint64_t *)(const void *)blk)[w] == first + base + i) {
+                        const uint64_t dline = first + base + i;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                        const uint32_t set = (uint32_t)(hv >> 8) - 1;
+                        assert(w == (hv & 0xFF) && set == cache_set(&h->llc, dline));
+                        assert((1ull << w) == match_in(&h->llc, set, dline));
+#endif
+                        uint32_t sway;
+                        uint64_t sslot = 0;
+                        int owner = snoop_get_slot(&h->sf, dline, &sway, &sslot);
+                        if (owner >= 0 && h->l2_lean && h->l2_recency)   /* remove_in's inline form */
+                            l2_drop_lean(h, (uint32_t)owner, dline, sway, sslot);
+                        else if (owner >= 0)
+                            l2_take(h, (uint32_t)owner, dline, sway, sslot);
+                        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
+                        blk[v.meta_off + w] = ST_M;
+                        cnt[h->fast_col[w]]++;
+                        hits++;
+                        h->tight_lines++;
+                        continue;
+                    }
+                }
+                if (write && base + i == part_last) {
+                    /* The partial last line (most runs' tail), when its
+                     * hint names a plain way of the partial write holding
+                     * it: the tight loop's work, counted as partial. */
+                    const uint64_t hv = hints[base + i];
+                    const uint32_t w = (uint32_t)hv & 63;
+                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);
+                    if (hv >= 0x100 && ((plain_part >> w) & 1) &&
+                        ((const uint64_t *)(const void *)blk)[w] == first + base + i) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                        const uint32_t set = (uint32_t)(hv >> 8) - 1;
+                        assert(w == (hv & 0xFF) && set == cache_set(&h->llc, first + base + i));
+                        assert((1ull << w) == match_in(&h->llc, set, first + base + i));
+                        assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, first + base + i) < 0) &&
+                               "a DDIO/L3* line with an L2 copy");
+#endif
+                        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
+                        blk[v.meta_off + w] = ST_M;
+                        hier_req_stats *rp = &h->stats.req[REQ_PCIE_WR_PART];
+                        rp->accesses++;
+                        rp->hits++;
+                        rp->hit_col[h->fast_col[w]]++;
+                        phits++;
+                        hits++;
+                        h->tight_lines++;
+                        break;   /* the last line of the run */
+                    }
+                }
             }
             uint32_t k = base + i;
             uint32_t set = !hints ? sets[i] : hints[k] ? (uint32_t)(hints[k] >> 8) - 1 : cache_set(&h->llc, first + k);
@@ -1341,7 +1531,28 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             const uint64_t *t = cache_view_tags(v, set);
             uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
             /* A line is in one way at most: a tag equal to it is the match. */
-            uint64_t match = hw < ways && t[hw] == line ? 1ull << hw : match_tags(t, slots, line);
+            uint64_t match;
+            uint8_t *rd_meta = NULL;
+            if (hw < ways && t[hw] == line) {
+                match = 1ull << hw;
+            } else if (hints && !write && h->rd_miss_fast) {
+                /* A read run's line that left its way: most often to a
+                 * core's L2 in E/M (a packet's first line), which puts it
+                 * in no LLC way (non-inclusive), so the snoop filter
+                 * (which access_pcie_rd_miss asks anyway) goes first. */
+                rd_meta = l2_meta_of(h, line);
+                if (rd_meta && META_STATE(*rd_meta) != ST_S) {
+                    hier_result r;
+                    uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &r);
+                    hits++;
+                    h->rd_owned++;
+                    hints[k] = (uint64_t)(set + 1) << 8 | (way < ways ? way : HINT_NO_WAY);
+                    continue;
+                }
+                match = match_tags(t, slots, line);
+            } else {
+                match = match_tags(t, slots, line);
+            }
             const enum coh_req req = partial ? REQ_PCIE_WR_PART : req_full;
             const uint64_t drop = h->drop_ways[req];
             if (match & (h->fast_ways[req] | drop)) {
@@ -1386,8 +1597,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 hier_result r;
                 uint32_t hint_way = HINT_NO_WAY;
                 if (!write && !match && h->rd_miss_fast) {
-                    /* The Shared way a copy went to, for the next DMA (the first data line's write). */
-                    uint32_t way = access_pcie_rd_miss(h, line, set, &r);
+                    /* The Shared way a copy went to, for the next DMA (the first data line's write);
+                     * with hints the snoop filter was asked above. */
+                    uint32_t way = hints ? pcie_rd_miss_at(h, line, set, rd_meta, &r) : access_pcie_rd_miss(h, line, set, &r);
                     if (way < ways)
                         hint_way = way;
                 } else {

@@ -84,11 +84,14 @@ typedef struct hier {
     int rd_miss_fast;               /* a PCIe read the LLC misses: hier.c access_pcie_rd_miss */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
     uint64_t tight_lines;           /* DMA run lines the tight loop took (tests) */
+    uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found first through the snoop filter in an L2 in E/M (tests) */
+    uint64_t hint_moves;            /* core moves hier_access_hint did from the hint's way (tests) */
     int l2_lean;                    /* a core request's own-L2 hit: hier.c core_l2_lean, with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
     uint64_t l2_block_bytes;
-    uint32_t l2_tag_slots, l2_meta_off, l2_repl_off;
+    uint32_t l2_tag_slots, l2_meta_off, l2_repl_off, l2_ways;
+    uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */
@@ -112,6 +115,13 @@ static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
 {
     return cache_set(&h->llc, line);
 }
+
+/* hier_access_set for a line with a DMA run's hint word (see
+ * hier_pcie_write_run; nonzero, so it names the set): the same effect.  A
+ * core request for a line still in the way the hint names skips the L2 and
+ * LLC lookups when no L2 holds it (the core's first access to a packet's
+ * first line, which the NIC just wrote). */
+void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
 
 /* The NIC writes (DMA) the n consecutive lines first.. of one buffer: PCIe
  * writes, partial (RFO) for the first line if head_partial and for the last
@@ -144,7 +154,7 @@ void hier_flush(hier *h, uint64_t line, hier_result *res);
 static inline __attribute__((always_inline)) void hier_prefetch(const hier *h, uint64_t line)
 {
     cache_prefetch(&h->llc, line);
-    __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
+    __builtin_prefetch(&h->sf.keys[snoop_home(&h->sf, line)]);
 }
 
 /* The LLC set a DMA run's hint word (see hier_pcie_write_run) records for
@@ -164,7 +174,7 @@ static inline __attribute__((always_inline)) void hier_prefetch_set(const hier *
     __builtin_prefetch(b);
     if (h->llc.block_bytes > 64)
         __builtin_prefetch(b + 64);
-    __builtin_prefetch(&h->sf.keys[ddio_mix64(line) & h->sf.mask]);
+    __builtin_prefetch(&h->sf.keys[snoop_home(&h->sf, line)]);
 }
 
 hier_where hier_locate(const hier *h, uint64_t line);

@@ -16,6 +16,7 @@ int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e)
     while (cap < 2 * max_entries)
         cap *= 2;
     sf->mask = cap - 1;
+    sf->shift = 64u - (uint32_t)__builtin_ctzll(cap);
     sf->keys = ddio_table_alloc(cap * sizeof *sf->keys);
     sf->core = ddio_table_alloc(cap * sizeof *sf->core);
     if (!sf->keys || !sf->core) {
@@ -35,7 +36,7 @@ void snoop_free(snoop_filter *sf)
 
 static inline uint64_t slot_of(const snoop_filter *sf, uint64_t line)
 {
-    return ddio_mix64(line) & sf->mask;
+    return snoop_home(sf, line);
 }
 
 void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way)

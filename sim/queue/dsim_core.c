@@ -155,14 +155,13 @@ static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
     return s->memo_ops + (s->memo_at[len] - 1);
 }
 
-/* Op `op`'s line of buffer `buf`; 1 if a DMA run with hints recorded its
- * LLC set in *set (line k of the data area is line k of every DMA into the
- * buffer). */
-static inline int op_line(const dsim *s, uint32_t buf, const uint64_t *hints, const ddio_line_op *op, uint64_t *line,
-                          uint32_t *set)
+/* Op `op`'s line of buffer `buf`, and its DMA hint word (0: none; line k
+ * of the data area is line k of every DMA into the buffer). */
+static inline uint64_t op_line(const dsim *s, uint32_t buf, const uint64_t *hints, const ddio_line_op *op,
+                               uint64_t *line)
 {
     *line = dsim_data_line_addr(s, buf, op->line) >> s->line_shift;
-    return op->line < s->hint_lines && hier_hint_set(hints[op->line], set);
+    return op->line < s->hint_lines ? hints[op->line] : 0;
 }
 
 /* The workload's accesses to one received packet; returns its service time. */
@@ -174,37 +173,32 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     const ddio_line_op *ops = packet_ops(s, len, &n);
     double ns = 0;
     int first = 1;
-    /* Data line k's LLC set, if a DMA run with hints recorded it (line k of
-     * the data area is line k of every DMA into the buffer). */
+    /* Where the DMA runs found the data lines (hier_pcie_write_run). */
     const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
-    /* The first OPS_KEPT ops' lines and sets are kept from the prefetch
+    /* The first OPS_KEPT ops' lines and hints are kept from the prefetch
      * pass for the accesses (only DMA runs write the hints). */
     enum { OPS_KEPT = 16 };
-    uint64_t kept_line[OPS_KEPT];
-    uint32_t kept_set[OPS_KEPT];
+    uint64_t kept_line[OPS_KEPT], kept_hint[OPS_KEPT];
     for (size_t i = 0; i < n; i++) {
         uint64_t line;
+        uint64_t hint = op_line(s, buf, hints, &ops[i], &line);
         uint32_t set;
-        int known = op_line(s, buf, hints, &ops[i], &line, &set);
         if (i < OPS_KEPT) {
             kept_line[i] = line;
-            kept_set[i] = known ? set : UINT32_MAX;
+            kept_hint[i] = hint;
         }
-        if (known)
+        if (hier_hint_set(hint, &set))
             hier_prefetch_set(&s->h, line, set);
         else
             hier_prefetch(&s->h, line);
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t line;
-        uint32_t set;
-        int known;
+        uint64_t line, hint;
         if (i < OPS_KEPT) {
             line = kept_line[i];
-            set = kept_set[i];
-            known = set != UINT32_MAX;
+            hint = kept_hint[i];
         } else {
-            known = op_line(s, buf, hints, &ops[i], &line, &set);
+            hint = op_line(s, buf, hints, &ops[i], &line);
         }
         hier_result r;
         if (ops[i].op == DDIO_SEG_FLUSH) {
@@ -212,8 +206,8 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             continue;
         }
         enum coh_req req = ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD;
-        if (known)
-            hier_access_set(&s->h, req, c, line, set, &r);
+        if (hint)
+            hier_access_hint(&s->h, req, c, line, hint, &r);
         else
             hier_access(&s->h, req, c, line, &r);
         if (first)
