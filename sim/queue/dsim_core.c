@@ -7,6 +7,7 @@
  * at its start; the core is then busy for the summed service time. */
 #include "sim/queue/dsim_int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,8 +372,12 @@ void core_poll(dsim *s, uint32_t c)
     } else if (!blocked) {
         n = ring_dequeue_burst(&cs->rx_done, bufs, d->burst < MAX_BURST ? d->burst : MAX_BURST);
         for (uint32_t i = 0; i < n; i++) {
+            /* rx_done holds the packets in completion order: packet i's CQE
+             * is the driver's next one (not the NIC's next, still unwritten). */
+            uint64_t cqe = cs->rx_cqe_read++;
+            assert(cqe < cs->rx_cqe && "the driver reads a completion the NIC has not written");
             if (s->opt->desc_access) {
-                driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
+                driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cqe), cs->rx_cq_set[rx_slot(s, cqe)]);
                 driver_line(s, REQ_CORE_WR, c, dsim_hdr_line(s, bufs[i]) << s->line_shift,
                             s->hdr_set[bufs[i]]);
             }

@@ -52,6 +52,9 @@ typedef struct dsim_core {
     uint32_t tx_inflight;   /* fetched by the NIC, not yet completed */
     uint32_t rx_unposted;   /* RX descriptors consumed and not yet refilled */
     uint64_t rx_wqe_next, rx_wqe_fill, rx_cqe, tx_wqe, tx_wqe_fetch, tx_comps, tx_cqe_read;
+    /* The driver's RX completion index: the CQE of the next packet it takes
+     * from rx_done (rx_cqe is the NIC's, the next CQE it writes). */
+    uint64_t rx_cqe_read;
     /* LLC sets of the ring lines (hier_llc_set, fixed per line), by the
      * slot index of the *_addr helpers below: rx_ring, rx_ring, tx_ring and
      * TX_CQ_SLOTS entries. */
