@@ -594,7 +594,7 @@ static inline int kernel_ops_plain(const uint8_t *ops)
  * access, and the next group resumes it at its position. */
 #define KERNEL_FAST_GROUP_AT(K, U, UOP)                                           \
     case K:                                                                    \
-        if (!kernel_fast_group(&ke, bops, bl, bb, slots, cways, exact, K, U, UOP)) {              \
+        if (!kernel_fast_group(ke, bops, bl, bb, slots, cways, exact, K, U, UOP)) {              \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
@@ -614,8 +614,8 @@ static inline int kernel_ops_plain(const uint8_t *ops)
             if (k == KERNEL_BATCH)                                                                     \
                 break;                                                                                 \
             for (size_t e = k + KERNEL_GROUP; k < e; k++)                                              \
-                if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, cways, exact, k))                             \
-                    kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);                         \
+                if (!kernel_fast(ke, bops[k], bl[k], bb[k], slots, cways, exact, k))                             \
+                    kernel_step_general(ke, bops[k], bl[k][0], bb[k], slots);                          \
             if (k == KERNEL_BATCH)                                                                     \
                 break;                                                                                 \
         }                                                                                              \
@@ -632,6 +632,36 @@ static inline uint32_t kernel_ops_uniform(const uint8_t *ops)
     if (x != 0x0101010101010101ull * op || op >= OP_COUNT || op == OP_FLUSH)
         return OP_COUNT;
     return op;
+}
+
+/* Replays the m (1..8) accesses of one batch: ops at bops, line slots bl,
+ * blocks bb.  The inner loops make no call, so that the kernel's state
+ * stays in registers: they stop at an access for kernel_step_general or
+ * kernel_step_rare. */
+static inline __attribute__((always_inline)) void kernel_batch(kernel_env *ke, const uint8_t *bops,
+                                                               const uint64_t (*bl)[2], uint8_t *const *bb,
+                                                               const size_t m, const uint32_t slots,
+                                                               const uint32_t cways, const int exact)
+{
+    size_t k = 0;
+    /* A batch of one op (common in real traces: runs of loads or stores):
+     * the op's rows of the tables once for the batch. */
+    const uint32_t uop = m == KERNEL_BATCH ? kernel_ops_uniform(bops) : OP_COUNT;
+    if (uop < OP_COUNT) {
+        KERNEL_PLAIN_BATCH(1, uop);
+    } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
+        KERNEL_PLAIN_BATCH(0, 0);
+    } else {
+        while (k < m) {
+            for (; k < m; k++)
+                if (!kernel_step(ke, bops[k], bl[k], bb[k], slots, cways, exact, k))
+                    break;
+            if (k < m) {
+                kernel_step_rare(ke, bops[k], bl[k][0], bb[k], slots);
+                k++;
+            }
+        }
+    }
 }
 
 /* The LRU kernel: the same semantics as replay_access, specialised for the
@@ -695,65 +725,50 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
      * prefetched (a small loop of its own) before batch b is replayed, so
      * each access is prefetched KERNEL_AHEAD batches ahead or more (blocks
      * that come from DRAM need it), and the two loops do not compete for
-     * registers.  blk and line are rings of KERNEL_AHEAD + 1 batches. */
+     * registers.  blk and line are rings of KERNEL_RING batches (a power of
+     * two: the slot of batch b is b % KERNEL_RING, a mask). */
 #define KERNEL_AHEAD 2
-#define KERNEL_RING (KERNEL_AHEAD + 1)
+#define KERNEL_RING 4
+    _Static_assert(KERNEL_RING > KERNEL_AHEAD && (KERNEL_RING & (KERNEL_RING - 1)) == 0, "ring of batches");
     _Alignas(16) uint8_t *blk[KERNEL_RING][KERNEL_BATCH];
     /* Line numbers, one per 16-byte slot (kernel_candidates); the upper half
      * of each slot is not used. */
     _Alignas(16) uint64_t line[KERNEL_RING][KERNEL_BATCH][2];
     memset(line, 0, sizeof line);
-    size_t cur = 0;
-    uint32_t batches = 0;
     for (size_t k = 0; k < n && k < KERNEL_AHEAD * KERNEL_BATCH; k++)
         kernel_map(&ke, addrs[k], &blk[k / KERNEL_BATCH][k % KERNEL_BATCH], &line[k / KERNEL_BATCH][k % KERNEL_BATCH][0],
                    slots, xor_map);
-    for (size_t j = 0; j < n; j += KERNEL_BATCH, cur = cur + 1 == KERNEL_RING ? 0 : cur + 1) {
+    size_t j = 0;
+    /* The steady loop: the batch and the one KERNEL_AHEAD ahead are both
+     * whole, so it has no length tests; the last batches follow in the
+     * general loop below.  Both fold the packed counters every
+     * KERNEL_FOLD_BATCHES batches of the run. */
+    const size_t steady_end = n >= (KERNEL_AHEAD + 1) * KERNEL_BATCH ? n - (KERNEL_AHEAD + 1) * KERNEL_BATCH + 1 : 0;
+    for (; j < steady_end; j += KERNEL_BATCH) {
+        const size_t b = j / KERNEL_BATCH;
+        const size_t ab = (b + KERNEL_AHEAD) % KERNEL_RING;
+        if (xor_map) {
+            kernel_map_batch_xor(&ke, addrs + j + KERNEL_AHEAD * KERNEL_BATCH, blk[ab], line[ab], slots);
+        } else {
+#pragma GCC unroll 8
+            for (size_t k = 0; k < KERNEL_BATCH; k++)
+                kernel_map(&ke, addrs[j + KERNEL_AHEAD * KERNEL_BATCH + k], &blk[ab][k], &line[ab][k][0], slots, 0);
+        }
+        kernel_batch(&ke, ops + j, line[b % KERNEL_RING], blk[b % KERNEL_RING], KERNEL_BATCH, slots, cways, exact);
+        if (((b + 1) & (KERNEL_FOLD_BATCHES - 1)) == 0)
+            kernel_fold_packed(&ke);
+    }
+    for (; j < n; j += KERNEL_BATCH) {
+        const size_t b = j / KERNEL_BATCH;
         const size_t ahead = j + KERNEL_AHEAD * KERNEL_BATCH,
                      na = ahead >= n ? 0 : n - ahead < KERNEL_BATCH ? n - ahead : KERNEL_BATCH;
-        const size_t ab = cur + KERNEL_AHEAD >= KERNEL_RING ? cur + KERNEL_AHEAD - KERNEL_RING : cur + KERNEL_AHEAD;
-        if (na == KERNEL_BATCH) {
-            if (xor_map) {
-                kernel_map_batch_xor(&ke, addrs + ahead, blk[ab], line[ab], slots);
-            } else {
-#pragma GCC unroll 8
-                for (size_t k = 0; k < KERNEL_BATCH; k++)
-                    kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, 0);
-            }
-        } else {
-            for (size_t k = 0; k < na; k++)
-                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
-        }
+        const size_t ab = (b + KERNEL_AHEAD) % KERNEL_RING;
+        for (size_t k = 0; k < na; k++)
+            kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
         const size_t m = n - j < KERNEL_BATCH ? n - j : KERNEL_BATCH;
-        /* The inner loops make no call, so that the kernel's state stays in
-         * registers: they stop at an access for kernel_step_general or
-         * kernel_step_rare. */
-        const uint8_t *bops = ops + j;
-        const uint64_t(*bl)[2] = line[cur];
-        uint8_t *const *bb = blk[cur];
-        size_t k = 0;
-        /* A batch of one op (common in real traces: runs of loads or stores):
-         * the op's rows of the tables once for the batch. */
-        const uint32_t uop = m == KERNEL_BATCH ? kernel_ops_uniform(bops) : OP_COUNT;
-        if (uop < OP_COUNT) {
-            KERNEL_PLAIN_BATCH(1, uop);
-        } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-            KERNEL_PLAIN_BATCH(0, 0);
-        } else {
-            while (k < m) {
-                for (; k < m; k++)
-                    if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, cways, exact, k))
-                        break;
-                if (k < m) {
-                    kernel_step_rare(&ke, bops[k], bl[k][0], bb[k], slots);
-                    k++;
-                }
-            }
-        }
-        if (++batches == KERNEL_FOLD_BATCHES) {
+        kernel_batch(&ke, ops + j, line[b % KERNEL_RING], blk[b % KERNEL_RING], m, slots, cways, exact);
+        if (((b + 1) & (KERNEL_FOLD_BATCHES - 1)) == 0)
             kernel_fold_packed(&ke);
-            batches = 0;
-        }
     }
     kernel_fold_packed(&ke);
     kernel_counts_fold(r, &ke.kc);
