@@ -316,6 +316,21 @@ static inline uint64_t kernel_select(uint64_t c, uint64_t a, uint64_t b)
 #endif
 }
 
+/* kernel_ctz of x as *w, and *miss: all ones if x is 0, else 0 (tzcnt sets
+ * the carry flag for a zero source, sbb spreads it). */
+static inline void kernel_ctz_miss(uint64_t x, uint64_t *w, uint64_t *miss)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t r, c;
+    __asm__("tzcnt %2, %0\n\tsbb %1, %1" : "=r"(r), "=r"(c) : "rm"(x) : "cc");
+    *w = r;
+    *miss = c;
+#else
+    *w = x ? (uint64_t)__builtin_ctzll(x) : 64;
+    *miss = 0 - (uint64_t)(x == 0);
+#endif
+}
+
 static inline uint64_t kernel_ctz(uint64_t x)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -410,13 +425,13 @@ static inline __attribute__((always_inline)) uint64_t kernel_match_avx2(const ui
 #endif
 
 /* The first half of kernel_fast: the way `*w` that holds the line if any
- * (`*hit`), and whether the access is one for kernel_step_general (nonzero:
+ * (`*miss`: 0 if it does, all ones if not), and whether the access is one for kernel_step_general (nonzero:
  * a miss that is not the steady case); `op_full` is ke->op_full of the op.
  * `exact` (the x86-64-v3 kernel): full-tag compares instead of candidates
  * on the low 32 bits and a check of the first one. */
 static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_full, const uint64_t *lslot,
                                                                    const uint8_t *blk, const uint32_t slots,
-                                                                   const int exact, uint64_t *w, uint64_t *hit)
+                                                                   const int exact, uint64_t *w, uint64_t *miss)
 {
     const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
 #ifdef KERNEL_X86_64_V3
@@ -425,23 +440,22 @@ static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_f
          * 64, unused (the way is the victim); a miss is the steady case if
          * the set is full and the op may use every way. */
         const uint64_t m = kernel_match_avx2(tags, slots, lslot);
-        *w = kernel_ctz(m);
-        *hit = m != 0;
-        return (*valid ^ op_full) & (*hit - 1);
+        kernel_ctz_miss(m, w, miss);
+        return (*valid ^ op_full) & *miss;
     }
 #endif
     const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
     *w = kernel_ctz(cand | (1ull << (slots - 1)));
-    *hit = tags[*w] == lslot[0];
+    *miss = 0 - (uint64_t)(tags[*w] != lslot[0]);
     /* A miss leaves the fast path unless the set is full, the op may use
      * every way (op_full) and no way other than w can hold the line (no
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
     const uint64_t unsteady = (*valid ^ op_full) | cand;
-    return unsteady & (*hit - 1);
+    return unsteady & *miss;
 }
 
 /* The second half: the way is the hit way w or the victim, its tag is
@@ -450,7 +464,7 @@ static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_f
 static inline __attribute__((always_inline)) void kernel_update(const kernel_env *ke, const uint8_t *next_state,
                                                                 const uint64_t *count_inc, uint64_t *packed,
                                                                 uint64_t line, uint8_t *blk, const uint32_t slots,
-                                                                const uint32_t cways, uint64_t w, uint64_t hit)
+                                                                const uint32_t cways, uint64_t w, uint64_t miss)
 {
     uint64_t *tags = (uint64_t *)(void *)blk;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
@@ -459,10 +473,11 @@ static inline __attribute__((always_inline)) void kernel_update(const kernel_env
     /* Fields past the LRU end are 0; cways: the way count as a constant of
      * the instance (0: any, from ke). */
     const uint64_t victim = o >> (cways ? 4 * (cways - 1) : ke->lru_shift);
-    const uint64_t way = kernel_select(hit, w, victim);
+    const uint64_t way = kernel_select(miss, victim, w);
     const uint32_t old = meta[way];
     KERNEL_CHECK(way < ke->ways && old <= ST_M);
-    const uint64_t idx = hit * 4 + old;
+    /* hit * 4 + old: miss is 0 or all ones. */
+    const uint64_t idx = old + 4 + (miss << 2);
     meta[way] = next_state[idx];
     *packed += count_inc[idx];
     tags[way] = line;
@@ -486,11 +501,11 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
                                                              uint8_t *blk, const uint32_t slots, const uint32_t cways,
                                                              const int exact, size_t k)
 {
-    uint64_t w, hit;
-    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &w, &hit) != 0, 0))
+    uint64_t w, miss;
+    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &w, &miss) != 0, 0))
         return 0;
     kernel_update(ke, ke->next_state + op * 8, ke->count_inc + op * 8, &ke->packed[k][op], lslot[0], blk, slots,
-                  cways, w, hit);
+                  cways, w, miss);
     return 1;
 }
 
@@ -510,13 +525,13 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
                                                                    const int exact, size_t a, const int uniform,
                                                                    uint32_t uop)
 {
-    uint64_t w0, w1, w2, w3, h0, h1, h2, h3;
+    uint64_t w0, w1, w2, w3, m0, m1, m2, m3;
 #define KERNEL_OP(I) (uniform ? uop : ops[a + (I)])
 #define KERNEL_OP_FULL(I) (ke->op_full[KERNEL_OP(I)])
-    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0, &h0) |
-                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1, &h1) |
-                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2, &h2) |
-                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3, &h3);
+    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0, &m0) |
+                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1, &m1) |
+                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2, &m2) |
+                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3, &m3);
 #undef KERNEL_OP_FULL
 #ifdef __SSE2__
     /* Two blocks are the same iff the low 32 bits of their addresses are
@@ -540,10 +555,10 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
 #define KERNEL_UPDATE_AT(I, W, H)                                                                          \
     kernel_update(ke, ke->next_state + KERNEL_OP(I) * 8, ke->count_inc + KERNEL_OP(I) * 8,                      \
                   &ke->packed[a + (I)][KERNEL_OP(I)], lslot[a + (I)][0], blk[a + (I)], slots, cways, W, H)
-    KERNEL_UPDATE_AT(0, w0, h0);
-    KERNEL_UPDATE_AT(1, w1, h1);
-    KERNEL_UPDATE_AT(2, w2, h2);
-    KERNEL_UPDATE_AT(3, w3, h3);
+    KERNEL_UPDATE_AT(0, w0, m0);
+    KERNEL_UPDATE_AT(1, w1, m1);
+    KERNEL_UPDATE_AT(2, w2, m2);
+    KERNEL_UPDATE_AT(3, w3, m3);
 #undef KERNEL_UPDATE_AT
 #undef KERNEL_OP
     return 1;
