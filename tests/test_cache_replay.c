@@ -454,6 +454,49 @@ Test(cache_replay, lru_kernel_equals_generic_path)
     }
 }
 
+/* The kernel counts in packed 21-bit fields (one word per op and position
+ * in the batch), folded every 2^17 batches of one replay_run and at its
+ * end: one run of 3.5 Mi accesses (three folds inside it, and a run that
+ * does not end on a batch boundary) must count as the generic path does,
+ * for each instruction set. */
+Test(cache_replay, lru_kernel_folds_long_runs, .timeout = 120)
+{
+    cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = 11, .mapping = MAP_XOR, .seed = 1};
+    repl_config rc;
+    repl_config_default(&rc);
+    const size_t n = ((size_t)7 << 19) + 5;   /* 3.5 Mi + 5 */
+    uint8_t *ops = malloc(n);
+    uint64_t *addrs = malloc(n * sizeof *addrs);
+    cr_assert(ops && addrs);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 91);
+    for (size_t i = 0; i < n; i++) {
+        /* Runs of writes, and mixed reads and writes, over 1.25x the
+         * capacity: hits, misses and writebacks, in uniform and in mixed
+         * batches; more than 2^21 writes hit. */
+        ops[i] = (i / 64) % 4 != 3 ? OP_WRITE : i % 2 ? OP_WRITE : OP_READ;
+        addrs[i] = ddio_rng_below(&rng, 2 * 8 * 11 * 5 / 4) * 64;
+    }
+    for (int isa = REPLAY_ISA_BASE; isa <= (int)replay_best_isa(); isa++) {
+        replay fast, slow;
+        ddio_err e;
+        cr_assert_eq(replay_init(&fast, &g, &rc, 0x7FF, 0x600, &e), 0, "%s", e.msg);
+        cr_assert_eq(replay_init(&slow, &g, &rc, 0x7FF, 0x600, &e), 0, "%s", e.msg);
+        fast.isa = (enum replay_isa)isa;
+        const uint64_t hf = replay_run(&fast, ops, addrs, n);
+        uint64_t hs = 0;
+        for (size_t i = 0; i < n; i++)
+            hs += (uint64_t)replay_access(&slow, (enum replay_op)ops[i], addrs[i]);
+        cr_assert_eq(hf, hs, "isa %d: %llu vs %llu hits", isa, (unsigned long long)hf, (unsigned long long)hs);
+        cr_assert_gt(slow.op[OP_WRITE].hits, (uint64_t)1 << 21);
+        cr_assert_eq(memcmp(fast.op, slow.op, sizeof fast.op), 0, "isa %d: counters differ", isa);
+        replay_free(&fast);
+        replay_free(&slow);
+    }
+    free(ops);
+    free(addrs);
+}
+
 /* The xor slice hash is table-driven over 11-bit chunks of the line number:
  * for 8 slices it must equal the published 3-bit hash of the address for
  * any 64-bit line and any line size (address bits beyond 47 are in no mask;

@@ -316,6 +316,21 @@ static inline uint64_t kernel_select(uint64_t c, uint64_t a, uint64_t b)
 #endif
 }
 
+/* kernel_ctz of x as *w, and *miss: all ones if x is 0, else 0 (tzcnt sets
+ * the carry flag for a zero source, sbb spreads it). */
+static inline void kernel_ctz_miss(uint64_t x, uint64_t *w, uint64_t *miss)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t r, c;
+    __asm__("tzcnt %2, %0\n\tsbb %1, %1" : "=r"(r), "=r"(c) : "rm"(x) : "cc");
+    *w = r;
+    *miss = c;
+#else
+    *w = x ? (uint64_t)__builtin_ctzll(x) : 64;
+    *miss = 0 - (uint64_t)(x == 0);
+#endif
+}
+
 static inline uint64_t kernel_ctz(uint64_t x)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -410,13 +425,13 @@ static inline __attribute__((always_inline)) uint64_t kernel_match_avx2(const ui
 #endif
 
 /* The first half of kernel_fast: the way `*w` that holds the line if any
- * (`*hit`), and whether the access is one for kernel_step_general (nonzero:
+ * (`*miss`: 0 if it does, all ones if not), and whether the access is one for kernel_step_general (nonzero:
  * a miss that is not the steady case); `op_full` is ke->op_full of the op.
  * `exact` (the x86-64-v3 kernel): full-tag compares instead of candidates
  * on the low 32 bits and a check of the first one. */
 static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_full, const uint64_t *lslot,
                                                                    const uint8_t *blk, const uint32_t slots,
-                                                                   const int exact, uint64_t *w, uint64_t *hit)
+                                                                   const int exact, uint64_t *w, uint64_t *miss)
 {
     const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
 #ifdef KERNEL_X86_64_V3
@@ -425,23 +440,22 @@ static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_f
          * 64, unused (the way is the victim); a miss is the steady case if
          * the set is full and the op may use every way. */
         const uint64_t m = kernel_match_avx2(tags, slots, lslot);
-        *w = kernel_ctz(m);
-        *hit = m != 0;
-        return (*valid ^ op_full) & (*hit - 1);
+        kernel_ctz_miss(m, w, miss);
+        return (*valid ^ op_full) & *miss;
     }
 #endif
     const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
     *w = kernel_ctz(cand | (1ull << (slots - 1)));
-    *hit = tags[*w] == lslot[0];
+    *miss = 0 - (uint64_t)(tags[*w] != lslot[0]);
     /* A miss leaves the fast path unless the set is full, the op may use
      * every way (op_full) and no way other than w can hold the line (no
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
     const uint64_t unsteady = (*valid ^ op_full) | cand;
-    return unsteady & (*hit - 1);
+    return unsteady & *miss;
 }
 
 /* The second half: the way is the hit way w or the victim, its tag is
@@ -450,7 +464,7 @@ static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_f
 static inline __attribute__((always_inline)) void kernel_update(const kernel_env *ke, const uint8_t *next_state,
                                                                 const uint64_t *count_inc, uint64_t *packed,
                                                                 uint64_t line, uint8_t *blk, const uint32_t slots,
-                                                                const uint32_t cways, uint64_t w, uint64_t hit)
+                                                                const uint32_t cways, uint64_t w, uint64_t miss)
 {
     uint64_t *tags = (uint64_t *)(void *)blk;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
@@ -459,10 +473,11 @@ static inline __attribute__((always_inline)) void kernel_update(const kernel_env
     /* Fields past the LRU end are 0; cways: the way count as a constant of
      * the instance (0: any, from ke). */
     const uint64_t victim = o >> (cways ? 4 * (cways - 1) : ke->lru_shift);
-    const uint64_t way = kernel_select(hit, w, victim);
+    const uint64_t way = kernel_select(miss, victim, w);
     const uint32_t old = meta[way];
     KERNEL_CHECK(way < ke->ways && old <= ST_M);
-    const uint64_t idx = hit * 4 + old;
+    /* hit * 4 + old: miss is 0 or all ones. */
+    const uint64_t idx = old + 4 + (miss << 2);
     meta[way] = next_state[idx];
     *packed += count_inc[idx];
     tags[way] = line;
@@ -486,11 +501,11 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
                                                              uint8_t *blk, const uint32_t slots, const uint32_t cways,
                                                              const int exact, size_t k)
 {
-    uint64_t w, hit;
-    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &w, &hit) != 0, 0))
+    uint64_t w, miss;
+    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &w, &miss) != 0, 0))
         return 0;
     kernel_update(ke, ke->next_state + op * 8, ke->count_inc + op * 8, &ke->packed[k][op], lslot[0], blk, slots,
-                  cways, w, hit);
+                  cways, w, miss);
     return 1;
 }
 
@@ -510,13 +525,13 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
                                                                    const int exact, size_t a, const int uniform,
                                                                    uint32_t uop)
 {
-    uint64_t w0, w1, w2, w3, h0, h1, h2, h3;
+    uint64_t w0, w1, w2, w3, m0, m1, m2, m3;
 #define KERNEL_OP(I) (uniform ? uop : ops[a + (I)])
 #define KERNEL_OP_FULL(I) (ke->op_full[KERNEL_OP(I)])
-    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0, &h0) |
-                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1, &h1) |
-                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2, &h2) |
-                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3, &h3);
+    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0, &m0) |
+                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1, &m1) |
+                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2, &m2) |
+                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3, &m3);
 #undef KERNEL_OP_FULL
 #ifdef __SSE2__
     /* Two blocks are the same iff the low 32 bits of their addresses are
@@ -540,10 +555,10 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
 #define KERNEL_UPDATE_AT(I, W, H)                                                                          \
     kernel_update(ke, ke->next_state + KERNEL_OP(I) * 8, ke->count_inc + KERNEL_OP(I) * 8,                      \
                   &ke->packed[a + (I)][KERNEL_OP(I)], lslot[a + (I)][0], blk[a + (I)], slots, cways, W, H)
-    KERNEL_UPDATE_AT(0, w0, h0);
-    KERNEL_UPDATE_AT(1, w1, h1);
-    KERNEL_UPDATE_AT(2, w2, h2);
-    KERNEL_UPDATE_AT(3, w3, h3);
+    KERNEL_UPDATE_AT(0, w0, m0);
+    KERNEL_UPDATE_AT(1, w1, m1);
+    KERNEL_UPDATE_AT(2, w2, m2);
+    KERNEL_UPDATE_AT(3, w3, m3);
 #undef KERNEL_UPDATE_AT
 #undef KERNEL_OP
     return 1;
@@ -594,7 +609,7 @@ static inline int kernel_ops_plain(const uint8_t *ops)
  * access, and the next group resumes it at its position. */
 #define KERNEL_FAST_GROUP_AT(K, U, UOP)                                           \
     case K:                                                                    \
-        if (!kernel_fast_group(&ke, bops, bl, bb, slots, cways, exact, K, U, UOP)) {              \
+        if (!kernel_fast_group(ke, bops, bl, bb, slots, cways, exact, K, U, UOP)) {              \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
@@ -614,8 +629,8 @@ static inline int kernel_ops_plain(const uint8_t *ops)
             if (k == KERNEL_BATCH)                                                                     \
                 break;                                                                                 \
             for (size_t e = k + KERNEL_GROUP; k < e; k++)                                              \
-                if (!kernel_fast(&ke, bops[k], bl[k], bb[k], slots, cways, exact, k))                             \
-                    kernel_step_general(&ke, bops[k], bl[k][0], bb[k], slots);                         \
+                if (!kernel_fast(ke, bops[k], bl[k], bb[k], slots, cways, exact, k))                             \
+                    kernel_step_general(ke, bops[k], bl[k][0], bb[k], slots);                          \
             if (k == KERNEL_BATCH)                                                                     \
                 break;                                                                                 \
         }                                                                                              \
@@ -632,6 +647,36 @@ static inline uint32_t kernel_ops_uniform(const uint8_t *ops)
     if (x != 0x0101010101010101ull * op || op >= OP_COUNT || op == OP_FLUSH)
         return OP_COUNT;
     return op;
+}
+
+/* Replays the m (1..8) accesses of one batch: ops at bops, line slots bl,
+ * blocks bb.  The inner loops make no call, so that the kernel's state
+ * stays in registers: they stop at an access for kernel_step_general or
+ * kernel_step_rare. */
+static inline __attribute__((always_inline)) void kernel_batch(kernel_env *ke, const uint8_t *bops,
+                                                               const uint64_t (*bl)[2], uint8_t *const *bb,
+                                                               const size_t m, const uint32_t slots,
+                                                               const uint32_t cways, const int exact)
+{
+    size_t k = 0;
+    /* A batch of one op (common in real traces: runs of loads or stores):
+     * the op's rows of the tables once for the batch. */
+    const uint32_t uop = m == KERNEL_BATCH ? kernel_ops_uniform(bops) : OP_COUNT;
+    if (uop < OP_COUNT) {
+        KERNEL_PLAIN_BATCH(1, uop);
+    } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
+        KERNEL_PLAIN_BATCH(0, 0);
+    } else {
+        while (k < m) {
+            for (; k < m; k++)
+                if (!kernel_step(ke, bops[k], bl[k], bb[k], slots, cways, exact, k))
+                    break;
+            if (k < m) {
+                kernel_step_rare(ke, bops[k], bl[k][0], bb[k], slots);
+                k++;
+            }
+        }
+    }
 }
 
 /* The LRU kernel: the same semantics as replay_access, specialised for the
@@ -695,65 +740,50 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
      * prefetched (a small loop of its own) before batch b is replayed, so
      * each access is prefetched KERNEL_AHEAD batches ahead or more (blocks
      * that come from DRAM need it), and the two loops do not compete for
-     * registers.  blk and line are rings of KERNEL_AHEAD + 1 batches. */
+     * registers.  blk and line are rings of KERNEL_RING batches (a power of
+     * two: the slot of batch b is b % KERNEL_RING, a mask). */
 #define KERNEL_AHEAD 2
-#define KERNEL_RING (KERNEL_AHEAD + 1)
+#define KERNEL_RING 4
+    _Static_assert(KERNEL_RING > KERNEL_AHEAD && (KERNEL_RING & (KERNEL_RING - 1)) == 0, "ring of batches");
     _Alignas(16) uint8_t *blk[KERNEL_RING][KERNEL_BATCH];
     /* Line numbers, one per 16-byte slot (kernel_candidates); the upper half
      * of each slot is not used. */
     _Alignas(16) uint64_t line[KERNEL_RING][KERNEL_BATCH][2];
     memset(line, 0, sizeof line);
-    size_t cur = 0;
-    uint32_t batches = 0;
     for (size_t k = 0; k < n && k < KERNEL_AHEAD * KERNEL_BATCH; k++)
         kernel_map(&ke, addrs[k], &blk[k / KERNEL_BATCH][k % KERNEL_BATCH], &line[k / KERNEL_BATCH][k % KERNEL_BATCH][0],
                    slots, xor_map);
-    for (size_t j = 0; j < n; j += KERNEL_BATCH, cur = cur + 1 == KERNEL_RING ? 0 : cur + 1) {
+    size_t j = 0;
+    /* The steady loop: the batch and the one KERNEL_AHEAD ahead are both
+     * whole, so it has no length tests; the last batches follow in the
+     * general loop below.  Both fold the packed counters every
+     * KERNEL_FOLD_BATCHES batches of the run. */
+    const size_t steady_end = n >= (KERNEL_AHEAD + 1) * KERNEL_BATCH ? n - (KERNEL_AHEAD + 1) * KERNEL_BATCH + 1 : 0;
+    for (; j < steady_end; j += KERNEL_BATCH) {
+        const size_t b = j / KERNEL_BATCH;
+        const size_t ab = (b + KERNEL_AHEAD) % KERNEL_RING;
+        if (xor_map) {
+            kernel_map_batch_xor(&ke, addrs + j + KERNEL_AHEAD * KERNEL_BATCH, blk[ab], line[ab], slots);
+        } else {
+#pragma GCC unroll 8
+            for (size_t k = 0; k < KERNEL_BATCH; k++)
+                kernel_map(&ke, addrs[j + KERNEL_AHEAD * KERNEL_BATCH + k], &blk[ab][k], &line[ab][k][0], slots, 0);
+        }
+        kernel_batch(&ke, ops + j, line[b % KERNEL_RING], blk[b % KERNEL_RING], KERNEL_BATCH, slots, cways, exact);
+        if (((b + 1) & (KERNEL_FOLD_BATCHES - 1)) == 0)
+            kernel_fold_packed(&ke);
+    }
+    for (; j < n; j += KERNEL_BATCH) {
+        const size_t b = j / KERNEL_BATCH;
         const size_t ahead = j + KERNEL_AHEAD * KERNEL_BATCH,
                      na = ahead >= n ? 0 : n - ahead < KERNEL_BATCH ? n - ahead : KERNEL_BATCH;
-        const size_t ab = cur + KERNEL_AHEAD >= KERNEL_RING ? cur + KERNEL_AHEAD - KERNEL_RING : cur + KERNEL_AHEAD;
-        if (na == KERNEL_BATCH) {
-            if (xor_map) {
-                kernel_map_batch_xor(&ke, addrs + ahead, blk[ab], line[ab], slots);
-            } else {
-#pragma GCC unroll 8
-                for (size_t k = 0; k < KERNEL_BATCH; k++)
-                    kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, 0);
-            }
-        } else {
-            for (size_t k = 0; k < na; k++)
-                kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
-        }
+        const size_t ab = (b + KERNEL_AHEAD) % KERNEL_RING;
+        for (size_t k = 0; k < na; k++)
+            kernel_map(&ke, addrs[ahead + k], &blk[ab][k], &line[ab][k][0], slots, xor_map);
         const size_t m = n - j < KERNEL_BATCH ? n - j : KERNEL_BATCH;
-        /* The inner loops make no call, so that the kernel's state stays in
-         * registers: they stop at an access for kernel_step_general or
-         * kernel_step_rare. */
-        const uint8_t *bops = ops + j;
-        const uint64_t(*bl)[2] = line[cur];
-        uint8_t *const *bb = blk[cur];
-        size_t k = 0;
-        /* A batch of one op (common in real traces: runs of loads or stores):
-         * the op's rows of the tables once for the batch. */
-        const uint32_t uop = m == KERNEL_BATCH ? kernel_ops_uniform(bops) : OP_COUNT;
-        if (uop < OP_COUNT) {
-            KERNEL_PLAIN_BATCH(1, uop);
-        } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-            KERNEL_PLAIN_BATCH(0, 0);
-        } else {
-            while (k < m) {
-                for (; k < m; k++)
-                    if (!kernel_step(&ke, bops[k], bl[k], bb[k], slots, cways, exact, k))
-                        break;
-                if (k < m) {
-                    kernel_step_rare(&ke, bops[k], bl[k][0], bb[k], slots);
-                    k++;
-                }
-            }
-        }
-        if (++batches == KERNEL_FOLD_BATCHES) {
+        kernel_batch(&ke, ops + j, line[b % KERNEL_RING], blk[b % KERNEL_RING], m, slots, cways, exact);
+        if (((b + 1) & (KERNEL_FOLD_BATCHES - 1)) == 0)
             kernel_fold_packed(&ke);
-            batches = 0;
-        }
     }
     kernel_fold_packed(&ke);
     kernel_counts_fold(r, &ke.kc);
