@@ -200,6 +200,27 @@ Test(cache_policy, fills_never_leave_mask)
     }
 }
 
+/* A random LRU order word: a permutation of the ways in fields 0..ways-1,
+ * with random garbage in the fields past the last way when `garbage`. */
+static uint64_t random_order(ddio_rng *rng, uint32_t ways, int garbage)
+{
+    uint32_t perm[LRU_ORDER_MAX_WAYS];
+    for (uint32_t i = 0; i < ways; i++)
+        perm[i] = i;
+    for (uint32_t i = ways; i-- > 1;) {
+        uint32_t j = (uint32_t)(ddio_rng_next(rng) % (i + 1));
+        uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    uint64_t o = 0;
+    for (uint32_t i = 0; i < ways; i++)
+        o |= (uint64_t)perm[i] << (4 * i);
+    if (garbage && ways < LRU_ORDER_MAX_WAYS)
+        o |= ddio_rng_next(rng) & ~lru_order_below(ways);
+    return o;
+}
+
 /* lru_order_to_lru (branch-free) equals its reference form for every way
  * count, every position and random orders, including orders whose fields
  * past the last way are not zero. */
@@ -209,21 +230,7 @@ Test(cache_policy, lru_order_to_lru_equals_reference)
     ddio_rng_seed(&rng, 99);
     for (uint32_t ways = 1; ways <= LRU_ORDER_MAX_WAYS; ways++) {
         for (int rep = 0; rep < 2000; rep++) {
-            /* A random permutation of the ways in fields 0..ways-1. */
-            uint32_t perm[LRU_ORDER_MAX_WAYS];
-            for (uint32_t i = 0; i < ways; i++)
-                perm[i] = i;
-            for (uint32_t i = ways; i-- > 1;) {
-                uint32_t j = (uint32_t)(ddio_rng_next(&rng) % (i + 1));
-                uint32_t t = perm[i];
-                perm[i] = perm[j];
-                perm[j] = t;
-            }
-            uint64_t o = 0;
-            for (uint32_t i = 0; i < ways; i++)
-                o |= (uint64_t)perm[i] << (4 * i);
-            if (rep & 1 && ways < LRU_ORDER_MAX_WAYS)
-                o |= ddio_rng_next(&rng) & ~lru_order_below(ways);
+            uint64_t o = random_order(&rng, ways, rep & 1);
             for (uint32_t w = 0; w < ways; w++)
                 cr_assert_eq(lru_order_to_lru(o, w, ways), lru_order_to_lru_ref(o, w, ways),
                              "ways %u way %u order %016llx", ways, w, (unsigned long long)o);
@@ -241,20 +248,7 @@ Test(cache_policy, repl_order_hit_and_remove_equal_lru_order)
     ddio_rng_seed(&rng, 98);
     for (uint32_t ways = 1; ways <= LRU_ORDER_MAX_WAYS; ways++) {
         for (int rep = 0; rep < 1000; rep++) {
-            uint32_t perm[LRU_ORDER_MAX_WAYS];
-            for (uint32_t i = 0; i < ways; i++)
-                perm[i] = i;
-            for (uint32_t i = ways; i-- > 1;) {
-                uint32_t j = (uint32_t)(ddio_rng_next(&rng) % (i + 1));
-                uint32_t t = perm[i];
-                perm[i] = perm[j];
-                perm[j] = t;
-            }
-            uint64_t o = 0;
-            for (uint32_t i = 0; i < ways; i++)
-                o |= (uint64_t)perm[i] << (4 * i);
-            if (rep & 1 && ways < LRU_ORDER_MAX_WAYS)
-                o |= ddio_rng_next(&rng) & ~lru_order_below(ways);
+            uint64_t o = random_order(&rng, ways, rep & 1);
             for (uint32_t w = 0; w < ways; w++) {
                 uint64_t r = o;
                 repl_order_remove(&r, w, ways);

@@ -822,6 +822,22 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
     return 1;
 }
 
+/* The counters and result of an L2 hit (the line stays where it is). */
+static inline __attribute__((always_inline)) void count_l2_hit(hier *h, enum coh_req req, uint32_t col,
+                                                               hier_result *res)
+{
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->l2_hits++;
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = REG_L2;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+}
+
 /* Fast path 2: a core request for a line in its own L2: an L2 hit, which
  * touches neither the LLC nor another L2 in E or M, and in S (core_l2_hit)
  * only drops a non-inclusive LLC's Shared copy when it writes.  Returns 1
@@ -856,16 +872,7 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
     }
     if (req == REQ_CORE_WR)
         *meta = ST_M;
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    rs->l2_hits++;
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = REG_L2;
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    count_l2_hit(h, req, col, res);
     return 1;
 }
 
@@ -1111,16 +1118,7 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
     uint32_t col = st == ST_S ? COL_L2_S : COL_L2_EM;
     if (req == REQ_CORE_WR)
         *meta = ST_M;
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    rs->l2_hits++;
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = REG_L2;
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    count_l2_hit(h, req, col, res);
     if (st == ST_S && req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE)
         drop_shared_copy(h, line, llc_set);
     return 1;
@@ -1225,16 +1223,7 @@ static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_r
     }
     _Static_assert(COL_L2_S == COL_L2_EM + 1, "the L2 columns are adjacent");
     const uint32_t col = COL_L2_EM + (st == ST_S);
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    rs->l2_hits++;
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = REG_L2;
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    count_l2_hit(h, req, col, res);
     return 1;
 }
 
