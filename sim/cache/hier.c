@@ -647,6 +647,27 @@ static inline __attribute__((always_inline)) void account(hier *h, enum coh_req 
     rs->mem_writebacks += res->mem_writebacks;
 }
 
+/* A hit that leaves the line where it is and reads or writes no memory
+ * (the fast paths' LLC_KEEP cells, own-L2 hits): its counters, which
+ * account() would add for it ... */
+static inline __attribute__((always_inline)) void count_keep_hit(hier *h, enum coh_req req, uint32_t col)
+{
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+}
+
+/* ... and its result. */
+static inline __attribute__((always_inline)) void keep_hit_result(hier_result *res, uint32_t col, uint8_t region)
+{
+    res->hit = 1;
+    res->col = (uint8_t)col;
+    res->region = region;
+    res->mem_reads = 0;
+    res->mem_writebacks = 0;
+}
+
 /* A core request for a line some L2 holds: served by L2 (Table 1 has no
  * row for it).  A line in another core's L2 migrates to the requester. */
 static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uint64_t line, uint32_t set,
@@ -808,17 +829,9 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
     if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART || META_STATE(*meta) == ST_M)
         *meta = ST_M;   /* LLC_KEEP: a dirty line (or one the request writes) stays M */
     uint32_t col = h->fast_col[way];
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    if (res) {
-        res->hit = 1;
-        res->col = (uint8_t)col;
-        res->region = col_region[col];
-        res->mem_reads = 0;
-        res->mem_writebacks = 0;
-    }
+    count_keep_hit(h, req, col);
+    if (res)
+        keep_hit_result(res, col, col_region[col]);
     return 1;
 }
 
@@ -826,16 +839,9 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
 static inline __attribute__((always_inline)) void count_l2_hit(hier *h, enum coh_req req, uint32_t col,
                                                                hier_result *res)
 {
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    rs->l2_hits++;
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = REG_L2;
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    count_keep_hit(h, req, col);
+    h->stats.req[req].l2_hits++;
+    keep_hit_result(res, col, REG_L2);
 }
 
 /* Fast path 2: a core request for a line in its own L2: an L2 hit, which
@@ -1027,15 +1033,8 @@ static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_re
     if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
         *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
     uint32_t col = h->fast_col[way];
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = col_region[col];
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    count_keep_hit(h, req, col);
+    keep_hit_result(res, col, col_region[col]);
 }
 
 /* The requests after the LLC lookup, fast paths first. */
@@ -1187,16 +1186,7 @@ static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, u
                                                        uint8_t *meta)
 {
     *meta = ST_M;
-    hier_req_stats *rs = &h->stats.req[REQ_CORE_WR];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[COL_L2_S]++;
-    rs->l2_hits++;
-    res->hit = 1;
-    res->col = COL_L2_S;
-    res->region = REG_L2;
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    count_l2_hit(h, REQ_CORE_WR, COL_L2_S, res);
     if (h->cfg.mode == HIER_NONINCLUSIVE)
         drop_shared_copy(h, line, llc_set);
 }
@@ -1244,15 +1234,8 @@ static inline __attribute__((always_inline)) int pcie_mru(hier *h, enum coh_req 
     if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
         b[h->llc.meta_off + w0] = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state */
     const uint32_t col = h->fast_col[w0];
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = col_region[col];
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    count_keep_hit(h, req, col);
+    keep_hit_result(res, col, col_region[col]);
     return 1;
 }
 
