@@ -342,6 +342,14 @@ static void pair_expect_same_result(const hier_result *a, const hier_result *b, 
               "access %d (%s) of line %llu differs", i, what, line);
 }
 
+/* The whole result of access i, byte for byte. */
+static void pair_expect_same_access(const hier_result *a, const hier_result *b, int i, enum coh_req q, uint32_t core,
+                                    uint64_t line)
+{
+    cr_assert_eq(memcmp(a, b, sizeof *a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q), core,
+                 (unsigned long long)line);
+}
+
 /* Lines 0..lines-1 are where the general path puts them. */
 static void pair_expect_same_places(hier h[2], uint64_t lines, int i)
 {
@@ -720,8 +728,7 @@ static void core_move_equal(const char *policy, uint64_t seed)
         }
         hier_access(&h[0], q, core, line, &a);
         hier_access(&h[1], q, core, line, &b);
-        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
-                     core, (unsigned long long)line);
+        pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines, i);
     }
     cr_assert(col_seen[COL_DDIO] > 50 && col_seen[COL_L3] > 50 && col_seen[COL_SHARED] > 50 && shared_remote > 10,
@@ -783,8 +790,7 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
         }
         hier_access_hint(&h[0], q, core, line, hint, &a);
         hier_access(&h[1], q, core, line, &b);
-        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
-                     core, (unsigned long long)line);
+        pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines + 6, i);
     }
     if (mode == HIER_NONINCLUSIVE)
@@ -822,8 +828,7 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
         hier_result a, b;
         hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
         hier_access(&h[1], q, core, line, &b);
-        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
-                     core, (unsigned long long)line);
+        pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines, i);
     }
     /* PCIe reads of L2 (E/M) lines asked the snoop filter first (hier.c pcie_entry). */
@@ -876,8 +881,7 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
         else
             hier_access(&h[0], q, core, line, &a);
         hier_access(&h[1], q, core, line, &b);
-        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "access %d: %s by core %u of line %llu differs", i, coh_req_name(q),
-                     core, (unsigned long long)line);
+        pair_expect_same_access(&a, &b, i, q, core, line);
         l2_hits += a.region == REG_L2 && (q == REQ_CORE_RD || q == REQ_CORE_WR);
         pair_expect_same_places(h, lines, i);
     }

@@ -374,6 +374,31 @@ Test(traces_gen, stats_json_on_a_sample)
     cli_run_free(&r);
 }
 
+/* The default configuration of generator profile `profile` (must parse),
+ * `packets` packets, seed `seed`. */
+static gen_config profile_config(const char *profile, uint64_t packets, uint64_t seed)
+{
+    gen_config c;
+    gen_config_default(&c);
+    ddio_err e;
+    cr_assert_eq(gen_parse_profile(profile, &c, "profile", &e), 0, "%s", profile);
+    c.packets = packets;
+    c.seed = seed;
+    return c;
+}
+
+/* Two generators of one configuration, compared packet by packet (the
+ * caller frees both). */
+static void gen_pair(const gen_config *c, gen **a, gen **b)
+{
+    ddio_err e;
+    *a = malloc(sizeof **a);
+    *b = malloc(sizeof **b);
+    cr_assert(*a && *b);
+    cr_assert_eq(gen_init(*a, c, &e), 0, "%s", e.msg);
+    cr_assert_eq(gen_init(*b, c, &e), 0, "%s", e.msg);
+}
+
 /* gen_next_meta (the simulator's packet source) yields the packets gen_next
  * does, with the 5-tuple trace_parse_frame reads from gen_next's frame, and
  * skipping the timestamps changes no size or flow. */
@@ -382,15 +407,9 @@ Test(traces_gen, meta_matches_parsed_frames)
     const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500"};
     for (int k = 0; k < 4; k++)
         for (int no_time = 0; no_time < 2; no_time++) {
-            gen_config c;
-            gen_config_default(&c);
-            ddio_err e;
-            cr_assert_eq(gen_parse_profile(profiles[k], &c, "profile", &e), 0);
-            c.packets = 20000;
-            c.seed = 5 + (uint64_t)k;
-            gen *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-            cr_assert_eq(gen_init(a, &c, &e), 0);
-            cr_assert_eq(gen_init(b, &c, &e), 0);
+            gen_config c = profile_config(profiles[k], 20000, 5 + (uint64_t)k);
+            gen *a, *b;
+            gen_pair(&c, &a, &b);
             gen_pkt pa, pb;
             gen_meta m;
             uint64_t n = 0;
@@ -422,17 +441,11 @@ Test(traces_gen, no_tuple_keeps_the_packets)
     const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500"};
     for (int k = 0; k < 4; k++)
         for (int no_time = 0; no_time < 2; no_time++) {
-            gen_config c;
-            gen_config_default(&c);
-            ddio_err e;
-            cr_assert_eq(gen_parse_profile(profiles[k], &c, "profile", &e), 0);
-            c.packets = 20000;
-            c.seed = 9 + (uint64_t)k;
+            gen_config c = profile_config(profiles[k], 20000, 9 + (uint64_t)k);
             if (k == 0 && no_time == 0)
                 c.rate_gbps = 10;   /* MAWI's exponential gaps draw from the stream too */
-            gen *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-            cr_assert_eq(gen_init(a, &c, &e), 0);
-            cr_assert_eq(gen_init(b, &c, &e), 0);
+            gen *a, *b;
+            gen_pair(&c, &a, &b);
             gen_set_no_tuple(b, 1);
             gen_pkt pa, pb;
             gen_meta ma, mb;
@@ -528,17 +541,11 @@ Test(traces_gen, meta_batch_equals_single)
     for (int k = 0; k < 4; k++)
         for (int mode = 0; mode < 4; mode++) {
             int no_time = mode & 1, no_tuple = mode >> 1;
-            gen_config c;
-            gen_config_default(&c);
-            ddio_err e;
-            cr_assert_eq(gen_parse_profile(profiles[k], &c, "profile", &e), 0);
-            c.packets = 10007;
-            c.seed = 21 + (uint64_t)k;
+            gen_config c = profile_config(profiles[k], 10007, 21 + (uint64_t)k);
             if (k == 1)
                 c.zipf = 0.8;
-            gen *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-            cr_assert_eq(gen_init(a, &c, &e), 0);
-            cr_assert_eq(gen_init(b, &c, &e), 0);
+            gen *a, *b;
+            gen_pair(&c, &a, &b);
             gen_set_no_tuple(a, no_tuple);
             gen_set_no_tuple(b, no_tuple);
             ddio_rng sizes;
@@ -572,16 +579,10 @@ Test(traces_gen, meta_batch_equals_single)
  * (the second time every answer comes from the cache). */
 Test(traces_gen, tcp_cache_keeps_the_packets)
 {
-    gen_config c;
-    gen_config_default(&c);
-    ddio_err e;
-    cr_assert_eq(gen_parse_profile("mawi", &c, "profile", &e), 0);
-    c.packets = 60000;
+    gen_config c = profile_config("mawi", 60000, 13);
     c.flows = 500;
-    c.seed = 13;
-    gen *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-    cr_assert_eq(gen_init(a, &c, &e), 0);
-    cr_assert_eq(gen_init(b, &c, &e), 0);
+    gen *a, *b;
+    gen_pair(&c, &a, &b);
     gen_set_no_tuple(a, 1);
     gen_set_no_tuple(b, 1);
     uint8_t *cache = calloc(c.flows, 1);
@@ -611,12 +612,8 @@ Test(traces_gen, flow_meta_is_the_packets_tuple)
 {
     const char *profiles[] = {"mawi", "imix", "fixed:64"};
     for (int k = 0; k < 3; k++) {
-        gen_config c;
-        gen_config_default(&c);
+        gen_config c = profile_config(profiles[k], 20000, 31 + (uint64_t)k);
         ddio_err e;
-        cr_assert_eq(gen_parse_profile(profiles[k], &c, "profile", &e), 0);
-        c.packets = 20000;
-        c.seed = 31 + (uint64_t)k;
         gen *g = malloc(sizeof *g);
         cr_assert_eq(gen_init(g, &c, &e), 0);
         gen_pkt p;
