@@ -134,15 +134,15 @@ int cli_config_finish(const char *cmd, const char *usage_head, int parse_rc, con
         printf("%s%s", usage_head, ddio_config_usage());
         return DDIO_EXIT_OK;
     }
-    if (parse_rc < 0 && parse_rc != -2)
-        return cli_value_error(cmd, e);
-    if (parse_rc != 0) {
+    if (parse_rc == CLI_OPT_USAGE) {
         strbuf sb = {0};
         sb_printf(&sb, "%s%s", usage_head, ddio_config_usage());
         int rc = cli_usage_error(cmd, sb.data, "%s", e->msg);
         sb_free(&sb);
         return rc;
     }
+    if (parse_rc != 0)
+        return cli_value_error(cmd, e);   /* CLI_OPT_BAD_VALUE */
     if (ddio_config_resolve(a, out, NULL, e) != 0)
         return cli_value_error(cmd, e);   /* a bad value, file or field: one line */
     return -1;
