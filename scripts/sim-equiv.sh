@@ -4,8 +4,11 @@
 # sim_mpps) of a fixed set of configurations must not change.
 #   scripts/sim-equiv.sh record DIR [BIN]   write the reference outputs to DIR
 #   scripts/sim-equiv.sh check DIR [BIN]    compare BIN's outputs with DIR
-# BIN defaults to build/ddiosim.
+# BIN defaults to build/ddiosim.  The repository's own path in an output
+# (the sample trace's path in `traffic`) is written as <repo>, so a reference
+# recorded in one checkout checks another.
 set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?record|check}
 dir=${2:?directory}
 bin=${3:-build/ddiosim}
@@ -54,7 +57,7 @@ for c in "${configs[@]}"; do
   args=${c#*|}
   raw=$("$bin" simulate $args --format json 2>&1)
   rc=$?
-  out=$(printf '%s\n' "$raw" | grep -v -E '"(wall_seconds|sim_mpps)"')
+  out=$(printf '%s\n' "$raw" | grep -v -E '"(wall_seconds|sim_mpps)"' | sed "s#$root/#<repo>/#g")
   out="rc=$rc
 $out"
   if [ "$mode" = record ]; then
