@@ -49,7 +49,7 @@ static int solve_case(const char *label, uint32_t cores, enum mk_variant v, doub
         return fprintf(stderr, "bench: %s\n", e.msg), 1;
     cfg.workload.cores = cores;
     mk_traffic t;
-    if (mk_traffic_from_source(&t, DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap", NULL, 0, cores, 0, &e) != 0)
+    if (mk_traffic_from_source(&t, &(dsim_source){.trace = DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"}, 0, 1, cores, 0, &e) != 0)
         return fprintf(stderr, "bench: %s\n", e.msg), 1;
     double *q = calloc((size_t)cores * Q_COUNT, sizeof(double));
     for (uint32_t c = 0; c < cores; c++) {

@@ -39,6 +39,9 @@ static const char usage_head[] =
     "  --pkt-size B       every frame B bytes\n"
     "  --rate GBPS|max    offered rate (frame bytes; default max = line rate, but a\n"
     "                     --from-sim run of a trace keeps the trace's timing)\n"
+    "  --flows F          generator flows (default: the profile's); sets the\n"
+    "                     per-core shares with more than one core\n"
+    "  --all              keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
     "queue lengths (packets per core; default: the queueing estimate):\n"
     "  --queues RX,RXR,TX,TXR[,SW[,IDLE]]  given\n"
     "  --from-sim         measured by a simulator run of the same configuration:\n"
@@ -49,16 +52,14 @@ static const char usage_head[] =
     "  --no-inflight-split  simulated / estimated RX and TX include DMAs in flight;\n"
     "                     by default the estimated in-flight part is moved to the\n"
     "                     queue on the other side of the NIC write / read\n"
-    "the --from-sim run (as in simulate; ignored without --from-sim):\n"
+    "the --from-sim run (as in simulate; ignored without --from-sim, but for --seed):\n"
     "  --packets N        packets to inject, at least 1000 (200000)\n"
-    "  --seed S           seed of every random choice (1)\n"
+    "  --seed S           seed of every random choice (1), the generator's too\n"
     "  --warmup N         received packets before measuring (default: the buffers in\n"
     "                     circulation, twice, and until the RX queues have settled,\n"
     "                     at most half the packets)\n"
     "  --no-desc          do not model descriptor, completion and mbuf header lines\n"
     "  --nic-buffer B     NIC packet buffer in front of PCIe, bytes (262144)\n"
-    "  --flows F          generator flows (default: the profile's)\n"
-    "  --all              keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
     "output:\n"
     "  --format F         table | json (table)\n"
     "  --explain          the stationary distribution entering / leaving each queue\n"
@@ -399,7 +400,9 @@ int cmd_predict(int argc, char **argv)
     if (!trace && !profile && !pkt_size)
         trace = DEFAULT_TRACE;
     if (trace || profile) {
-        rc = mk_traffic_from_source(&t, trace, profile, pkt_size, S, 0, &e);
+        dsim_source src = o.sim.d.src;
+        src.trace = trace;
+        rc = mk_traffic_from_source(&t, &src, pkt_size, o.sim.d.seed, S, 0, &e);
         snprintf(traffic, sizeof traffic, "%s%s", trace ? trace : profile, pkt_size ? " (sizes forced)" : "");
     } else {
         rc = mk_traffic_fixed(&t, pkt_size, S, &e);

@@ -277,7 +277,7 @@ int cmd_simulate(int argc, char **argv)
         mk_traffic t;
         memset(&t, 0, sizeof t);
         const dsim_options *d = &o.sim.d;
-        if (mk_traffic_from_source(&t, d->src.trace, d->src.profile, d->pkt_size, cfg->workload.cores, 100000, &e) == 0 &&
+        if (mk_traffic_from_source(&t, &d->src, d->pkt_size, d->seed, cfg->workload.cores, 100000, &e) == 0 &&
             mk_predict_for_sim(cfg, &t, &r, &pred, &e) == 0)
             pp = &pred;
         mk_traffic_free(&t);

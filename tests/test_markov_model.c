@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "configs/config.h"
 #include "sim/markov/model.h"
@@ -15,6 +16,7 @@
 #include "sim/markov/solve.h"
 #include "sim/queue/qest.h"
 #include "tests/helpers.h"
+#include "traces/pcap.h"
 
 /* Non-inclusive state indices (mk_space_init order). */
 enum { L2 = 0, L2S, DDIO, SH, SHS, L3, MEM };
@@ -505,6 +507,71 @@ Test(markov_model_limits, variants_agree_on_one_size)
     expect_near(l.pcie_write_hit.lower, b.pcie_write_hit.lower, 1e-9);
     expect_near(c.pcie_write_hit.lower, b.pcie_write_hit.lower, 1e-9);
     expect_near(c.pcie_read_hit.upper, b.pcie_read_hit.upper, 1e-9);
+}
+
+/* ---------------------------------------------------------------- traffic */
+
+/* The model reads the packets the simulator would (same flows, filter,
+ * seed): one generated flow puts every packet on one core's queue; the
+ * profile's flows spread them over all four. */
+Test(markov_model_traffic, flows_set_the_per_core_shares)
+{
+    ddio_err e;
+    mk_traffic t;
+    cr_assert_eq(mk_traffic_from_source(&t, &(dsim_source){.profile = "mawi", .flows = 1}, 0, 1, 4, 20000, &e), 0,
+                 "%s", e.msg);
+    cr_expect_eq(t.packets, 20000);
+    int ones = 0;
+    for (uint32_t c = 0; c < 4; c++) {
+        cr_expect(t.share[c] == 0 || t.share[c] == 1, "core %u share %g", c, t.share[c]);
+        ones += t.share[c] == 1;
+    }
+    cr_expect_eq(ones, 1);
+    mk_traffic_free(&t);
+    cr_assert_eq(mk_traffic_from_source(&t, &(dsim_source){.profile = "mawi"}, 0, 1, 4, 20000, &e), 0, "%s", e.msg);
+    for (uint32_t c = 0; c < 4; c++)
+        cr_expect(t.share[c] > 0.15 && t.share[c] < 0.35, "core %u share %g", c, t.share[c]);
+    mk_traffic_free(&t);
+}
+
+/* --all: a non-TCP/UDP packet counts in the sizes (the simulator receives
+ * it); by default it is left out.  Two 100-byte UDP frames and a 1000-byte
+ * ICMP one. */
+Test(markov_model_traffic, keep_all_counts_every_packet)
+{
+    uint8_t f[1000];
+    memset(f, 0, sizeof f);
+    f[12] = 0x08;   /* IPv4 */
+    f[14] = 0x45;
+    f[22] = 64;     /* TTL */
+    f[26] = 10, f[29] = 1, f[30] = 172, f[31] = 16, f[33] = 1;
+    char path[] = "/tmp/ddiosim-mk-all-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    trace_writer w;
+    ddio_err e;
+    cr_assert_eq(trace_writer_open(&w, path, 2048, 0, TRACE_DLT_EN10MB, &e), 0, "%s", e.msg);
+    const uint32_t len[3] = {100, 1000, 100};
+    const uint8_t proto[3] = {17, 1, 17};
+    for (int i = 0; i < 3; i++) {
+        uint32_t ip_len = len[i] - 14;
+        f[16] = (uint8_t)(ip_len >> 8), f[17] = (uint8_t)ip_len;
+        f[23] = proto[i];
+        cr_assert_eq(trace_writer_write(&w, 1000u * (uint64_t)i, f, len[i], len[i], &e), 0, "%s", e.msg);
+    }
+    cr_assert_eq(trace_writer_commit(&w, &e), 0, "%s", e.msg);
+    mk_traffic t;
+    cr_assert_eq(mk_traffic_from_source(&t, &(dsim_source){.trace = path}, 0, 1, 1, 0, &e), 0, "%s", e.msg);
+    cr_expect_eq(t.packets, 2);
+    expect_near(t.mean, 100, 1e-12);
+    mk_traffic_free(&t);
+    cr_assert_eq(mk_traffic_from_source(&t, &(dsim_source){.trace = path, .keep_all = 1}, 0, 1, 1, 0, &e), 0, "%s",
+                 e.msg);
+    cr_expect_eq(t.packets, 3);
+    expect_near(t.mean, 400, 1e-12);
+    mk_traffic_free(&t);
+    unlink(path);
 }
 
 /* ---------------------------------------------------------------- queueing */

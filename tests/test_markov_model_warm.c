@@ -33,7 +33,7 @@ static void warm_vs_cold(uint32_t cores, int vary)
     cr_assert_eq(ddio_config_resolve(&a, &cfg, NULL, &e), 0, "%s", e.msg);
     cfg.workload.cores = cores;
     mk_traffic t;
-    cr_assert_eq(mk_traffic_from_source(&t, DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap", NULL, 0, cores, 0, &e),
+    cr_assert_eq(mk_traffic_from_source(&t, &(dsim_source){.trace = DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"}, 0, 1, cores, 0, &e),
                  0, "%s", e.msg);
     double *q = calloc((size_t)cores * Q_COUNT, sizeof *q);
     cr_assert(q);

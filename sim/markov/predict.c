@@ -59,16 +59,17 @@ int mk_traffic_fixed(mk_traffic *t, uint32_t pkt_size, uint32_t cores, ddio_err 
 
 #define MAX_FRAME 9216u
 
-int mk_traffic_from_source(mk_traffic *t, const char *trace, const char *profile, uint32_t pkt_size,
-                           uint32_t cores, uint64_t max_packets, ddio_err *e)
+int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_size, uint64_t seed, uint32_t cores,
+                           uint64_t max_packets, ddio_err *e)
 {
     memset(t, 0, sizeof *t);
+    const char *trace = from->trace, *profile = from->profile;
     pktsrc src;
     memset(&src, 0, sizeof src);
     rss r;
     if (rss_init(&r, NULL, 0, cores, 128, e) != 0)
         return -1;
-    if (pktsrc_open(&src, trace, profile, 0, 0, max_packets, 0, 100, pkt_size, 1, e) != 0)
+    if (pktsrc_open(&src, trace, profile, from->flows, from->keep_all, max_packets, 0, 100, pkt_size, seed, e) != 0)
         return -1;
     double *hist = calloc(MAX_FRAME + 1, sizeof *hist);
     double *cnt = calloc(cores, sizeof *cnt);

@@ -35,9 +35,13 @@ typedef struct mk_traffic {
 /* One fixed size, equal shares, constant bit rate. */
 int mk_traffic_fixed(mk_traffic *t, uint32_t pkt_size, uint32_t cores, ddio_err *e);
 /* From a pcap trace or a generator profile (at most max_packets packets,
- * 0 = the whole trace / 100 000 generated), shares by the simulator's RSS. */
-int mk_traffic_from_source(mk_traffic *t, const char *trace, const char *profile, uint32_t pkt_size,
-                           uint32_t cores, uint64_t max_packets, ddio_err *e);
+ * 0 = the whole trace / 100 000 generated), shares by the simulator's RSS.
+ * `src` (trace or profile, flows, keep_all), pkt_size and seed read the
+ * packets as the simulator's run with the same options does (dsim_run), so
+ * the model sees its traffic: --flows changes the per-core shares, --all
+ * the sizes. */
+int mk_traffic_from_source(mk_traffic *t, const dsim_source *src, uint32_t pkt_size, uint64_t seed, uint32_t cores,
+                           uint64_t max_packets, ddio_err *e);
 void mk_traffic_free(mk_traffic *t);
 
 typedef struct mk_bounds {
