@@ -141,6 +141,7 @@ static double zipf_Hinv(double s, double x)
 void gen_zipf_init(gen_zipf_sampler *z, uint64_t n, double s)
 {
     z->n = n;
+    z->nd = (double)n;
     z->s = s;
     z->h_x1 = zipf_H(s, 1.5) - 1.0;
     z->h_n = zipf_H(s, (double)n + 0.5);
@@ -157,8 +158,13 @@ static inline uint64_t zipf_draw(const gen_zipf_sampler *z, ddio_rng *rng)
         double x = z->s == 1.0 ? exp(u) : zipf_Hinv(z->s, u);
         /* x > 0 (an exp): truncation is floor, without a libm call. */
         double kd = x + 0.5 < 0x1p62 ? (double)(int64_t)(x + 0.5) : floor(x + 0.5);
-        uint64_t k = kd < 1.0 ? 1 : kd > (double)z->n ? z->n : (uint64_t)kd;
-        if ((double)k - x <= z->sc || u >= zipf_H(z->s, (double)k + 0.5) - zipf_h(z->s, (double)k))
+        /* k = clamp(kd, 1, n) as an integer; kd is integral, so the clamp in
+         * doubles (z->nd = (double)n) is (double)k exactly, without the
+         * unsigned conversions back and forth (test:
+         * traces_gen: zipf_fast_paths_equal_reference). */
+        double kc = kd < 1.0 ? 1.0 : kd > z->nd ? z->nd : kd;
+        uint64_t k = kd > z->nd ? z->n : kc < 0x1p63 ? (uint64_t)(int64_t)kc : (uint64_t)kc;
+        if (kc - x <= z->sc || u >= zipf_H(z->s, kc + 0.5) - zipf_h(z->s, kc))
             return k;
     }
 }
@@ -510,14 +516,41 @@ int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time)
     return next_packet(g, &g->rng, p, m, no_time);
 }
 
+/* next_packet for a mawi packet without tuple and time (the simulator's
+ * usual source): the same draws - the size, the flow, the TCP sequence of
+ * a TCP flow, the gap's uniform draw - with nothing else computed. */
+__attribute__((always_inline)) static inline void lean_mawi_packet(gen *g, ddio_rng *rng, gen_pkt *p,
+                                                                   gen_meta *meta)
+{
+    uint32_t len = mawi_size(g, rng);
+    uint32_t flow = g->zipf_on ? (uint32_t)(zipf_draw(&g->zipf, rng) - 1) : (uint32_t)(g->i % g->flows);
+    if (flow_is_tcp(g, flow))
+        (void)ddio_rng_next(rng);
+    if (g->c.rate_gbps < GEN_LINK_GBPS)
+        (void)ddio_rng_next(rng);   /* ddio_rng_uniform's draw for the gap */
+    p->ts_ns = 0;
+    p->len = len;
+    p->flow = flow;
+    p->frame = NULL;
+    memset(meta, 0, sizeof *meta);
+    g->i++;
+}
+
 uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no_time)
 {
     /* The generator's state in a local copy: it stays in registers across
      * the loop instead of being loaded and stored at every draw. */
     ddio_rng rng = g->rng;
     uint32_t k = 0;
-    while (k < n && next_packet(g, &rng, &p[k], &m[k], no_time))
-        k++;
+    if (no_time && g->no_tuple && g->c.profile == GEN_MAWI) {
+        uint64_t left = g->i < g->c.packets ? g->c.packets - g->i : 0;
+        uint32_t want = left < n ? (uint32_t)left : n;
+        for (; k < want; k++)
+            lean_mawi_packet(g, &rng, &p[k], &m[k]);
+    } else {
+        while (k < n && next_packet(g, &rng, &p[k], &m[k], no_time))
+            k++;
+    }
     g->rng = rng;
     return k;
 }

@@ -57,6 +57,7 @@ double gen_mean_size(const gen_config *c);
  * 1..n with P(k) ~ k^-s, O(1) memory whatever n. */
 typedef struct gen_zipf_sampler {
     uint64_t n;
+    double nd;      /* (double)n */
     double s, h_x1, h_n, sc;
 } gen_zipf_sampler;
 void gen_zipf_init(gen_zipf_sampler *z, uint64_t n, double s);

@@ -133,6 +133,15 @@ static uint32_t generate(pktsrc *s)
     gen_meta m[PKTSRC_BATCH];
     uint32_t n = gen_next_meta_batch(&s->g, gp, m, PKTSRC_BATCH, s->rate_gbps < 0);
     uint8_t has_tuple = !s->g.no_tuple;
+    if (!has_tuple) {
+        /* The tuple is all zeros (gen_set_no_tuple): written as such. */
+        for (uint32_t i = 0; i < n; i++) {
+            pktsrc_pkt *p = &s->gbuf[i];
+            *p = (pktsrc_pkt){.has_flow = 1, .flow = gp[i].flow};
+            place(s, p, gp[i].ts_ns, gp[i].len);
+        }
+        return n;
+    }
     for (uint32_t i = 0; i < n; i++) {
         pktsrc_pkt *p = &s->gbuf[i];
         place(s, p, gp[i].ts_ns, gp[i].len);
