@@ -2,6 +2,7 @@
  * loop, warm-up and the measured interval, results, buffer conservation. */
 #include "sim/queue/dsim.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -122,6 +123,11 @@ void dsim_end_warmup_check(dsim *s, uint32_t c)
     s->measuring = 1;
     s->warmup_packets = s->rx_total;
     s->measure_start_ns = evq_now(&s->q);
+    /* The integrals start at 0 now: acc = -len x now (dsim_account). */
+    for (uint32_t k = 0; k < s->cores; k++)
+        for (int q = 0; q < Q_COUNT + 2; q++)
+            s->core[k].acc[q] = 0 - dsim_area_len(&s->core[k], q) * s->measure_start_ns;
+    s->area_double_from = s->measure_start_ns + s->area_exact_ns;
     s->pre = s->n;
     memset(&s->n, 0, sizeof s->n);
     hier_reset_stats(&s->h);
@@ -134,16 +140,39 @@ static void areas_to_double(dsim *s)
         return;
     for (uint32_t c = 0; c < s->cores; c++) {
         dsim_core *cs = &s->core[c];
+        for (int q = 0; q < Q_COUNT + 2; q++) {
+            if (s->measuring) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(cs->iarea[q] == dsim_int_area(cs, q));
+#endif
+                cs->iarea[q] = dsim_int_area(cs, q);
+            }
+        }
         for (int q = 0; q < Q_COUNT; q++)
             cs->area[q] = (double)cs->iarea[q];
-        cs->inflight_area[0] = (double)cs->iarea[Q_COUNT];
-        cs->inflight_area[1] = (double)cs->iarea[Q_COUNT + 1];
+        cs->inflight_area[0] = (double)cs->iarea[DSIM_INF_RX];
+        cs->inflight_area[1] = (double)cs->iarea[DSIM_INF_TX];
     }
     s->area_exact_ns = 0;
+    s->area_double_from = s->measuring && !s->measure_closed ? 0 : UINT64_MAX;
 }
 
-void dsim_account_double(dsim *s, dsim_core *cs, uint64_t now)
+void dsim_account_slow(dsim *s, dsim_core *cs, uint64_t now)
 {
+    if (!s->measuring || s->measure_closed || now <= cs->last_ns)
+        return;
+    if (now - s->measure_start_ns < s->area_exact_ns) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        /* The reference: the sum of lengths x intervals, against the
+         * integral by parts. */
+        uint64_t dt = now - cs->last_ns;
+        for (int q = 0; q < Q_COUNT + 2; q++) {
+            cs->iarea[q] += dt * dsim_area_len(cs, q);
+            assert(cs->iarea[q] == dsim_area_len(cs, q) * now + cs->acc[q]);
+        }
+#endif
+        return;
+    }
     areas_to_double(s);
     double dt = (double)(now - cs->last_ns);
     cs->area[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
@@ -173,6 +202,7 @@ static void close_window(dsim *s)
     s->cache_at_end = s->h.stats;
     s->measure_end_ns = evq_now(&s->q);
     s->measure_closed = 1;
+    s->area_double_from = UINT64_MAX;
 }
 
 static void timeline_row(dsim *s)
@@ -260,6 +290,7 @@ static int setup(dsim *s, ddio_err *e)
     hc.l2_repl.seed = o->seed + 1;
     if (hier_init(&s->h, &hc, e) != 0)
         return -1;
+    s->area_double_from = UINT64_MAX;   /* not measuring yet (dsim_account) */
     s->line_size = hc.llc.line_size;
     s->line_shift = (uint32_t)__builtin_ctz(s->line_size);
     s->ghz = cfg->machine.frequency_ghz;

@@ -243,6 +243,7 @@ static void rx_refill(dsim *s, uint32_t c)
         if (mempool_get(&s->mp, c, &b) != 0)
             break;   /* pool exhausted: the descriptor stays empty (rx_nombuf) */
         ring_enqueue(&cs->rx_posted, b);
+        dsim_len_add(s, cs, Q_RX_REPLENISH, 1);
         cs->rx_unposted--;
         if (s->opt->desc_access)   /* the driver writes the buffer address into the WQE */
             driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_fill)]);
@@ -278,6 +279,7 @@ static void tx_recycle(dsim *s, uint32_t c)
         driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
     uint32_t b;
+    dsim_len_add(s, cs, Q_TX_RECYCLE, -(int64_t)ring_count(&cs->tx_done));
     while (ring_dequeue(&cs->tx_done, &b) == 0)
         free_buffer(s, c, b);
 }
@@ -289,6 +291,7 @@ __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, u
         driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[tx_slot(s, cs->tx_wqe)]);
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
+    dsim_len_add(s, cs, Q_TX, 1);
     s->tx_waiting++;
 }
 
@@ -305,6 +308,7 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
     uint32_t room = tx_ring_free(s, cs), b;
     while (!ring_empty(&cs->swq) && room) {
         ring_dequeue(&cs->swq, &b);
+        dsim_len_add(s, cs, Q_SW, -1);
         tx_post(s, c, b);
         room--;
     }
@@ -314,6 +318,7 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
             room--;
         } else if (ring_count(&cs->swq) < d->sw_tx_queue) {
             ring_enqueue(&cs->swq, bufs[i]);
+            dsim_len_add(s, cs, Q_SW, 1);
         } else {
             s->n.drop_tx++;
             cs->dropped_tx++;
@@ -371,6 +376,7 @@ void core_poll(dsim *s, uint32_t c)
         n = blocked ? 0 : send_collect(s, c, bufs, &ns);
     } else if (!blocked) {
         n = ring_dequeue_burst(&cs->rx_done, bufs, d->burst < MAX_BURST ? d->burst : MAX_BURST);
+        dsim_len_add(s, cs, Q_RX, -(int64_t)n);
         for (uint32_t i = 0; i < n; i++) {
             /* rx_done holds the packets in completion order: packet i's CQE
              * is the driver's next one (not the NIC's next, still unwritten). */

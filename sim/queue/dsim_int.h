@@ -65,7 +65,10 @@ typedef struct dsim_core {
     uint64_t last_ns;
     double area[Q_COUNT];
     double inflight_area[2];    /* RX DMAs not complete, TX packets fetched and not sent */
-    uint64_t iarea[Q_COUNT + 2];   /* area, inflight_area while they are integers below 2^53 */
+    uint64_t iarea[Q_COUNT + 2];   /* area, inflight_area while they are integers below 2^53 (dsim_int_area) */
+    /* area_q(t) - len_q(t) x t, mod 2^64 (dsim_account): every change of a
+     * length by d at time t subtracts d x t (dsim_len_add). */
+    uint64_t acc[Q_COUNT + 2];
     uint64_t dropped_tx, delivered;
 } dsim_core;
 
@@ -126,6 +129,10 @@ typedef struct dsim {
     double area_at_end_total;
     uint64_t measure_start_ns, measure_end_ns;
     uint64_t area_exact_ns;     /* dsim_account integrates in integers until measure_start_ns + this */
+    /* dsim_account's slow path from this time on: measure_start_ns +
+     * area_exact_ns while measuring in integers, 0 once in doubles,
+     * UINT64_MAX before and after the measured interval. */
+    uint64_t area_double_from;
     int measuring, measure_closed;
     uint64_t warmup_target, rx_total, arrivals_left;
     /* Default warm-up (dsim.c): the mean RX length seen by received packets,
@@ -289,39 +296,70 @@ void core_poll(dsim *s, uint32_t c);
 void core_send_request(dsim *s, uint32_t c, uint32_t len);
 void distractor_run(dsim *s);
 
-/* dsim_account in doubles (dsim.c), after the integers' exact span. */
-void dsim_account_double(dsim *s, dsim_core *cs, uint64_t now);
+/* Queue lengths for the time averages: the queues of dsim_queue_len
+ * (Q_RX_REPLENISH .. Q_SW), then the RX DMAs in flight (Q_COUNT) and the
+ * TX packets fetched and not sent (Q_COUNT + 1). */
+#define DSIM_INF_RX Q_COUNT
+#define DSIM_INF_TX (Q_COUNT + 1)
+static inline uint64_t dsim_area_len(const dsim_core *cs, int q)
+{
+    _Static_assert(Q_RX_REPLENISH == 0 && Q_RX == 1 && Q_TX == 2 && Q_TX_RECYCLE == 3 && Q_SW == 4 && Q_COUNT == 5,
+                   "queue order of dsim_queue_len");
+    switch (q) {
+    case Q_RX_REPLENISH: return ring_count(&cs->rx_posted);
+    case Q_RX: return ring_count(&cs->rx_done) + cs->rx_inflight;
+    case Q_TX: return ring_count(&cs->tx_pending) + cs->tx_inflight;
+    case Q_TX_RECYCLE: return ring_count(&cs->tx_done);
+    case Q_SW: return ring_count(&cs->swq);
+    case DSIM_INF_RX: return cs->rx_inflight;
+    default: return cs->tx_inflight;
+    }
+}
 
-/* Integrate core c's queue lengths up to now (before they change): the
- * queues of dsim_queue_len, written out (it runs at every event).
+/* Length `q` of core cs changes by d (+-) now: see dsim_account. */
+static inline void dsim_len_add(dsim *s, dsim_core *cs, int q, int64_t d)
+{
+    cs->acc[q] -= (uint64_t)d * evq_now(&s->q);
+}
+
+/* dsim_account's slow part (dsim.c): the doubles after the integers' exact
+ * span; with DDIOSIM_EXPENSIVE_CHECKS also the reference integration. */
+void dsim_account_slow(dsim *s, dsim_core *cs, uint64_t now);
+
+/* The time-averaged queue lengths (dsim_result.queue_len) integrate each
+ * length over the measured interval.  The integrals are sums of products
+ * of integers (ns x packets), so the double sums are exact while below
+ * 2^53 and integers give the same values; every length is at most 2 x the
+ * buffers, so no integral reaches 2^53 for area_exact_ns into the interval.
  *
- * The areas are sums of products of integers (ns x packets), so the double
- * sums are exact while they stay below 2^53, and integers give the same
- * values, cheaper.  Every queue length is at most 2 x the buffers, so
- * until area_exact_ns (2^53 / that bound) into the measured interval no
- * sum can reach 2^53; after it the integers are converted (exactly) and
- * the doubles take over, as before. */
+ * In that span the integral is kept by parts, not summed at every event:
+ * area(t) = len(t) x t - sum of (change x its time), so acc = area - len x t
+ * changes only where a length does (dsim_len_add: every ring operation and
+ * in-flight count of the queues above) and area(t) = len(t) x t + acc
+ * (dsim_int_area).  Mod 2^64 the result is exact since it is below 2^53.
+ * Every handler calls dsim_account(core) before it changes the core's
+ * lengths, so the sum of lengths x intervals between its calls (the double
+ * form after the span, and the reference DDIOSIM_EXPENSIVE_CHECKS keeps in
+ * iarea) is that same integral.  After the span the integrals are
+ * converted (exactly) and the doubles take over at every call, as before. */
 static inline void dsim_account(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
-    if (s->measuring && !s->measure_closed && now > cs->last_ns) {
-        _Static_assert(Q_RX_REPLENISH == 0 && Q_RX == 1 && Q_TX == 2 && Q_TX_RECYCLE == 3 && Q_SW == 4 && Q_COUNT == 5,
-                       "queue order of dsim_queue_len");
-        if (now - s->measure_start_ns < s->area_exact_ns) {
-            uint64_t dt = now - cs->last_ns;
-            cs->iarea[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
-            cs->iarea[Q_RX] += dt * (ring_count(&cs->rx_done) + cs->rx_inflight);
-            cs->iarea[Q_TX] += dt * (ring_count(&cs->tx_pending) + cs->tx_inflight);
-            cs->iarea[Q_TX_RECYCLE] += dt * ring_count(&cs->tx_done);
-            cs->iarea[Q_SW] += dt * ring_count(&cs->swq);
-            cs->iarea[Q_COUNT] += dt * cs->rx_inflight;
-            cs->iarea[Q_COUNT + 1] += dt * cs->tx_inflight;
-        } else {
-            dsim_account_double(s, cs, now);
-        }
-    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    dsim_account_slow(s, cs, now);
+#else
+    if (now >= s->area_double_from)
+        dsim_account_slow(s, cs, now);
+#endif
     cs->last_ns = now;
+}
+
+/* Core cs's integral of length q up to its last dsim_account, in the
+ * integer span (its lengths have not changed since: see dsim_account). */
+static inline uint64_t dsim_int_area(const dsim_core *cs, int q)
+{
+    return dsim_area_len(cs, q) * cs->last_ns + cs->acc[q];
 }
 
 /* The hierarchy's location hints for the n data lines a DMA into `buf`

@@ -80,6 +80,9 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     uint32_t buf = 0;
     ring_dequeue(&cs->rx_posted, &buf);
     cs->rx_inflight++;
+    dsim_len_add(s, cs, Q_RX_REPLENISH, -1);
+    dsim_len_add(s, cs, Q_RX, 1);
+    dsim_len_add(s, cs, DSIM_INF_RX, 1);
     s->buf_len[buf] = p->len;
     s->buf_arrival[buf] = now;
     if (s->opt->desc_access)   /* the NIC reads the 16-byte RX WQE */
@@ -97,7 +100,8 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
 {
     dsim_core *cs = &s->core[c];
     dsim_account(s, c);
-    cs->rx_inflight--;
+    cs->rx_inflight--;   /* and into rx_done below: Q_RX stays */
+    dsim_len_add(s, cs, DSIM_INF_RX, -1);
     /* The packet's lines: ItoM for full lines, RFO for a partial one. */
     line_span sp = dsim_data_span(s, buf, s->buf_len[buf]);
     uint32_t part_hits, parts = sp.n == 1 ? (sp.head_partial || sp.tail_partial) : sp.head_partial + sp.tail_partial;
@@ -179,7 +183,8 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     uint32_t buf = 0;
     ring_dequeue(&cs->tx_pending, &buf);
     s->tx_waiting--;
-    cs->tx_inflight++;
+    cs->tx_inflight++;   /* from tx_pending: Q_TX stays */
+    dsim_len_add(s, cs, DSIM_INF_TX, 1);
     uint32_t len = s->buf_len[buf];
     if (s->opt->desc_access)
         pcie_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch),
@@ -207,6 +212,8 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     uint64_t now = evq_now(&s->q);
     dsim_account(s, c);
     cs->tx_inflight--;
+    dsim_len_add(s, cs, Q_TX, -1);
+    dsim_len_add(s, cs, DSIM_INF_TX, -1);
     s->tx_fetched--;
     nic_kick_tx(s);
     /* mlx5 requests a completion every TX_COMP_BATCH WQEs. */
@@ -215,6 +222,7 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
         pcie_write_line(s, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
     ring_enqueue(&cs->tx_done, buf);
+    dsim_len_add(s, cs, Q_TX_RECYCLE, 1);
     dsim_delivered(s, c, buf, now);
     if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
         core_wake(s, c);
