@@ -306,3 +306,45 @@ Test(queue_pcie, u63_conversions_equal_unsigned_ones)
     }
     cr_assert_eq(u63_from_double(0x1p63 - 1024.0), (uint64_t)(0x1p63 - 1024.0));
 }
+
+/* dsim_nic issues two transfers in one direction at once (an RX DMA's data
+ * then its CQE; a TX fetch's WQE then its data) and converts only the
+ * second's end to ns: each direction is a FIFO, so the first never ends
+ * later.  Random gens, widths, times, sizes and backlogs; the _ps forms
+ * also leave the link as the ns forms do. */
+Test(queue_pcie, a_later_transfer_never_ends_earlier)
+{
+    const uint32_t gens[] = {1, 2, 3, 4, 5}, lanes[] = {1, 2, 4, 8, 16};
+    uint64_t x = 0x243F6A8885A308D3ull;
+    for (int g = 0; g < 5; g++)
+        for (int w = 0; w < 5; w++) {
+            pcie_config c;
+            pcie_config_default(&c);
+            c.gen = gens[g];
+            c.lanes = lanes[w];
+            pcie_link a, b;
+            ddio_err e;
+            cr_assert_eq(pcie_link_init(&a, &c, &e), 0, "%s", e.msg);
+            cr_assert_eq(pcie_link_init(&b, &c, &e), 0, "%s", e.msg);
+            uint64_t now = 0;
+            for (int i = 0; i < 20000; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                now += x % 4 == 0 ? 0 : (x >> 8) % 2000;   /* often the same time, sometimes a backlog */
+                uint32_t s1 = 1 + (uint32_t)(x >> 20) % 9000, s2 = 1 + (uint32_t)(x >> 40) % 9000;
+                if (x & 1024) {
+                    double first = pcie_link_write_ps(&a, now, s1);
+                    uint64_t second = pcie_link_write(&a, now, s2);
+                    cr_assert_leq(pcie_ps_to_ns_up(first), second);
+                    cr_assert_eq(pcie_link_write(&b, now, s1), pcie_ps_to_ns_up(first));
+                    cr_assert_eq(pcie_link_write(&b, now, s2), second);
+                } else {
+                    double first = pcie_link_read_nonposted_ps(&a, now, s1);
+                    uint64_t second = pcie_link_read_nonposted(&a, now, s2);
+                    cr_assert_leq(pcie_ps_to_ns_up(first), second);
+                    cr_assert_eq(pcie_link_read_nonposted(&b, now, s1), pcie_ps_to_ns_up(first));
+                    cr_assert_eq(pcie_link_read_nonposted(&b, now, s2), second);
+                }
+                cr_assert_eq(memcmp(a.busy_ps, b.busy_ps, sizeof a.busy_ps), 0);
+            }
+        }
+}

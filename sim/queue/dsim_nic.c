@@ -2,6 +2,8 @@
  * fetches packets over PCIe and serialises them on the wire, completions. */
 #include "sim/queue/dsim_int.h"
 
+#include <assert.h>
+
 static uint32_t nic_queue_hash(dsim *s, const pktsrc_pkt *p)
 {
     uint32_t h = (p->proto == 6 || p->proto == 17)
@@ -89,10 +91,14 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
         pcie_read_line(s, rx_wqe_addr(s, c, cs->rx_wqe_next),
                        cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
     cs->rx_wqe_next++;
-    uint64_t done = pcie_link_write(&s->pcie, now, p->len);
-    uint64_t cqe = pcie_link_write(&s->pcie, now, s->pcie.cfg.desc.rx_wb);
-    if (cqe > done)
-        done = cqe;
+    /* The CQE write ends no earlier than the data's (pcie_link_write_ps):
+     * its end is the DMA's. */
+    double data_ps = pcie_link_write_ps(&s->pcie, now, p->len);
+    uint64_t done = pcie_link_write(&s->pcie, now, s->pcie.cfg.desc.rx_wb);
+    (void)data_ps;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(pcie_ps_to_ns_up(data_ps) <= done);
+#endif
     dsim_push(s, done, EV_RX_DONE, 0, c, buf);
 }
 
@@ -194,9 +200,15 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
     dsim_count_n(&s->n.pcie_read_all, sp.n, hits);
-    uint64_t wqe = pcie_link_read_nonposted(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
+    /* The data's completions end no earlier than the WQE's
+     * (pcie_link_read_nonposted_ps): the fetch is ready then. */
+    double wqe_ps = pcie_link_read_nonposted_ps(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
     uint64_t data = pcie_link_read_nonposted(&s->pcie, now, len);
-    double ready = u63_to_double(data > wqe ? data : wqe);
+    (void)wqe_ps;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(pcie_ps_to_ns_up(wqe_ps) <= data);
+#endif
+    double ready = u63_to_double(data);
     double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
     dsim_push(s, u63_from_double(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);

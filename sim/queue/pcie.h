@@ -143,11 +143,19 @@ static inline uint64_t pcie_ps_to_ns_up(double ps)
 /* A sz-byte DMA write by the device issued at now_ns; returns the ns when
  * its last TLP has crossed the link (UP).  Inline, as the nonposted read
  * below: the simulator calls them four times per packet. */
+static inline double pcie_link_write_ps(pcie_link *l, uint64_t now_ns, uint32_t sz);
 static inline uint64_t pcie_link_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
-    double done = pcie_link_send_ps(l, PCIE_UP, u63_to_double(now_ns) * 1000.0, pcie_mwr_bytes(l, sz),
-                                    pcie_mwr_tlps(l, sz));
-    return pcie_ps_to_ns_up(done);
+    return pcie_ps_to_ns_up(pcie_link_write_ps(l, now_ns, sz));
+}
+/* The same write, its end left in ps: for a caller that issues a later
+ * transfer in the same direction, which ends no earlier (each direction is
+ * a FIFO: start >= busy_ps, and adding a transfer's non-negative time
+ * never rounds below start), so only the later one's ns is needed. */
+static inline double pcie_link_write_ps(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    return pcie_link_send_ps(l, PCIE_UP, u63_to_double(now_ns) * 1000.0, pcie_mwr_bytes(l, sz),
+                             pcie_mwr_tlps(l, sz));
 }
 /* A sz-byte DMA read by the device issued at now_ns: the MRd requests go UP,
  * then after read_latency_ns the completions come DOWN; returns the ns at
@@ -161,7 +169,14 @@ uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz);
  * push the queued writes back by their own size.  This is what a NIC that
  * receives and transmits at once sees; with a single FIFO, a backlog of
  * received packets would stall every transmit fetch behind it. */
+static inline double pcie_link_read_nonposted_ps(pcie_link *l, uint64_t now_ns, uint32_t sz);
 static inline uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    return pcie_ps_to_ns_up(pcie_link_read_nonposted_ps(l, now_ns, sz));
+}
+/* The same read, its end left in ps (as pcie_link_write_ps: a later read's
+ * completions, DOWN, end no earlier). */
+static inline double pcie_link_read_nonposted_ps(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
     double now_ps = u63_to_double(now_ns) * 1000.0;
     uint64_t req_bytes = pcie_mrd_bytes(l, sz);
@@ -172,8 +187,7 @@ static inline uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, u
     l->bytes[PCIE_UP] += req_bytes;
     l->tlps[PCIE_UP] += pcie_mrd_tlps(l, sz);
     double ready = req_done + l->cfg.read_latency_ns * 1000.0;
-    double done = pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz), pcie_cpld_tlps(l, sz));
-    return pcie_ps_to_ns_up(done);
+    return pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz), pcie_cpld_tlps(l, sz));
 }
 /* A sz-byte MMIO write by the host (e.g. a 4 B doorbell / tail pointer),
  * sent DOWN as an MWr; returns the ns it has reached the device. */
