@@ -348,3 +348,31 @@ Test(queue_pcie, a_later_transfer_never_ends_earlier)
             }
         }
 }
+
+/* pcie_backlog_ns_over: b >= it iff b x tlp_gbps / 8 > bytes, the
+ * simulator's NIC buffer test, around the threshold and far from it, for
+ * every gen and width and buffer sizes from 0 to 64 MiB. */
+Test(queue_pcie, backlog_threshold_equals_the_product_test)
+{
+    const uint32_t gens[] = {1, 2, 3, 4, 5}, lanes[] = {1, 2, 4, 8, 16};
+    const uint64_t bufs[] = {0, 1, 7, 1000, 4096, 256 * 1024, 1000003, 64ull << 20};
+    for (int g = 0; g < 5; g++)
+        for (int w = 0; w < 5; w++) {
+            pcie_config c;
+            pcie_config_default(&c);
+            c.gen = gens[g];
+            c.lanes = lanes[w];
+            pcie_link l;
+            ddio_err e;
+            cr_assert_eq(pcie_link_init(&l, &c, &e), 0, "%s", e.msg);
+            for (int k = 0; k < 8; k++) {
+                uint64_t d = pcie_backlog_ns_over(&l, bufs[k]);
+                cr_assert(d >= 1 && d < (1ull << 62));
+                for (uint64_t b = d > 1000 ? d - 1000 : 1; b < d + 1000; b++)
+                    cr_assert_eq(b >= d, (double)b * l.tlp_gbps / 8.0 > (double)bufs[k], "b %llu d %llu",
+                                 (unsigned long long)b, (unsigned long long)d);
+                for (uint64_t b = 1; b < (1ull << 61); b = b * 3 + 1)
+                    cr_assert_eq(b >= d, (double)b * l.tlp_gbps / 8.0 > (double)bufs[k]);
+            }
+        }
+}

@@ -88,6 +88,7 @@ typedef struct dsim {
     mempool mp;
     mbuf_layout lay;
     pcie_link pcie;
+    uint64_t nic_buffer_ns;     /* pcie_backlog_ns_over(nic_buffer_bytes): an upstream backlog that long overflows it */
     rss rss;
     evq q;
     pktsrc src;

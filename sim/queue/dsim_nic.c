@@ -53,7 +53,7 @@ static void pcie_read_line(dsim *s, uint64_t addr, uint32_t set)
 
 void nic_arrival(dsim *s, const pktsrc_pkt *p)
 {
-    uint32_t c = nic_queue_of(s, p);
+    uint32_t c = s->cores == 1 ? 0 : nic_queue_of(s, p);
     s->n.injected++;
     if (s->cfg->workload.mode == DDIO_MODE_SEND) {
         /* Nothing is received: a send request counts for the warm-up. */
@@ -75,7 +75,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     }
     /* The NIC's packet buffer holds what PCIe has not yet absorbed. */
     uint64_t busy = pcie_link_busy_until(&s->pcie, PCIE_UP);
-    if (busy > now && u63_to_double(busy - now) * s->pcie.tlp_gbps / 8.0 > (double)s->opt->nic_buffer_bytes) {
+    if (busy > now && busy - now >= s->nic_buffer_ns) {   /* busy - now ns hold more than nic_buffer_bytes */
         s->n.drop_nic_buffer++;
         return;
     }

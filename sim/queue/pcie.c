@@ -207,3 +207,26 @@ double pcie_max_pps(const pcie_link *l, const pcie_pkt_cost *c)
         return 0;
     return l->tlp_gbps * 1e9 / 8.0 / worst;
 }
+
+/* The backlog test on the hot path as an integer compare: d x tlp_gbps / 8
+ * (doubles, as written there) is non-decreasing in d, so a binary search
+ * finds where it first exceeds `bytes`. */
+static int backlog_over(const pcie_link *l, uint64_t d, uint64_t bytes)
+{
+    return u63_to_double(d) * l->tlp_gbps / 8.0 > (double)bytes;
+}
+
+uint64_t pcie_backlog_ns_over(const pcie_link *l, uint64_t bytes)
+{
+    uint64_t lo = 1, hi = 1ull << 62;
+    if (!backlog_over(l, hi, bytes))
+        return UINT64_MAX;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (backlog_over(l, mid, bytes))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}

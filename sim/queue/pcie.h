@@ -192,6 +192,10 @@ static inline double pcie_link_read_nonposted_ps(pcie_link *l, uint64_t now_ns, 
 /* A sz-byte MMIO write by the host (e.g. a 4 B doorbell / tail pointer),
  * sent DOWN as an MWr; returns the ns it has reached the device. */
 uint64_t pcie_link_host_write(pcie_link *l, uint64_t now_ns, uint32_t sz);
+/* The fewest ns d >= 1 of link time whose bytes, d x tlp_gbps / 8 in
+ * doubles, exceed `bytes` (UINT64_MAX if no d below 2^62): a backlog of
+ * b >= 1 ns holds more than `bytes` iff b >= this. */
+uint64_t pcie_backlog_ns_over(const pcie_link *l, uint64_t bytes);
 /* The ns at which direction `dir` becomes idle. */
 static inline uint64_t pcie_link_busy_until(const pcie_link *l, enum pcie_dir dir)
 {
