@@ -217,7 +217,7 @@ static void timeline_row(dsim *s)
             (unsigned long long)(s->n.drop_rx_ring + s->n.drop_nic_buffer + s->n.drop_tx));
 }
 
-static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
+static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
 {
     switch (ev->type) {
     case EV_ARRIVAL: {
@@ -226,8 +226,8 @@ static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
          * instead (evq_advance), in the same order. */
         uint64_t t = ev->time_ns;
         for (;;) {
-            nic_arrival(s, next);
-            int rc = pktsrc_next(&s->src, next, s->err);
+            nic_arrival(s, *next);
+            int rc = pktsrc_next_ref(&s->src, next, s->err);
             if (rc < 0) {
                 s->failed = 1;
                 break;
@@ -236,8 +236,8 @@ static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
                 close_window(s);
                 break;
             }
-            if (next->ts_ns > t)
-                t = next->ts_ns;
+            if ((*next)->ts_ns > t)
+                t = (*next)->ts_ns;
             if (t >= DSIM_MAX_NS) {
                 dsim_fail(s, DDIO_EXIT_USAGE, "the packets arrive over more than %llu ns of simulated time",
                           (unsigned long long)DSIM_MAX_NS);
@@ -548,17 +548,17 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     int rc = setup(s, e);
     if (rc == 0 && opt->timeline)
         rc = open_timeline(s, e);
-    pktsrc_pkt next;
+    const pktsrc_pkt *next = NULL;
     if (rc == 0) {
-        int first = pktsrc_next(&s->src, &next, e);
+        int first = pktsrc_next_ref(&s->src, &next, e);
         if (first < 0)
             rc = -1;
         else if (first == 0)
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "no packets to simulate");
-        else if (next.ts_ns >= DSIM_MAX_NS)
+        else if (next->ts_ns >= DSIM_MAX_NS)
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "the first packet arrives after %llu ns", (unsigned long long)DSIM_MAX_NS);
         else
-            dsim_push(s, next.ts_ns, EV_ARRIVAL, 0, 0, 0);
+            dsim_push(s, next->ts_ns, EV_ARRIVAL, 0, 0, 0);
     }
     if (rc == 0 && s->distract_lines)
         dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);
