@@ -446,12 +446,15 @@ static void results(dsim *s, dsim_result *r)
 {
     const dsim_counts *n = &s->at_end;
     r->pcie_write = n->pcie_write;
-    r->pcie_write_full = n->pcie_write_full;
+    r->pcie_write_full.accesses = n->pcie_write.accesses - n->pcie_write_partial.accesses;
+    r->pcie_write_full.hits = n->pcie_write.hits - n->pcie_write_partial.hits;
     r->pcie_write_partial = n->pcie_write_partial;
     r->pcie_read = n->pcie_read;
     r->cpu_first = n->cpu_first;
-    r->pcie_write_all = n->pcie_write_all;
-    r->pcie_read_all = n->pcie_read_all;
+    r->pcie_write_all.accesses = n->pcie_write.accesses + n->pcie_write_desc.accesses;
+    r->pcie_write_all.hits = n->pcie_write.hits + n->pcie_write_desc.hits;
+    r->pcie_read_all.accesses = n->pcie_read.accesses + n->pcie_read_desc.accesses;
+    r->pcie_read_all.hits = n->pcie_read.hits + n->pcie_read_desc.hits;
     r->cores = s->cores;
     r->queue_len = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
     r->inflight = calloc((size_t)s->cores * 2, sizeof(double));

@@ -74,8 +74,10 @@ typedef struct dsim_core {
 
 /* Counters that are reset when the warm-up ends. */
 typedef struct dsim_counts {
-    dsim_hits pcie_write, pcie_write_full, pcie_write_partial, pcie_read, cpu_first;
-    dsim_hits pcie_write_all, pcie_read_all;
+    dsim_hits pcie_write, pcie_write_partial, pcie_read, cpu_first;
+    /* The descriptor and completion lines' PCIe accesses (the results'
+     * *_all add the packets' to them; full writes are all but partial). */
+    dsim_hits pcie_write_desc, pcie_read_desc;
     uint64_t delivered, delivered_bytes, drop_rx_ring, drop_nic_buffer, drop_tx, drop_oversize, injected;
     uint64_t lat[LAT_BUCKETS];
 } dsim_counts;

@@ -42,13 +42,13 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
 static void pcie_write_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
-    dsim_count(&s->n.pcie_write_all, dsim_access_set(s, REQ_PCIE_WR_FULL, 0, addr, set, &r));
+    dsim_count(&s->n.pcie_write_desc, dsim_access_set(s, REQ_PCIE_WR_FULL, 0, addr, set, &r));
 }
 
 static void pcie_read_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
-    dsim_count(&s->n.pcie_read_all, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
+    dsim_count(&s->n.pcie_read_desc, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
 }
 
 void nic_arrival(dsim *s, const pktsrc_pkt *p)
@@ -114,9 +114,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     uint32_t hits = hier_pcie_write_run(&s->h, sp.first, sp.n, sp.head_partial, sp.tail_partial, &part_hits,
                                         dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_write, sp.n, hits);
-    dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);
-    dsim_count_n(&s->n.pcie_write_full, sp.n - parts, hits - part_hits);
-    dsim_count_n(&s->n.pcie_write_all, sp.n, hits);
+    dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);   /* the rest are full (results) */
     if (s->opt->desc_access)   /* the completion (CQE) */
         pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
     cs->rx_cqe++;
@@ -199,7 +197,6 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     line_span sp = dsim_data_span(s, buf, len);
     uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
-    dsim_count_n(&s->n.pcie_read_all, sp.n, hits);
     /* The data's completions end no earlier than the WQE's
      * (pcie_link_read_nonposted_ps): the fetch is ready then. */
     double wqe_ps = pcie_link_read_nonposted_ps(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
