@@ -376,3 +376,77 @@ Test(queue_pcie, backlog_threshold_equals_the_product_test)
             }
         }
 }
+
+/* pcie_link_read_nonposted_ps as first written (sizes turned into bytes,
+ * TLPs and times at each call): the reference for the precomputed costs. */
+static double ref_read_nonposted_ps(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    double now_ps = (double)now_ns * 1000.0;
+    uint64_t req_bytes = pcie_mrd_bytes(l, sz);
+    double req_ps = (double)req_bytes * l->ps_per_byte;
+    double req_done = now_ps + req_ps;
+    l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + req_ps;
+    l->bytes[PCIE_UP] += req_bytes;
+    l->tlps[PCIE_UP] += pcie_mrd_tlps(l, sz);
+    double ready = req_done + l->cfg.read_latency_ns * 1000.0;
+    uint64_t cpl_bytes = pcie_cpld_bytes(l, sz);
+    double start = l->busy_ps[PCIE_DOWN] > ready ? l->busy_ps[PCIE_DOWN] : ready;
+    l->busy_ps[PCIE_DOWN] = start + (double)cpl_bytes * l->ps_per_byte;
+    l->bytes[PCIE_DOWN] += cpl_bytes;
+    l->tlps[PCIE_DOWN] += pcie_cpld_tlps(l, sz);
+    return l->busy_ps[PCIE_DOWN];
+}
+static uint64_t ref_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    double now_ps = (double)now_ns * 1000.0;
+    uint64_t bytes = pcie_mwr_bytes(l, sz);
+    double start = l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps;
+    l->busy_ps[PCIE_UP] = start + (double)bytes * l->ps_per_byte;
+    l->bytes[PCIE_UP] += bytes;
+    l->tlps[PCIE_UP] += pcie_mwr_tlps(l, sz);
+    return pcie_ps_to_ns_up(l->busy_ps[PCIE_UP]);
+}
+
+/* Precomputed transfer costs (pcie_write_of / pcie_read_of, the simulator's
+ * descriptor DMAs) move a link exactly as the sized calls do: every gen,
+ * width, MPS / MRRS / RCB mode, random times and sizes, and a read latency
+ * other than the default. */
+Test(queue_pcie, precomputed_costs_equal_sized_transfers)
+{
+    const uint32_t gens[] = {1, 3, 5}, lanes[] = {1, 8, 16}, mps[] = {128, 256, 4096};
+    uint64_t x = 0x13198A2E03707344ull;
+    for (int g = 0; g < 3; g++)
+        for (int w = 0; w < 3; w++)
+            for (int m = 0; m < 3; m++) {
+                pcie_config c;
+                pcie_config_default(&c);
+                c.gen = gens[g];
+                c.lanes = lanes[w];
+                c.mps = mps[m];
+                c.mrrs = mps[2 - m];
+                c.rcb_chunks = m == 1;
+                c.read_latency_ns = 300 + 100 * (uint32_t)m;
+                pcie_link a, b;
+                ddio_err e;
+                cr_assert_eq(pcie_link_init(&a, &c, &e), 0, "%s", e.msg);
+                cr_assert_eq(pcie_link_init(&b, &c, &e), 0, "%s", e.msg);
+                uint64_t now = 0;
+                for (int i = 0; i < 5000; i++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    now += (x >> 8) % 300;
+                    uint32_t sz = 1 + (uint32_t)(x >> 20) % 9000;
+                    if (x & 2048) {
+                        pcie_write_cost wc = pcie_write_of(&b, sz);
+                        cr_assert_eq(ref_write(&a, now, sz), pcie_link_write_cost(&b, now, &wc));
+                    } else {
+                        pcie_read_cost rc = pcie_read_of(&b, sz);
+                        double pa = ref_read_nonposted_ps(&a, now, sz);
+                        double pb = pcie_link_read_nonposted_cost(&b, now, &rc);
+                        cr_assert_eq(memcmp(&pa, &pb, sizeof pa), 0);
+                    }
+                    cr_assert_eq(memcmp(a.busy_ps, b.busy_ps, sizeof a.busy_ps), 0);
+                    cr_assert_eq(memcmp(a.bytes, b.bytes, sizeof a.bytes), 0);
+                    cr_assert_eq(memcmp(a.tlps, b.tlps, sizeof a.tlps), 0);
+                }
+            }
+}

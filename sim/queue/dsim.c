@@ -319,6 +319,8 @@ static int setup(dsim *s, ddio_err *e)
         evq_init(&s->q, 1024, e) != 0)
         return -1;
     s->nic_buffer_ns = pcie_backlog_ns_over(&s->pcie, o->nic_buffer_bytes);
+    s->rx_wb_cost = pcie_write_of(&s->pcie, s->pcie.cfg.desc.rx_wb);
+    s->tx_desc_cost = pcie_read_of(&s->pcie, s->pcie.cfg.desc.tx_desc);
     s->core = calloc(s->cores, sizeof *s->core);
     s->buf_len = calloc(s->mp.n, sizeof *s->buf_len);
     s->buf_arrival = calloc(s->mp.n, sizeof *s->buf_arrival);

@@ -91,6 +91,8 @@ typedef struct dsim {
     mbuf_layout lay;
     pcie_link pcie;
     uint64_t nic_buffer_ns;     /* pcie_backlog_ns_over(nic_buffer_bytes): an upstream backlog that long overflows it */
+    pcie_write_cost rx_wb_cost; /* the CQE write of every received packet (desc.rx_wb bytes) */
+    pcie_read_cost tx_desc_cost;   /* the TX WQE read of every sent packet (desc.tx_desc bytes) */
     rss rss;
     evq q;
     pktsrc src;

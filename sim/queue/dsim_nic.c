@@ -94,7 +94,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     /* The CQE write ends no earlier than the data's (pcie_link_write_ps):
      * its end is the DMA's. */
     double data_ps = pcie_link_write_ps(&s->pcie, now, p->len);
-    uint64_t done = pcie_link_write(&s->pcie, now, s->pcie.cfg.desc.rx_wb);
+    uint64_t done = pcie_link_write_cost(&s->pcie, now, &s->rx_wb_cost);
     (void)data_ps;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(pcie_ps_to_ns_up(data_ps) <= done);
@@ -199,7 +199,7 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
     /* The data's completions end no earlier than the WQE's
      * (pcie_link_read_nonposted_ps): the fetch is ready then. */
-    double wqe_ps = pcie_link_read_nonposted_ps(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
+    double wqe_ps = pcie_link_read_nonposted_cost(&s->pcie, now, &s->tx_desc_cost);
     uint64_t data = pcie_link_read_nonposted(&s->pcie, now, len);
     (void)wqe_ps;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
