@@ -243,7 +243,9 @@ static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
                           (unsigned long long)DSIM_MAX_NS);
                 break;
             }
-            if (s->failed || t >= evq_next_time(&s->q)) {
+            /* Arrivals are pushed one at a time (here and in dsim_run), so
+             * their lane is empty while one is handled. */
+            if (s->failed || t >= evq_next_time_without(&s->q, dsim_event_lane(EV_ARRIVAL))) {
                 dsim_push(s, t, EV_ARRIVAL, 0, 0, 0);
                 break;
             }
@@ -291,6 +293,7 @@ static int setup(dsim *s, ddio_err *e)
     if (hier_init(&s->h, &hc, e) != 0)
         return -1;
     s->area_double_from = UINT64_MAX;   /* not measuring yet (dsim_account) */
+    s->desc_access = o->desc_access;
     s->line_size = hc.llc.line_size;
     s->line_shift = (uint32_t)__builtin_ctz(s->line_size);
     s->ghz = cfg->machine.frequency_ghz;

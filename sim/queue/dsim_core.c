@@ -245,7 +245,7 @@ static void rx_refill(dsim *s, uint32_t c)
         ring_enqueue(&cs->rx_posted, b);
         dsim_len_add(s, cs, Q_RX_REPLENISH, 1);
         cs->rx_unposted--;
-        if (s->opt->desc_access)   /* the driver writes the buffer address into the WQE */
+        if (s->desc_access)   /* the driver writes the buffer address into the WQE */
             driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_fill)]);
         cs->rx_wqe_fill++;
     }
@@ -254,7 +254,7 @@ static void rx_refill(dsim *s, uint32_t c)
 /* Inline (as tx_post): once per packet, a call cost a sixth of its work. */
 __attribute__((always_inline)) static inline void free_buffer(dsim *s, uint32_t c, uint32_t b)
 {
-    if (s->opt->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
+    if (s->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
         driver_line(s, REQ_CORE_RD, c, dsim_hdr_line(s, b) << s->line_shift, s->hdr_set[b]);
     mempool_put(&s->mp, c, b);
 }
@@ -274,7 +274,7 @@ static void tx_recycle(dsim *s, uint32_t c)
         return;
     if (d->tx_recycle == DDIO_RECYCLE_THRESHOLD && tx_ring_free(s, cs) >= d->tx_free_thresh)
         return;
-    if (s->opt->desc_access) {   /* the driver reads the completion */
+    if (s->desc_access) {   /* the driver reads the completion */
         uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % 64);
         driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
@@ -287,7 +287,7 @@ static void tx_recycle(dsim *s, uint32_t c)
 __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, uint32_t b)
 {
     dsim_core *cs = &s->core[c];
-    if (s->opt->desc_access)   /* the driver writes the 64-byte TX WQE */
+    if (s->desc_access)   /* the driver writes the 64-byte TX WQE */
         driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[tx_slot(s, cs->tx_wqe)]);
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
@@ -382,7 +382,7 @@ void core_poll(dsim *s, uint32_t c)
              * is the driver's next one (not the NIC's next, still unwritten). */
             uint64_t cqe = cs->rx_cqe_read++;
             assert(cqe < cs->rx_cqe && "the driver reads a completion the NIC has not written");
-            if (s->opt->desc_access) {
+            if (s->desc_access) {
                 driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cqe), cs->rx_cq_set[rx_slot(s, cqe)]);
                 driver_line(s, REQ_CORE_WR, c, dsim_hdr_line(s, bufs[i]) << s->line_shift,
                             s->hdr_set[bufs[i]]);

@@ -38,7 +38,8 @@ enum dsim_event {
 /* Simulated times stay below 2^62 ns (146 years; arrivals are checked):
  * the hot paths convert them with u63.h, exact below 2^63. */
 #define DSIM_MAX_NS (1ull << 62)
-#define TX_COMP_BATCH 32u   /* mlx5 asks for a completion every 32 WQEs */
+#define TX_COMP_BATCH 32u
+#define DSIM_TX_MAX_FETCHED 64u   /* dsim_nic.c: packets the NIC keeps fetched and not sent */   /* mlx5 asks for a completion every 32 WQEs */
 #define LAT_BUCKETS 1024u
 
 typedef struct dsim_core {
@@ -85,6 +86,7 @@ typedef struct dsim_counts {
 typedef struct dsim {
     const ddio_config *cfg;
     const dsim_options *opt;
+    int desc_access;            /* opt->desc_access (one load less on the hot paths) */
     uint32_t cores;
     hier h;
     mempool mp;
@@ -280,7 +282,14 @@ static inline void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
 /* dsim_nic.c */
 void nic_arrival(dsim *s, const pktsrc_pkt *p);
 void nic_rx_done(dsim *s, uint32_t core, uint32_t buf);
-void nic_kick_tx(dsim *s);
+void nic_start_tx(dsim *s);
+/* Start the TX engine if it is idle and has work (inline: every sent
+ * packet asks). */
+static inline void nic_kick_tx(dsim *s)
+{
+    if (!s->tx_engine_busy && s->tx_waiting && s->tx_fetched < DSIM_TX_MAX_FETCHED)
+        nic_start_tx(s);
+}
 void nic_tx_start(dsim *s);
 void nic_tx_done(dsim *s, uint32_t core, uint32_t buf);
 uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);

@@ -87,7 +87,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     dsim_len_add(s, cs, DSIM_INF_RX, 1);
     s->buf_len[buf] = p->len;
     s->buf_arrival[buf] = now;
-    if (s->opt->desc_access)   /* the NIC reads the 16-byte RX WQE */
+    if (s->desc_access)   /* the NIC reads the 16-byte RX WQE */
         pcie_read_line(s, rx_wqe_addr(s, c, cs->rx_wqe_next),
                        cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
     cs->rx_wqe_next++;
@@ -115,7 +115,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
                                         dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_write, sp.n, hits);
     dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);   /* the rest are full (results) */
-    if (s->opt->desc_access)   /* the completion (CQE) */
+    if (s->desc_access)   /* the completion (CQE) */
         pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
     cs->rx_cqe++;
     ring_enqueue(&cs->rx_done, buf);
@@ -128,12 +128,10 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
  * and not yet sent: its outstanding DMA reads are limited, and so is the
  * buffer in front of the wire.  Within that, reads are pipelined, so neither
  * the PCIe read latency nor a busy upstream link serialises the fetches. */
-#define TX_MAX_FETCHED 64u
+#define TX_MAX_FETCHED DSIM_TX_MAX_FETCHED
 
-void nic_kick_tx(dsim *s)
+void nic_start_tx(dsim *s)
 {
-    if (s->tx_engine_busy || !s->tx_waiting || s->tx_fetched >= TX_MAX_FETCHED)
-        return;
     s->tx_engine_busy = 1;
     dsim_push(s, evq_now(&s->q), EV_TX_START, 0, 0, 0);
 }
@@ -190,7 +188,7 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     cs->tx_inflight++;   /* from tx_pending: Q_TX stays */
     dsim_len_add(s, cs, DSIM_INF_TX, 1);
     uint32_t len = s->buf_len[buf];
-    if (s->opt->desc_access)
+    if (s->desc_access)
         pcie_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch),
                        cs->tx_wqe_set[tx_slot(s, cs->tx_wqe_fetch)]);
     cs->tx_wqe_fetch++;
@@ -226,7 +224,7 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     s->tx_fetched--;
     nic_kick_tx(s);
     /* mlx5 requests a completion every TX_COMP_BATCH WQEs. */
-    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->opt->desc_access) {
+    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->desc_access) {
         uint32_t slot = (uint32_t)((cs->tx_comps / TX_COMP_BATCH) % (s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1));
         pcie_write_line(s, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }

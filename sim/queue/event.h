@@ -135,6 +135,20 @@ static inline uint64_t evq_next_time(const evq *q)
     return (uint64_t)(best >> 64);
 }
 
+/* evq_next_time when lane `empty` holds nothing (its key is all ones, so
+ * it cannot be the earliest): one key less to compare. */
+static inline uint64_t evq_next_time_without(const evq *q, int empty)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(q->lane_key[empty] == EVQ_NO_KEY && q->lane[empty].n == 0);
+#endif
+    evq_key best = q->heap[0];
+    for (int i = 0; i < EVQ_LANES; i++)
+        if (i != empty)
+            best = q->lane_key[i] < best ? q->lane_key[i] : best;
+    return (uint64_t)(best >> 64);
+}
+
 /* Move the clock to t without popping: for a simulator that handles an
  * event it would push and pop at once (t is before every pending event,
  * which therefore would not have popped first; its seq would have been the
