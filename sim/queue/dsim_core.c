@@ -97,14 +97,19 @@ void core_idle_work(dsim *s, uint32_t c)
         core_wake_after(s, c, IDLE_LOOP_NS);
 }
 
-static double access_latency(const dsim *s, const hier_result *r)
+void core_init_latency(dsim *s)
 {
     const ddio_latency *l = &s->cfg->machine.latency_ns;
-    switch (r->region) {
-    case REG_L2: return l->core_l2_hit;
-    case REG_MEM: return l->memory;
-    default: return l->core_llc_hit;
-    }
+    for (int g = 0; g < REG_COUNT; g++)
+        s->region_ns[g] = g == REG_L2 ? l->core_l2_hit : g == REG_MEM ? l->memory : l->core_llc_hit;
+}
+
+/* A core access's latency by the region it met (a table: the switch it
+ * replaces cost a jump per access). */
+static double access_latency(const dsim *s, const hier_result *r)
+{
+    assert(r->region < REG_COUNT);
+    return s->region_ns[r->region];
 }
 
 static double core_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)

@@ -110,6 +110,7 @@ typedef struct dsim {
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
     double ghz;
+    double region_ns[REG_COUNT];   /* a core access's latency by the region it met (core_init_latency) */
     double wire_free_ns;        /* the TX wire is busy until then */
     int tx_engine_busy;
     uint32_t tx_rr;             /* round-robin position over the cores' TX rings */
@@ -296,6 +297,7 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
 
 /* dsim_core.c */
 int core_init_rings(dsim *s, uint32_t c);
+void core_init_latency(dsim *s);
 /* Push core c's next poll `delay` ns after it is free (none is pending). */
 void core_schedule(dsim *s, uint32_t c, uint64_t delay);
 /* Schedule core c's next loop iteration, unless one is pending (inline:
