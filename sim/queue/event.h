@@ -193,7 +193,9 @@ static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
 static inline int evq_lane_fits(const evq *q, int lane, uint64_t t)
 {
     const evq_lane *l = &q->lane[lane];
-    return l->n < l->size && (!l->n || t >= l->last_ns) && q->next_seq != EVQ_MAX_SEQ;
+    /* An empty lane's last_ns is no later than now (its events have
+     * popped) and t >= now, so the order test needs no emptiness test. */
+    return l->n < l->size && t >= l->last_ns && q->next_seq != EVQ_MAX_SEQ;
 }
 
 static inline void evq_lane_put(evq *q, int lane, sim_event ev)
@@ -228,7 +230,16 @@ static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
 /* Remove the earliest event into *out; returns 1, or 0 when empty. */
 static inline int evq_pop(evq *q, sim_event *out)
 {
-    int src = evq_earliest(q);
+    /* The argmin of evq_earliest without its emptiness test: empty lanes
+     * and an empty heap have all-ones keys, so with nothing pending the
+     * heap "wins" and its count says so. */
+    evq_key best = q->heap[0];
+    int src = -1;
+    for (int i = 0; i < EVQ_LANES; i++) {
+        evq_key k = q->lane_key[i];
+        src = k < best ? i : src;
+        best = k < best ? k : best;
+    }
     if (src >= 0) {
         evq_lane *l = &q->lane[src];
         *out = l->ev[l->head++ & l->mask];
@@ -237,9 +248,9 @@ static inline int evq_pop(evq *q, sim_event *out)
         q->now_ns = out->time_ns;
         return 1;
     }
-    if (src == -2)
-        return 0;
     size_t n = q->n;
+    if (!n)
+        return 0;
     evq_key *restrict h = q->heap;
     uint32_t slot = (uint32_t)h[0] & (EVQ_MAX_PENDING - 1);
     q->n = --n;
