@@ -601,13 +601,20 @@ Test(traces_gen, mawi_size_table_equals_reference)
  * every profile, with and without time and tuple, batches of any size. */
 Test(traces_gen, meta_batch_equals_single)
 {
-    const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500"};
-    for (int k = 0; k < 4; k++)
+    /* mawi three times: Zipf s = 1 (the lean batch with the fast rank and
+     * its exact completions), flows round robin (zipf 0, lean), s = 1.2 (the
+     * general loop). */
+    const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500", "mawi", "mawi"};
+    for (int k = 0; k < 6; k++)
         for (int mode = 0; mode < 4; mode++) {
             int no_time = mode & 1, no_tuple = mode >> 1;
             gen_config c = profile_config(profiles[k], 10007, 21 + (uint64_t)k);
             if (k == 1)
                 c.zipf = 0.8;
+            if (k == 4)
+                c.zipf = 0;
+            if (k == 5)
+                c.zipf = 1.2;
             gen *a, *b;
             gen_pair(&c, &a, &b);
             gen_set_no_tuple(a, no_tuple);

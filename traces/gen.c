@@ -582,12 +582,11 @@ int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time)
 
 /* next_packet for a mawi packet without tuple and time (the simulator's
  * usual source): the same draws - the size, the flow, the TCP sequence of
- * a TCP flow, the gap's uniform draw - with nothing else computed. */
-__attribute__((always_inline)) static inline void lean_mawi_packet(gen *g, ddio_rng *rng, gen_pkt *p,
-                                                                   gen_meta *meta)
+ * a TCP flow, the gap's uniform draw - with nothing else computed.  The
+ * rest of the packet once its size and flow are drawn: */
+__attribute__((always_inline)) static inline void lean_mawi_finish(gen *g, ddio_rng *rng, gen_pkt *p,
+                                                                   gen_meta *meta, uint32_t len, uint32_t flow)
 {
-    uint32_t len = mawi_size(g, rng);
-    uint32_t flow = g->zipf_on ? (uint32_t)(zipf_draw(&g->zipf, rng) - 1) : (uint32_t)(g->i % g->flows);
     if (flow_is_tcp(g, flow))
         (void)ddio_rng_next(rng);
     if (g->c.rate_gbps < GEN_LINK_GBPS)
@@ -600,17 +599,61 @@ __attribute__((always_inline)) static inline void lean_mawi_packet(gen *g, ddio_
     g->i++;
 }
 
+/* Lean mawi packets k .. n-1, until one whose Zipf draw the fast rank
+ * cannot decide (zipf_fast_rank): returns the index reached; for a packet
+ * stopped there, its size is in *len and its first uniform draw in *u (both
+ * already drawn).  No calls inside, so the random state stays in registers
+ * (a call anywhere in the loop made the compiler keep it on the stack). */
+__attribute__((noinline)) static uint32_t lean_mawi_run(gen *g, ddio_rng *state, gen_pkt *p, gen_meta *m,
+                                                        uint32_t k, uint32_t n, uint32_t *len, double *u)
+{
+    ddio_rng rng = *state;
+    const gen_zipf_sampler *z = &g->zipf;
+    for (; k < n; k++) {
+        uint32_t size = mawi_size(g, &rng);
+        uint32_t flow;
+        if (g->zipf_on) {
+            double x = z->h_n + ddio_rng_uniform(&rng) * (z->h_x1 - z->h_n);
+            uint64_t rank = z->s == 1.0 ? zipf_fast_rank(z, x) : 0;
+            if (!rank) {
+                *len = size;
+                *u = x;
+                break;
+            }
+            flow = (uint32_t)(rank - 1);
+        } else {
+            flow = (uint32_t)(g->i % g->flows);
+        }
+        lean_mawi_finish(g, &rng, &p[k], &m[k], size, flow);
+    }
+    *state = rng;
+    return k;
+}
+
 uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no_time)
 {
     /* The generator's state in a local copy: it stays in registers across
      * the loop instead of being loaded and stored at every draw. */
     ddio_rng rng = g->rng;
     uint32_t k = 0;
-    if (no_time && g->no_tuple && g->c.profile == GEN_MAWI) {
+    if (no_time && g->no_tuple && g->c.profile == GEN_MAWI && (!g->zipf_on || g->zipf.s == 1.0)) {
         uint64_t left = g->i < g->c.packets ? g->c.packets - g->i : 0;
         uint32_t want = left < n ? (uint32_t)left : n;
-        for (; k < want; k++)
-            lean_mawi_packet(g, &rng, &p[k], &m[k]);
+        for (;;) {
+            uint32_t len = 0;
+            double u = 0;
+            k = lean_mawi_run(g, &rng, p, m, k, want, &len, &u);
+            if (k == want)
+                break;
+            /* Packet k's Zipf draw stopped at its first uniform: finish it as
+             * zipf_draw does - that u's exact outcome, and if it is rejected,
+             * the draws that follow. */
+            uint64_t rank = zipf_rank_exact(&g->zipf, u);
+            if (!rank)
+                rank = zipf_draw(&g->zipf, &rng);
+            lean_mawi_finish(g, &rng, &p[k], &m[k], len, (uint32_t)(rank - 1));
+            k++;
+        }
     } else {
         while (k < n && next_packet(g, &rng, &p[k], &m[k], no_time))
             k++;
