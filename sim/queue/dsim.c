@@ -576,9 +576,10 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     double next_report = t0 + 1.0;   /* no progress bar for runs under a second */
     sim_event ev;
     uint64_t events = 0;
+    const int progress = opt->progress != NULL;   /* read once: the loop runs per event */
     while (rc == 0 && !s->failed && evq_pop(&s->q, &ev)) {
         dispatch(s, &ev, &next);
-        if (opt->progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
+        if (progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
             next_report = wall_now() + 0.25;
             opt->progress(opt->progress_ctx, s->src.limit ? (double)s->src.produced / (double)s->src.limit : 0.0);
         }
