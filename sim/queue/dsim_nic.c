@@ -231,6 +231,9 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     ring_enqueue(&cs->tx_done, buf);
     dsim_len_add(s, cs, Q_TX_RECYCLE, 1);
     dsim_delivered(s, c, buf, now);
+    /* Both wake the core unless a poll is pending (then neither does). */
+    if (cs->poll_pending)
+        return;
     if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
         core_wake(s, c);
     else
