@@ -165,13 +165,17 @@ void nic_tx_start(dsim *s)
 static int tx_fetch_one(dsim *s, uint64_t now)
 {
     uint32_t c = UINT32_MAX;
-    for (uint32_t i = 0; i < s->cores; i++) {
-        /* (tx_rr + i) % cores without a division: tx_rr <= cores, i < cores. */
-        uint32_t k = s->tx_rr + i;
-        k -= k >= s->cores ? s->cores : 0;
-        if (!ring_empty(&s->core[k].tx_pending)) {
-            c = k;
-            break;
+    if (s->cores == 1) {   /* the round robin of one */
+        c = ring_empty(&s->core[0].tx_pending) ? UINT32_MAX : 0;
+    } else {
+        for (uint32_t i = 0; i < s->cores; i++) {
+            /* (tx_rr + i) % cores without a division: tx_rr <= cores, i < cores. */
+            uint32_t k = s->tx_rr + i;
+            k -= k >= s->cores ? s->cores : 0;
+            if (!ring_empty(&s->core[k].tx_pending)) {
+                c = k;
+                break;
+            }
         }
     }
     if (c == UINT32_MAX) {
