@@ -161,12 +161,14 @@ static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
     return s->memo_ops + (s->memo_at[len] - 1);
 }
 
-/* Op `op`'s line of buffer `buf`, and its DMA hint word (0: none; line k
- * of the data area is line k of every DMA into the buffer). */
-static inline uint64_t op_line(const dsim *s, uint32_t buf, const uint64_t *hints, const ddio_line_op *op,
+/* Op `op`'s line (base: the buffer's first data line, as
+ * dsim_data_line_addr(buf, 0) >> line_shift; line k is base + k), and its
+ * DMA hint word (0: none; line k of the data area is line k of every DMA
+ * into the buffer). */
+static inline uint64_t op_line(const dsim *s, uint64_t base, const uint64_t *hints, const ddio_line_op *op,
                                uint64_t *line)
 {
-    *line = dsim_data_line_addr(s, buf, op->line) >> s->line_shift;
+    *line = base + op->line;
     return op->line < s->hint_lines ? hints[op->line] : 0;
 }
 
@@ -181,31 +183,20 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     int first = 1;
     /* Where the DMA runs found the data lines (hier_pcie_write_run). */
     const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
-    /* The first OPS_KEPT ops' lines and hints are kept from the prefetch
-     * pass for the accesses (only DMA runs write the hints). */
-    enum { OPS_KEPT = 16 };
-    uint64_t kept_line[OPS_KEPT], kept_hint[OPS_KEPT];
+    uint64_t base = dsim_data_line_addr(s, buf, 0) >> s->line_shift;
     for (size_t i = 0; i < n; i++) {
         uint64_t line;
-        uint64_t hint = op_line(s, buf, hints, &ops[i], &line);
+        uint64_t hint = op_line(s, base, hints, &ops[i], &line);
         uint32_t set;
-        if (i < OPS_KEPT) {
-            kept_line[i] = line;
-            kept_hint[i] = hint;
-        }
         if (hier_hint_set(hint, &set))
             hier_prefetch_set(&s->h, line, set);
         else
             hier_prefetch(&s->h, line);
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t line, hint;
-        if (i < OPS_KEPT) {
-            line = kept_line[i];
-            hint = kept_hint[i];
-        } else {
-            hint = op_line(s, buf, hints, &ops[i], &line);
-        }
+        /* Recomputed, not kept from the prefetch pass: an add and a load
+         * (only DMA runs write the hints). */
+        uint64_t line, hint = op_line(s, base, hints, &ops[i], &line);
         hier_result r;
         if (ops[i].op == DDIO_SEG_FLUSH) {
             hier_flush(&s->h, line, &r);
