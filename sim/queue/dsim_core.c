@@ -128,6 +128,13 @@ static void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr, ui
     dsim_access_set(s, req, c, addr, set, &r);
 }
 
+/* The same for buffer b's mbuf header line (a line number already). */
+static void driver_hdr_line(dsim *s, enum coh_req req, uint32_t c, uint32_t b)
+{
+    hier_result r;
+    hier_access_set(&s->h, req, c, dsim_hdr_line(s, b), s->hdr_set[b], &r);
+}
+
 #define MEMO_MAX_OPS 64u   /* longest expansion remembered (bounds memo_ops: memo_lens x this) */
 
 /* The workload's line ops for a packet of `len` bytes (ddio_workload_expand,
@@ -251,7 +258,7 @@ static void rx_refill(dsim *s, uint32_t c)
 __attribute__((always_inline)) static inline void free_buffer(dsim *s, uint32_t c, uint32_t b)
 {
     if (s->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
-        driver_line(s, REQ_CORE_RD, c, dsim_hdr_line(s, b) << s->line_shift, s->hdr_set[b]);
+        driver_hdr_line(s, REQ_CORE_RD, c, b);
     mempool_put(&s->mp, c, b);
 }
 
@@ -380,8 +387,7 @@ void core_poll(dsim *s, uint32_t c)
             assert(cqe < cs->rx_cqe && "the driver reads a completion the NIC has not written");
             if (s->desc_access) {
                 driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cqe), cs->rx_cq_set[rx_slot(s, cqe)]);
-                driver_line(s, REQ_CORE_WR, c, dsim_hdr_line(s, bufs[i]) << s->line_shift,
-                            s->hdr_set[bufs[i]]);
+                driver_hdr_line(s, REQ_CORE_WR, c, bufs[i]);
             }
             ns += process_packet(s, c, bufs[i]);
         }
