@@ -246,7 +246,7 @@ static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
             /* Arrivals are pushed one at a time (here and in dsim_run), so
              * their lane is empty while one is handled. */
             if (s->failed || t >= evq_next_time_without(&s->q, dsim_event_lane(EV_ARRIVAL))) {
-                dsim_push(s, t, EV_ARRIVAL, 0, 0, 0);
+                dsim_push_arrival(s, t);
                 break;
             }
             evq_advance(&s->q, t);
@@ -320,7 +320,8 @@ static int setup(dsim *s, ddio_err *e)
     pc.mrrs = cfg->machine.pcie.mrrs;
     pcie_desc_preset(&pc.desc, PCIE_DESC_MLX5);
     if (pcie_link_init(&s->pcie, &pc, e) != 0 || rss_init(&s->rss, NULL, 0, s->cores, 128, e) != 0 ||
-        evq_init(&s->q, 1024, e) != 0)
+        evq_init(&s->q, 1024, e) != 0 ||
+        evq_lane_single(&s->q, dsim_event_lane(EV_ARRIVAL), (sim_event){.type = EV_ARRIVAL}, e) != 0)
         return -1;
     s->nic_buffer_ns = pcie_backlog_ns_over(&s->pcie, o->nic_buffer_bytes);
     s->rx_wb_cost = pcie_write_of(&s->pcie, s->pcie.cfg.desc.rx_wb);
@@ -567,7 +568,7 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         else if (next->ts_ns >= DSIM_MAX_NS)
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "the first packet arrives after %llu ns", (unsigned long long)DSIM_MAX_NS);
         else
-            dsim_push(s, next->ts_ns, EV_ARRIVAL, 0, 0, 0);
+            dsim_push_arrival(s, next->ts_ns);
     }
     if (rc == 0 && s->distract_lines)
         dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);

@@ -240,6 +240,15 @@ static inline int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t
     }
     return dsim_push_slow(s, ev, lane);
 }
+/* The next arrival: pushed one at a time into a single-slot lane
+ * (evq_lane_single in setup), so only its time and seq are written. */
+static inline int dsim_push_arrival(dsim *s, uint64_t t)
+{
+    if (evq_single_put(&s->q, dsim_event_lane(EV_ARRIVAL), t) == 0)
+        return 0;
+    return dsim_push(s, t, EV_ARRIVAL, 0, 0, 0);
+}
+
 static inline void dsim_count(dsim_hits *hh, int hit)
 {
     hh->accesses++;

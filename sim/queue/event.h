@@ -213,6 +213,31 @@ static inline void evq_lane_put(evq *q, int lane, sim_event ev)
     q->lane_pending++;
 }
 
+/* A lane for events of one kind pushed one at a time (the next arrival):
+ * its ring has a single slot holding `proto`, so a push writes only the
+ * time and the seq (evq_single_put).  Call before the first push into the
+ * lane; it stays an ordinary lane (evq_push_lane may still grow it). */
+int evq_lane_single(evq *q, int lane, sim_event proto, ddio_err *e);
+
+/* Push lane `lane`'s event (evq_lane_single's proto) at time t; -1 (nothing
+ * done) unless the lane is a single slot and empty and a seq is left: the
+ * caller then pushes the whole event as usual. */
+static inline int evq_single_put(evq *q, int lane, uint64_t t)
+{
+    evq_lane *l = &q->lane[lane];
+    if (l->size != 1 || l->n || q->next_seq == EVQ_MAX_SEQ)
+        return -1;
+    assert(t >= q->now_ns);
+    sim_event *ev = &l->ev[0];
+    ev->time_ns = t;
+    ev->seq = q->next_seq++;
+    q->lane_key[lane] = evq_event_key(ev);
+    l->n = 1;
+    l->last_ns = t;
+    q->lane_pending++;
+    return 0;
+}
+
 /* Insert `ev` into lane `lane` (0 .. EVQ_LANES - 1), or into the heap if
  * its time is before the lane's newest event.  Same contract as evq_push. */
 static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
