@@ -294,6 +294,8 @@ static int setup(dsim *s, ddio_err *e)
         return -1;
     s->area_double_from = UINT64_MAX;   /* not measuring yet (dsim_account) */
     s->desc_access = o->desc_access;
+    s->mode = cfg->workload.mode;
+    s->data_room = cfg->workload.driver.data_room;
     s->line_size = hc.llc.line_size;
     s->line_shift = (uint32_t)__builtin_ctz(s->line_size);
     s->ghz = cfg->machine.frequency_ghz;

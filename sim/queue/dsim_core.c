@@ -241,17 +241,19 @@ static void rx_refill(dsim *s, uint32_t c)
     const ddio_driver *d = drv(s);
     if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
         return;
+    uint32_t posted = 0;
     while (cs->rx_unposted) {
         uint32_t b;
         if (mempool_get(&s->mp, c, &b) != 0)
             break;   /* pool exhausted: the descriptor stays empty (rx_nombuf) */
         ring_enqueue(&cs->rx_posted, b);
-        dsim_len_add(s, cs, Q_RX_REPLENISH, 1);
+        posted++;
         cs->rx_unposted--;
         if (s->desc_access)   /* the driver writes the buffer address into the WQE */
             driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_fill)]);
         cs->rx_wqe_fill++;
     }
+    dsim_len_add(s, cs, Q_RX_REPLENISH, posted);   /* all at this time: one update */
 }
 
 /* Inline (as tx_post): once per packet, a call cost a sixth of its work. */
@@ -375,7 +377,7 @@ void core_poll(dsim *s, uint32_t c)
     dsim_account(s, c);
     /* A full blocking software queue stops the loop from receiving. */
     int blocked = d->sw_tx_queue && ring_count(&cs->swq) >= d->sw_tx_queue;
-    if (s->cfg->workload.mode == DDIO_MODE_SEND) {
+    if (s->mode == DDIO_MODE_SEND) {
         n = blocked ? 0 : send_collect(s, c, bufs, &ns);
     } else if (!blocked) {
         n = ring_dequeue_burst(&cs->rx_done, bufs, d->burst < MAX_BURST ? d->burst : MAX_BURST);
@@ -394,7 +396,7 @@ void core_poll(dsim *s, uint32_t c)
         cs->rx_unposted += n;
         rx_refill(s, c);
     }
-    if (s->cfg->workload.mode == DDIO_MODE_RECEIVE) {
+    if (s->mode == DDIO_MODE_RECEIVE) {
         tx_recycle(s, c);
         for (uint32_t i = 0; i < n; i++) {
             dsim_delivered(s, c, bufs[i], now + (uint64_t)ns);

@@ -87,6 +87,8 @@ typedef struct dsim {
     const ddio_config *cfg;
     const dsim_options *opt;
     int desc_access;            /* opt->desc_access (one load less on the hot paths) */
+    int mode;                   /* cfg->workload.mode (likewise) */
+    uint32_t data_room;         /* cfg->workload.driver.data_room: the longest frame a buffer takes */
     uint32_t cores;
     hier h;
     mempool mp;

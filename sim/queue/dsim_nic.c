@@ -55,7 +55,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
 {
     uint32_t c = s->cores == 1 ? 0 : nic_queue_of(s, p);
     s->n.injected++;
-    if (s->cfg->workload.mode == DDIO_MODE_SEND) {
+    if (s->mode == DDIO_MODE_SEND) {
         /* Nothing is received: a send request counts for the warm-up. */
         core_send_request(s, c, p->len);
         s->rx_total++;
@@ -65,7 +65,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
     dsim_account(s, c);
-    if (p->len > s->cfg->workload.driver.data_room) {
+    if (p->len > s->data_room) {
         s->n.drop_oversize++;    /* no scatter: a frame must fit one buffer's data room */
         return;
     }
