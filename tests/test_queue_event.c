@@ -185,6 +185,10 @@ Test(queue_event, lanes_pop_in_heap_order)
             sim_event x, y;
             const sim_event *p = evq_peek(&a);
             uint64_t next = evq_next_time(&a);
+            /* With a lane empty, the time without it is the same. */
+            for (int l = 0; l < EVQ_LANES; l++)
+                if (!a.lane[l].n)
+                    cr_assert_eq(evq_next_time_without(&a, l), next);
             int ra = evq_pop(&a, &x), rb = evq_pop(&b, &y);
             cr_assert_eq(ra, rb);
             if (!ra) {
@@ -240,4 +244,60 @@ Test(queue_event, advance_moves_the_clock_only)
     evq_advance(&q, 1000);   /* empty: any later time */
     cr_assert_eq(evq_now(&q), 1000);
     evq_free(&q);
+}
+
+/* A single-slot lane (evq_lane_single / evq_single_put: the simulator's
+ * next arrival) pops its proto with the pushed time and seq, in the heap's
+ * order among other events; a push into it while it holds one is refused
+ * and leaves everything as it was. */
+Test(queue_event, single_slot_lane_pops_in_heap_order)
+{
+    evq a, b;
+    ddio_err e;
+    cr_assert_eq(evq_init(&a, 4, &e), 0);
+    cr_assert_eq(evq_init(&b, 4, &e), 0);
+    const sim_event proto = {.type = 9, .id = 5, .a = 77, .b = 78};
+    cr_assert_eq(evq_lane_single(&a, 0, proto, &e), 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 7);
+    uint64_t single_t = 0;
+    uint32_t singles = 0;
+    for (uint32_t i = 0; i < 100000; i++) {
+        uint32_t what = (uint32_t)ddio_rng_below(&rng, 10);
+        uint64_t now = evq_now(&a);
+        if (what < 3) {
+            single_t = (single_t > now ? single_t : now) + ddio_rng_below(&rng, 30);
+            uint64_t seq = a.next_seq;
+            if (a.lane[0].n) {
+                cr_assert_eq(evq_single_put(&a, 0, single_t), -1);
+                cr_assert_eq(a.next_seq, seq);
+                continue;
+            }
+            cr_assert_eq(evq_single_put(&a, 0, single_t), 0);
+            sim_event ev = proto;
+            ev.time_ns = single_t;
+            cr_assert_eq(evq_push(&b, ev, &e), 0);
+            singles++;
+        } else if (what < 6) {
+            int lane = 1 + (int)ddio_rng_below(&rng, EVQ_LANES - 1);
+            sim_event ev = {.time_ns = now + ddio_rng_below(&rng, 60), .type = lane, .a = i};
+            cr_assert_eq(evq_push_lane(&a, lane, ev, &e), 0);
+            cr_assert_eq(evq_push(&b, ev, &e), 0);
+        } else {
+            sim_event x, y;
+            int ra = evq_pop(&a, &x), rb = evq_pop(&b, &y);
+            cr_assert_eq(ra, rb);
+            if (ra)
+                cr_assert(x.time_ns == y.time_ns && x.seq == y.seq && x.type == y.type && x.id == y.id && x.a == y.a &&
+                              x.b == y.b,
+                          "pop %u", i);
+        }
+    }
+    cr_assert_gt(singles, 5000u, "%u single pushes", singles);
+    sim_event x, y;
+    while (evq_pop(&b, &y))
+        cr_assert(evq_pop(&a, &x) == 1 && x.seq == y.seq && x.type == y.type && x.a == y.a);
+    cr_assert_eq(evq_pop(&a, &x), 0);
+    evq_free(&a);
+    evq_free(&b);
 }

@@ -306,3 +306,147 @@ Test(queue_pcie, u63_conversions_equal_unsigned_ones)
     }
     cr_assert_eq(u63_from_double(0x1p63 - 1024.0), (uint64_t)(0x1p63 - 1024.0));
 }
+
+/* dsim_nic issues two transfers in one direction at once (an RX DMA's data
+ * then its CQE; a TX fetch's WQE then its data) and converts only the
+ * second's end to ns: each direction is a FIFO, so the first never ends
+ * later.  Random gens, widths, times, sizes and backlogs; the _ps forms
+ * also leave the link as the ns forms do. */
+Test(queue_pcie, a_later_transfer_never_ends_earlier)
+{
+    const uint32_t gens[] = {1, 2, 3, 4, 5}, lanes[] = {1, 2, 4, 8, 16};
+    uint64_t x = 0x243F6A8885A308D3ull;
+    for (int g = 0; g < 5; g++)
+        for (int w = 0; w < 5; w++) {
+            pcie_config c;
+            pcie_config_default(&c);
+            c.gen = gens[g];
+            c.lanes = lanes[w];
+            pcie_link a, b;
+            ddio_err e;
+            cr_assert_eq(pcie_link_init(&a, &c, &e), 0, "%s", e.msg);
+            cr_assert_eq(pcie_link_init(&b, &c, &e), 0, "%s", e.msg);
+            uint64_t now = 0;
+            for (int i = 0; i < 20000; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                now += x % 4 == 0 ? 0 : (x >> 8) % 2000;   /* often the same time, sometimes a backlog */
+                uint32_t s1 = 1 + (uint32_t)(x >> 20) % 9000, s2 = 1 + (uint32_t)(x >> 40) % 9000;
+                if (x & 1024) {
+                    double first = pcie_link_write_ps(&a, now, s1);
+                    uint64_t second = pcie_link_write(&a, now, s2);
+                    cr_assert_leq(pcie_ps_to_ns_up(first), second);
+                    cr_assert_eq(pcie_link_write(&b, now, s1), pcie_ps_to_ns_up(first));
+                    cr_assert_eq(pcie_link_write(&b, now, s2), second);
+                } else {
+                    double first = pcie_link_read_nonposted_ps(&a, now, s1);
+                    uint64_t second = pcie_link_read_nonposted(&a, now, s2);
+                    cr_assert_leq(pcie_ps_to_ns_up(first), second);
+                    cr_assert_eq(pcie_link_read_nonposted(&b, now, s1), pcie_ps_to_ns_up(first));
+                    cr_assert_eq(pcie_link_read_nonposted(&b, now, s2), second);
+                }
+                cr_assert_eq(memcmp(a.busy_ps, b.busy_ps, sizeof a.busy_ps), 0);
+            }
+        }
+}
+
+/* pcie_backlog_ns_over: b >= it iff b x tlp_gbps / 8 > bytes, the
+ * simulator's NIC buffer test, around the threshold and far from it, for
+ * every gen and width and buffer sizes from 0 to 64 MiB. */
+Test(queue_pcie, backlog_threshold_equals_the_product_test)
+{
+    const uint32_t gens[] = {1, 2, 3, 4, 5}, lanes[] = {1, 2, 4, 8, 16};
+    const uint64_t bufs[] = {0, 1, 7, 1000, 4096, 256 * 1024, 1000003, 64ull << 20};
+    for (int g = 0; g < 5; g++)
+        for (int w = 0; w < 5; w++) {
+            pcie_config c;
+            pcie_config_default(&c);
+            c.gen = gens[g];
+            c.lanes = lanes[w];
+            pcie_link l;
+            ddio_err e;
+            cr_assert_eq(pcie_link_init(&l, &c, &e), 0, "%s", e.msg);
+            for (int k = 0; k < 8; k++) {
+                uint64_t d = pcie_backlog_ns_over(&l, bufs[k]);
+                cr_assert(d >= 1 && d < (1ull << 62));
+                for (uint64_t b = d > 1000 ? d - 1000 : 1; b < d + 1000; b++)
+                    cr_assert_eq(b >= d, (double)b * l.tlp_gbps / 8.0 > (double)bufs[k], "b %llu d %llu",
+                                 (unsigned long long)b, (unsigned long long)d);
+                for (uint64_t b = 1; b < (1ull << 61); b = b * 3 + 1)
+                    cr_assert_eq(b >= d, (double)b * l.tlp_gbps / 8.0 > (double)bufs[k]);
+            }
+        }
+}
+
+/* pcie_link_read_nonposted_ps as first written (sizes turned into bytes,
+ * TLPs and times at each call): the reference for the precomputed costs. */
+static double ref_read_nonposted_ps(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    double now_ps = (double)now_ns * 1000.0;
+    uint64_t req_bytes = pcie_mrd_bytes(l, sz);
+    double req_ps = (double)req_bytes * l->ps_per_byte;
+    double req_done = now_ps + req_ps;
+    l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + req_ps;
+    l->bytes[PCIE_UP] += req_bytes;
+    l->tlps[PCIE_UP] += pcie_mrd_tlps(l, sz);
+    double ready = req_done + l->cfg.read_latency_ns * 1000.0;
+    uint64_t cpl_bytes = pcie_cpld_bytes(l, sz);
+    double start = l->busy_ps[PCIE_DOWN] > ready ? l->busy_ps[PCIE_DOWN] : ready;
+    l->busy_ps[PCIE_DOWN] = start + (double)cpl_bytes * l->ps_per_byte;
+    l->bytes[PCIE_DOWN] += cpl_bytes;
+    l->tlps[PCIE_DOWN] += pcie_cpld_tlps(l, sz);
+    return l->busy_ps[PCIE_DOWN];
+}
+static uint64_t ref_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    double now_ps = (double)now_ns * 1000.0;
+    uint64_t bytes = pcie_mwr_bytes(l, sz);
+    double start = l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps;
+    l->busy_ps[PCIE_UP] = start + (double)bytes * l->ps_per_byte;
+    l->bytes[PCIE_UP] += bytes;
+    l->tlps[PCIE_UP] += pcie_mwr_tlps(l, sz);
+    return pcie_ps_to_ns_up(l->busy_ps[PCIE_UP]);
+}
+
+/* Precomputed transfer costs (pcie_write_of / pcie_read_of, the simulator's
+ * descriptor DMAs) move a link exactly as the sized calls do: every gen,
+ * width, MPS / MRRS / RCB mode, random times and sizes, and a read latency
+ * other than the default. */
+Test(queue_pcie, precomputed_costs_equal_sized_transfers)
+{
+    const uint32_t gens[] = {1, 3, 5}, lanes[] = {1, 8, 16}, mps[] = {128, 256, 4096};
+    uint64_t x = 0x13198A2E03707344ull;
+    for (int g = 0; g < 3; g++)
+        for (int w = 0; w < 3; w++)
+            for (int m = 0; m < 3; m++) {
+                pcie_config c;
+                pcie_config_default(&c);
+                c.gen = gens[g];
+                c.lanes = lanes[w];
+                c.mps = mps[m];
+                c.mrrs = mps[2 - m];
+                c.rcb_chunks = m == 1;
+                c.read_latency_ns = 300 + 100 * (uint32_t)m;
+                pcie_link a, b;
+                ddio_err e;
+                cr_assert_eq(pcie_link_init(&a, &c, &e), 0, "%s", e.msg);
+                cr_assert_eq(pcie_link_init(&b, &c, &e), 0, "%s", e.msg);
+                uint64_t now = 0;
+                for (int i = 0; i < 5000; i++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    now += (x >> 8) % 300;
+                    uint32_t sz = 1 + (uint32_t)(x >> 20) % 9000;
+                    if (x & 2048) {
+                        pcie_write_cost wc = pcie_write_of(&b, sz);
+                        cr_assert_eq(ref_write(&a, now, sz), pcie_link_write_cost(&b, now, &wc));
+                    } else {
+                        pcie_read_cost rc = pcie_read_of(&b, sz);
+                        double pa = ref_read_nonposted_ps(&a, now, sz);
+                        double pb = pcie_link_read_nonposted_cost(&b, now, &rc);
+                        cr_assert_eq(memcmp(&pa, &pb, sizeof pa), 0);
+                    }
+                    cr_assert_eq(memcmp(a.busy_ps, b.busy_ps, sizeof a.busy_ps), 0);
+                    cr_assert_eq(memcmp(a.bytes, b.bytes, sizeof a.bytes), 0);
+                    cr_assert_eq(memcmp(a.tlps, b.tlps, sizeof a.tlps), 0);
+                }
+            }
+}

@@ -188,6 +188,36 @@ Test(traces_gen, same_seed_same_bytes)
     }
 }
 
+/* The generator's output is fixed: these pcaps' FNV-1a hashes were taken
+ * from the code before the generator's fast paths (lean mawi batch, the
+ * s = 1 Zipf draw's fast exp), so any change to a packet, a timestamp or
+ * the random stream shows here. */
+Test(traces_gen, pcaps_equal_recorded_bytes, .timeout = 120)
+{
+    static const struct {
+        const char *args;
+        uint64_t fnv;
+        size_t size;
+    } want[] = {
+        {"--profile mawi --packets 20000 --seed 5", 0xba97018dd7b71f03ull, 12354374},
+        {"--profile mawi --packets 20000 --seed 3 --flows 1000000 --rate 40", 0x5af8db4f1a2693daull, 12380434},
+        {"--profile imix --packets 20000 --zipf 1 --seed 9", 0x94a476bf36e48509ull, 7396838},
+        {"--profile mawi --packets 20000 --zipf 1.3 --seed 2", 0x45434af509b24b24ull, 12372153},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char *p = gen_cli(want[i].args);
+        size_t n;
+        char *d = slurp(p, &n);
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (size_t k = 0; k < n; k++)
+            h = (h ^ (uint8_t)d[k]) * 0x100000001b3ull;
+        cr_expect(n == want[i].size && h == want[i].fnv, "%s: %zu bytes, fnv %016llx", want[i].args, n,
+                  (unsigned long long)h);
+        free(d);
+        drop(p);
+    }
+}
+
 Test(traces_gen, flow_counts)
 {
     char *p = gen_cli("--profile fixed:128 --packets 1000 --flows 100");
@@ -515,6 +545,40 @@ Test(traces_gen, zipf_fast_paths_equal_reference)
     }
 }
 
+/* The s = 1 draw's fast exp (gen_zipf_fast_exp) is within 2^-44 of libm's
+ * exp, relatively, over its whole range (zipf_fast_rank's margins assume
+ * 2^-40), and the draws it decides are the reference's over long runs at
+ * the flow counts the generator uses and at the edge of its range (ranks
+ * near 2^20, where the margin is thinnest). */
+Test(traces_gen, zipf_fast_exp_and_ranks_equal_reference)
+{
+    gen_zipf_sampler z;
+    gen_zipf_init(&z, 100000, 1.0);
+    ddio_rng r;
+    ddio_rng_seed(&r, 11);
+    double worst = 0;
+    for (int k = 0; k < 2000000; k++) {
+        double u = k < 1000 ? -20.0 + 33.8 * k / 1000.0 : -20.0 + 33.8 * ddio_rng_uniform(&r);
+        double x = exp(u), y = gen_zipf_fast_exp(&z, u);
+        double rel = fabs(y - x) / x;
+        worst = rel > worst ? rel : worst;
+    }
+    cr_assert_lt(worst, 0x1p-44, "worst relative error %g", worst);
+    const uint64_t ns[] = {2, 1000, 100000, 1u << 20, 3000000};
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+        gen_zipf_init(&z, ns[j], 1.0);
+        ddio_rng a, b;
+        ddio_rng_seed(&a, 500 + j);
+        b = a;
+        for (int k = 0; k < 1000000; k++) {
+            uint64_t x = gen_zipf_next(&z, &a), y = ref_zipf_next(&z, &b);
+            cr_assert_eq(x, y, "n %llu draw %d: %llu, reference %llu", (unsigned long long)ns[j], k,
+                         (unsigned long long)x, (unsigned long long)y);
+        }
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0);
+    }
+}
+
 /* The mawi size table draws the sizes of the search over the bins. */
 Test(traces_gen, mawi_size_table_equals_reference)
 {
@@ -537,17 +601,28 @@ Test(traces_gen, mawi_size_table_equals_reference)
  * every profile, with and without time and tuple, batches of any size. */
 Test(traces_gen, meta_batch_equals_single)
 {
-    const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500"};
-    for (int k = 0; k < 4; k++)
+    /* mawi three times: Zipf s = 1 (the lean batch with the fast rank and
+     * its exact completions), flows round robin (zipf 0, lean), s = 1.2 (the
+     * general loop). */
+    const char *profiles[] = {"mawi", "imix", "fixed:64", "fixed:1500", "mawi", "mawi"};
+    for (int k = 0; k < 6; k++)
         for (int mode = 0; mode < 4; mode++) {
             int no_time = mode & 1, no_tuple = mode >> 1;
             gen_config c = profile_config(profiles[k], 10007, 21 + (uint64_t)k);
             if (k == 1)
                 c.zipf = 0.8;
+            if (k == 4)
+                c.zipf = 0;
+            if (k == 5)
+                c.zipf = 1.2;
             gen *a, *b;
             gen_pair(&c, &a, &b);
             gen_set_no_tuple(a, no_tuple);
             gen_set_no_tuple(b, no_tuple);
+            /* Without the tuple the batch (mawi: lean_mawi_packet) also
+             * takes the TCP bits from a cache, as the simulator's does. */
+            uint8_t *cache = no_tuple ? calloc(b->flows, 1) : NULL;
+            gen_set_tcp_cache(b, cache);
             ddio_rng sizes;
             ddio_rng_seed(&sizes, 5);
             gen_pkt pa, pb[64];
@@ -569,6 +644,7 @@ Test(traces_gen, meta_batch_equals_single)
             cr_assert_eq(n, c.packets);
             cr_assert_eq(gen_next_meta(a, &pa, &ma, no_time), 0);
             cr_assert_eq(memcmp(&a->rng, &b->rng, sizeof a->rng), 0);
+            free(cache);
             free(a);
             free(b);
         }

@@ -140,25 +140,95 @@ static double zipf_Hinv(double s, double x)
 
 void gen_zipf_init(gen_zipf_sampler *z, uint64_t n, double s)
 {
+    for (int j = 0; j < 32; j++)
+        z->exp2_tab[j] = exp2(j / 32.0);
     z->n = n;
+    z->nd = (double)n;
     z->s = s;
     z->h_x1 = zipf_H(s, 1.5) - 1.0;
     z->h_n = zipf_H(s, (double)n + 0.5);
     z->sc = 2.0 - zipf_Hinv(s, zipf_H(s, 2.5) - zipf_h(s, 2.0));
 }
 
-/* With s = 1 the inversion is exactly exp(u): t = u * 0 is +-0, helper1's
- * series gives 1.0, and 1.0 * u is u (test: traces_gen:
- * zipf_s1_inversion_is_exp). */
-static inline uint64_t zipf_draw(const gen_zipf_sampler *z, ddio_rng *rng)
+/* exp(u) for u in (-20, 13.8), relative error below 2^-46: u = k ln2/32 + r
+ * with |r| <= ln2/64 (ln2/32 in two parts, the first with 21 trailing zero
+ * bits, so k x hi is exact), exp(r) by its Taylor polynomial of degree 5
+ * (the remainder is below 2^-48), 2^(k/32) from the table and the exponent
+ * bits.  Inline and without libm, so the draw keeps its state in registers. */
+static inline double zipf_fast_exp(const gen_zipf_sampler *z, double u)
+{
+    const double inv = 0x1.71547652b82fep+5;       /* 32 / ln2 */
+    const double hi = 0x1.62e42fee00000p-6;        /* ln2 / 32, high part */
+    const double lo = 0x1.a39ef35793c76p-38;       /* ln2 / 32 - hi */
+    const double shift = 0x1.8p52;                 /* rounds to an integer */
+    double kd = (u * inv + shift) - shift;
+    int64_t k = (int64_t)kd;
+    double r = (u - kd * hi) - kd * lo;
+    double p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120)))));
+    uint64_t e = (uint64_t)((k >> 5) + 1023) << 52;   /* 2^(k div 32): k >= -20 x 47 */
+    double scale;
+    memcpy(&scale, &e, sizeof scale);
+    return z->exp2_tab[k & 31] * scale * p;
+}
+
+double gen_zipf_fast_exp(const gen_zipf_sampler *z, double u)
+{
+    return zipf_fast_exp(z, u);
+}
+
+/* The s = 1 draw's outcome from y ~ exp(u) when it is certain.  glibc's
+ * exp is within a few ulps of e^u and y within 2^-46 of it (relative), so
+ * for y < 2^20 they are less than 2^-20 apart: the rank floor(x + 0.5) is
+ * floor(y + 0.5) when y + 0.5 is at least 2^-18 from an integer, and the
+ * acceptance kc - x <= sc holds when kc - y <= sc - 2^-18.  Otherwise
+ * (about 10^-5 of the draws, and every draw the acceptance test rejects
+ * at first) 0, and the caller takes the exact path with libm's exp. */
+static inline uint64_t zipf_fast_rank(const gen_zipf_sampler *z, double u)
+{
+    const double margin = 0x1p-18;
+    if (!(u > -20.0 && u < 13.8))
+        return 0;
+    double y = zipf_fast_exp(z, u);
+    double yh = y + 0.5;
+    double kd = (double)(int64_t)yh;   /* y > 0: truncation is floor */
+    double frac = yh - kd;
+    if (frac < margin || frac > 1.0 - margin)
+        return 0;
+    double kc = kd < 1.0 ? 1.0 : kd > z->nd ? z->nd : kd;
+    if (!(kc - y <= z->sc - margin))
+        return 0;
+    return kd > z->nd ? z->n : (uint64_t)(int64_t)kc;
+}
+
+/* The draw's outcome for the uniform u, exactly as first written: its
+ * rank, or 0 if the acceptance test rejects it.  With s = 1 the inversion
+ * is exactly exp(u): t = u * 0 is +-0, helper1's series gives 1.0, and
+ * 1.0 * u is u (test: traces_gen: zipf_fast_paths_equal_reference).  Out of
+ * line: the s = 1 draw needs it rarely (zipf_fast_rank). */
+__attribute__((noinline, cold)) static uint64_t zipf_rank_exact(const gen_zipf_sampler *z, double u)
+{
+    double x = z->s == 1.0 ? exp(u) : zipf_Hinv(z->s, u);
+    /* x > 0 (an exp): truncation is floor, without a libm call. */
+    double kd = x + 0.5 < 0x1p62 ? (double)(int64_t)(x + 0.5) : floor(x + 0.5);
+    /* k = clamp(kd, 1, n) as an integer; kd is integral, so the clamp in
+     * doubles (z->nd = (double)n) is (double)k exactly, without the
+     * unsigned conversions back and forth. */
+    double kc = kd < 1.0 ? 1.0 : kd > z->nd ? z->nd : kd;
+    uint64_t k = kd > z->nd ? z->n : kc < 0x1p63 ? (uint64_t)(int64_t)kc : (uint64_t)kc;
+    if (kc - x <= z->sc || u >= zipf_H(z->s, kc + 0.5) - zipf_h(z->s, kc))
+        return k;
+    return 0;
+}
+
+/* Inline (the generator's batch keeps the random state in registers). */
+__attribute__((always_inline)) static inline uint64_t zipf_draw(const gen_zipf_sampler *z, ddio_rng *rng)
 {
     for (;;) {
         double u = z->h_n + ddio_rng_uniform(rng) * (z->h_x1 - z->h_n);
-        double x = z->s == 1.0 ? exp(u) : zipf_Hinv(z->s, u);
-        /* x > 0 (an exp): truncation is floor, without a libm call. */
-        double kd = x + 0.5 < 0x1p62 ? (double)(int64_t)(x + 0.5) : floor(x + 0.5);
-        uint64_t k = kd < 1.0 ? 1 : kd > (double)z->n ? z->n : (uint64_t)kd;
-        if ((double)k - x <= z->sc || u >= zipf_H(z->s, (double)k + 0.5) - zipf_h(z->s, (double)k))
+        uint64_t k = z->s == 1.0 ? zipf_fast_rank(z, u) : 0;
+        if (!k)
+            k = zipf_rank_exact(z, u);
+        if (k)
             return k;
     }
 }
@@ -510,14 +580,84 @@ int gen_next_meta(gen *g, gen_pkt *p, gen_meta *m, int no_time)
     return next_packet(g, &g->rng, p, m, no_time);
 }
 
+/* next_packet for a mawi packet without tuple and time (the simulator's
+ * usual source): the same draws - the size, the flow, the TCP sequence of
+ * a TCP flow, the gap's uniform draw - with nothing else computed.  The
+ * rest of the packet once its size and flow are drawn: */
+__attribute__((always_inline)) static inline void lean_mawi_finish(gen *g, ddio_rng *rng, gen_pkt *p,
+                                                                   gen_meta *meta, uint32_t len, uint32_t flow)
+{
+    if (flow_is_tcp(g, flow))
+        (void)ddio_rng_next(rng);
+    if (g->c.rate_gbps < GEN_LINK_GBPS)
+        (void)ddio_rng_next(rng);   /* ddio_rng_uniform's draw for the gap */
+    p->ts_ns = 0;
+    p->len = len;
+    p->flow = flow;
+    p->frame = NULL;
+    memset(meta, 0, sizeof *meta);
+    g->i++;
+}
+
+/* Lean mawi packets k .. n-1, until one whose Zipf draw the fast rank
+ * cannot decide (zipf_fast_rank): returns the index reached; for a packet
+ * stopped there, its size is in *len and its first uniform draw in *u (both
+ * already drawn).  No calls inside, so the random state stays in registers
+ * (a call anywhere in the loop made the compiler keep it on the stack). */
+__attribute__((noinline)) static uint32_t lean_mawi_run(gen *g, ddio_rng *state, gen_pkt *p, gen_meta *m,
+                                                        uint32_t k, uint32_t n, uint32_t *len, double *u)
+{
+    ddio_rng rng = *state;
+    const gen_zipf_sampler *z = &g->zipf;
+    for (; k < n; k++) {
+        uint32_t size = mawi_size(g, &rng);
+        uint32_t flow;
+        if (g->zipf_on) {
+            double x = z->h_n + ddio_rng_uniform(&rng) * (z->h_x1 - z->h_n);
+            uint64_t rank = z->s == 1.0 ? zipf_fast_rank(z, x) : 0;
+            if (!rank) {
+                *len = size;
+                *u = x;
+                break;
+            }
+            flow = (uint32_t)(rank - 1);
+        } else {
+            flow = (uint32_t)(g->i % g->flows);
+        }
+        lean_mawi_finish(g, &rng, &p[k], &m[k], size, flow);
+    }
+    *state = rng;
+    return k;
+}
+
 uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no_time)
 {
     /* The generator's state in a local copy: it stays in registers across
      * the loop instead of being loaded and stored at every draw. */
     ddio_rng rng = g->rng;
     uint32_t k = 0;
-    while (k < n && next_packet(g, &rng, &p[k], &m[k], no_time))
-        k++;
+    if (no_time && g->no_tuple && g->c.profile == GEN_MAWI && (!g->zipf_on || g->zipf.s == 1.0)) {
+        uint64_t left = g->i < g->c.packets ? g->c.packets - g->i : 0;
+        uint32_t want = left < n ? (uint32_t)left : n;
+        for (;;) {
+            uint32_t len = 0;
+            double u = 0;
+            k = lean_mawi_run(g, &rng, p, m, k, want, &len, &u);
+            if (k == want)
+                break;
+            /* Packet k's Zipf draw stopped at its first uniform: finish it as
+             * zipf_draw does - that u's exact outcome, and if it is rejected,
+             * the draws that follow. */
+            uint64_t rank = zipf_rank_exact(&g->zipf, u);
+            if (!rank)
+                rank = zipf_draw(&g->zipf, &rng);
+            lean_mawi_finish(g, &rng, &p[k], &m[k], len, (uint32_t)(rank - 1));
+            k++;
+        }
+    } else {
+        while (k < n && next_packet(g, &rng, &p[k], &m[k], no_time))
+            k++;
+    }
     g->rng = rng;
     return k;
 }

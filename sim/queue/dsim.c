@@ -2,6 +2,7 @@
  * loop, warm-up and the measured interval, results, buffer conservation. */
 #include "sim/queue/dsim.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -122,6 +123,11 @@ void dsim_end_warmup_check(dsim *s, uint32_t c)
     s->measuring = 1;
     s->warmup_packets = s->rx_total;
     s->measure_start_ns = evq_now(&s->q);
+    /* The integrals start at 0 now: acc = -len x now (dsim_account). */
+    for (uint32_t k = 0; k < s->cores; k++)
+        for (int q = 0; q < Q_COUNT + 2; q++)
+            s->core[k].acc[q] = 0 - dsim_area_len(&s->core[k], q) * s->measure_start_ns;
+    s->area_double_from = s->measure_start_ns + s->area_exact_ns;
     s->pre = s->n;
     memset(&s->n, 0, sizeof s->n);
     hier_reset_stats(&s->h);
@@ -134,16 +140,39 @@ static void areas_to_double(dsim *s)
         return;
     for (uint32_t c = 0; c < s->cores; c++) {
         dsim_core *cs = &s->core[c];
+        for (int q = 0; q < Q_COUNT + 2; q++) {
+            if (s->measuring) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+                assert(cs->iarea[q] == dsim_int_area(cs, q));
+#endif
+                cs->iarea[q] = dsim_int_area(cs, q);
+            }
+        }
         for (int q = 0; q < Q_COUNT; q++)
             cs->area[q] = (double)cs->iarea[q];
-        cs->inflight_area[0] = (double)cs->iarea[Q_COUNT];
-        cs->inflight_area[1] = (double)cs->iarea[Q_COUNT + 1];
+        cs->inflight_area[0] = (double)cs->iarea[DSIM_INF_RX];
+        cs->inflight_area[1] = (double)cs->iarea[DSIM_INF_TX];
     }
     s->area_exact_ns = 0;
+    s->area_double_from = s->measuring && !s->measure_closed ? 0 : UINT64_MAX;
 }
 
-void dsim_account_double(dsim *s, dsim_core *cs, uint64_t now)
+void dsim_account_slow(dsim *s, dsim_core *cs, uint64_t now)
 {
+    if (!s->measuring || s->measure_closed || now <= cs->last_ns)
+        return;
+    if (now - s->measure_start_ns < s->area_exact_ns) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        /* The reference: the sum of lengths x intervals, against the
+         * integral by parts. */
+        uint64_t dt = now - cs->last_ns;
+        for (int q = 0; q < Q_COUNT + 2; q++) {
+            cs->iarea[q] += dt * dsim_area_len(cs, q);
+            assert(cs->iarea[q] == dsim_area_len(cs, q) * now + cs->acc[q]);
+        }
+#endif
+        return;
+    }
     areas_to_double(s);
     double dt = (double)(now - cs->last_ns);
     cs->area[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
@@ -173,6 +202,7 @@ static void close_window(dsim *s)
     s->cache_at_end = s->h.stats;
     s->measure_end_ns = evq_now(&s->q);
     s->measure_closed = 1;
+    s->area_double_from = UINT64_MAX;
 }
 
 static void timeline_row(dsim *s)
@@ -187,7 +217,7 @@ static void timeline_row(dsim *s)
             (unsigned long long)(s->n.drop_rx_ring + s->n.drop_nic_buffer + s->n.drop_tx));
 }
 
-static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
+static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
 {
     switch (ev->type) {
     case EV_ARRIVAL: {
@@ -196,8 +226,8 @@ static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
          * instead (evq_advance), in the same order. */
         uint64_t t = ev->time_ns;
         for (;;) {
-            nic_arrival(s, next);
-            int rc = pktsrc_next(&s->src, next, s->err);
+            nic_arrival(s, *next);
+            int rc = pktsrc_next_ref(&s->src, next, s->err);
             if (rc < 0) {
                 s->failed = 1;
                 break;
@@ -206,15 +236,17 @@ static void dispatch(dsim *s, const sim_event *ev, pktsrc_pkt *next)
                 close_window(s);
                 break;
             }
-            if (next->ts_ns > t)
-                t = next->ts_ns;
+            if ((*next)->ts_ns > t)
+                t = (*next)->ts_ns;
             if (t >= DSIM_MAX_NS) {
                 dsim_fail(s, DDIO_EXIT_USAGE, "the packets arrive over more than %llu ns of simulated time",
                           (unsigned long long)DSIM_MAX_NS);
                 break;
             }
-            if (s->failed || t >= evq_next_time(&s->q)) {
-                dsim_push(s, t, EV_ARRIVAL, 0, 0, 0);
+            /* Arrivals are pushed one at a time (here and in dsim_run), so
+             * their lane is empty while one is handled. */
+            if (s->failed || t >= evq_next_time_without(&s->q, dsim_event_lane(EV_ARRIVAL))) {
+                dsim_push_arrival(s, t);
                 break;
             }
             evq_advance(&s->q, t);
@@ -260,9 +292,14 @@ static int setup(dsim *s, ddio_err *e)
     hc.l2_repl.seed = o->seed + 1;
     if (hier_init(&s->h, &hc, e) != 0)
         return -1;
+    s->area_double_from = UINT64_MAX;   /* not measuring yet (dsim_account) */
+    s->desc_access = o->desc_access;
+    s->mode = cfg->workload.mode;
+    s->data_room = cfg->workload.driver.data_room;
     s->line_size = hc.llc.line_size;
     s->line_shift = (uint32_t)__builtin_ctz(s->line_size);
     s->ghz = cfg->machine.frequency_ghz;
+    core_init_latency(s);
     mempool_config mc = {.n_bufs = ddio_workload_mempool_size(w), .n_caches = s->cores,
                          .cache_size = d->mempool_cache, .put_mode = MEMPOOL_PUT_TRIM};
     if (mempool_init(&s->mp, &mc, e) != 0)
@@ -285,8 +322,12 @@ static int setup(dsim *s, ddio_err *e)
     pc.mrrs = cfg->machine.pcie.mrrs;
     pcie_desc_preset(&pc.desc, PCIE_DESC_MLX5);
     if (pcie_link_init(&s->pcie, &pc, e) != 0 || rss_init(&s->rss, NULL, 0, s->cores, 128, e) != 0 ||
-        evq_init(&s->q, 1024, e) != 0)
+        evq_init(&s->q, 1024, e) != 0 ||
+        evq_lane_single(&s->q, dsim_event_lane(EV_ARRIVAL), (sim_event){.type = EV_ARRIVAL}, e) != 0)
         return -1;
+    s->nic_buffer_ns = pcie_backlog_ns_over(&s->pcie, o->nic_buffer_bytes);
+    s->rx_wb_cost = pcie_write_of(&s->pcie, s->pcie.cfg.desc.rx_wb);
+    s->tx_desc_cost = pcie_read_of(&s->pcie, s->pcie.cfg.desc.tx_desc);
     s->core = calloc(s->cores, sizeof *s->core);
     s->buf_len = calloc(s->mp.n, sizeof *s->buf_len);
     s->buf_arrival = calloc(s->mp.n, sizeof *s->buf_arrival);
@@ -414,12 +455,15 @@ static void results(dsim *s, dsim_result *r)
 {
     const dsim_counts *n = &s->at_end;
     r->pcie_write = n->pcie_write;
-    r->pcie_write_full = n->pcie_write_full;
+    r->pcie_write_full.accesses = n->pcie_write.accesses - n->pcie_write_partial.accesses;
+    r->pcie_write_full.hits = n->pcie_write.hits - n->pcie_write_partial.hits;
     r->pcie_write_partial = n->pcie_write_partial;
     r->pcie_read = n->pcie_read;
     r->cpu_first = n->cpu_first;
-    r->pcie_write_all = n->pcie_write_all;
-    r->pcie_read_all = n->pcie_read_all;
+    r->pcie_write_all.accesses = n->pcie_write.accesses + n->pcie_write_desc.accesses;
+    r->pcie_write_all.hits = n->pcie_write.hits + n->pcie_write_desc.hits;
+    r->pcie_read_all.accesses = n->pcie_read.accesses + n->pcie_read_desc.accesses;
+    r->pcie_read_all.hits = n->pcie_read.hits + n->pcie_read_desc.hits;
     r->cores = s->cores;
     r->queue_len = calloc((size_t)s->cores * Q_COUNT, sizeof(double));
     r->inflight = calloc((size_t)s->cores * 2, sizeof(double));
@@ -516,17 +560,17 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     int rc = setup(s, e);
     if (rc == 0 && opt->timeline)
         rc = open_timeline(s, e);
-    pktsrc_pkt next;
+    const pktsrc_pkt *next = NULL;
     if (rc == 0) {
-        int first = pktsrc_next(&s->src, &next, e);
+        int first = pktsrc_next_ref(&s->src, &next, e);
         if (first < 0)
             rc = -1;
         else if (first == 0)
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "no packets to simulate");
-        else if (next.ts_ns >= DSIM_MAX_NS)
+        else if (next->ts_ns >= DSIM_MAX_NS)
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "the first packet arrives after %llu ns", (unsigned long long)DSIM_MAX_NS);
         else
-            dsim_push(s, next.ts_ns, EV_ARRIVAL, 0, 0, 0);
+            dsim_push_arrival(s, next->ts_ns);
     }
     if (rc == 0 && s->distract_lines)
         dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);
@@ -535,9 +579,10 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     double next_report = t0 + 1.0;   /* no progress bar for runs under a second */
     sim_event ev;
     uint64_t events = 0;
+    const int progress = opt->progress != NULL;   /* read once: the loop runs per event */
     while (rc == 0 && !s->failed && evq_pop(&s->q, &ev)) {
         dispatch(s, &ev, &next);
-        if (opt->progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
+        if (progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
             next_report = wall_now() + 0.25;
             opt->progress(opt->progress_ctx, s->src.limit ? (double)s->src.produced / (double)s->src.limit : 0.0);
         }

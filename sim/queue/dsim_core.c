@@ -97,14 +97,19 @@ void core_idle_work(dsim *s, uint32_t c)
         core_wake_after(s, c, IDLE_LOOP_NS);
 }
 
-static double access_latency(const dsim *s, const hier_result *r)
+void core_init_latency(dsim *s)
 {
     const ddio_latency *l = &s->cfg->machine.latency_ns;
-    switch (r->region) {
-    case REG_L2: return l->core_l2_hit;
-    case REG_MEM: return l->memory;
-    default: return l->core_llc_hit;
-    }
+    for (int g = 0; g < REG_COUNT; g++)
+        s->region_ns[g] = g == REG_L2 ? l->core_l2_hit : g == REG_MEM ? l->memory : l->core_llc_hit;
+}
+
+/* A core access's latency by the region it met (a table: the switch it
+ * replaces cost a jump per access). */
+static double access_latency(const dsim *s, const hier_result *r)
+{
+    assert(r->region < REG_COUNT);
+    return s->region_ns[r->region];
 }
 
 static double core_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
@@ -121,6 +126,13 @@ static void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr, ui
 {
     hier_result r;
     dsim_access_set(s, req, c, addr, set, &r);
+}
+
+/* The same for buffer b's mbuf header line (a line number already). */
+static void driver_hdr_line(dsim *s, enum coh_req req, uint32_t c, uint32_t b)
+{
+    hier_result r;
+    hier_access_set(&s->h, req, c, dsim_hdr_line(s, b), s->hdr_set[b], &r);
 }
 
 #define MEMO_MAX_OPS 64u   /* longest expansion remembered (bounds memo_ops: memo_lens x this) */
@@ -156,12 +168,14 @@ static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
     return s->memo_ops + (s->memo_at[len] - 1);
 }
 
-/* Op `op`'s line of buffer `buf`, and its DMA hint word (0: none; line k
- * of the data area is line k of every DMA into the buffer). */
-static inline uint64_t op_line(const dsim *s, uint32_t buf, const uint64_t *hints, const ddio_line_op *op,
+/* Op `op`'s line (base: the buffer's first data line, as
+ * dsim_data_line_addr(buf, 0) >> line_shift; line k is base + k), and its
+ * DMA hint word (0: none; line k of the data area is line k of every DMA
+ * into the buffer). */
+static inline uint64_t op_line(const dsim *s, uint64_t base, const uint64_t *hints, const ddio_line_op *op,
                                uint64_t *line)
 {
-    *line = dsim_data_line_addr(s, buf, op->line) >> s->line_shift;
+    *line = base + op->line;
     return op->line < s->hint_lines ? hints[op->line] : 0;
 }
 
@@ -176,31 +190,20 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     int first = 1;
     /* Where the DMA runs found the data lines (hier_pcie_write_run). */
     const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
-    /* The first OPS_KEPT ops' lines and hints are kept from the prefetch
-     * pass for the accesses (only DMA runs write the hints). */
-    enum { OPS_KEPT = 16 };
-    uint64_t kept_line[OPS_KEPT], kept_hint[OPS_KEPT];
+    uint64_t base = dsim_data_line_addr(s, buf, 0) >> s->line_shift;
     for (size_t i = 0; i < n; i++) {
         uint64_t line;
-        uint64_t hint = op_line(s, buf, hints, &ops[i], &line);
+        uint64_t hint = op_line(s, base, hints, &ops[i], &line);
         uint32_t set;
-        if (i < OPS_KEPT) {
-            kept_line[i] = line;
-            kept_hint[i] = hint;
-        }
         if (hier_hint_set(hint, &set))
             hier_prefetch_set(&s->h, line, set);
         else
             hier_prefetch(&s->h, line);
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t line, hint;
-        if (i < OPS_KEPT) {
-            line = kept_line[i];
-            hint = kept_hint[i];
-        } else {
-            hint = op_line(s, buf, hints, &ops[i], &line);
-        }
+        /* Recomputed, not kept from the prefetch pass: an add and a load
+         * (only DMA runs write the hints). */
+        uint64_t line, hint = op_line(s, base, hints, &ops[i], &line);
         hier_result r;
         if (ops[i].op == DDIO_SEG_FLUSH) {
             hier_flush(&s->h, line, &r);
@@ -238,23 +241,26 @@ static void rx_refill(dsim *s, uint32_t c)
     const ddio_driver *d = drv(s);
     if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
         return;
+    uint32_t posted = 0;
     while (cs->rx_unposted) {
         uint32_t b;
         if (mempool_get(&s->mp, c, &b) != 0)
             break;   /* pool exhausted: the descriptor stays empty (rx_nombuf) */
         ring_enqueue(&cs->rx_posted, b);
+        posted++;
         cs->rx_unposted--;
-        if (s->opt->desc_access)   /* the driver writes the buffer address into the WQE */
+        if (s->desc_access)   /* the driver writes the buffer address into the WQE */
             driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_fill)]);
         cs->rx_wqe_fill++;
     }
+    dsim_len_add(s, cs, Q_RX_REPLENISH, posted);   /* all at this time: one update */
 }
 
 /* Inline (as tx_post): once per packet, a call cost a sixth of its work. */
 __attribute__((always_inline)) static inline void free_buffer(dsim *s, uint32_t c, uint32_t b)
 {
-    if (s->opt->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
-        driver_line(s, REQ_CORE_RD, c, dsim_hdr_line(s, b) << s->line_shift, s->hdr_set[b]);
+    if (s->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
+        driver_hdr_line(s, REQ_CORE_RD, c, b);
     mempool_put(&s->mp, c, b);
 }
 
@@ -273,11 +279,12 @@ static void tx_recycle(dsim *s, uint32_t c)
         return;
     if (d->tx_recycle == DDIO_RECYCLE_THRESHOLD && tx_ring_free(s, cs) >= d->tx_free_thresh)
         return;
-    if (s->opt->desc_access) {   /* the driver reads the completion */
+    if (s->desc_access) {   /* the driver reads the completion */
         uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % 64);
         driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
     uint32_t b;
+    dsim_len_add(s, cs, Q_TX_RECYCLE, -(int64_t)ring_count(&cs->tx_done));
     while (ring_dequeue(&cs->tx_done, &b) == 0)
         free_buffer(s, c, b);
 }
@@ -285,10 +292,11 @@ static void tx_recycle(dsim *s, uint32_t c)
 __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, uint32_t b)
 {
     dsim_core *cs = &s->core[c];
-    if (s->opt->desc_access)   /* the driver writes the 64-byte TX WQE */
+    if (s->desc_access)   /* the driver writes the 64-byte TX WQE */
         driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[tx_slot(s, cs->tx_wqe)]);
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
+    dsim_len_add(s, cs, Q_TX, 1);
     s->tx_waiting++;
 }
 
@@ -305,6 +313,7 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
     uint32_t room = tx_ring_free(s, cs), b;
     while (!ring_empty(&cs->swq) && room) {
         ring_dequeue(&cs->swq, &b);
+        dsim_len_add(s, cs, Q_SW, -1);
         tx_post(s, c, b);
         room--;
     }
@@ -314,6 +323,7 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
             room--;
         } else if (ring_count(&cs->swq) < d->sw_tx_queue) {
             ring_enqueue(&cs->swq, bufs[i]);
+            dsim_len_add(s, cs, Q_SW, 1);
         } else {
             s->n.drop_tx++;
             cs->dropped_tx++;
@@ -367,26 +377,26 @@ void core_poll(dsim *s, uint32_t c)
     dsim_account(s, c);
     /* A full blocking software queue stops the loop from receiving. */
     int blocked = d->sw_tx_queue && ring_count(&cs->swq) >= d->sw_tx_queue;
-    if (s->cfg->workload.mode == DDIO_MODE_SEND) {
+    if (s->mode == DDIO_MODE_SEND) {
         n = blocked ? 0 : send_collect(s, c, bufs, &ns);
     } else if (!blocked) {
         n = ring_dequeue_burst(&cs->rx_done, bufs, d->burst < MAX_BURST ? d->burst : MAX_BURST);
+        dsim_len_add(s, cs, Q_RX, -(int64_t)n);
         for (uint32_t i = 0; i < n; i++) {
             /* rx_done holds the packets in completion order: packet i's CQE
              * is the driver's next one (not the NIC's next, still unwritten). */
             uint64_t cqe = cs->rx_cqe_read++;
             assert(cqe < cs->rx_cqe && "the driver reads a completion the NIC has not written");
-            if (s->opt->desc_access) {
+            if (s->desc_access) {
                 driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cqe), cs->rx_cq_set[rx_slot(s, cqe)]);
-                driver_line(s, REQ_CORE_WR, c, dsim_hdr_line(s, bufs[i]) << s->line_shift,
-                            s->hdr_set[bufs[i]]);
+                driver_hdr_line(s, REQ_CORE_WR, c, bufs[i]);
             }
             ns += process_packet(s, c, bufs[i]);
         }
         cs->rx_unposted += n;
         rx_refill(s, c);
     }
-    if (s->cfg->workload.mode == DDIO_MODE_RECEIVE) {
+    if (s->mode == DDIO_MODE_RECEIVE) {
         tx_recycle(s, c);
         for (uint32_t i = 0; i < n; i++) {
             dsim_delivered(s, c, bufs[i], now + (uint64_t)ns);

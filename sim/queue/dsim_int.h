@@ -38,7 +38,8 @@ enum dsim_event {
 /* Simulated times stay below 2^62 ns (146 years; arrivals are checked):
  * the hot paths convert them with u63.h, exact below 2^63. */
 #define DSIM_MAX_NS (1ull << 62)
-#define TX_COMP_BATCH 32u   /* mlx5 asks for a completion every 32 WQEs */
+#define TX_COMP_BATCH 32u
+#define DSIM_TX_MAX_FETCHED 64u   /* dsim_nic.c: packets the NIC keeps fetched and not sent */   /* mlx5 asks for a completion every 32 WQEs */
 #define LAT_BUCKETS 1024u
 
 typedef struct dsim_core {
@@ -65,14 +66,19 @@ typedef struct dsim_core {
     uint64_t last_ns;
     double area[Q_COUNT];
     double inflight_area[2];    /* RX DMAs not complete, TX packets fetched and not sent */
-    uint64_t iarea[Q_COUNT + 2];   /* area, inflight_area while they are integers below 2^53 */
+    uint64_t iarea[Q_COUNT + 2];   /* area, inflight_area while they are integers below 2^53 (dsim_int_area) */
+    /* area_q(t) - len_q(t) x t, mod 2^64 (dsim_account): every change of a
+     * length by d at time t subtracts d x t (dsim_len_add). */
+    uint64_t acc[Q_COUNT + 2];
     uint64_t dropped_tx, delivered;
 } dsim_core;
 
 /* Counters that are reset when the warm-up ends. */
 typedef struct dsim_counts {
-    dsim_hits pcie_write, pcie_write_full, pcie_write_partial, pcie_read, cpu_first;
-    dsim_hits pcie_write_all, pcie_read_all;
+    dsim_hits pcie_write, pcie_write_partial, pcie_read, cpu_first;
+    /* The descriptor and completion lines' PCIe accesses (the results'
+     * *_all add the packets' to them; full writes are all but partial). */
+    dsim_hits pcie_write_desc, pcie_read_desc;
     uint64_t delivered, delivered_bytes, drop_rx_ring, drop_nic_buffer, drop_tx, drop_oversize, injected;
     uint64_t lat[LAT_BUCKETS];
 } dsim_counts;
@@ -80,11 +86,17 @@ typedef struct dsim_counts {
 typedef struct dsim {
     const ddio_config *cfg;
     const dsim_options *opt;
+    int desc_access;            /* opt->desc_access (one load less on the hot paths) */
+    int mode;                   /* cfg->workload.mode (likewise) */
+    uint32_t data_room;         /* cfg->workload.driver.data_room: the longest frame a buffer takes */
     uint32_t cores;
     hier h;
     mempool mp;
     mbuf_layout lay;
     pcie_link pcie;
+    uint64_t nic_buffer_ns;     /* pcie_backlog_ns_over(nic_buffer_bytes): an upstream backlog that long overflows it */
+    pcie_write_cost rx_wb_cost; /* the CQE write of every received packet (desc.rx_wb bytes) */
+    pcie_read_cost tx_desc_cost;   /* the TX WQE read of every sent packet (desc.tx_desc bytes) */
     rss rss;
     evq q;
     pktsrc src;
@@ -100,6 +112,7 @@ typedef struct dsim {
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
     double ghz;
+    double region_ns[REG_COUNT];   /* a core access's latency by the region it met (core_init_latency) */
     double wire_free_ns;        /* the TX wire is busy until then */
     int tx_engine_busy;
     uint32_t tx_rr;             /* round-robin position over the cores' TX rings */
@@ -126,6 +139,10 @@ typedef struct dsim {
     double area_at_end_total;
     uint64_t measure_start_ns, measure_end_ns;
     uint64_t area_exact_ns;     /* dsim_account integrates in integers until measure_start_ns + this */
+    /* dsim_account's slow path from this time on: measure_start_ns +
+     * area_exact_ns while measuring in integers, 0 once in doubles,
+     * UINT64_MAX before and after the measured interval. */
+    uint64_t area_double_from;
     int measuring, measure_closed;
     uint64_t warmup_target, rx_total, arrivals_left;
     /* Default warm-up (dsim.c): the mean RX length seen by received packets,
@@ -225,6 +242,15 @@ static inline int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t
     }
     return dsim_push_slow(s, ev, lane);
 }
+/* The next arrival: pushed one at a time into a single-slot lane
+ * (evq_lane_single in setup), so only its time and seq are written. */
+static inline int dsim_push_arrival(dsim *s, uint64_t t)
+{
+    if (evq_single_put(&s->q, dsim_event_lane(EV_ARRIVAL), t) == 0)
+        return 0;
+    return dsim_push(s, t, EV_ARRIVAL, 0, 0, 0);
+}
+
 static inline void dsim_count(dsim_hits *hh, int hit)
 {
     hh->accesses++;
@@ -268,13 +294,21 @@ static inline void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
 /* dsim_nic.c */
 void nic_arrival(dsim *s, const pktsrc_pkt *p);
 void nic_rx_done(dsim *s, uint32_t core, uint32_t buf);
-void nic_kick_tx(dsim *s);
+void nic_start_tx(dsim *s);
+/* Start the TX engine if it is idle and has work (inline: every sent
+ * packet asks). */
+static inline void nic_kick_tx(dsim *s)
+{
+    if (!s->tx_engine_busy && s->tx_waiting && s->tx_fetched < DSIM_TX_MAX_FETCHED)
+        nic_start_tx(s);
+}
 void nic_tx_start(dsim *s);
 void nic_tx_done(dsim *s, uint32_t core, uint32_t buf);
 uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
 
 /* dsim_core.c */
 int core_init_rings(dsim *s, uint32_t c);
+void core_init_latency(dsim *s);
 /* Push core c's next poll `delay` ns after it is free (none is pending). */
 void core_schedule(dsim *s, uint32_t c, uint64_t delay);
 /* Schedule core c's next loop iteration, unless one is pending (inline:
@@ -289,39 +323,70 @@ void core_poll(dsim *s, uint32_t c);
 void core_send_request(dsim *s, uint32_t c, uint32_t len);
 void distractor_run(dsim *s);
 
-/* dsim_account in doubles (dsim.c), after the integers' exact span. */
-void dsim_account_double(dsim *s, dsim_core *cs, uint64_t now);
+/* Queue lengths for the time averages: the queues of dsim_queue_len
+ * (Q_RX_REPLENISH .. Q_SW), then the RX DMAs in flight (Q_COUNT) and the
+ * TX packets fetched and not sent (Q_COUNT + 1). */
+#define DSIM_INF_RX Q_COUNT
+#define DSIM_INF_TX (Q_COUNT + 1)
+static inline uint64_t dsim_area_len(const dsim_core *cs, int q)
+{
+    _Static_assert(Q_RX_REPLENISH == 0 && Q_RX == 1 && Q_TX == 2 && Q_TX_RECYCLE == 3 && Q_SW == 4 && Q_COUNT == 5,
+                   "queue order of dsim_queue_len");
+    switch (q) {
+    case Q_RX_REPLENISH: return ring_count(&cs->rx_posted);
+    case Q_RX: return ring_count(&cs->rx_done) + cs->rx_inflight;
+    case Q_TX: return ring_count(&cs->tx_pending) + cs->tx_inflight;
+    case Q_TX_RECYCLE: return ring_count(&cs->tx_done);
+    case Q_SW: return ring_count(&cs->swq);
+    case DSIM_INF_RX: return cs->rx_inflight;
+    default: return cs->tx_inflight;
+    }
+}
 
-/* Integrate core c's queue lengths up to now (before they change): the
- * queues of dsim_queue_len, written out (it runs at every event).
+/* Length `q` of core cs changes by d (+-) now: see dsim_account. */
+static inline void dsim_len_add(dsim *s, dsim_core *cs, int q, int64_t d)
+{
+    cs->acc[q] -= (uint64_t)d * evq_now(&s->q);
+}
+
+/* dsim_account's slow part (dsim.c): the doubles after the integers' exact
+ * span; with DDIOSIM_EXPENSIVE_CHECKS also the reference integration. */
+void dsim_account_slow(dsim *s, dsim_core *cs, uint64_t now);
+
+/* The time-averaged queue lengths (dsim_result.queue_len) integrate each
+ * length over the measured interval.  The integrals are sums of products
+ * of integers (ns x packets), so the double sums are exact while below
+ * 2^53 and integers give the same values; every length is at most 2 x the
+ * buffers, so no integral reaches 2^53 for area_exact_ns into the interval.
  *
- * The areas are sums of products of integers (ns x packets), so the double
- * sums are exact while they stay below 2^53, and integers give the same
- * values, cheaper.  Every queue length is at most 2 x the buffers, so
- * until area_exact_ns (2^53 / that bound) into the measured interval no
- * sum can reach 2^53; after it the integers are converted (exactly) and
- * the doubles take over, as before. */
+ * In that span the integral is kept by parts, not summed at every event:
+ * area(t) = len(t) x t - sum of (change x its time), so acc = area - len x t
+ * changes only where a length does (dsim_len_add: every ring operation and
+ * in-flight count of the queues above) and area(t) = len(t) x t + acc
+ * (dsim_int_area).  Mod 2^64 the result is exact since it is below 2^53.
+ * Every handler calls dsim_account(core) before it changes the core's
+ * lengths, so the sum of lengths x intervals between its calls (the double
+ * form after the span, and the reference DDIOSIM_EXPENSIVE_CHECKS keeps in
+ * iarea) is that same integral.  After the span the integrals are
+ * converted (exactly) and the doubles take over at every call, as before. */
 static inline void dsim_account(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
-    if (s->measuring && !s->measure_closed && now > cs->last_ns) {
-        _Static_assert(Q_RX_REPLENISH == 0 && Q_RX == 1 && Q_TX == 2 && Q_TX_RECYCLE == 3 && Q_SW == 4 && Q_COUNT == 5,
-                       "queue order of dsim_queue_len");
-        if (now - s->measure_start_ns < s->area_exact_ns) {
-            uint64_t dt = now - cs->last_ns;
-            cs->iarea[Q_RX_REPLENISH] += dt * ring_count(&cs->rx_posted);
-            cs->iarea[Q_RX] += dt * (ring_count(&cs->rx_done) + cs->rx_inflight);
-            cs->iarea[Q_TX] += dt * (ring_count(&cs->tx_pending) + cs->tx_inflight);
-            cs->iarea[Q_TX_RECYCLE] += dt * ring_count(&cs->tx_done);
-            cs->iarea[Q_SW] += dt * ring_count(&cs->swq);
-            cs->iarea[Q_COUNT] += dt * cs->rx_inflight;
-            cs->iarea[Q_COUNT + 1] += dt * cs->tx_inflight;
-        } else {
-            dsim_account_double(s, cs, now);
-        }
-    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    dsim_account_slow(s, cs, now);
+#else
+    if (now >= s->area_double_from)
+        dsim_account_slow(s, cs, now);
+#endif
     cs->last_ns = now;
+}
+
+/* Core cs's integral of length q up to its last dsim_account, in the
+ * integer span (its lengths have not changed since: see dsim_account). */
+static inline uint64_t dsim_int_area(const dsim_core *cs, int q)
+{
+    return dsim_area_len(cs, q) * cs->last_ns + cs->acc[q];
 }
 
 /* The hierarchy's location hints for the n data lines a DMA into `buf`

@@ -2,6 +2,8 @@
  * fetches packets over PCIe and serialises them on the wire, completions. */
 #include "sim/queue/dsim_int.h"
 
+#include <assert.h>
+
 static uint32_t nic_queue_hash(dsim *s, const pktsrc_pkt *p)
 {
     uint32_t h = (p->proto == 6 || p->proto == 17)
@@ -40,20 +42,20 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
 static void pcie_write_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
-    dsim_count(&s->n.pcie_write_all, dsim_access_set(s, REQ_PCIE_WR_FULL, 0, addr, set, &r));
+    dsim_count(&s->n.pcie_write_desc, dsim_access_set(s, REQ_PCIE_WR_FULL, 0, addr, set, &r));
 }
 
 static void pcie_read_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
-    dsim_count(&s->n.pcie_read_all, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
+    dsim_count(&s->n.pcie_read_desc, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
 }
 
 void nic_arrival(dsim *s, const pktsrc_pkt *p)
 {
-    uint32_t c = nic_queue_of(s, p);
+    uint32_t c = s->cores == 1 ? 0 : nic_queue_of(s, p);
     s->n.injected++;
-    if (s->cfg->workload.mode == DDIO_MODE_SEND) {
+    if (s->mode == DDIO_MODE_SEND) {
         /* Nothing is received: a send request counts for the warm-up. */
         core_send_request(s, c, p->len);
         s->rx_total++;
@@ -63,7 +65,7 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
     dsim_account(s, c);
-    if (p->len > s->cfg->workload.driver.data_room) {
+    if (p->len > s->data_room) {
         s->n.drop_oversize++;    /* no scatter: a frame must fit one buffer's data room */
         return;
     }
@@ -73,23 +75,30 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     }
     /* The NIC's packet buffer holds what PCIe has not yet absorbed. */
     uint64_t busy = pcie_link_busy_until(&s->pcie, PCIE_UP);
-    if (busy > now && u63_to_double(busy - now) * s->pcie.tlp_gbps / 8.0 > (double)s->opt->nic_buffer_bytes) {
+    if (busy > now && busy - now >= s->nic_buffer_ns) {   /* busy - now ns hold more than nic_buffer_bytes */
         s->n.drop_nic_buffer++;
         return;
     }
     uint32_t buf = 0;
     ring_dequeue(&cs->rx_posted, &buf);
     cs->rx_inflight++;
+    dsim_len_add(s, cs, Q_RX_REPLENISH, -1);
+    dsim_len_add(s, cs, Q_RX, 1);
+    dsim_len_add(s, cs, DSIM_INF_RX, 1);
     s->buf_len[buf] = p->len;
     s->buf_arrival[buf] = now;
-    if (s->opt->desc_access)   /* the NIC reads the 16-byte RX WQE */
+    if (s->desc_access)   /* the NIC reads the 16-byte RX WQE */
         pcie_read_line(s, rx_wqe_addr(s, c, cs->rx_wqe_next),
                        cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
     cs->rx_wqe_next++;
-    uint64_t done = pcie_link_write(&s->pcie, now, p->len);
-    uint64_t cqe = pcie_link_write(&s->pcie, now, s->pcie.cfg.desc.rx_wb);
-    if (cqe > done)
-        done = cqe;
+    /* The CQE write ends no earlier than the data's (pcie_link_write_ps):
+     * its end is the DMA's. */
+    double data_ps = pcie_link_write_ps(&s->pcie, now, p->len);
+    uint64_t done = pcie_link_write_cost(&s->pcie, now, &s->rx_wb_cost);
+    (void)data_ps;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(pcie_ps_to_ns_up(data_ps) <= done);
+#endif
     dsim_push(s, done, EV_RX_DONE, 0, c, buf);
 }
 
@@ -97,17 +106,16 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
 {
     dsim_core *cs = &s->core[c];
     dsim_account(s, c);
-    cs->rx_inflight--;
+    cs->rx_inflight--;   /* and into rx_done below: Q_RX stays */
+    dsim_len_add(s, cs, DSIM_INF_RX, -1);
     /* The packet's lines: ItoM for full lines, RFO for a partial one. */
     line_span sp = dsim_data_span(s, buf, s->buf_len[buf]);
     uint32_t part_hits, parts = sp.n == 1 ? (sp.head_partial || sp.tail_partial) : sp.head_partial + sp.tail_partial;
     uint32_t hits = hier_pcie_write_run(&s->h, sp.first, sp.n, sp.head_partial, sp.tail_partial, &part_hits,
                                         dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_write, sp.n, hits);
-    dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);
-    dsim_count_n(&s->n.pcie_write_full, sp.n - parts, hits - part_hits);
-    dsim_count_n(&s->n.pcie_write_all, sp.n, hits);
-    if (s->opt->desc_access)   /* the completion (CQE) */
+    dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);   /* the rest are full (results) */
+    if (s->desc_access)   /* the completion (CQE) */
         pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
     cs->rx_cqe++;
     ring_enqueue(&cs->rx_done, buf);
@@ -120,12 +128,10 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
  * and not yet sent: its outstanding DMA reads are limited, and so is the
  * buffer in front of the wire.  Within that, reads are pipelined, so neither
  * the PCIe read latency nor a busy upstream link serialises the fetches. */
-#define TX_MAX_FETCHED 64u
+#define TX_MAX_FETCHED DSIM_TX_MAX_FETCHED
 
-void nic_kick_tx(dsim *s)
+void nic_start_tx(dsim *s)
 {
-    if (s->tx_engine_busy || !s->tx_waiting || s->tx_fetched >= TX_MAX_FETCHED)
-        return;
     s->tx_engine_busy = 1;
     dsim_push(s, evq_now(&s->q), EV_TX_START, 0, 0, 0);
 }
@@ -159,13 +165,17 @@ void nic_tx_start(dsim *s)
 static int tx_fetch_one(dsim *s, uint64_t now)
 {
     uint32_t c = UINT32_MAX;
-    for (uint32_t i = 0; i < s->cores; i++) {
-        /* (tx_rr + i) % cores without a division: tx_rr <= cores, i < cores. */
-        uint32_t k = s->tx_rr + i;
-        k -= k >= s->cores ? s->cores : 0;
-        if (!ring_empty(&s->core[k].tx_pending)) {
-            c = k;
-            break;
+    if (s->cores == 1) {   /* the round robin of one */
+        c = ring_empty(&s->core[0].tx_pending) ? UINT32_MAX : 0;
+    } else {
+        for (uint32_t i = 0; i < s->cores; i++) {
+            /* (tx_rr + i) % cores without a division: tx_rr <= cores, i < cores. */
+            uint32_t k = s->tx_rr + i;
+            k -= k >= s->cores ? s->cores : 0;
+            if (!ring_empty(&s->core[k].tx_pending)) {
+                c = k;
+                break;
+            }
         }
     }
     if (c == UINT32_MAX) {
@@ -179,19 +189,25 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     uint32_t buf = 0;
     ring_dequeue(&cs->tx_pending, &buf);
     s->tx_waiting--;
-    cs->tx_inflight++;
+    cs->tx_inflight++;   /* from tx_pending: Q_TX stays */
+    dsim_len_add(s, cs, DSIM_INF_TX, 1);
     uint32_t len = s->buf_len[buf];
-    if (s->opt->desc_access)
+    if (s->desc_access)
         pcie_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch),
                        cs->tx_wqe_set[tx_slot(s, cs->tx_wqe_fetch)]);
     cs->tx_wqe_fetch++;
     line_span sp = dsim_data_span(s, buf, len);
     uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
-    dsim_count_n(&s->n.pcie_read_all, sp.n, hits);
-    uint64_t wqe = pcie_link_read_nonposted(&s->pcie, now, s->pcie.cfg.desc.tx_desc);
+    /* The data's completions end no earlier than the WQE's
+     * (pcie_link_read_nonposted_ps): the fetch is ready then. */
+    double wqe_ps = pcie_link_read_nonposted_cost(&s->pcie, now, &s->tx_desc_cost);
     uint64_t data = pcie_link_read_nonposted(&s->pcie, now, len);
-    double ready = u63_to_double(data > wqe ? data : wqe);
+    (void)wqe_ps;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(pcie_ps_to_ns_up(wqe_ps) <= data);
+#endif
+    double ready = u63_to_double(data);
     double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
     dsim_push(s, u63_from_double(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
@@ -207,15 +223,21 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     uint64_t now = evq_now(&s->q);
     dsim_account(s, c);
     cs->tx_inflight--;
+    dsim_len_add(s, cs, Q_TX, -1);
+    dsim_len_add(s, cs, DSIM_INF_TX, -1);
     s->tx_fetched--;
     nic_kick_tx(s);
     /* mlx5 requests a completion every TX_COMP_BATCH WQEs. */
-    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->opt->desc_access) {
+    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->desc_access) {
         uint32_t slot = (uint32_t)((cs->tx_comps / TX_COMP_BATCH) % (s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1));
         pcie_write_line(s, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
     ring_enqueue(&cs->tx_done, buf);
+    dsim_len_add(s, cs, Q_TX_RECYCLE, 1);
     dsim_delivered(s, c, buf, now);
+    /* Both wake the core unless a poll is pending (then neither does). */
+    if (cs->poll_pending)
+        return;
     if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
         core_wake(s, c);
     else

@@ -74,6 +74,23 @@ int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e)
     return 0;
 }
 
+int evq_lane_single(evq *q, int lane, sim_event proto, ddio_err *e)
+{
+    evq_lane *l = &q->lane[lane];
+    if (l->n)
+        return ddio_errf(e, DDIO_EXIT_IO, "event queue: lane %d is not empty", lane);
+    sim_event *ev = malloc(sizeof *ev);
+    if (!ev)
+        return ddio_errf(e, DDIO_EXIT_IO, "event queue: out of memory");
+    *ev = proto;
+    free(l->ev);
+    l->ev = ev;
+    l->head = 0;
+    l->mask = 0;
+    l->size = 1;
+    return 0;
+}
+
 void evq_clear(evq *q)
 {
     for (int i = 0; i < EVQ_LANES; i++) {

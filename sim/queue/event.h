@@ -135,6 +135,20 @@ static inline uint64_t evq_next_time(const evq *q)
     return (uint64_t)(best >> 64);
 }
 
+/* evq_next_time when lane `empty` holds nothing (its key is all ones, so
+ * it cannot be the earliest): one key less to compare. */
+static inline uint64_t evq_next_time_without(const evq *q, int empty)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(q->lane_key[empty] == EVQ_NO_KEY && q->lane[empty].n == 0);
+#endif
+    evq_key best = q->heap[0];
+    for (int i = 0; i < EVQ_LANES; i++)
+        if (i != empty)
+            best = q->lane_key[i] < best ? q->lane_key[i] : best;
+    return (uint64_t)(best >> 64);
+}
+
 /* Move the clock to t without popping: for a simulator that handles an
  * event it would push and pop at once (t is before every pending event,
  * which therefore would not have popped first; its seq would have been the
@@ -179,7 +193,9 @@ static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
 static inline int evq_lane_fits(const evq *q, int lane, uint64_t t)
 {
     const evq_lane *l = &q->lane[lane];
-    return l->n < l->size && (!l->n || t >= l->last_ns) && q->next_seq != EVQ_MAX_SEQ;
+    /* An empty lane's last_ns is no later than now (its events have
+     * popped) and t >= now, so the order test needs no emptiness test. */
+    return l->n < l->size && t >= l->last_ns && q->next_seq != EVQ_MAX_SEQ;
 }
 
 static inline void evq_lane_put(evq *q, int lane, sim_event ev)
@@ -195,6 +211,31 @@ static inline void evq_lane_put(evq *q, int lane, sim_event ev)
     l->ev[(l->head + l->n++) & l->mask] = ev;
     l->last_ns = ev.time_ns;
     q->lane_pending++;
+}
+
+/* A lane for events of one kind pushed one at a time (the next arrival):
+ * its ring has a single slot holding `proto`, so a push writes only the
+ * time and the seq (evq_single_put).  Call before the first push into the
+ * lane; it stays an ordinary lane (evq_push_lane may still grow it). */
+int evq_lane_single(evq *q, int lane, sim_event proto, ddio_err *e);
+
+/* Push lane `lane`'s event (evq_lane_single's proto) at time t; -1 (nothing
+ * done) unless the lane is a single slot and empty and a seq is left: the
+ * caller then pushes the whole event as usual. */
+static inline int evq_single_put(evq *q, int lane, uint64_t t)
+{
+    evq_lane *l = &q->lane[lane];
+    if (l->size != 1 || l->n || q->next_seq == EVQ_MAX_SEQ)
+        return -1;
+    assert(t >= q->now_ns);
+    sim_event *ev = &l->ev[0];
+    ev->time_ns = t;
+    ev->seq = q->next_seq++;
+    q->lane_key[lane] = evq_event_key(ev);
+    l->n = 1;
+    l->last_ns = t;
+    q->lane_pending++;
+    return 0;
 }
 
 /* Insert `ev` into lane `lane` (0 .. EVQ_LANES - 1), or into the heap if
@@ -214,7 +255,16 @@ static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
 /* Remove the earliest event into *out; returns 1, or 0 when empty. */
 static inline int evq_pop(evq *q, sim_event *out)
 {
-    int src = evq_earliest(q);
+    /* The argmin of evq_earliest without its emptiness test: empty lanes
+     * and an empty heap have all-ones keys, so with nothing pending the
+     * heap "wins" and its count says so. */
+    evq_key best = q->heap[0];
+    int src = -1;
+    for (int i = 0; i < EVQ_LANES; i++) {
+        evq_key k = q->lane_key[i];
+        src = k < best ? i : src;
+        best = k < best ? k : best;
+    }
     if (src >= 0) {
         evq_lane *l = &q->lane[src];
         *out = l->ev[l->head++ & l->mask];
@@ -223,9 +273,9 @@ static inline int evq_pop(evq *q, sim_event *out)
         q->now_ns = out->time_ns;
         return 1;
     }
-    if (src == -2)
-        return 0;
     size_t n = q->n;
+    if (!n)
+        return 0;
     evq_key *restrict h = q->heap;
     uint32_t slot = (uint32_t)h[0] & (EVQ_MAX_PENDING - 1);
     q->n = --n;

@@ -306,6 +306,7 @@ int mbuf_layout_init(mbuf_layout *l, const mbuf_layout_config *c, ddio_err *e)
                          (unsigned long long)used);
     l->cfg = *c;
     l->line_shift = (uint32_t)__builtin_ctz(c->line_size);
+    l->hdr_back = (uint64_t)c->headroom + c->priv_size + c->mbuf_size;
     l->pre = (uint32_t)pre;
     l->elt_size = (uint32_t)used;
 

@@ -203,6 +203,7 @@ typedef struct mbuf_layout_config {
 typedef struct mbuf_layout {
     mbuf_layout_config cfg;
     uint32_t line_shift;
+    uint64_t hdr_back;        /* data start -> mbuf header: headroom + priv + mbuf (one subtraction) */
     uint32_t pre;             /* element start -> data start: objhdr + mbuf + priv + headroom */
     uint32_t elt_size;        /* bytes an element uses: pre + data_room */
     uint64_t stride;          /* element i+1 - element i (within a page) */
@@ -241,7 +242,7 @@ static inline uint64_t mbuf_elt_addr(const mbuf_layout *l, uint32_t i)
 /* The struct rte_mbuf of buffer i (the metadata drivers read and write). */
 static inline uint64_t mbuf_hdr_addr_at(const mbuf_layout *l, uint64_t data_addr)
 {
-    return data_addr - l->cfg.headroom - l->cfg.priv_size - l->cfg.mbuf_size;
+    return data_addr - l->hdr_back;
 }
 static inline uint64_t mbuf_hdr_addr(const mbuf_layout *l, uint32_t i)
 {

@@ -146,6 +146,7 @@ int pcie_link_init(pcie_link *l, const pcie_config *c, ddio_err *e)
     l->phys_gbps = pcie_phys_gbps(c->gen, c->lanes);
     l->tlp_gbps = l->phys_gbps * (1.0 - ovh);
     l->ps_per_byte = 8000.0 / l->tlp_gbps;
+    l->read_latency_ps = l->cfg.read_latency_ns * 1000.0;
     return 0;
 }
 
@@ -160,7 +161,7 @@ uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
     double req_done = pcie_link_send_ps(l, PCIE_UP, now_ns * 1000.0, pcie_mrd_bytes(l, sz),
                                           pcie_mrd_tlps(l, sz));
-    double ready = req_done + l->cfg.read_latency_ns * 1000.0;
+    double ready = req_done + l->read_latency_ps;
     double done = pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz),
                                       pcie_cpld_tlps(l, sz));
     return pcie_ps_to_ns_up(done);
@@ -206,4 +207,27 @@ double pcie_max_pps(const pcie_link *l, const pcie_pkt_cost *c)
     if (worst <= 0)
         return 0;
     return l->tlp_gbps * 1e9 / 8.0 / worst;
+}
+
+/* The backlog test on the hot path as an integer compare: d x tlp_gbps / 8
+ * (doubles, as written there) is non-decreasing in d, so a binary search
+ * finds where it first exceeds `bytes`. */
+static int backlog_over(const pcie_link *l, uint64_t d, uint64_t bytes)
+{
+    return u63_to_double(d) * l->tlp_gbps / 8.0 > (double)bytes;
+}
+
+uint64_t pcie_backlog_ns_over(const pcie_link *l, uint64_t bytes)
+{
+    uint64_t lo = 1, hi = 1ull << 62;
+    if (!backlog_over(l, hi, bytes))
+        return UINT64_MAX;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (backlog_over(l, mid, bytes))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
 }

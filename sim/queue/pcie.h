@@ -73,6 +73,7 @@ typedef struct pcie_link {
     double phys_gbps;                     /* per direction */
     double tlp_gbps;                      /* per direction, after the DLL overhead */
     double ps_per_byte;                   /* at tlp_gbps */
+    double read_latency_ps;               /* cfg.read_latency_ns x 1000 */
     double busy_ps[2];                    /* each direction is busy until then (ps); a double,
                                              so per-transfer rounding never accumulates */
     uint64_t bytes[2];                    /* wire bytes sent so far, per direction */
@@ -121,16 +122,22 @@ static inline uint64_t pcie_cpld_bytes(const pcie_link *l, uint32_t sz)
     return pcie_cpld_tlps(l, sz) * l->cpld_hdr + sz;
 }
 
-/* Serialize `bytes` on direction `dir`, starting no earlier than now_ps;
- * returns the ps at which the last byte has been sent. */
-static inline double pcie_link_send_ps(pcie_link *l, enum pcie_dir dir, double now_ps,
-                                       uint64_t bytes, uint64_t tlps)
+/* Serialize `bytes` taking `ps` (bytes x ps_per_byte) on direction `dir`,
+ * starting no earlier than now_ps; returns the ps at which the last byte
+ * has been sent. */
+static inline double pcie_link_send_time(pcie_link *l, enum pcie_dir dir, double now_ps, double ps,
+                                         uint64_t bytes, uint64_t tlps)
 {
     double start = l->busy_ps[dir] > now_ps ? l->busy_ps[dir] : now_ps;
-    l->busy_ps[dir] = start + u63_to_double(bytes) * l->ps_per_byte;
+    l->busy_ps[dir] = start + ps;
     l->bytes[dir] += bytes;
     l->tlps[dir] += tlps;
     return l->busy_ps[dir];
+}
+static inline double pcie_link_send_ps(pcie_link *l, enum pcie_dir dir, double now_ps,
+                                       uint64_t bytes, uint64_t tlps)
+{
+    return pcie_link_send_time(l, dir, now_ps, u63_to_double(bytes) * l->ps_per_byte, bytes, tlps);
 }
 
 /* ps -> ns, rounded up (an event at that ns sees the transfer complete). */
@@ -143,11 +150,19 @@ static inline uint64_t pcie_ps_to_ns_up(double ps)
 /* A sz-byte DMA write by the device issued at now_ns; returns the ns when
  * its last TLP has crossed the link (UP).  Inline, as the nonposted read
  * below: the simulator calls them four times per packet. */
+static inline double pcie_link_write_ps(pcie_link *l, uint64_t now_ns, uint32_t sz);
 static inline uint64_t pcie_link_write(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
-    double done = pcie_link_send_ps(l, PCIE_UP, u63_to_double(now_ns) * 1000.0, pcie_mwr_bytes(l, sz),
-                                    pcie_mwr_tlps(l, sz));
-    return pcie_ps_to_ns_up(done);
+    return pcie_ps_to_ns_up(pcie_link_write_ps(l, now_ns, sz));
+}
+/* The same write, its end left in ps: for a caller that issues a later
+ * transfer in the same direction, which ends no earlier (each direction is
+ * a FIFO: start >= busy_ps, and adding a transfer's non-negative time
+ * never rounds below start), so only the later one's ns is needed. */
+static inline double pcie_link_write_ps(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    return pcie_link_send_ps(l, PCIE_UP, u63_to_double(now_ns) * 1000.0, pcie_mwr_bytes(l, sz),
+                             pcie_mwr_tlps(l, sz));
 }
 /* A sz-byte DMA read by the device issued at now_ns: the MRd requests go UP,
  * then after read_latency_ns the completions come DOWN; returns the ns at
@@ -161,23 +176,70 @@ uint64_t pcie_link_read(pcie_link *l, uint64_t now_ns, uint32_t sz);
  * push the queued writes back by their own size.  This is what a NIC that
  * receives and transmits at once sees; with a single FIFO, a backlog of
  * received packets would stall every transmit fetch behind it. */
+static inline double pcie_link_read_nonposted_ps(pcie_link *l, uint64_t now_ns, uint32_t sz);
 static inline uint64_t pcie_link_read_nonposted(pcie_link *l, uint64_t now_ns, uint32_t sz)
 {
+    return pcie_ps_to_ns_up(pcie_link_read_nonposted_ps(l, now_ns, sz));
+}
+/* A DMA read's wire bytes, TLPs and link times, for a size (pcie_read_of)
+ * or precomputed for a fixed one (the descriptor reads): the same products
+ * either way. */
+typedef struct pcie_read_cost {
+    uint64_t req_bytes, req_tlps, cpl_bytes, cpl_tlps;
+    double req_ps, cpl_ps;
+} pcie_read_cost;
+static inline pcie_read_cost pcie_read_of(const pcie_link *l, uint32_t sz)
+{
+    pcie_read_cost c = {.req_bytes = pcie_mrd_bytes(l, sz), .req_tlps = pcie_mrd_tlps(l, sz),
+                        .cpl_bytes = pcie_cpld_bytes(l, sz), .cpl_tlps = pcie_cpld_tlps(l, sz)};
+    c.req_ps = u63_to_double(c.req_bytes) * l->ps_per_byte;
+    c.cpl_ps = u63_to_double(c.cpl_bytes) * l->ps_per_byte;
+    return c;
+}
+/* A write's, likewise. */
+typedef struct pcie_write_cost {
+    uint64_t bytes, tlps;
+    double ps;
+} pcie_write_cost;
+static inline pcie_write_cost pcie_write_of(const pcie_link *l, uint32_t sz)
+{
+    pcie_write_cost c = {.bytes = pcie_mwr_bytes(l, sz), .tlps = pcie_mwr_tlps(l, sz)};
+    c.ps = u63_to_double(c.bytes) * l->ps_per_byte;
+    return c;
+}
+
+/* pcie_link_read_nonposted_ps for a read of cost c. */
+static inline double pcie_link_read_nonposted_cost(pcie_link *l, uint64_t now_ns, const pcie_read_cost *c)
+{
     double now_ps = u63_to_double(now_ns) * 1000.0;
-    uint64_t req_bytes = pcie_mrd_bytes(l, sz);
-    double req_ps = u63_to_double(req_bytes) * l->ps_per_byte;
-    double req_done = now_ps + req_ps;
+    double req_done = now_ps + c->req_ps;
     /* The requests take their slot now; queued writes move back by as much. */
-    l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + req_ps;
-    l->bytes[PCIE_UP] += req_bytes;
-    l->tlps[PCIE_UP] += pcie_mrd_tlps(l, sz);
-    double ready = req_done + l->cfg.read_latency_ns * 1000.0;
-    double done = pcie_link_send_ps(l, PCIE_DOWN, ready, pcie_cpld_bytes(l, sz), pcie_cpld_tlps(l, sz));
-    return pcie_ps_to_ns_up(done);
+    l->busy_ps[PCIE_UP] = (l->busy_ps[PCIE_UP] > now_ps ? l->busy_ps[PCIE_UP] : now_ps) + c->req_ps;
+    l->bytes[PCIE_UP] += c->req_bytes;
+    l->tlps[PCIE_UP] += c->req_tlps;
+    double ready = req_done + l->read_latency_ps;
+    return pcie_link_send_time(l, PCIE_DOWN, ready, c->cpl_ps, c->cpl_bytes, c->cpl_tlps);
+}
+/* The same read, its end left in ps (as pcie_link_write_ps: a later read's
+ * completions, DOWN, end no earlier). */
+static inline double pcie_link_read_nonposted_ps(pcie_link *l, uint64_t now_ns, uint32_t sz)
+{
+    pcie_read_cost c = pcie_read_of(l, sz);
+    return pcie_link_read_nonposted_cost(l, now_ns, &c);
+}
+/* pcie_link_write for a write of cost c. */
+static inline uint64_t pcie_link_write_cost(pcie_link *l, uint64_t now_ns, const pcie_write_cost *c)
+{
+    return pcie_ps_to_ns_up(
+        pcie_link_send_time(l, PCIE_UP, u63_to_double(now_ns) * 1000.0, c->ps, c->bytes, c->tlps));
 }
 /* A sz-byte MMIO write by the host (e.g. a 4 B doorbell / tail pointer),
  * sent DOWN as an MWr; returns the ns it has reached the device. */
 uint64_t pcie_link_host_write(pcie_link *l, uint64_t now_ns, uint32_t sz);
+/* The fewest ns d >= 1 of link time whose bytes, d x tlp_gbps / 8 in
+ * doubles, exceed `bytes` (UINT64_MAX if no d below 2^62): a backlog of
+ * b >= 1 ns holds more than `bytes` iff b >= this. */
+uint64_t pcie_backlog_ns_over(const pcie_link *l, uint64_t bytes);
 /* The ns at which direction `dir` becomes idle. */
 static inline uint64_t pcie_link_busy_until(const pcie_link *l, enum pcie_dir dir)
 {

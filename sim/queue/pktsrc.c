@@ -1,5 +1,7 @@
 #include "sim/queue/pktsrc.h"
 
+#include "sim/queue/u63.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +135,39 @@ static uint32_t generate(pktsrc *s)
     gen_meta m[PKTSRC_BATCH];
     uint32_t n = gen_next_meta_batch(&s->g, gp, m, PKTSRC_BATCH, s->rate_gbps < 0);
     uint8_t has_tuple = !s->g.no_tuple;
+    if (!has_tuple && s->rate_gbps < 0) {
+        /* Back to back, the tuple all zeros (gen_set_no_tuple): place()
+         * with t = 0, the previous arrival and length in registers (the
+         * source timestamps and the pass offset only matter for traces). */
+        double last = s->last_arrival_ns;
+        uint32_t last_len = s->last_len;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t len = s->pkt_size ? s->pkt_size : gp[i].len;
+            double t = 0;
+            if (s->placed + i) {
+                double earliest = last + (double)(last_len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->line_gbps;
+                if (t < earliest)
+                    t = earliest;
+            }
+            last = t;
+            last_len = len;
+            s->gbuf[i] = (pktsrc_pkt){.ts_ns = u63_from_double(t + 0.5), .len = len, .has_flow = 1, .flow = gp[i].flow};
+        }
+        s->have_first = 1;
+        s->last_arrival_ns = last;
+        s->last_len = last_len;
+        s->placed += n;
+        return n;
+    }
+    if (!has_tuple) {
+        /* The tuple is all zeros (gen_set_no_tuple): written as such. */
+        for (uint32_t i = 0; i < n; i++) {
+            pktsrc_pkt *p = &s->gbuf[i];
+            *p = (pktsrc_pkt){.has_flow = 1, .flow = gp[i].flow};
+            place(s, p, gp[i].ts_ns, gp[i].len);
+        }
+        return n;
+    }
     for (uint32_t i = 0; i < n; i++) {
         pktsrc_pkt *p = &s->gbuf[i];
         place(s, p, gp[i].ts_ns, gp[i].len);
@@ -159,7 +194,7 @@ void pktsrc_skip_tuple(pktsrc *s)
         gen_set_tcp_cache(&s->g, s->tcp_cache);
 }
 
-int pktsrc_next_slow(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
+int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
 {
     if (s->limit && s->produced >= s->limit)
         return 0;
@@ -170,10 +205,12 @@ int pktsrc_next_slow(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
             if (!s->gcount)
                 return 0;
         }
-        *p = s->gbuf[s->gpos++];
+        *pp = &s->gbuf[s->gpos++];
         s->produced++;
         return 1;
     }
+    pktsrc_pkt *p = &s->tpkt;
+    *pp = p;
     trace_pkt tp;
     int rc = next_trace(s, &tp, e);
     if (rc <= 0)

@@ -56,6 +56,7 @@ typedef struct pktsrc {
     uint32_t gpos, gcount;
     uint8_t *tcp_cache;         /* pktsrc_skip_tuple: the generator's per-flow TCP bits */
     pktsrc_pkt gbuf[PKTSRC_BATCH];
+    pktsrc_pkt tpkt;            /* the trace packet pktsrc_next_ref points at */
 } pktsrc;
 
 /* `trace` a path or NULL; `profile` for the generator when trace is NULL. */
@@ -67,16 +68,25 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
  * packets then come without it (has_tuple 0), a trace's as before.  Call
  * it before the first pktsrc_next (packets are generated in batches). */
 void pktsrc_skip_tuple(pktsrc *s);
-int pktsrc_next_slow(pktsrc *s, pktsrc_pkt *p, ddio_err *e);
-/* Inline: a generated packet is usually waiting in the batch. */
-static inline int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
+int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e);
+/* pktsrc_next without the copy: *pp points at the packet, valid until the
+ * next call.  Inline: a generated packet is usually waiting in the batch. */
+static inline int pktsrc_next_ref(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
 {
     if (s->gpos < s->gcount && (!s->limit || s->produced < s->limit)) {
-        *p = s->gbuf[s->gpos++];
+        *pp = &s->gbuf[s->gpos++];
         s->produced++;
         return 1;
     }
-    return pktsrc_next_slow(s, p, e);
+    return pktsrc_next_ref_slow(s, pp, e);
+}
+static inline int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
+{
+    const pktsrc_pkt *q;
+    int rc = pktsrc_next_ref(s, &q, e);
+    if (rc == 1)
+        *p = *q;
+    return rc;
 }
 void pktsrc_close(pktsrc *s);
 
