@@ -899,3 +899,70 @@ Test(cache_hier, lean_l2_hits_equal_general_path)
     lean_l2_equal(HIER_INCLUSIVE, "lru", 2, 1, 46);
     lean_l2_equal(HIER_INCLUSIVE, "bip", 4, 1, 47);
 }
+
+/* The PCIe write of a line the LLC misses (hier.c pcie_wr_miss: the line
+ * in an L2 in E/M or S, or only in memory, goes to the DDIO ways and any L2
+ * copy is dropped), full and partial, through hier_access_set (the snoop
+ * filter first for an L2 (E/M) line: pcie_entry) and hier_access (after
+ * the LLC search: access_matched), against the general path.  Lines are
+ * put in every column first: core reads and writes (L2 E/M), PCIe reads of
+ * those (L2 (S) plus a Shared copy, which the one Shared way soon evicts:
+ * L2 (S) alone), memory; the DDIO ways are small enough to evict dirty
+ * lines.  `l2_policy` SRRIP leaves the lean L2 path off (access_matched
+ * only); inclusive has no such fast path. */
+static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const char *l2_policy, uint64_t seed)
+{
+    hier_config c = pair_config(mode, policy, l2_policy);
+    c.l2.sets_per_slice = 4;
+    c.l2.ways = 4;
+    c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x01 : 0;
+    hier h[2];
+    pair_init(h, &c);
+    const int fast = mode == HIER_NONINCLUSIVE;
+    cr_assert_eq(h[0].wr_miss_fast[REQ_PCIE_WR_FULL], fast);
+    cr_assert_eq(h[0].wr_miss_fast[REQ_PCIE_WR_PART], fast);
+    cr_assert_eq(h[1].wr_miss_fast[REQ_PCIE_WR_FULL] | h[1].wr_miss_fast[REQ_PCIE_WR_PART], 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 150;
+    uint64_t col_seen[COL_COUNT] = {0};
+    for (int i = 0; i < 8000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
+        static const enum coh_req reqs[] = {REQ_CORE_RD, REQ_CORE_WR, REQ_PCIE_RD, REQ_PCIE_RD};
+        enum coh_req q = kind < 4 ? reqs[kind] : kind % 2 ? REQ_PCIE_WR_FULL : REQ_PCIE_WR_PART;
+        if (q != REQ_CORE_RD && q != REQ_CORE_WR && q != REQ_PCIE_RD) {
+            hier_where w = hier_locate(&h[0], line);
+            if (w.llc_region == REG_MEM)
+                col_seen[w.l2_core < 0 ? COL_MEM : w.l2_state == ST_S ? COL_L2_S : COL_L2_EM]++;
+        }
+        hier_result a, b;
+        if (i % 2)
+            hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        else
+            hier_access(&h[0], q, core, line, &a);
+        hier_access(&h[1], q, core, line, &b);
+        pair_expect_same_access(&a, &b, i, q, core, line);
+        pair_expect_same_places(h, lines, i);
+    }
+    for (int col = fast ? COL_L2_EM : COL_MEM; col <= COL_MEM; col++)   /* inclusive: an L2 line is in the LLC too */
+        cr_assert_gt(col_seen[col], 50, "column %s met %llu times by a write the LLC misses",
+                     coh_col_name((enum coh_col)col), (unsigned long long)col_seen[col]);
+    cr_assert_gt(h[0].stats.llc_evictions, 100);
+    /* Writes with a known set asked the snoop filter first (pcie_entry). */
+    if (fast && h[0].llc_lean && h[0].l2_lean)
+        cr_assert_gt(h[0].wr_owned, 50, "%llu", (unsigned long long)h[0].wr_owned);
+    else
+        cr_assert_eq(h[0].wr_owned, 0);
+    pair_expect_same_state_and_free(h);
+}
+
+Test(cache_hier, pcie_write_miss_fast_path_equals_general_path)
+{
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "lru", "lru", 51);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "bip", "bip", 52);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "lru", "srrip", 53);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "srrip", "lru", 54);
+    pcie_write_miss_equal(HIER_INCLUSIVE, "lru", "lru", 55);
+}

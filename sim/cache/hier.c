@@ -139,6 +139,11 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    write to a non-inclusive hierarchy looks it up, to drop the Shared
  *    copy it upgrades from.  The snoop filter is not asked: a line lives in
  *    one L2 at most.
+ *  - a PCIe write of a line the LLC misses (pcie_wr_miss): its cells put
+ *    the line in the DDIO ways and drop any L2 copy; with a known set and
+ *    a lean L2, the snoop filter is asked before the LLC search (a
+ *    completion line the driver read sits in its L2 in E/M, so in no LLC
+ *    way) and the L2 copy is dropped in the entry.
  *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
  *    work inline.
  *  - the entry points (access_entry) do the two most frequent cases in a
@@ -199,6 +204,7 @@ void hier_set_general_only(hier *h, int on)
                   h->llc.repl->stride == h->llc.block_bytes;
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     h->rd_miss_fast = 0;
+    memset(h->wr_miss_fast, 0, sizeof h->wr_miss_fast);
     h->core_move_ways = 0;
     l2_lean_init(h);
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
@@ -212,6 +218,21 @@ void hier_set_general_only(hier *h, int on)
     h->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
     h->rd_mem_read[COL_L2_S] = rd_s->mem_read;
     h->rd_mem_read[COL_MEM] = rd_mem->mem_read;
+    /* A PCIe write the LLC misses: every such cell allocates the line in the
+     * DDIO ways (M: the request writes) and drops any L2 copy; only in
+     * memory there is none to act on. */
+    h->wr_miss_mask = h->cfg.ddio_mask;
+    for (int q = REQ_PCIE_WR_FULL; q <= REQ_PCIE_WR_PART; q++) {
+        const coh_cell *em = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_EM);
+        const coh_cell *s = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_S);
+        const coh_cell *mem = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_MEM);
+        h->wr_miss_fast[q] = em->defined && em->llc == LLC_TO_DDIO && em->l2 == L2_DROP && s->defined &&
+                             s->llc == LLC_TO_DDIO && s->l2 == L2_DROP && mem->defined && mem->llc == LLC_TO_DDIO &&
+                             (mem->l2 == L2_KEEP || mem->l2 == L2_DROP);
+        h->wr_mem_read[q][COL_L2_EM] = em->mem_read;
+        h->wr_mem_read[q][COL_L2_S] = s->mem_read;
+        h->wr_mem_read[q][COL_MEM] = mem->mem_read;
+    }
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
         const coh_cell *rd = coh_lookup(h->cfg.mode, REQ_CORE_RD, (enum coh_col)h->fast_col[w]);
         const coh_cell *wr = coh_lookup(h->cfg.mode, REQ_CORE_WR, (enum coh_col)h->fast_col[w]);
@@ -511,23 +532,54 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint
 /* l2_take for a hierarchy with h->l2_lean (the L2 block layout in h) and
  * h->l2_recency (LRU / BIP removal on the nibble order), inline: the same stores as l2_take_at_slot's
  * remove_in and snoop_erase_slot, without the cache struct. */
-static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
-                                                               uint64_t slot)
+/* The set block of `line` in `core`'s L2 (h->l2_lean) ... */
+static inline __attribute__((always_inline)) uint8_t *l2_block_lean(const hier *h, uint32_t core, uint64_t line)
 {
     uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
-    uint64_t *t = (uint64_t *)(void *)b;
-    /* The snoop filter's way (below tag_slots: a way of this L2) if its tag is the line. */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->l2_lean && b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
+#endif
+    return b;
+}
+
+/* ... and the way of `line`, which it holds: the snoop filter's way `sway`
+ * (below tag_slots: a way of this L2) if its tag is the line, else a search. */
+static inline __attribute__((always_inline)) uint32_t l2_way_lean(const hier *h, const uint8_t *b, uint64_t line,
+                                                                  uint32_t sway)
+{
+    const uint64_t *t = (const uint64_t *)(const void *)b;
     const uint32_t way = t[sway] == line ? sway : (uint32_t)way_of_tags(t, h->l2_tag_slots, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(h->l2_lean && sway < h->l2[core].ways && h->sf.keys[slot] == line);
-    assert(b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
-    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
+    assert(sway < h->l2_ways && way < h->l2_ways && t[way] == line);
 #endif
-    t[way] = CACHE_INVALID;
+    return way;
+}
+
+/* Remove the line in `way` of the L2 set block `b` (l2_block_lean), whose
+ * snoop filter entry is at `slot`: the stores of l2_take_at_slot's
+ * remove_in (LRU / BIP, h->l2_recency) and snoop_erase_slot. */
+static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_t *b, uint32_t way, uint64_t slot)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->l2_lean && h->l2_recency && way < h->l2_ways);
+#endif
+    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
     *(uint64_t *)(void *)(b + 8u * h->l2_tag_slots) &= ~(1ull << way);   /* cache_valid */
     b[h->l2_meta_off + way] = 0;
     repl_order_remove((uint64_t *)(void *)(b + h->l2_repl_off), way, h->l2_ways);
     snoop_erase_slot(&h->sf, slot);
+}
+
+static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
+                                                               uint64_t slot)
+{
+    uint8_t *b = l2_block_lean(h, core, line);
+    const uint32_t way = l2_way_lean(h, b, line, sway);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->sf.keys[slot] == line);
+    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
+#endif
+    l2_remove_lean(h, b, way, slot);
 }
 
 static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
@@ -944,6 +996,52 @@ static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *
     return pcie_rd_miss_at(h, line, llc_set, l2_meta_of(h, line), res);
 }
 
+/* Fast path 5 (h->wr_miss_fast[req], non-inclusive): a PCIe write of a
+ * line no LLC way holds.  Its cells, checked at init: the line goes to the
+ * DDIO ways (LLC_TO_DDIO), modified (the request writes: access_general's
+ * `dirty`), and an L2 copy, in E/M or S, is dropped (L2_DROP); a line only
+ * in memory has none.  access_general's work for these cells without the
+ * table walk, once the caller dropped the L2 copy: `col` is the column
+ * the line was in (COL_L2_EM, COL_L2_S or COL_MEM). */
+static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum coh_req req, uint64_t line,
+                                                                  uint32_t llc_set, uint32_t col, hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(llc_set == cache_set(&h->llc, line) && find_in(&h->llc, llc_set, line) < 0);
+    assert(snoop_get(&h->sf, line) < 0 && "the caller drops the L2 copy");
+#endif
+    const uint8_t mem_reads = h->wr_mem_read[req][col];
+    res->hit = col != COL_MEM;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = mem_reads;
+    res->mem_writebacks = 0;
+    llc_insert_inline(h, line, llc_set, h->wr_miss_mask, ST_M, res);
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    if (col != COL_MEM) {
+        rs->hits++;
+        rs->hit_col[col]++;
+    } else {
+        rs->misses++;
+    }
+    rs->mem_reads += mem_reads;
+    rs->mem_writebacks += res->mem_writebacks;
+}
+
+/* pcie_wr_miss_at after asking the snoop filter for an L2 copy (and
+ * dropping it); `llc_set` is the line's LLC set, which misses. */
+static __attribute__((noinline)) void pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+                                                   hier_result *res)
+{
+    uint32_t sway, col = COL_MEM;
+    uint64_t sslot = 0;
+    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+    if (owner >= 0)
+        col = l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_S ? COL_L2_S : COL_L2_EM;
+    pcie_wr_miss_at(h, req, line, llc_set, col, res);
+}
+
 /* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
  * line the LLC holds in a way whose cells move it to the requester's L2
  * (LLC_DROP, L2_TO_EM: E, or M if it was dirty or is written) when no L2
@@ -1059,6 +1157,10 @@ static inline __attribute__((always_inline)) void access_matched(hier *h, enum c
         access_pcie_rd_miss(h, line, set, res);
         return;
     }
+    if ((req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART) && !match && h->wr_miss_fast[req]) {
+        pcie_wr_miss(h, req, line, set, res);
+        return;
+    }
     if ((match & h->core_move_ways) && (req == REQ_CORE_RD || req == REQ_CORE_WR) &&
         access_core_move(h, req, core, line, set, match, res))
         return;
@@ -1169,6 +1271,23 @@ static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint
             h->rd_owned++;
             pcie_rd_miss_at(h, line, llc_set, meta, res);
             return;
+        }
+    } else if (req != REQ_PCIE_RD && h->wr_miss_fast[req] && h->l2_lean && h->l2_recency) {
+        /* A completion line the driver read: in its L2 in E/M, so in no
+         * LLC way (non-inclusive); the snoop filter before the search, and
+         * the L2 copy dropped right here. */
+        uint32_t sway;
+        uint64_t sslot = 0;
+        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+        if (owner >= 0) {
+            uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+            const uint32_t way = l2_way_lean(h, b, line, sway);
+            if (META_STATE(b[h->l2_meta_off + way]) != ST_S) {
+                h->wr_owned++;
+                l2_remove_lean(h, b, way, sslot);
+                pcie_wr_miss_at(h, req, line, llc_set, COL_L2_EM, res);
+                return;
+            }
         }
     }
     pcie_lean(h, req, line, llc_set, res);

@@ -83,8 +83,12 @@ typedef struct hier {
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (core_move_fast) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: hier.c access_pcie_rd_miss */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
+    uint8_t wr_miss_fast[REQ_COUNT];    /* a PCIe write the LLC misses (full, partial): hier.c pcie_wr_miss */
+    uint8_t wr_mem_read[REQ_COUNT][COL_COUNT];  /* its cells' memory reads, by request and column */
+    uint64_t wr_miss_mask;          /* the ways its cells allocate the line in (LLC_TO_DDIO: the DDIO ways) */
     uint64_t tight_lines;           /* DMA run lines the tight loop took (tests) */
     uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found first through the snoop filter in an L2 in E/M (tests) */
+    uint64_t wr_owned;              /* PCIe writes with a known set found first through the snoop filter in an L2 in E/M (tests) */
     uint64_t hint_moves;            /* core moves hier_access_hint did from the hint's way (tests) */
     int l2_lean;                    /* a core request's own-L2 hit: hier.c core_l2_lean, with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
