@@ -145,7 +145,10 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    completion line the driver read sits in its L2 in E/M, so in no LLC
  *    way) and the L2 copy is dropped in the entry.
  *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
- *    work inline.
+ *    work inline.  The out-of-line entries of the single accesses
+ *    (core_entry, pcie_entry, hint_move, drop_shared_copy) are `flatten`:
+ *    GCC otherwise calls the small helpers of lru_order.h, repl.h and
+ *    snoop.h there (order moves, snoop filter stores) out of line.
  *  - the entry points (access_entry) do the two most frequent cases in a
  *    frame-less prologue and tail-call the rest: a core's own-L2 hit
  *    (core_l2_lean, with the L2 block layout copied into h), a PCIe request
@@ -1180,7 +1183,7 @@ static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uin
 
 /* The upgrade of an own L2 (S) line a core writes, non-inclusive: the
  * Shared copy (and its dirt) goes to the writer (core_l2_hit). */
-static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
+static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
     const uint8_t *b = (const uint8_t *)cache_tags(&h->llc, set);
@@ -1252,7 +1255,7 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
 
 /* A core request core_l2_mru did not finish: the lean hit anywhere in the
  * own L2, else the move from the LLC. */
-static __attribute__((noinline)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, hier_result *res)
 {
     if (!core_l2_lean(h, req, core, line, llc_set, res))
@@ -1260,7 +1263,7 @@ static __attribute__((noinline)) void core_entry(hier *h, enum coh_req req, uint
 }
 
 /* pcie_lean out of line (the entry's tail call). */
-static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                  hier_result *res)
 {
     if (req == REQ_PCIE_RD && h->rd_miss_fast) {
@@ -1395,7 +1398,7 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
  * probe access_core_move makes anyway), the own-L2 lookup would miss and
  * the LLC lookup find that way, so the move is done at once.  Anything
  * else goes through the entry as hier_access_set. */
-static __attribute__((noinline)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
+static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
                                                 uint32_t way, hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
