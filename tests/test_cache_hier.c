@@ -699,6 +699,8 @@ Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
  * without another core's L2(S) copy (then the general path migrates it),
  * L2s small enough that the moves evict (E/M victims go to L3*, whose own
  * victims go to memory), against the general path. */
+#define LLC_COLS_TESTED 3   /* COL_DDIO, COL_L3, COL_SHARED */
+
 static void core_move_equal(const char *policy, uint64_t seed)
 {
     hier_config c = pair_config(HIER_NONINCLUSIVE, policy, policy);
@@ -706,6 +708,9 @@ static void core_move_equal(const char *policy, uint64_t seed)
     pair_init(h, &c);
     cr_assert_neq(h[0].core_move_ways, 0);
     cr_assert_eq(h[1].core_move_ways, 0);
+    /* LRU at both ends: the move from the layouts in h (hier.c core_move_lean). */
+    cr_assert_eq(h[0].move_lean, strcmp(policy, "lru") == 0);
+    cr_assert_eq(h[1].move_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 90;
@@ -713,9 +718,18 @@ static void core_move_equal(const char *policy, uint64_t seed)
     for (int i = 0; i < 8000; i++) {
         uint64_t line = ddio_rng_below(&rng, lines);
         uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
-        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 7);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
         hier_result a, b;
         enum coh_req q;
+        if (kind == 7) {
+            /* Clean lines too (every request above leaves them dirty or
+             * in S): placed in an LLC column, E or M, when absent. */
+            enum coh_col col = (enum coh_col)ddio_rng_below(&rng, LLC_COLS_TESTED);
+            int dirty = (int)ddio_rng_below(&rng, 2);
+            int pa = hier_place(&h[0], core, line, col, dirty), pb = hier_place(&h[1], core, line, col, dirty);
+            cr_assert_eq(pa, pb);
+            continue;
+        }
         if (kind == 0 || kind >= 5) {
             q = kind == 0 ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;   /* DDIO lines; Shared + L2(S) */
         } else {

@@ -179,6 +179,7 @@ static void l2_lean_init(hier *h)
     h->l2_meta_off = l2->meta_off;
     h->l2_repl_off = l2->repl_off;
     h->l2_ways = l2->ways;
+    h->l2_full_mask = l2->full_mask;
     h->l2_lean = h->core_fast && h->l2_nibble && h->l2_mask_map;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         h->l2_blocks[c] = h->l2[c].blocks;
@@ -210,6 +211,8 @@ void hier_set_general_only(hier *h, int on)
     memset(h->wr_miss_fast, 0, sizeof h->wr_miss_fast);
     h->core_move_ways = 0;
     l2_lean_init(h);
+    /* core_move_lean: LLC removal (LRU / BIP) and L2 fill (LRU) from the layouts in h. */
+    h->move_lean = h->llc_lean && h->llc_recency && h->l2_lean && h->l2_lru_fill;
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
     const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
@@ -1045,6 +1048,57 @@ static __attribute__((noinline)) void pcie_wr_miss(hier *h, enum coh_req req, ui
     pcie_wr_miss_at(h, req, line, llc_set, col, res);
 }
 
+/* l2_insert_at_slot out of line: core_move_lean's fill into a full L2 set
+ * (a victim to evict). */
+static __attribute__((noinline)) void l2_insert_victim(hier *h, uint32_t core, uint64_t line, uint8_t state,
+                                                       uint64_t slot, hier_result *res)
+{
+    l2_insert_at_slot(h, core, line, state, slot, res);
+}
+
+/* access_core_move's work (h->move_lean) from the layouts in h: the line
+ * leaves way `way` of LLC set `set` (remove_in's stores, LRU / BIP) and
+ * goes to `core`'s L2, into the first empty way (fill_in's choice, with
+ * LRU's MRU insertion) and the snoop filter at `slot` (snoop_find's, no
+ * entry for the line); a full L2 set goes through l2_insert_victim.  The
+ * LLC removal comes first, as there: an L2 victim may go to the L3* ways. */
+static inline __attribute__((always_inline)) void core_move_lean(hier *h, enum coh_req req, uint32_t core,
+                                                                 uint64_t line, uint32_t set, uint32_t way,
+                                                                 uint64_t slot, hier_result *res)
+{
+    uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->move_lean && b == (uint8_t *)cache_tags(&h->llc, set) && cache_tags(&h->llc, set)[way] == line);
+    assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+    const uint32_t col = h->fast_col[way];
+    const uint8_t st = (META_STATE(b[h->llc.meta_off + way]) == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E;
+    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
+    *(uint64_t *)(void *)(b + 8u * h->llc.tag_slots) &= ~(1ull << way);   /* cache_valid */
+    b[h->llc.meta_off + way] = 0;
+    repl_order_remove((uint64_t *)(void *)(b + h->llc_repl_off), way, h->llc.ways);
+    keep_hit_result(res, col, col_region[col]);
+    uint8_t *b2 = l2_block_lean(h, core, line);
+    uint64_t *valid = (uint64_t *)(void *)(b2 + 8u * h->l2_tag_slots);
+    const uint64_t empty = ~*valid & h->l2_full_mask;
+    if (__builtin_expect(empty != 0, 1)) {
+        const uint32_t w2 = (uint32_t)__builtin_ctzll(empty);
+        ((uint64_t *)(void *)b2)[w2] = line;
+        *valid |= 1ull << w2;
+        b2[h->l2_meta_off + w2] = st;
+        uint64_t *o = (uint64_t *)(void *)(b2 + h->l2_repl_off);
+        *o = lru_order_to_mru(*o, w2);
+        snoop_put_way_at(&h->sf, slot, line, (int)core, w2);
+    } else {
+        l2_insert_victim(h, core, line, st, slot, res);
+    }
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->mem_writebacks += res->mem_writebacks;
+}
+
 /* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
  * line the LLC holds in a way whose cells move it to the requester's L2
  * (LLC_DROP, L2_TO_EM: E, or M if it was dirty or is written) when no L2
@@ -1066,6 +1120,10 @@ static inline __attribute__((always_inline)) int access_core_move(hier *h, enum 
     assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
     assert(core < h->cfg.cores);
 #endif
+    if (h->move_lean) {
+        core_move_lean(h, req, core, line, set, way, slot, res);
+        return 1;
+    }
     uint8_t llc_st = META_STATE(*cache_meta(&h->llc, set, way));
     uint32_t col = h->fast_col[way];
     remove_in(&h->llc, h->llc_recency, set, way);

@@ -95,6 +95,8 @@ typedef struct hier {
     uint64_t l2_set_mask;
     uint64_t l2_block_bytes;
     uint32_t l2_tag_slots, l2_meta_off, l2_repl_off, l2_ways;
+    uint64_t l2_full_mask;          /* every way of an L2 */
+    int move_lean;                  /* a core move of an LLC line with both ends' layouts in h: hier.c core_move_lean */
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 } hier;
 
