@@ -607,11 +607,57 @@ static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint6
         res->mem_writebacks++;
 }
 
+/* llc_insert_inline's fill through fill_in (any policy, and an LLC set
+ * with no empty way in `mask`: a victim). */
+static __attribute__((noinline)) uint32_t llc_insert_fill(hier *h, uint64_t line, uint32_t set, uint64_t mask,
+                                                          uint8_t state, hier_result *res)
+{
+    cache_evicted ev;
+    uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID)
+        on_llc_victim(h, way, ev.line, ev.meta, res);
+    return way;
+}
+
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
- * Shared-way copy, once or twice per packet). */
+ * Shared-way copy, a PCIe write's DDIO copy, about once per packet each).
+ * With LRU on the set blocks' order words (llc_lean, llc_lru_fill), a set
+ * with an empty way in `mask` (the usual case: the Shared and DDIO ways'
+ * lines move on to the L2s) is filled here with fill_in's stores; the
+ * rest goes through llc_insert_fill. */
 static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h, uint64_t line, uint32_t set,
                                                                         uint64_t mask, uint8_t state,
                                                                         hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->llc, set, line) < 0);
+#endif
+    if (h->llc_lean && h->llc_lru_fill) {
+        uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
+        uint64_t *valid = (uint64_t *)(void *)(b + 8u * h->llc.tag_slots);
+        const uint64_t empty = ~*valid & mask & h->llc.full_mask;
+        if (__builtin_expect(empty != 0, 1)) {
+            const uint32_t way = (uint32_t)__builtin_ctzll(empty);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+            assert(b == (uint8_t *)cache_tags(&h->llc, set) && valid == cache_valid(&h->llc, set));
+            assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+            ((uint64_t *)(void *)b)[way] = line;
+            *valid |= 1ull << way;
+            b[h->llc.meta_off + way] = state;
+            uint64_t *o = (uint64_t *)(void *)(b + h->llc_repl_off);
+            *o = lru_order_to_mru(*o, way);
+            return way;
+        }
+    }
+    return llc_insert_fill(h, line, set, mask, state, res);
+}
+
+/* The absent `line` into LLC set `set` (any policy). */
+static inline __attribute__((always_inline)) uint32_t llc_insert_generic(hier *h, uint64_t line, uint32_t set,
+                                                                         uint64_t mask, uint8_t state,
+                                                                         hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line));
@@ -627,7 +673,7 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
 /* Allocate the absent `line` in its LLC set `set`. */
 static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
 {
-    llc_insert_inline(h, line, set, mask, state, res);
+    llc_insert_generic(h, line, set, mask, state, res);
 }
 
 static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
