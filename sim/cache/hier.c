@@ -1094,6 +1094,20 @@ static __attribute__((noinline)) void pcie_wr_miss(hier *h, enum coh_req req, ui
     pcie_wr_miss_at(h, req, line, llc_set, col, res);
 }
 
+/* remove_in's stores (LRU / BIP: h->llc_lean, h->llc_recency) for way
+ * `way` of the LLC set block `b`, from h->llc's layout. */
+static inline __attribute__((always_inline)) void llc_remove_lean(hier *h, uint8_t *b, uint32_t way)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->llc_lean && h->llc_recency && way < h->llc.ways);
+    assert((uint64_t)(b - h->llc.blocks) % h->llc.block_bytes == 0);
+#endif
+    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
+    *(uint64_t *)(void *)(b + 8u * h->llc.tag_slots) &= ~(1ull << way);   /* cache_valid */
+    b[h->llc.meta_off + way] = 0;
+    repl_order_remove((uint64_t *)(void *)(b + h->llc_repl_off), way, h->llc.ways);
+}
+
 /* l2_insert_at_slot out of line: core_move_lean's fill into a full L2 set
  * (a victim to evict). */
 static __attribute__((noinline)) void l2_insert_victim(hier *h, uint32_t core, uint64_t line, uint8_t state,
@@ -1119,10 +1133,7 @@ static inline __attribute__((always_inline)) void core_move_lean(hier *h, enum c
 #endif
     const uint32_t col = h->fast_col[way];
     const uint8_t st = (META_STATE(b[h->llc.meta_off + way]) == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E;
-    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
-    *(uint64_t *)(void *)(b + 8u * h->llc.tag_slots) &= ~(1ull << way);   /* cache_valid */
-    b[h->llc.meta_off + way] = 0;
-    repl_order_remove((uint64_t *)(void *)(b + h->llc_repl_off), way, h->llc.ways);
+    llc_remove_lean(h, b, way);
     keep_hit_result(res, col, col_region[col]);
     uint8_t *b2 = l2_block_lean(h, core, line);
     uint64_t *valid = (uint64_t *)(void *)(b2 + 8u * h->l2_tag_slots);
@@ -1290,7 +1301,13 @@ static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uin
 static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
-    const uint8_t *b = (const uint8_t *)cache_tags(&h->llc, set);
+    uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
+    if (h->llc_lean && h->llc_recency) {
+        const int w = way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line);
+        if (w >= 0)
+            llc_remove_lean(h, b, (uint32_t)w);
+        return;
+    }
     int w = h->llc_lean ? way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line)
                         : way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
     if (w >= 0)
