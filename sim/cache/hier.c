@@ -154,6 +154,9 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    (core_l2_lean, with the L2 block layout copied into h), a PCIe request
  *    with a known set meeting a plain LLC_KEEP cell (pcie_lean); a core
  *    request that misses its L2 goes straight to the LLC move (core_miss).
+ *    A core request that is not on its L2 set's two most recent ways asks
+ *    the snoop filter instead of searching the L2 (core_entry): it names
+ *    the way of an own-L2 line, and a move puts the entry at the slot found.
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
@@ -363,22 +366,6 @@ static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b,
         return (int)w0;
     }
     return way_of_tags((const uint64_t *)(const void *)b, slots, line);
-}
-
-/* way_of_tags for a set block with a nibble order word at `repl_off`
- * whose most recent way the caller already tried: the second most recent
- * way's tag, then the search (its nibble is a way even with one way:
- * unused fields hold 0, lru_order.h). */
-static inline __attribute__((always_inline)) int way_second_first(const uint8_t *b, uint32_t repl_off, uint32_t slots,
-                                                                  uint64_t line)
-{
-    const uint32_t w1 = (uint32_t)(*(const uint64_t *)(const void *)(b + repl_off) >> 4) & 0xF;
-    const int w = ((const uint64_t *)(const void *)b)[w1] == line ? (int)w1
-                                                                   : way_of_tags((const uint64_t *)(const void *)b, slots, line);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(w == way_of_tags((const uint64_t *)(const void *)b, slots, line));
-#endif
-    return w;
 }
 
 /* cache_match with the tag slot count known at compile time for the usual
@@ -1320,17 +1307,12 @@ static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_
  * read from h and the Shared copy's drop of an S upgrade as a tail call.
  * The same work as access_core_fast; returns 0 (nothing done) on an L2
  * miss. */
-static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_req req, uint32_t core, uint64_t line,
-                                                             uint32_t llc_set, hier_result *res)
+/* core_l2_lean's hit on `way` of the own L2 set block `b`. */
+static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum coh_req req, uint32_t core,
+                                                                   uint64_t line, uint32_t llc_set, uint8_t *b,
+                                                                   uint32_t way, hier_result *res)
 {
-    uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
-    /* The most recent way was tried (core_l2_mru): the second most recent
-     * (a line used again after one other line of its set, such as a
-     * packet's mbuf header), then the search. */
-    int w = way_second_first(b, h->l2_repl_off, h->l2_tag_slots, line);
-    if (w < 0)
-        return 0;
-    uint32_t way = (uint32_t)w;
+    (void)core;
     uint8_t *meta = b + h->l2_meta_off + way;
     uint8_t st = META_STATE(*meta);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -1346,14 +1328,13 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
     count_l2_hit(h, req, col, res);
     if (st == ST_S && req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE)
         drop_shared_copy(h, line, llc_set);
-    return 1;
 }
 
 /* A core request the lean path found not in its own L2 (so access_one's
  * first fast path is done): the move of an LLC line into the L2 here, the
  * rest with the LLC match found. */
 static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
-                                                            uint32_t llc_set, hier_result *res)
+                                                            uint32_t llc_set, uint64_t slot, hier_result *res)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -1369,6 +1350,11 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
     }
     /* access_matched's earlier fast paths are for PCIe requests only. */
     assert(!(match & (h->drop_ways[req] | h->fast_ways[req])));
+    if ((match & h->core_move_ways) && h->move_lean && h->sf.keys[slot] != line) {
+        /* No L2 holds the line (`slot`, snoop_find's, has no entry for it). */
+        core_move_lean(h, req, core, line, set, (uint32_t)__builtin_ctzll(match), slot, res);
+        return;
+    }
     if ((match & h->core_move_ways) && access_core_move(h, req, core, line, set, match, res))
         return;
     access_rest_matched(h, req, core, line, set, match, res);
@@ -1379,8 +1365,32 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
 static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, hier_result *res)
 {
-    if (!core_l2_lean(h, req, core, line, llc_set, res))
-        core_miss(h, req, core, line, llc_set, res);
+    uint8_t *b = l2_block_lean(h, core, line);
+    /* The most recent way was tried (core_l2_mru): the second most recent
+     * (a line used again after one other line of its set, such as a
+     * packet's mbuf header; its nibble is a way even with one L2 way:
+     * unused fields hold 0, lru_order.h), then the snoop filter instead of
+     * an L2 search:
+     * it names the L2 and way that hold the line, and the move of a line
+     * no L2 holds puts the entry at the slot it probed (snoop_find). */
+    const uint32_t w1 = (uint32_t)(*(const uint64_t *)(const void *)(b + h->l2_repl_off) >> 4) & 0xF;
+    if (((const uint64_t *)(const void *)b)[w1] == line) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        assert(way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line) == (int)w1);
+#endif
+        core_l2_hit_lean(h, req, core, line, llc_set, b, w1, res);
+        return;
+    }
+    const uint64_t slot = snoop_find(&h->sf, line);
+    if (h->sf.keys[slot] == line && (h->sf.core[slot] & (SNOOP_MAX_CORES - 1)) == core) {
+        core_l2_hit_lean(h, req, core, line, llc_set, b, l2_way_lean(h, b, line, h->sf.core[slot] >> SNOOP_CORE_BITS),
+                         res);
+        return;
+    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line) < 0);
+#endif
+    core_miss(h, req, core, line, llc_set, slot, res);
 }
 
 /* pcie_lean out of line (the entry's tail call). */
