@@ -1025,6 +1025,10 @@ static inline __attribute__((always_inline)) uint8_t *l2_meta_of(hier *h, uint64
     int owner = snoop_get_way(&h->sf, line, &sway);
     if (owner < 0)
         return NULL;
+    if (h->l2_lean) {   /* the L2 layout in h */
+        uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+        return b + h->l2_meta_off + l2_way_lean(h, b, line, sway);
+    }
     uint32_t set = l2_set_of(h, line);
     return cache_meta(&h->l2[owner], set, l2_way_of(h, (uint32_t)owner, set, line, sway));
 }
