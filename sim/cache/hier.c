@@ -1080,8 +1080,14 @@ static __attribute__((noinline)) void pcie_wr_miss(hier *h, enum coh_req req, ui
     uint32_t sway, col = COL_MEM;
     uint64_t sslot = 0;
     int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-    if (owner >= 0)
+    if (owner >= 0 && h->l2_lean && h->l2_recency) {
+        uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+        const uint32_t way = l2_way_lean(h, b, line, sway);
+        col = META_STATE(b[h->l2_meta_off + way]) == ST_S ? COL_L2_S : COL_L2_EM;
+        l2_remove_lean(h, b, way, sslot);
+    } else if (owner >= 0) {
         col = l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_S ? COL_L2_S : COL_L2_EM;
+    }
     pcie_wr_miss_at(h, req, line, llc_set, col, res);
 }
 
@@ -1795,7 +1801,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     uint32_t sway;
                     uint64_t sslot = 0;
                     int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-                    if (owner >= 0)
+                    if (owner >= 0 && h->l2_lean && h->l2_recency)   /* remove_in's inline form */
+                        l2_drop_lean(h, (uint32_t)owner, line, sway, sslot);
+                    else if (owner >= 0)
                         l2_take(h, (uint32_t)owner, line, sway, sslot);
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
@@ -1831,6 +1839,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     uint32_t way = hints ? pcie_rd_miss_at(h, line, set, rd_meta, &r) : access_pcie_rd_miss(h, line, set, &r);
                     if (way < ways)
                         hint_way = way;
+                } else if (write && !match && h->wr_miss_fast[partial ? REQ_PCIE_WR_PART : req_full]) {
+                    pcie_wr_miss(h, partial ? REQ_PCIE_WR_PART : req_full, line, set, &r);
                 } else {
                     access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
                 }
