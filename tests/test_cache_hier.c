@@ -461,13 +461,16 @@ Test(cache_hier, fast_paths_equal_general_path)
  * does (a write run, a core reading the first line or others, a read run),
  * with partial heads and tails, stray core accesses and other lines that
  * evict the buffers' lines (stale hints), LRU and BIP in both modes. */
-static void tight_runs_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t llc_ways, uint64_t seed)
 {
     hier_config c = pair_config(mode, policy, policy);
-    c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = 6, .mapping = MAP_XOR, .seed = 5};
+    c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = llc_ways, .mapping = MAP_XOR, .seed = 5};
     c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 4, .mapping = MAP_MODULO};
     hier h[2];
     pair_init(h, &c);
+    /* 9 - 12 ways: the block layout pcie_run's tight loop has as constants. */
+    if (llc_ways >= 9 && llc_ways <= 12)
+        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && h[0].llc_repl_off == 120);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
@@ -532,10 +535,12 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint64_t s
 
 Test(cache_hier, dma_run_tight_loop_equals_general_path)
 {
-    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 11);
-    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12);
-    tight_runs_equal(HIER_INCLUSIVE, "lru", 13);
-    tight_runs_equal(HIER_INCLUSIVE, "bip", 14);
+    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 6, 11);
+    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 6, 12);
+    tight_runs_equal(HIER_INCLUSIVE, "lru", 6, 13);
+    tight_runs_equal(HIER_INCLUSIVE, "bip", 6, 14);
+    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 11, 15);
+    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12, 16);
 }
 
 /* The core fast path's L2(S) hits (a read, and a write that upgrades and

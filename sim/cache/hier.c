@@ -1579,6 +1579,42 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
         __builtin_prefetch(b + 64);
 }
 
+/* pcie_run's tight loop over the hints hp..he of lines line..: full lines
+ * whose hint names both the set and a way of `plain_tight` holding the
+ * line; returns where it stopped.  `block_bytes`, `meta_off`, `repl_off`:
+ * the LLC's block layout, constants at the usual call. */
+static inline __attribute__((always_inline)) const uint64_t *
+tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t line, uintptr_t blocks_m1,
+            uint64_t block_bytes, uint32_t meta_off, uint32_t repl_off, uint64_t plain_tight, uint32_t *cnt)
+{
+    for (; hp < he; hp++, line++) {
+        const uint64_t hv = *hp;
+        const uint32_t w = (uint32_t)hv & 63;
+        if (hv < 0x100 || !((plain_tight >> w) & 1))
+            break;
+        uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * block_bytes);   /* cache_view_tags */
+        if (((const uint64_t *)(const void *)blk)[w] != line)
+            break;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        const uint32_t set = (uint32_t)(hv >> 8) - 1;
+        assert(w == (hv & 0xFF) && w < h->llc.ways);
+        assert(blk == (uint8_t *)cache_tags(&h->llc, set));
+        assert(set == cache_set(&h->llc, line));
+        assert((1ull << w) == match_in(&h->llc, set, line));
+        assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
+        assert(blk + meta_off + w == cache_meta(&h->llc, set, w));
+        assert(blk[meta_off + w] == META_STATE(blk[meta_off + w]));
+        assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+        /* The order word and the metadata byte in the set's block (llc_lean). */
+        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
+        if (write)
+            blk[meta_off + w] = ST_M;
+        cnt[h->fast_col[w]]++;
+    }
+    return hp;
+}
+
 /* The lines first.. of one DMA, in order: hier_access for each, with the
  * fast path's work done on locals (the metadata byte stores may alias any
  * field of h, so what the loop reads is copied first) and its counters
@@ -1621,6 +1657,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     /* Set s's block is at blocks_m1 + (s + 1) x block_bytes: a hint word's
      * upper part indexes it directly. */
     const uintptr_t blocks_m1 = (uintptr_t)v.blocks - v.block_bytes;
+    /* The LLC block layout of 9 - 12 ways with a nibble order (cache.c:
+     * 12 tag slots, metadata at 104, order word at 120, 128 bytes). */
+    const int geom12 = v.block_bytes == 128 && v.meta_off == 104 && repl_off == 120;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints && write) {
@@ -1665,31 +1704,11 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 const uint64_t *hp = hints + base + i;
                 const uint64_t *const he = hints + base + (end > i ? end : i);
                 uint64_t line = first + base + i;
-                for (; hp < he; hp++, line++) {
-                    const uint64_t hv = *hp;
-                    const uint32_t w = (uint32_t)hv & 63;
-                    if (hv < 0x100 || !((plain_tight >> w) & 1))
-                        break;
-                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags */
-                    if (((const uint64_t *)(const void *)blk)[w] != line)
-                        break;
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-                    const uint32_t set = (uint32_t)(hv >> 8) - 1;
-                    assert(w == (hv & 0xFF) && w < ways);
-                    assert(blk == (uint8_t *)cache_view_tags(v, set));
-                    assert(set == cache_set(&h->llc, line));
-                    assert((1ull << w) == match_in(&h->llc, set, line));
-                    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) &&
-                           "a DDIO/L3* line with an L2 copy");
-                    assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
-                    assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
-#endif
-                    /* The order word and the metadata byte in the set's block (llc_lean). */
-                    repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
-                    if (write)
-                        blk[v.meta_off + w] = ST_M;
-                    cnt[h->fast_col[w]]++;
-                }
+                if (geom12)   /* the layout as constants: fewer live registers */
+                    hp = tight_lines(h, write, hp, he, line, blocks_m1, 128, 104, 120, plain_tight, cnt);
+                else
+                    hp = tight_lines(h, write, hp, he, line, blocks_m1, v.block_bytes, v.meta_off, repl_off,
+                                     plain_tight, cnt);
                 i = (uint32_t)(hp - (hints + base));
                 hits += i - start;
                 h->tight_lines += i - start;
