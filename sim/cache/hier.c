@@ -1295,7 +1295,7 @@ static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uin
 
 /* The upgrade of an own L2 (S) line a core writes, non-inclusive: the
  * Shared copy (and its dirt) goes to the writer (core_l2_hit). */
-static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
+static inline __attribute__((always_inline)) void drop_shared_copy_in(hier *h, uint64_t line, uint32_t llc_set)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
@@ -1309,6 +1309,11 @@ static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_
                         : way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
     if (w >= 0)
         remove_in(&h->llc, h->llc_recency, set, (uint32_t)w);
+}
+
+static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
+{
+    drop_shared_copy_in(h, line, llc_set);
 }
 
 /* Fast path 2 once more, lean (h->l2_lean: the L2s map by a mask and keep
@@ -1337,7 +1342,7 @@ static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum
         *meta = ST_M;
     count_l2_hit(h, req, col, res);
     if (st == ST_S && req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE)
-        drop_shared_copy(h, line, llc_set);
+        drop_shared_copy_in(h, line, llc_set);
 }
 
 /* A core request the lean path found not in its own L2 (so access_one's
