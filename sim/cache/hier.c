@@ -191,7 +191,28 @@ static void l2_lean_init(hier *h)
             h->l2_lean = 0;
 }
 
+static void derive_fast_paths(hier *h, int on);
+
+/* pcie_run's way masks (from fast_ways / drop_ways), a hint's way byte
+ * tested by its low 6 bits: way 63 left out, so HINT_NO_WAY (63 in those
+ * bits) fails without a bound check (the tight loop needs the nibble
+ * order, at most 16 ways, so no way is lost). */
+static void derive_run_masks(hier *h)
+{
+    const uint64_t no63 = ~(1ull << 63);
+    h->run_plain[0] = h->fast_ways[REQ_PCIE_RD] & ~h->drop_ways[REQ_PCIE_RD] & no63;
+    h->run_plain[1] = h->fast_ways[REQ_PCIE_WR_FULL] & ~h->drop_ways[REQ_PCIE_WR_FULL] & no63;
+    h->run_drop = h->drop_ways[REQ_PCIE_WR_FULL] & no63;
+    h->run_plain_part = h->fast_ways[REQ_PCIE_WR_PART] & ~h->drop_ways[REQ_PCIE_WR_PART] & no63;
+}
+
 void hier_set_general_only(hier *h, int on)
+{
+    derive_fast_paths(h, on);
+    derive_run_masks(h);
+}
+
+static void derive_fast_paths(hier *h, int on)
 {
     memset(h->fast_ways, 0, sizeof h->fast_ways);
     memset(h->drop_ways, 0, sizeof h->drop_ways);
@@ -1646,19 +1667,16 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const uint32_t part_last = write && tail_partial ? n - 1 : UINT32_MAX;
     /* The tight loop's range (no partial line) and ways (fast, no L2 copy to drop). */
     const uint32_t tight_lo = part_first == 0 ? 1 : 0, tight_hi = part_last == n - 1 ? n - 1 : n;
-    const uint64_t plain = h->fast_ways[req_full] & ~h->drop_ways[req_full];
     /* The tight loop tests a hint's way byte (a way, or HINT_NO_WAY) by
      * its low 6 bits in this mask, without a bound check against `ways`
      * (two instructions per line less): way 63 is left out, so
-     * HINT_NO_WAY (63 in those bits) fails.  (The loop needs the nibble
-     * order, at most 16 ways, so no way is lost.) */
+     * HINT_NO_WAY (63 in those bits) fails (derive_run_masks, at init). */
     _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
-    const uint64_t plain_tight = plain & ~(1ull << 63);
+    const uint64_t plain_tight = h->run_plain[write];
     /* The full lines' drop ways (an L2 (S) copy is dropped first). */
-    const uint64_t drop_tight = write ? h->drop_ways[req_full] & ~(1ull << 63) : 0;
+    const uint64_t drop_tight = write ? h->run_drop : 0;
     /* The same for a partial write (the run's tail line). */
-    const uint64_t plain_part =
-        write ? h->fast_ways[REQ_PCIE_WR_PART] & ~h->drop_ways[REQ_PCIE_WR_PART] & ~(1ull << 63) : 0;
+    const uint64_t plain_part = write ? h->run_plain_part : 0;
     /* Set s's block is at blocks_m1 + (s + 1) x block_bytes: a hint word's
      * upper part indexes it directly. */
     const uintptr_t blocks_m1 = (uintptr_t)v.blocks - v.block_bytes;

@@ -86,6 +86,8 @@ typedef struct hier {
     uint8_t wr_miss_fast[REQ_COUNT];    /* a PCIe write the LLC misses (full, partial): hier.c pcie_wr_miss */
     uint8_t wr_mem_read[REQ_COUNT][COL_COUNT];  /* its cells' memory reads, by request and column */
     uint64_t wr_miss_mask;          /* the ways its cells allocate the line in (LLC_TO_DDIO: the DDIO ways) */
+    uint64_t run_plain[2];          /* DMA runs (read, write): full lines' plain fast ways, without way 63 */
+    uint64_t run_drop, run_plain_part;  /* write runs: full lines' drop ways, partial lines' plain ways (the same) */
     uint64_t tight_lines;           /* DMA run lines the tight loop took (tests) */
     uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found first through the snoop filter in an L2 in E/M (tests) */
     uint64_t wr_owned;              /* PCIe writes with a known set found first through the snoop filter in an L2 in E/M (tests) */
