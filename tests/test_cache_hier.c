@@ -461,13 +461,16 @@ Test(cache_hier, fast_paths_equal_general_path)
  * does (a write run, a core reading the first line or others, a read run),
  * with partial heads and tails, stray core accesses and other lines that
  * evict the buffers' lines (stale hints), LRU and BIP in both modes. */
-static void tight_runs_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t llc_ways, uint64_t seed)
 {
     hier_config c = pair_config(mode, policy, policy);
-    c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = 6, .mapping = MAP_XOR, .seed = 5};
+    c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = llc_ways, .mapping = MAP_XOR, .seed = 5};
     c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 4, .mapping = MAP_MODULO};
     hier h[2];
     pair_init(h, &c);
+    /* 9 - 12 ways: the block layout pcie_run's tight loop has as constants. */
+    if (llc_ways >= 9 && llc_ways <= 12)
+        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && h[0].llc_repl_off == 120);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
@@ -532,10 +535,12 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint64_t s
 
 Test(cache_hier, dma_run_tight_loop_equals_general_path)
 {
-    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 11);
-    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12);
-    tight_runs_equal(HIER_INCLUSIVE, "lru", 13);
-    tight_runs_equal(HIER_INCLUSIVE, "bip", 14);
+    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 6, 11);
+    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 6, 12);
+    tight_runs_equal(HIER_INCLUSIVE, "lru", 6, 13);
+    tight_runs_equal(HIER_INCLUSIVE, "bip", 6, 14);
+    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 11, 15);
+    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12, 16);
 }
 
 /* The core fast path's L2(S) hits (a read, and a write that upgrades and
@@ -699,6 +704,8 @@ Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
  * without another core's L2(S) copy (then the general path migrates it),
  * L2s small enough that the moves evict (E/M victims go to L3*, whose own
  * victims go to memory), against the general path. */
+#define LLC_COLS_TESTED 3   /* COL_DDIO, COL_L3, COL_SHARED */
+
 static void core_move_equal(const char *policy, uint64_t seed)
 {
     hier_config c = pair_config(HIER_NONINCLUSIVE, policy, policy);
@@ -706,6 +713,9 @@ static void core_move_equal(const char *policy, uint64_t seed)
     pair_init(h, &c);
     cr_assert_neq(h[0].core_move_ways, 0);
     cr_assert_eq(h[1].core_move_ways, 0);
+    /* LRU at both ends: the move from the layouts in h (hier.c core_move_lean). */
+    cr_assert_eq(h[0].move_lean, strcmp(policy, "lru") == 0);
+    cr_assert_eq(h[1].move_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 90;
@@ -713,9 +723,18 @@ static void core_move_equal(const char *policy, uint64_t seed)
     for (int i = 0; i < 8000; i++) {
         uint64_t line = ddio_rng_below(&rng, lines);
         uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
-        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 7);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
         hier_result a, b;
         enum coh_req q;
+        if (kind == 7) {
+            /* Clean lines too (every request above leaves them dirty or
+             * in S): placed in an LLC column, E or M, when absent. */
+            enum coh_col col = (enum coh_col)ddio_rng_below(&rng, LLC_COLS_TESTED);
+            int dirty = (int)ddio_rng_below(&rng, 2);
+            int pa = hier_place(&h[0], core, line, col, dirty), pb = hier_place(&h[1], core, line, col, dirty);
+            cr_assert_eq(pa, pb);
+            continue;
+        }
         if (kind == 0 || kind >= 5) {
             q = kind == 0 ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;   /* DDIO lines; Shared + L2(S) */
         } else {
@@ -898,4 +917,71 @@ Test(cache_hier, lean_l2_hits_equal_general_path)
     lean_l2_equal(HIER_NONINCLUSIVE, "srrip", 4, 0, 45);
     lean_l2_equal(HIER_INCLUSIVE, "lru", 2, 1, 46);
     lean_l2_equal(HIER_INCLUSIVE, "bip", 4, 1, 47);
+}
+
+/* The PCIe write of a line the LLC misses (hier.c pcie_wr_miss: the line
+ * in an L2 in E/M or S, or only in memory, goes to the DDIO ways and any L2
+ * copy is dropped), full and partial, through hier_access_set (the snoop
+ * filter first for an L2 (E/M) line: pcie_entry) and hier_access (after
+ * the LLC search: access_matched), against the general path.  Lines are
+ * put in every column first: core reads and writes (L2 E/M), PCIe reads of
+ * those (L2 (S) plus a Shared copy, which the one Shared way soon evicts:
+ * L2 (S) alone), memory; the DDIO ways are small enough to evict dirty
+ * lines.  `l2_policy` SRRIP leaves the lean L2 path off (access_matched
+ * only); inclusive has no such fast path. */
+static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const char *l2_policy, uint64_t seed)
+{
+    hier_config c = pair_config(mode, policy, l2_policy);
+    c.l2.sets_per_slice = 4;
+    c.l2.ways = 4;
+    c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x01 : 0;
+    hier h[2];
+    pair_init(h, &c);
+    const int fast = mode == HIER_NONINCLUSIVE;
+    cr_assert_eq(h[0].wr_miss_fast[REQ_PCIE_WR_FULL], fast);
+    cr_assert_eq(h[0].wr_miss_fast[REQ_PCIE_WR_PART], fast);
+    cr_assert_eq(h[1].wr_miss_fast[REQ_PCIE_WR_FULL] | h[1].wr_miss_fast[REQ_PCIE_WR_PART], 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    const uint64_t lines = 150;
+    uint64_t col_seen[COL_COUNT] = {0};
+    for (int i = 0; i < 8000; i++) {
+        uint64_t line = ddio_rng_below(&rng, lines);
+        uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
+        uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
+        static const enum coh_req reqs[] = {REQ_CORE_RD, REQ_CORE_WR, REQ_PCIE_RD, REQ_PCIE_RD};
+        enum coh_req q = kind < 4 ? reqs[kind] : kind % 2 ? REQ_PCIE_WR_FULL : REQ_PCIE_WR_PART;
+        if (q != REQ_CORE_RD && q != REQ_CORE_WR && q != REQ_PCIE_RD) {
+            hier_where w = hier_locate(&h[0], line);
+            if (w.llc_region == REG_MEM)
+                col_seen[w.l2_core < 0 ? COL_MEM : w.l2_state == ST_S ? COL_L2_S : COL_L2_EM]++;
+        }
+        hier_result a, b;
+        if (i % 2)
+            hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        else
+            hier_access(&h[0], q, core, line, &a);
+        hier_access(&h[1], q, core, line, &b);
+        pair_expect_same_access(&a, &b, i, q, core, line);
+        pair_expect_same_places(h, lines, i);
+    }
+    for (int col = fast ? COL_L2_EM : COL_MEM; col <= COL_MEM; col++)   /* inclusive: an L2 line is in the LLC too */
+        cr_assert_gt(col_seen[col], 50, "column %s met %llu times by a write the LLC misses",
+                     coh_col_name((enum coh_col)col), (unsigned long long)col_seen[col]);
+    cr_assert_gt(h[0].stats.llc_evictions, 100);
+    /* Writes with a known set asked the snoop filter first (pcie_entry). */
+    if (fast && h[0].llc_lean && h[0].l2_lean)
+        cr_assert_gt(h[0].wr_owned, 50, "%llu", (unsigned long long)h[0].wr_owned);
+    else
+        cr_assert_eq(h[0].wr_owned, 0);
+    pair_expect_same_state_and_free(h);
+}
+
+Test(cache_hier, pcie_write_miss_fast_path_equals_general_path)
+{
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "lru", "lru", 51);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "bip", "bip", 52);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "lru", "srrip", 53);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "srrip", "lru", 54);
+    pcie_write_miss_equal(HIER_INCLUSIVE, "lru", "lru", 55);
 }

@@ -139,13 +139,24 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
  *    write to a non-inclusive hierarchy looks it up, to drop the Shared
  *    copy it upgrades from.  The snoop filter is not asked: a line lives in
  *    one L2 at most.
+ *  - a PCIe write of a line the LLC misses (pcie_wr_miss): its cells put
+ *    the line in the DDIO ways and drop any L2 copy; with a known set and
+ *    a lean L2, the snoop filter is asked before the LLC search (a
+ *    completion line the driver read sits in its L2 in E/M, so in no LLC
+ *    way) and the L2 copy is dropped in the entry.
  *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
- *    work inline.
+ *    work inline.  The out-of-line entries of the single accesses
+ *    (core_entry, pcie_entry, hint_move, drop_shared_copy) are `flatten`:
+ *    GCC otherwise calls the small helpers of lru_order.h, repl.h and
+ *    snoop.h there (order moves, snoop filter stores) out of line.
  *  - the entry points (access_entry) do the two most frequent cases in a
  *    frame-less prologue and tail-call the rest: a core's own-L2 hit
  *    (core_l2_lean, with the L2 block layout copied into h), a PCIe request
  *    with a known set meeting a plain LLC_KEEP cell (pcie_lean); a core
  *    request that misses its L2 goes straight to the LLC move (core_miss).
+ *    A core request that is not on its L2 set's two most recent ways asks
+ *    the snoop filter instead of searching the L2 (core_entry): it names
+ *    the way of an own-L2 line, and a move puts the entry at the slot found.
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
@@ -171,6 +182,7 @@ static void l2_lean_init(hier *h)
     h->l2_meta_off = l2->meta_off;
     h->l2_repl_off = l2->repl_off;
     h->l2_ways = l2->ways;
+    h->l2_full_mask = l2->full_mask;
     h->l2_lean = h->core_fast && h->l2_nibble && h->l2_mask_map;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         h->l2_blocks[c] = h->l2[c].blocks;
@@ -179,7 +191,28 @@ static void l2_lean_init(hier *h)
             h->l2_lean = 0;
 }
 
+static void derive_fast_paths(hier *h, int on);
+
+/* pcie_run's way masks (from fast_ways / drop_ways), a hint's way byte
+ * tested by its low 6 bits: way 63 left out, so HINT_NO_WAY (63 in those
+ * bits) fails without a bound check (the tight loop needs the nibble
+ * order, at most 16 ways, so no way is lost). */
+static void derive_run_masks(hier *h)
+{
+    const uint64_t no63 = ~(1ull << 63);
+    h->run_plain[0] = h->fast_ways[REQ_PCIE_RD] & ~h->drop_ways[REQ_PCIE_RD] & no63;
+    h->run_plain[1] = h->fast_ways[REQ_PCIE_WR_FULL] & ~h->drop_ways[REQ_PCIE_WR_FULL] & no63;
+    h->run_drop = h->drop_ways[REQ_PCIE_WR_FULL] & no63;
+    h->run_plain_part = h->fast_ways[REQ_PCIE_WR_PART] & ~h->drop_ways[REQ_PCIE_WR_PART] & no63;
+}
+
 void hier_set_general_only(hier *h, int on)
+{
+    derive_fast_paths(h, on);
+    derive_run_masks(h);
+}
+
+static void derive_fast_paths(hier *h, int on)
 {
     memset(h->fast_ways, 0, sizeof h->fast_ways);
     memset(h->drop_ways, 0, sizeof h->drop_ways);
@@ -199,8 +232,11 @@ void hier_set_general_only(hier *h, int on)
                   h->llc.repl->stride == h->llc.block_bytes;
     h->l2_lru_fill = h->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     h->rd_miss_fast = 0;
+    memset(h->wr_miss_fast, 0, sizeof h->wr_miss_fast);
     h->core_move_ways = 0;
     l2_lean_init(h);
+    /* core_move_lean: LLC removal (LRU / BIP) and L2 fill (LRU) from the layouts in h. */
+    h->move_lean = h->llc_lean && h->llc_recency && h->l2_lean && h->l2_lru_fill;
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
     const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
@@ -212,6 +248,21 @@ void hier_set_general_only(hier *h, int on)
     h->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
     h->rd_mem_read[COL_L2_S] = rd_s->mem_read;
     h->rd_mem_read[COL_MEM] = rd_mem->mem_read;
+    /* A PCIe write the LLC misses: every such cell allocates the line in the
+     * DDIO ways (M: the request writes) and drops any L2 copy; only in
+     * memory there is none to act on. */
+    h->wr_miss_mask = h->cfg.ddio_mask;
+    for (int q = REQ_PCIE_WR_FULL; q <= REQ_PCIE_WR_PART; q++) {
+        const coh_cell *em = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_EM);
+        const coh_cell *s = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_S);
+        const coh_cell *mem = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_MEM);
+        h->wr_miss_fast[q] = em->defined && em->llc == LLC_TO_DDIO && em->l2 == L2_DROP && s->defined &&
+                             s->llc == LLC_TO_DDIO && s->l2 == L2_DROP && mem->defined && mem->llc == LLC_TO_DDIO &&
+                             (mem->l2 == L2_KEEP || mem->l2 == L2_DROP);
+        h->wr_mem_read[q][COL_L2_EM] = em->mem_read;
+        h->wr_mem_read[q][COL_L2_S] = s->mem_read;
+        h->wr_mem_read[q][COL_MEM] = mem->mem_read;
+    }
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
         const coh_cell *rd = coh_lookup(h->cfg.mode, REQ_CORE_RD, (enum coh_col)h->fast_col[w]);
         const coh_cell *wr = coh_lookup(h->cfg.mode, REQ_CORE_WR, (enum coh_col)h->fast_col[w]);
@@ -336,22 +387,6 @@ static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b,
         return (int)w0;
     }
     return way_of_tags((const uint64_t *)(const void *)b, slots, line);
-}
-
-/* way_of_tags for a set block with a nibble order word at `repl_off`
- * whose most recent way the caller already tried: the second most recent
- * way's tag, then the search (its nibble is a way even with one way:
- * unused fields hold 0, lru_order.h). */
-static inline __attribute__((always_inline)) int way_second_first(const uint8_t *b, uint32_t repl_off, uint32_t slots,
-                                                                  uint64_t line)
-{
-    const uint32_t w1 = (uint32_t)(*(const uint64_t *)(const void *)(b + repl_off) >> 4) & 0xF;
-    const int w = ((const uint64_t *)(const void *)b)[w1] == line ? (int)w1
-                                                                   : way_of_tags((const uint64_t *)(const void *)b, slots, line);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(w == way_of_tags((const uint64_t *)(const void *)b, slots, line));
-#endif
-    return w;
 }
 
 /* cache_match with the tag slot count known at compile time for the usual
@@ -511,23 +546,54 @@ static uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint
 /* l2_take for a hierarchy with h->l2_lean (the L2 block layout in h) and
  * h->l2_recency (LRU / BIP removal on the nibble order), inline: the same stores as l2_take_at_slot's
  * remove_in and snoop_erase_slot, without the cache struct. */
-static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
-                                                               uint64_t slot)
+/* The set block of `line` in `core`'s L2 (h->l2_lean) ... */
+static inline __attribute__((always_inline)) uint8_t *l2_block_lean(const hier *h, uint32_t core, uint64_t line)
 {
     uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
-    uint64_t *t = (uint64_t *)(void *)b;
-    /* The snoop filter's way (below tag_slots: a way of this L2) if its tag is the line. */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->l2_lean && b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
+#endif
+    return b;
+}
+
+/* ... and the way of `line`, which it holds: the snoop filter's way `sway`
+ * (below tag_slots: a way of this L2) if its tag is the line, else a search. */
+static inline __attribute__((always_inline)) uint32_t l2_way_lean(const hier *h, const uint8_t *b, uint64_t line,
+                                                                  uint32_t sway)
+{
+    const uint64_t *t = (const uint64_t *)(const void *)b;
     const uint32_t way = t[sway] == line ? sway : (uint32_t)way_of_tags(t, h->l2_tag_slots, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(h->l2_lean && sway < h->l2[core].ways && h->sf.keys[slot] == line);
-    assert(b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
-    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
+    assert(sway < h->l2_ways && way < h->l2_ways && t[way] == line);
 #endif
-    t[way] = CACHE_INVALID;
+    return way;
+}
+
+/* Remove the line in `way` of the L2 set block `b` (l2_block_lean), whose
+ * snoop filter entry is at `slot`: the stores of l2_take_at_slot's
+ * remove_in (LRU / BIP, h->l2_recency) and snoop_erase_slot. */
+static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_t *b, uint32_t way, uint64_t slot)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->l2_lean && h->l2_recency && way < h->l2_ways);
+#endif
+    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
     *(uint64_t *)(void *)(b + 8u * h->l2_tag_slots) &= ~(1ull << way);   /* cache_valid */
     b[h->l2_meta_off + way] = 0;
     repl_order_remove((uint64_t *)(void *)(b + h->l2_repl_off), way, h->l2_ways);
     snoop_erase_slot(&h->sf, slot);
+}
+
+static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
+                                                               uint64_t slot)
+{
+    uint8_t *b = l2_block_lean(h, core, line);
+    const uint32_t way = l2_way_lean(h, b, line, sway);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->sf.keys[slot] == line);
+    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
+#endif
+    l2_remove_lean(h, b, way, slot);
 }
 
 static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
@@ -549,11 +615,57 @@ static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint6
         res->mem_writebacks++;
 }
 
+/* llc_insert_inline's fill through fill_in (any policy, and an LLC set
+ * with no empty way in `mask`: a victim). */
+static __attribute__((noinline)) uint32_t llc_insert_fill(hier *h, uint64_t line, uint32_t set, uint64_t mask,
+                                                          uint8_t state, hier_result *res)
+{
+    cache_evicted ev;
+    uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID)
+        on_llc_victim(h, way, ev.line, ev.meta, res);
+    return way;
+}
+
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
- * Shared-way copy, once or twice per packet). */
+ * Shared-way copy, a PCIe write's DDIO copy, about once per packet each).
+ * With LRU on the set blocks' order words (llc_lean, llc_lru_fill), a set
+ * with an empty way in `mask` (the usual case: the Shared and DDIO ways'
+ * lines move on to the L2s) is filled here with fill_in's stores; the
+ * rest goes through llc_insert_fill. */
 static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h, uint64_t line, uint32_t set,
                                                                         uint64_t mask, uint8_t state,
                                                                         hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->llc, set, line) < 0);
+#endif
+    if (h->llc_lean && h->llc_lru_fill) {
+        uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
+        uint64_t *valid = (uint64_t *)(void *)(b + 8u * h->llc.tag_slots);
+        const uint64_t empty = ~*valid & mask & h->llc.full_mask;
+        if (__builtin_expect(empty != 0, 1)) {
+            const uint32_t way = (uint32_t)__builtin_ctzll(empty);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+            assert(b == (uint8_t *)cache_tags(&h->llc, set) && valid == cache_valid(&h->llc, set));
+            assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+            ((uint64_t *)(void *)b)[way] = line;
+            *valid |= 1ull << way;
+            b[h->llc.meta_off + way] = state;
+            uint64_t *o = (uint64_t *)(void *)(b + h->llc_repl_off);
+            *o = lru_order_to_mru(*o, way);
+            return way;
+        }
+    }
+    return llc_insert_fill(h, line, set, mask, state, res);
+}
+
+/* The absent `line` into LLC set `set` (any policy). */
+static inline __attribute__((always_inline)) uint32_t llc_insert_generic(hier *h, uint64_t line, uint32_t set,
+                                                                         uint64_t mask, uint8_t state,
+                                                                         hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line));
@@ -569,7 +681,7 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
 /* Allocate the absent `line` in its LLC set `set`. */
 static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
 {
-    llc_insert_inline(h, line, set, mask, state, res);
+    llc_insert_generic(h, line, set, mask, state, res);
 }
 
 static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
@@ -934,6 +1046,10 @@ static inline __attribute__((always_inline)) uint8_t *l2_meta_of(hier *h, uint64
     int owner = snoop_get_way(&h->sf, line, &sway);
     if (owner < 0)
         return NULL;
+    if (h->l2_lean) {   /* the L2 layout in h */
+        uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+        return b + h->l2_meta_off + l2_way_lean(h, b, line, sway);
+    }
     uint32_t set = l2_set_of(h, line);
     return cache_meta(&h->l2[owner], set, l2_way_of(h, (uint32_t)owner, set, line, sway));
 }
@@ -942,6 +1058,120 @@ static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *
                                                                           hier_result *res)
 {
     return pcie_rd_miss_at(h, line, llc_set, l2_meta_of(h, line), res);
+}
+
+/* Fast path 5 (h->wr_miss_fast[req], non-inclusive): a PCIe write of a
+ * line no LLC way holds.  Its cells, checked at init: the line goes to the
+ * DDIO ways (LLC_TO_DDIO), modified (the request writes: access_general's
+ * `dirty`), and an L2 copy, in E/M or S, is dropped (L2_DROP); a line only
+ * in memory has none.  access_general's work for these cells without the
+ * table walk, once the caller dropped the L2 copy: `col` is the column
+ * the line was in (COL_L2_EM, COL_L2_S or COL_MEM). */
+static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum coh_req req, uint64_t line,
+                                                                  uint32_t llc_set, uint32_t col, hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(llc_set == cache_set(&h->llc, line) && find_in(&h->llc, llc_set, line) < 0);
+    assert(snoop_get(&h->sf, line) < 0 && "the caller drops the L2 copy");
+#endif
+    const uint8_t mem_reads = h->wr_mem_read[req][col];
+    res->hit = col != COL_MEM;
+    res->col = (uint8_t)col;
+    res->region = col_region[col];
+    res->mem_reads = mem_reads;
+    res->mem_writebacks = 0;
+    llc_insert_inline(h, line, llc_set, h->wr_miss_mask, ST_M, res);
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    if (col != COL_MEM) {
+        rs->hits++;
+        rs->hit_col[col]++;
+    } else {
+        rs->misses++;
+    }
+    rs->mem_reads += mem_reads;
+    rs->mem_writebacks += res->mem_writebacks;
+}
+
+/* pcie_wr_miss_at after asking the snoop filter for an L2 copy (and
+ * dropping it); `llc_set` is the line's LLC set, which misses. */
+static __attribute__((noinline)) void pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+                                                   hier_result *res)
+{
+    uint32_t sway, col = COL_MEM;
+    uint64_t sslot = 0;
+    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+    if (owner >= 0 && h->l2_lean && h->l2_recency) {
+        uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+        const uint32_t way = l2_way_lean(h, b, line, sway);
+        col = META_STATE(b[h->l2_meta_off + way]) == ST_S ? COL_L2_S : COL_L2_EM;
+        l2_remove_lean(h, b, way, sslot);
+    } else if (owner >= 0) {
+        col = l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_S ? COL_L2_S : COL_L2_EM;
+    }
+    pcie_wr_miss_at(h, req, line, llc_set, col, res);
+}
+
+/* remove_in's stores (LRU / BIP: h->llc_lean, h->llc_recency) for way
+ * `way` of the LLC set block `b`, from h->llc's layout. */
+static inline __attribute__((always_inline)) void llc_remove_lean(hier *h, uint8_t *b, uint32_t way)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->llc_lean && h->llc_recency && way < h->llc.ways);
+    assert((uint64_t)(b - h->llc.blocks) % h->llc.block_bytes == 0);
+#endif
+    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
+    *(uint64_t *)(void *)(b + 8u * h->llc.tag_slots) &= ~(1ull << way);   /* cache_valid */
+    b[h->llc.meta_off + way] = 0;
+    repl_order_remove((uint64_t *)(void *)(b + h->llc_repl_off), way, h->llc.ways);
+}
+
+/* l2_insert_at_slot out of line: core_move_lean's fill into a full L2 set
+ * (a victim to evict). */
+static __attribute__((noinline)) void l2_insert_victim(hier *h, uint32_t core, uint64_t line, uint8_t state,
+                                                       uint64_t slot, hier_result *res)
+{
+    l2_insert_at_slot(h, core, line, state, slot, res);
+}
+
+/* access_core_move's work (h->move_lean) from the layouts in h: the line
+ * leaves way `way` of LLC set `set` (remove_in's stores, LRU / BIP) and
+ * goes to `core`'s L2, into the first empty way (fill_in's choice, with
+ * LRU's MRU insertion) and the snoop filter at `slot` (snoop_find's, no
+ * entry for the line); a full L2 set goes through l2_insert_victim.  The
+ * LLC removal comes first, as there: an L2 victim may go to the L3* ways. */
+static inline __attribute__((always_inline)) void core_move_lean(hier *h, enum coh_req req, uint32_t core,
+                                                                 uint64_t line, uint32_t set, uint32_t way,
+                                                                 uint64_t slot, hier_result *res)
+{
+    uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(h->move_lean && b == (uint8_t *)cache_tags(&h->llc, set) && cache_tags(&h->llc, set)[way] == line);
+    assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+    const uint32_t col = h->fast_col[way];
+    const uint8_t st = (META_STATE(b[h->llc.meta_off + way]) == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E;
+    llc_remove_lean(h, b, way);
+    keep_hit_result(res, col, col_region[col]);
+    uint8_t *b2 = l2_block_lean(h, core, line);
+    uint64_t *valid = (uint64_t *)(void *)(b2 + 8u * h->l2_tag_slots);
+    const uint64_t empty = ~*valid & h->l2_full_mask;
+    if (__builtin_expect(empty != 0, 1)) {
+        const uint32_t w2 = (uint32_t)__builtin_ctzll(empty);
+        ((uint64_t *)(void *)b2)[w2] = line;
+        *valid |= 1ull << w2;
+        b2[h->l2_meta_off + w2] = st;
+        uint64_t *o = (uint64_t *)(void *)(b2 + h->l2_repl_off);
+        *o = lru_order_to_mru(*o, w2);
+        snoop_put_way_at(&h->sf, slot, line, (int)core, w2);
+    } else {
+        l2_insert_victim(h, core, line, st, slot, res);
+    }
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    rs->hits++;
+    rs->hit_col[col]++;
+    rs->mem_writebacks += res->mem_writebacks;
 }
 
 /* Fast path 4 (h->core_move_ways, non-inclusive): a core request for a
@@ -965,6 +1195,10 @@ static inline __attribute__((always_inline)) int access_core_move(hier *h, enum 
     assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
     assert(core < h->cfg.cores);
 #endif
+    if (h->move_lean) {
+        core_move_lean(h, req, core, line, set, way, slot, res);
+        return 1;
+    }
     uint8_t llc_st = META_STATE(*cache_meta(&h->llc, set, way));
     uint32_t col = h->fast_col[way];
     remove_in(&h->llc, h->llc_recency, set, way);
@@ -1059,6 +1293,10 @@ static inline __attribute__((always_inline)) void access_matched(hier *h, enum c
         access_pcie_rd_miss(h, line, set, res);
         return;
     }
+    if ((req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART) && !match && h->wr_miss_fast[req]) {
+        pcie_wr_miss(h, req, line, set, res);
+        return;
+    }
     if ((match & h->core_move_ways) && (req == REQ_CORE_RD || req == REQ_CORE_WR) &&
         access_core_move(h, req, core, line, set, match, res))
         return;
@@ -1078,14 +1316,25 @@ static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uin
 
 /* The upgrade of an own L2 (S) line a core writes, non-inclusive: the
  * Shared copy (and its dirt) goes to the writer (core_l2_hit). */
-static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
+static inline __attribute__((always_inline)) void drop_shared_copy_in(hier *h, uint64_t line, uint32_t llc_set)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
-    const uint8_t *b = (const uint8_t *)cache_tags(&h->llc, set);
+    uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
+    if (h->llc_lean && h->llc_recency) {
+        const int w = way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line);
+        if (w >= 0)
+            llc_remove_lean(h, b, (uint32_t)w);
+        return;
+    }
     int w = h->llc_lean ? way_mru_first(b, h->llc_repl_off, h->llc.tag_slots, line)
                         : way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
     if (w >= 0)
         remove_in(&h->llc, h->llc_recency, set, (uint32_t)w);
+}
+
+static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)
+{
+    drop_shared_copy_in(h, line, llc_set);
 }
 
 /* Fast path 2 once more, lean (h->l2_lean: the L2s map by a mask and keep
@@ -1094,17 +1343,12 @@ static __attribute__((noinline)) void drop_shared_copy(hier *h, uint64_t line, u
  * read from h and the Shared copy's drop of an S upgrade as a tail call.
  * The same work as access_core_fast; returns 0 (nothing done) on an L2
  * miss. */
-static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_req req, uint32_t core, uint64_t line,
-                                                             uint32_t llc_set, hier_result *res)
+/* core_l2_lean's hit on `way` of the own L2 set block `b`. */
+static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum coh_req req, uint32_t core,
+                                                                   uint64_t line, uint32_t llc_set, uint8_t *b,
+                                                                   uint32_t way, hier_result *res)
 {
-    uint8_t *b = h->l2_blocks[core] + (line & h->l2_set_mask) * h->l2_block_bytes;
-    /* The most recent way was tried (core_l2_mru): the second most recent
-     * (a line used again after one other line of its set, such as a
-     * packet's mbuf header), then the search. */
-    int w = way_second_first(b, h->l2_repl_off, h->l2_tag_slots, line);
-    if (w < 0)
-        return 0;
-    uint32_t way = (uint32_t)w;
+    (void)core;
     uint8_t *meta = b + h->l2_meta_off + way;
     uint8_t st = META_STATE(*meta);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -1119,15 +1363,14 @@ static inline __attribute__((always_inline)) int core_l2_lean(hier *h, enum coh_
         *meta = ST_M;
     count_l2_hit(h, req, col, res);
     if (st == ST_S && req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE)
-        drop_shared_copy(h, line, llc_set);
-    return 1;
+        drop_shared_copy_in(h, line, llc_set);
 }
 
 /* A core request the lean path found not in its own L2 (so access_one's
  * first fast path is done): the move of an LLC line into the L2 here, the
  * rest with the LLC match found. */
 static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
-                                                            uint32_t llc_set, hier_result *res)
+                                                            uint32_t llc_set, uint64_t slot, hier_result *res)
 {
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -1143,6 +1386,11 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
     }
     /* access_matched's earlier fast paths are for PCIe requests only. */
     assert(!(match & (h->drop_ways[req] | h->fast_ways[req])));
+    if ((match & h->core_move_ways) && h->move_lean && h->sf.keys[slot] != line) {
+        /* No L2 holds the line (`slot`, snoop_find's, has no entry for it). */
+        core_move_lean(h, req, core, line, set, (uint32_t)__builtin_ctzll(match), slot, res);
+        return;
+    }
     if ((match & h->core_move_ways) && access_core_move(h, req, core, line, set, match, res))
         return;
     access_rest_matched(h, req, core, line, set, match, res);
@@ -1150,15 +1398,39 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
 
 /* A core request core_l2_mru did not finish: the lean hit anywhere in the
  * own L2, else the move from the LLC. */
-static __attribute__((noinline)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, hier_result *res)
 {
-    if (!core_l2_lean(h, req, core, line, llc_set, res))
-        core_miss(h, req, core, line, llc_set, res);
+    uint8_t *b = l2_block_lean(h, core, line);
+    /* The most recent way was tried (core_l2_mru): the second most recent
+     * (a line used again after one other line of its set, such as a
+     * packet's mbuf header; its nibble is a way even with one L2 way:
+     * unused fields hold 0, lru_order.h), then the snoop filter instead of
+     * an L2 search:
+     * it names the L2 and way that hold the line, and the move of a line
+     * no L2 holds puts the entry at the slot it probed (snoop_find). */
+    const uint32_t w1 = (uint32_t)(*(const uint64_t *)(const void *)(b + h->l2_repl_off) >> 4) & 0xF;
+    if (((const uint64_t *)(const void *)b)[w1] == line) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        assert(way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line) == (int)w1);
+#endif
+        core_l2_hit_lean(h, req, core, line, llc_set, b, w1, res);
+        return;
+    }
+    const uint64_t slot = snoop_find(&h->sf, line);
+    if (h->sf.keys[slot] == line && (h->sf.core[slot] & (SNOOP_MAX_CORES - 1)) == core) {
+        core_l2_hit_lean(h, req, core, line, llc_set, b, l2_way_lean(h, b, line, h->sf.core[slot] >> SNOOP_CORE_BITS),
+                         res);
+        return;
+    }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(way_of_tags((const uint64_t *)(const void *)b, h->l2_tag_slots, line) < 0);
+#endif
+    core_miss(h, req, core, line, llc_set, slot, res);
 }
 
 /* pcie_lean out of line (the entry's tail call). */
-static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                  hier_result *res)
 {
     if (req == REQ_PCIE_RD && h->rd_miss_fast) {
@@ -1169,6 +1441,23 @@ static __attribute__((noinline)) void pcie_entry(hier *h, enum coh_req req, uint
             h->rd_owned++;
             pcie_rd_miss_at(h, line, llc_set, meta, res);
             return;
+        }
+    } else if (req != REQ_PCIE_RD && h->wr_miss_fast[req] && h->l2_lean && h->l2_recency) {
+        /* A completion line the driver read: in its L2 in E/M, so in no
+         * LLC way (non-inclusive); the snoop filter before the search, and
+         * the L2 copy dropped right here. */
+        uint32_t sway;
+        uint64_t sslot = 0;
+        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+        if (owner >= 0) {
+            uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+            const uint32_t way = l2_way_lean(h, b, line, sway);
+            if (META_STATE(b[h->l2_meta_off + way]) != ST_S) {
+                h->wr_owned++;
+                l2_remove_lean(h, b, way, sslot);
+                pcie_wr_miss_at(h, req, line, llc_set, COL_L2_EM, res);
+                return;
+            }
         }
     }
     pcie_lean(h, req, line, llc_set, res);
@@ -1276,7 +1565,7 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
  * probe access_core_move makes anyway), the own-L2 lookup would miss and
  * the LLC lookup find that way, so the move is done at once.  Anything
  * else goes through the entry as hier_access_set. */
-static __attribute__((noinline)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
+static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
                                                 uint32_t way, hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -1316,6 +1605,42 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
         __builtin_prefetch(b + 64);
 }
 
+/* pcie_run's tight loop over the hints hp..he of lines line..: full lines
+ * whose hint names both the set and a way of `plain_tight` holding the
+ * line; returns where it stopped.  `block_bytes`, `meta_off`, `repl_off`:
+ * the LLC's block layout, constants at the usual call. */
+static inline __attribute__((always_inline)) const uint64_t *
+tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t line, uintptr_t blocks_m1,
+            uint64_t block_bytes, uint32_t meta_off, uint32_t repl_off, uint64_t plain_tight, uint32_t *cnt)
+{
+    for (; hp < he; hp++, line++) {
+        const uint64_t hv = *hp;
+        const uint32_t w = (uint32_t)hv & 63;
+        if (hv < 0x100 || !((plain_tight >> w) & 1))
+            break;
+        uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * block_bytes);   /* cache_view_tags */
+        if (((const uint64_t *)(const void *)blk)[w] != line)
+            break;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        const uint32_t set = (uint32_t)(hv >> 8) - 1;
+        assert(w == (hv & 0xFF) && w < h->llc.ways);
+        assert(blk == (uint8_t *)cache_tags(&h->llc, set));
+        assert(set == cache_set(&h->llc, line));
+        assert((1ull << w) == match_in(&h->llc, set, line));
+        assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
+        assert(blk + meta_off + w == cache_meta(&h->llc, set, w));
+        assert(blk[meta_off + w] == META_STATE(blk[meta_off + w]));
+        assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+        /* The order word and the metadata byte in the set's block (llc_lean). */
+        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
+        if (write)
+            blk[meta_off + w] = ST_M;
+        cnt[h->fast_col[w]]++;
+    }
+    return hp;
+}
+
 /* The lines first.. of one DMA, in order: hier_access for each, with the
  * fast path's work done on locals (the metadata byte stores may alias any
  * field of h, so what the loop reads is copied first) and its counters
@@ -1342,22 +1667,22 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     const uint32_t part_last = write && tail_partial ? n - 1 : UINT32_MAX;
     /* The tight loop's range (no partial line) and ways (fast, no L2 copy to drop). */
     const uint32_t tight_lo = part_first == 0 ? 1 : 0, tight_hi = part_last == n - 1 ? n - 1 : n;
-    const uint64_t plain = h->fast_ways[req_full] & ~h->drop_ways[req_full];
     /* The tight loop tests a hint's way byte (a way, or HINT_NO_WAY) by
      * its low 6 bits in this mask, without a bound check against `ways`
      * (two instructions per line less): way 63 is left out, so
-     * HINT_NO_WAY (63 in those bits) fails.  (The loop needs the nibble
-     * order, at most 16 ways, so no way is lost.) */
+     * HINT_NO_WAY (63 in those bits) fails (derive_run_masks, at init). */
     _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
-    const uint64_t plain_tight = plain & ~(1ull << 63);
+    const uint64_t plain_tight = h->run_plain[write];
     /* The full lines' drop ways (an L2 (S) copy is dropped first). */
-    const uint64_t drop_tight = write ? h->drop_ways[req_full] & ~(1ull << 63) : 0;
+    const uint64_t drop_tight = write ? h->run_drop : 0;
     /* The same for a partial write (the run's tail line). */
-    const uint64_t plain_part =
-        write ? h->fast_ways[REQ_PCIE_WR_PART] & ~h->drop_ways[REQ_PCIE_WR_PART] & ~(1ull << 63) : 0;
+    const uint64_t plain_part = write ? h->run_plain_part : 0;
     /* Set s's block is at blocks_m1 + (s + 1) x block_bytes: a hint word's
      * upper part indexes it directly. */
     const uintptr_t blocks_m1 = (uintptr_t)v.blocks - v.block_bytes;
+    /* The LLC block layout of 9 - 12 ways with a nibble order (cache.c:
+     * 12 tag slots, metadata at 104, order word at 120, 128 bytes). */
+    const int geom12 = v.block_bytes == 128 && v.meta_off == 104 && repl_off == 120;
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         if (hints && write) {
@@ -1402,31 +1727,11 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 const uint64_t *hp = hints + base + i;
                 const uint64_t *const he = hints + base + (end > i ? end : i);
                 uint64_t line = first + base + i;
-                for (; hp < he; hp++, line++) {
-                    const uint64_t hv = *hp;
-                    const uint32_t w = (uint32_t)hv & 63;
-                    if (hv < 0x100 || !((plain_tight >> w) & 1))
-                        break;
-                    uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags */
-                    if (((const uint64_t *)(const void *)blk)[w] != line)
-                        break;
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-                    const uint32_t set = (uint32_t)(hv >> 8) - 1;
-                    assert(w == (hv & 0xFF) && w < ways);
-                    assert(blk == (uint8_t *)cache_view_tags(v, set));
-                    assert(set == cache_set(&h->llc, line));
-                    assert((1ull << w) == match_in(&h->llc, set, line));
-                    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) &&
-                           "a DDIO/L3* line with an L2 copy");
-                    assert(*cache_view_meta(v, set, w) == META_STATE(*cache_view_meta(v, set, w)));
-                    assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
-#endif
-                    /* The order word and the metadata byte in the set's block (llc_lean). */
-                    repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
-                    if (write)
-                        blk[v.meta_off + w] = ST_M;
-                    cnt[h->fast_col[w]]++;
-                }
+                if (geom12)   /* the layout as constants: fewer live registers */
+                    hp = tight_lines(h, write, hp, he, line, blocks_m1, 128, 104, 120, plain_tight, cnt);
+                else
+                    hp = tight_lines(h, write, hp, he, line, blocks_m1, v.block_bytes, v.meta_off, repl_off,
+                                     plain_tight, cnt);
                 i = (uint32_t)(hp - (hints + base));
                 hits += i - start;
                 h->tight_lines += i - start;
@@ -1538,7 +1843,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     uint32_t sway;
                     uint64_t sslot = 0;
                     int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-                    if (owner >= 0)
+                    if (owner >= 0 && h->l2_lean && h->l2_recency)   /* remove_in's inline form */
+                        l2_drop_lean(h, (uint32_t)owner, line, sway, sslot);
+                    else if (owner >= 0)
                         l2_take(h, (uint32_t)owner, line, sway, sslot);
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
@@ -1574,6 +1881,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     uint32_t way = hints ? pcie_rd_miss_at(h, line, set, rd_meta, &r) : access_pcie_rd_miss(h, line, set, &r);
                     if (way < ways)
                         hint_way = way;
+                } else if (write && !match && h->wr_miss_fast[partial ? REQ_PCIE_WR_PART : req_full]) {
+                    pcie_wr_miss(h, partial ? REQ_PCIE_WR_PART : req_full, line, set, &r);
                 } else {
                     access_general(h, partial ? REQ_PCIE_WR_PART : req_full, 0, line, set, match, &r);
                 }

@@ -83,14 +83,22 @@ typedef struct hier {
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (core_move_fast) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: hier.c access_pcie_rd_miss */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
+    uint8_t wr_miss_fast[REQ_COUNT];    /* a PCIe write the LLC misses (full, partial): hier.c pcie_wr_miss */
+    uint8_t wr_mem_read[REQ_COUNT][COL_COUNT];  /* its cells' memory reads, by request and column */
+    uint64_t wr_miss_mask;          /* the ways its cells allocate the line in (LLC_TO_DDIO: the DDIO ways) */
+    uint64_t run_plain[2];          /* DMA runs (read, write): full lines' plain fast ways, without way 63 */
+    uint64_t run_drop, run_plain_part;  /* write runs: full lines' drop ways, partial lines' plain ways (the same) */
     uint64_t tight_lines;           /* DMA run lines the tight loop took (tests) */
     uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found first through the snoop filter in an L2 in E/M (tests) */
+    uint64_t wr_owned;              /* PCIe writes with a known set found first through the snoop filter in an L2 in E/M (tests) */
     uint64_t hint_moves;            /* core moves hier_access_hint did from the hint's way (tests) */
     int l2_lean;                    /* a core request's own-L2 hit: hier.c core_l2_lean, with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
     uint64_t l2_block_bytes;
     uint32_t l2_tag_slots, l2_meta_off, l2_repl_off, l2_ways;
+    uint64_t l2_full_mask;          /* every way of an L2 */
+    int move_lean;                  /* a core move of an LLC line with both ends' layouts in h: hier.c core_move_lean */
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 } hier;
 
