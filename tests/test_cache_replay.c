@@ -454,11 +454,11 @@ Test(cache_replay, lru_kernel_equals_generic_path)
     }
 }
 
-/* The kernel counts in packed 21-bit fields (one word per op and position
- * in the batch), folded every 2^17 batches of one replay_run and at its
- * end: one run of 3.5 Mi accesses (three folds inside it, and a run that
- * does not end on a batch boundary) must count as the generic path does,
- * for each instruction set. */
+/* The kernel counts in packed 16-bit fields (one word per op and position
+ * in the batch, the low field taking the next states' junk), folded every
+ * 2^13 batches of one replay_run and at its end: one run of 3.5 Mi accesses
+ * (56 folds inside it, and a run that does not end on a batch boundary)
+ * must count as the generic path does, for each instruction set. */
 Test(cache_replay, lru_kernel_folds_long_runs, .timeout = 120)
 {
     cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = 11, .mapping = MAP_XOR, .seed = 1};

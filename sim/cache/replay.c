@@ -107,14 +107,27 @@ static void kernel_counts_fold(replay *r, const kernel_counts *kc)
 }
 
 /* The fast path counts an access, a hit and a writeback with one add to a
- * packed counter per op: accesses in bits 0-20, hits 21-41, writebacks
- * 42-62.  They are folded into kernel_counts every KERNEL_FOLD_BATCHES
- * batches (2^20 accesses: no field reaches 2^21) and at the end. */
-#define PACK_HIT 21
-#define PACK_WB 42
-#define PACK_FIELD ((1ull << 21) - 1)
-#define KERNEL_FOLD_BATCHES (1u << 17)
-_Static_assert((uint64_t)KERNEL_FOLD_BATCHES * KERNEL_BATCH < PACK_FIELD, "packed counters fold in time");
+ * packed counter per op and position in the batch: accesses in bits 16-31,
+ * hits 32-47, writebacks 48-63.  The low 16 bits take the junk of the
+ * increments' low byte, which is the way's next state (kernel_update stores
+ * that byte as the state and adds the same word to the counters: one table
+ * load for both): at most 3 per add.  A word gets at most one add per
+ * batch, so folding into kernel_counts every KERNEL_FOLD_BATCHES batches
+ * (and at the end) keeps every field below 2^16. */
+#define PACK_ACC 16
+#define PACK_HIT 32
+#define PACK_WB 48
+#define PACK_FIELD 0xFFFFull
+#define KERNEL_FOLD_BATCHES (1u << 13)
+_Static_assert(3ull * KERNEL_FOLD_BATCHES <= PACK_FIELD && KERNEL_FOLD_BATCHES <= PACK_FIELD,
+               "packed counters and the state junk below them fold in time");
+
+/* The probe's way code (kernel_probe): the hit way (below 16), or
+ * KERNEL_MISS_W plus something below 16 on a miss: bit 6 is the miss.  The
+ * entry of the state and counter table is at 4 * code + the way's old
+ * state: hits below 64, misses from 256. */
+#define KERNEL_MISS_W 64u
+#define KERNEL_ROW (4u * (KERNEL_MISS_W + 16u))
 
 /* The kernel's block offsets as constants of its tag-slot count (cache_init
  * lays blocks out so for any ways in slots-3..slots; run_lru_kernel checks). */
@@ -150,11 +163,14 @@ typedef struct kernel_env {
      * that a miss of the op is not the steady case. */
     uint64_t op_full[OP_COUNT];
     uint8_t op_state[OP_COUNT];         /* coherence state of a line each op fills */
-    /* Indexed by op * 8 + hit * 4 + state of the way before the access (a
-     * hit: the line's; a miss: the victim's): the way's new state, and the
-     * packed counter increment (an access, a hit, a writeback). */
-    uint8_t next_state[OP_COUNT * 8];
-    uint64_t count_inc[OP_COUNT * 8];
+    /* Row op, entry 4 * way code + state of the way before the access (a
+     * hit: the line's; a miss: the victim's): the packed counter increment
+     * (an access, a hit, a writeback) with the way's new state in its low
+     * byte (see PACK_ACC). */
+    uint64_t state_count[OP_COUNT][KERNEL_ROW];
+    /* state_count[op]: a load where the op varies (a multiply by the row
+     * size took four instructions). */
+    const uint64_t *state_row[OP_COUNT];
     /* One packed counter per op and position in the batch (k): the
      * increments of consecutive accesses go to different words, so they do
      * not wait for each other through memory. */
@@ -167,9 +183,9 @@ static void kernel_fold_packed(kernel_env *ke)
     for (int k = 0; k < KERNEL_BATCH; k++)
         for (int op = 0; op < OP_COUNT; op++) {
             const uint64_t p = ke->packed[k][op];
-            ke->kc.accesses[op] += p & PACK_FIELD;
+            ke->kc.accesses[op] += (p >> PACK_ACC) & PACK_FIELD;
             ke->kc.hits[op] += (p >> PACK_HIT) & PACK_FIELD;
-            ke->kc.writebacks[op] += p >> PACK_WB;
+            ke->kc.writebacks[op] += (p >> PACK_WB) & PACK_FIELD;
             ke->packed[k][op] = 0;
         }
 }
@@ -342,6 +358,20 @@ static inline uint64_t kernel_ctz(uint64_t x)
 #endif
 }
 
+/* x << 4 as a multiply: one instruction with its own destination, where
+ * the shift needs a copy of x first (x is used again).  The multiply's
+ * latency is that of the zero-field search beside it. */
+static inline uint64_t kernel_times16(uint64_t x)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t y;
+    __asm__("imul $16, %1, %0" : "=r"(y) : "rm"(x) : "cc");
+    return y;
+#else
+    return x << 4;
+#endif
+}
+
 /* cache_match_candidates for the kernel: bits past `slots` may be set too
  * (copies of lower ones: the last group of 4 or 8 is packed with itself
  * rather than with zeros), which neither the first candidate below the
@@ -424,62 +454,91 @@ static inline __attribute__((always_inline)) uint64_t kernel_match_avx2(const ui
 }
 #endif
 
-/* The first half of kernel_fast: the way `*w` that holds the line if any
- * (`*miss`: 0 if it does, all ones if not), and whether the access is one for kernel_step_general (nonzero:
- * a miss that is not the steady case); `op_full` is ke->op_full of the op.
- * `exact` (the x86-64-v3 kernel): full-tag compares instead of candidates
- * on the low 32 bits and a check of the first one. */
+/* The first half of kernel_fast: the way code `*wm` (KERNEL_MISS_W: the
+ * way that holds the line if any, else 64 or more), and whether the access
+ * is one for kernel_step_general (nonzero: a miss that is not the steady
+ * case); `op_full` is ke->op_full of the op.  `exact` (the x86-64-v3
+ * kernel): full-tag compares instead of candidates on the low 32 bits and a
+ * check of the first one. */
 static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_full, const uint64_t *lslot,
                                                                    const uint8_t *blk, const uint32_t slots,
-                                                                   const int exact, uint64_t *w, uint64_t *miss)
+                                                                   const int exact, uint64_t *wm)
 {
     const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
+    uint64_t miss;
 #ifdef KERNEL_X86_64_V3
     if (exact) {
-        /* The match itself (at most one way holds a line): on a miss w is
-         * 64, unused (the way is the victim); a miss is the steady case if
-         * the set is full and the op may use every way. */
+        /* The match itself (at most one way holds a line): on a miss the
+         * code is tzcnt's 64; a miss is the steady case if the set is full
+         * and the op may use every way. */
         const uint64_t m = kernel_match_avx2(tags, slots, lslot);
-        kernel_ctz_miss(m, w, miss);
-        return (*valid ^ op_full) & *miss;
+        kernel_ctz_miss(m, wm, &miss);
+        return (*valid ^ op_full) & miss;
     }
 #endif
     const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
-    *w = kernel_ctz(cand | (1ull << (slots - 1)));
-    *miss = 0 - (uint64_t)(tags[*w] != lslot[0]);
+    const uint64_t w = kernel_ctz(cand | (1ull << (slots - 1)));
+    miss = 0 - (uint64_t)(tags[w] != lslot[0]);
+    *wm = w | (miss & KERNEL_MISS_W);
     /* A miss leaves the fast path unless the set is full, the op may use
      * every way (op_full) and no way other than w can hold the line (no
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
     const uint64_t unsteady = (*valid ^ op_full) | cand;
-    return unsteady & *miss;
+    return unsteady & miss;
 }
 
-/* The second half: the way is the hit way w or the victim, its tag is
- * rewritten (unchanged on a hit), its state and the counters come from
- * tables indexed by (op, hit, old state), and it moves to the front. */
-static inline __attribute__((always_inline)) void kernel_update(const kernel_env *ke, const uint8_t *next_state,
-                                                                const uint64_t *count_inc, uint64_t *packed,
-                                                                uint64_t line, uint8_t *blk, const uint32_t slots,
-                                                                const uint32_t cways, uint64_t w, uint64_t miss)
+/* The way of code wm if it is a hit, else `victim` (a conditional move:
+ * see kernel_select). */
+static inline uint64_t kernel_select_way(uint64_t wm, uint64_t victim)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    _Static_assert(KERNEL_MISS_W == 64, "test $64");
+    __asm__("test $64, %1\n\tcmovz %1, %0" : "+r"(victim) : "r"(wm) : "cc");
+    return victim;
+#else
+    return wm & KERNEL_MISS_W ? victim : wm;
+#endif
+}
+
+/* The LRU way of the block at blk whose order word is o: o >> 4 (ways - 1)
+ * (fields past the last way are 0); for an odd constant way count, the low
+ * nibble of a byte whose high nibble is 0: a load that does not wait for o
+ * (little-endian hosts).  cways: the way count as a constant of the
+ * instance (0: any, from ke). */
+static inline __attribute__((always_inline)) uint64_t kernel_victim(const kernel_env *ke, const uint8_t *blk,
+                                                                    uint64_t o, const uint32_t slots,
+                                                                    const uint32_t cways)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (cways & 1)
+        return blk[KERNEL_REPL_OFF(slots) + (cways - 1) / 2];
+#endif
+    return o >> (cways ? 4 * (cways - 1) : ke->lru_shift);
+}
+
+/* The second half: the way is the hit way or the victim, its tag is
+ * rewritten (unchanged on a hit), its state and the counters come from one
+ * entry of the op's table row, indexed by (way code, old state), and it
+ * moves to the front. */
+static inline __attribute__((always_inline)) void kernel_update(const kernel_env *ke, const uint64_t *row,
+                                                                uint64_t *packed, uint64_t line, uint8_t *blk,
+                                                                const uint32_t slots, const uint32_t cways,
+                                                                uint64_t wm)
 {
     uint64_t *tags = (uint64_t *)(void *)blk;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
     uint8_t *meta = blk + KERNEL_META_OFF(slots);
     const uint64_t o = *order;
-    /* Fields past the LRU end are 0; cways: the way count as a constant of
-     * the instance (0: any, from ke). */
-    const uint64_t victim = o >> (cways ? 4 * (cways - 1) : ke->lru_shift);
-    const uint64_t way = kernel_select(miss, victim, w);
+    const uint64_t way = kernel_select_way(wm, kernel_victim(ke, blk, o, slots, cways));
     const uint32_t old = meta[way];
-    KERNEL_CHECK(way < ke->ways && old <= ST_M);
-    /* hit * 4 + old: miss is 0 or all ones. */
-    const uint64_t idx = old + 4 + (miss << 2);
-    meta[way] = next_state[idx];
-    *packed += count_inc[idx];
+    KERNEL_CHECK(way < ke->ways && old <= ST_M && wm < KERNEL_ROW / 4);
+    const uint64_t e = row[4 * wm + old];
+    meta[way] = (uint8_t)e;
+    *packed += e;
     tags[way] = line;
     /* lru_order_to_mru_spread with its two 64-bit constants read from
      * memory: as immediates they take two movabs per access, the kernel
@@ -489,7 +548,7 @@ static inline __attribute__((always_inline)) void kernel_update(const kernel_env
     const uint64_t x = o ^ ke->spread[way];
     const uint64_t z = (x + ke->const_words[0]) & ~x & ke->const_words[1];
     const uint64_t upto = z ^ (z - 1);
-    *order = o ^ ((x ^ (x << 4)) & upto);
+    *order = o ^ ((x ^ kernel_times16(x)) & upto);
 }
 
 /* One access (not a flush) of the kernel to the set block `blk`, or 0 when
@@ -501,11 +560,10 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
                                                              uint8_t *blk, const uint32_t slots, const uint32_t cways,
                                                              const int exact, size_t k)
 {
-    uint64_t w, miss;
-    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &w, &miss) != 0, 0))
+    uint64_t wm;
+    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &wm) != 0, 0))
         return 0;
-    kernel_update(ke, ke->next_state + op * 8, ke->count_inc + op * 8, &ke->packed[k][op], lslot[0], blk, slots,
-                  cways, w, miss);
+    kernel_update(ke, ke->state_row[op], &ke->packed[k][op], lslot[0], blk, slots, cways, wm);
     return 1;
 }
 
@@ -525,13 +583,13 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
                                                                    const int exact, size_t a, const int uniform,
                                                                    uint32_t uop)
 {
-    uint64_t w0, w1, w2, w3, m0, m1, m2, m3;
+    uint64_t w0, w1, w2, w3;
 #define KERNEL_OP(I) (uniform ? uop : ops[a + (I)])
 #define KERNEL_OP_FULL(I) (ke->op_full[KERNEL_OP(I)])
-    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0, &m0) |
-                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1, &m1) |
-                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2, &m2) |
-                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3, &m3);
+    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0) |
+                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1) |
+                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2) |
+                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3);
 #undef KERNEL_OP_FULL
 #ifdef __SSE2__
     /* Two blocks are the same iff the low 32 bits of their addresses are
@@ -552,13 +610,14 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
     /* The ops and lines are read again rather than kept in registers
      * through the probes (GCC spilled them). */
     __asm__("" : : : "memory");
-#define KERNEL_UPDATE_AT(I, W, H)                                                                          \
-    kernel_update(ke, ke->next_state + KERNEL_OP(I) * 8, ke->count_inc + KERNEL_OP(I) * 8,                      \
-                  &ke->packed[a + (I)][KERNEL_OP(I)], lslot[a + (I)][0], blk[a + (I)], slots, cways, W, H)
-    KERNEL_UPDATE_AT(0, w0, m0);
-    KERNEL_UPDATE_AT(1, w1, m1);
-    KERNEL_UPDATE_AT(2, w2, m2);
-    KERNEL_UPDATE_AT(3, w3, m3);
+#define KERNEL_UPDATE_AT(I, W)                                                                              \
+    kernel_update(ke, uniform ? ke->state_count[uop] : ke->state_row[ops[a + (I)]],                              \
+                  &ke->packed[a + (I)][KERNEL_OP(I)], lslot[a + (I)][0],                                        \
+                  blk[a + (I)], slots, cways, W)
+    KERNEL_UPDATE_AT(0, w0);
+    KERNEL_UPDATE_AT(1, w1);
+    KERNEL_UPDATE_AT(2, w2);
+    KERNEL_UPDATE_AT(3, w3);
 #undef KERNEL_UPDATE_AT
 #undef KERNEL_OP
     return 1;
@@ -729,11 +788,12 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         ke.op_mask[op] = op == OP_PCIE_RD ? 0 : (PCIE_WRITE_OPS >> op) & 1 ? r->ddio_mask : r->alloc_mask;
         ke.op_full[op] = ke.op_mask[op] == ke.full ? ke.full : ~0ull;
         ke.op_state[op] = writes ? ST_M : ST_E;
-        for (uint32_t old = 0; old <= ST_M; old++) {
-            ke.next_state[op * 8 + 4 + old] = (uint8_t)(old | (writes ? ST_M : 0));
-            ke.count_inc[op * 8 + 4 + old] = 1 + (1ull << PACK_HIT);
-            ke.next_state[op * 8 + old] = ke.op_state[op];
-            ke.count_inc[op * 8 + old] = 1 + ((uint64_t)(old == ST_M) << PACK_WB);
+        ke.state_row[op] = ke.state_count[op];
+        for (uint32_t i = 0; i < KERNEL_ROW; i++) {
+            const uint32_t old = i & 3;
+            ke.state_count[op][i] = i < 4 * KERNEL_MISS_W
+                ? (uint64_t)(old | (writes ? ST_M : 0)) + (1ull << PACK_ACC) + (1ull << PACK_HIT)
+                : (uint64_t)ke.op_state[op] + (1ull << PACK_ACC) + ((uint64_t)(old == ST_M) << PACK_WB);
         }
     }
     /* Batches: the blocks of batch b + KERNEL_AHEAD are computed and
