@@ -23,6 +23,7 @@ int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t 
     r->alloc_mask = alloc_mask;
     r->ddio_mask = ddio_mask;
     r->isa = replay_best_isa();
+    r->nonfull_sets = r->c.nsets;
     return 0;
 }
 
@@ -41,6 +42,7 @@ static void flush_all(replay *r)
                     r->op[OP_FLUSH].writebacks++;
                 cache_remove(c, s, w);
             }
+    r->nonfull_sets = c->nsets;
 }
 
 int replay_access(replay *r, enum replay_op op, uint64_t addr)
@@ -73,6 +75,8 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
     uint64_t mask = (op == OP_PCIE_WR_FULL || op == OP_PCIE_WR_PART) ? r->ddio_mask : r->alloc_mask;
     cache_evicted ev;
     cache_fill(c, set, mask, line, writes ? ST_M : ST_E, &ev);
+    if (ev.line == CACHE_INVALID && *cache_valid(c, set) == c->full_mask)
+        r->nonfull_sets--;   /* filled the set's last empty way */
     if (ev.line != CACHE_INVALID && ev.meta == ST_M)
         k->writebacks++;
     return 0;
@@ -162,6 +166,10 @@ typedef struct kernel_env {
      * else ~0, which no valid mask equals: (valid ^ op_full[op]) != 0 says
      * that a miss of the op is not the steady case. */
     uint64_t op_full[OP_COUNT];
+    /* The ops whose every miss is the steady case (bit op): those that may
+     * use every way, while every set is full (r->nonfull_sets is 0); none
+     * otherwise.  kernel_set_steady_ops keeps it up to date. */
+    uint32_t full_ops, steady_ops;
     uint8_t op_state[OP_COUNT];         /* coherence state of a line each op fills */
     /* Row op, entry 4 * way code + state of the way before the access (a
      * hit: the line's; a miss: the victim's): the packed counter increment
@@ -270,6 +278,12 @@ static inline __attribute__((always_inline)) void kernel_map_batch_xor(const ker
     }
 }
 
+/* The fast path's steady ops after the number of non-full sets changed. */
+static void kernel_set_steady_ops(kernel_env *ke)
+{
+    ke->steady_ops = ke->r->nonfull_sets == 0 ? ke->full_ops : 0;
+}
+
 /* One access of the kernel to the set block `blk`, any case: the path of
  * the rare accesses kernel_fast leaves to it (filling an empty way, a
  * partial mask, a PCIe read miss, two tags equal in their low 32 bits). */
@@ -297,6 +311,8 @@ static void kernel_step_general(kernel_env *ke, uint32_t op, uint64_t line, uint
     if (empty) {
         way = (uint32_t)__builtin_ctzll(empty);
         *valid |= 1ull << way;
+        if (*valid == ke->full && --ke->r->nonfull_sets == 0)
+            kernel_set_steady_ops(ke);
     } else {
         way = lru_order_victim(*order, ke->ways, mask);
         if (meta[way] == ST_M)
@@ -462,7 +478,7 @@ static inline __attribute__((always_inline)) uint64_t kernel_match_avx2(const ui
  * check of the first one. */
 static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_full, const uint64_t *lslot,
                                                                    const uint8_t *blk, const uint32_t slots,
-                                                                   const int exact, uint64_t *wm)
+                                                                   const int exact, const int full, uint64_t *wm)
 {
     const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
     uint64_t miss;
@@ -472,6 +488,10 @@ static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_f
          * code is tzcnt's 64; a miss is the steady case if the set is full
          * and the op may use every way. */
         const uint64_t m = kernel_match_avx2(tags, slots, lslot);
+        if (full) {   /* every miss is the steady case */
+            *wm = kernel_ctz(m);
+            return 0;
+        }
         kernel_ctz_miss(m, wm, &miss);
         return (*valid ^ op_full) & miss;
     }
@@ -487,7 +507,7 @@ static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_f
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
-    const uint64_t unsteady = (*valid ^ op_full) | cand;
+    const uint64_t unsteady = full ? cand : (*valid ^ op_full) | cand;
     return unsteady & miss;
 }
 
@@ -561,7 +581,7 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
                                                              const int exact, size_t k)
 {
     uint64_t wm;
-    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &wm) != 0, 0))
+    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, 0, &wm) != 0, 0))
         return 0;
     kernel_update(ke, ke->state_row[op], &ke->packed[k][op], lslot[0], blk, slots, cways, wm);
     return 1;
@@ -576,20 +596,22 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
  * caller replays them in turn). */
 #define KERNEL_GROUP 4
 /* `uniform`: every op of the group is `uop` (a uniform batch), which is
- * then kept in a register instead of being loaded per access. */
+ * then kept in a register instead of being loaded per access.  `full`:
+ * every set of the cache is full and the ops may use every way, so every
+ * miss is the steady case (ke->steady_ops). */
 static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *ke, const uint8_t *ops,
                                                                    const uint64_t (*lslot)[2], uint8_t *const *blk,
                                                                    const uint32_t slots, const uint32_t cways,
                                                                    const int exact, size_t a, const int uniform,
-                                                                   uint32_t uop)
+                                                                   uint32_t uop, const int full)
 {
     uint64_t w0, w1, w2, w3;
 #define KERNEL_OP(I) (uniform ? uop : ops[a + (I)])
 #define KERNEL_OP_FULL(I) (ke->op_full[KERNEL_OP(I)])
-    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0) |
-                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1) |
-                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2) |
-                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3);
+    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, full, &w0) |
+                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, full, &w1) |
+                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, full, &w2) |
+                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, full, &w3);
 #undef KERNEL_OP_FULL
 #ifdef __SSE2__
     /* Two blocks are the same iff the low 32 bits of their addresses are
@@ -637,9 +659,10 @@ static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uin
 /* The access kernel_step left: a flush or kernel_step_general's cases. */
 static void kernel_step_rare(kernel_env *ke, uint32_t op, uint64_t line, uint8_t *blk, uint32_t slots)
 {
-    if (op == OP_FLUSH)
+    if (op == OP_FLUSH) {
         replay_access(ke->r, OP_FLUSH, 0);
-    else
+        kernel_set_steady_ops(ke);
+    } else
         kernel_step_general(ke, op, line, blk, slots);
 }
 
@@ -666,19 +689,19 @@ static inline int kernel_ops_plain(const uint8_t *ops)
  * the groups follow each other without a loop test; a group that
  * kernel_fast_group declines leaves the switch, is replayed access by
  * access, and the next group resumes it at its position. */
-#define KERNEL_FAST_GROUP_AT(K, U, UOP)                                           \
+#define KERNEL_FAST_GROUP_AT(K, U, UOP, F)                                        \
     case K:                                                                    \
-        if (!kernel_fast_group(ke, bops, bl, bb, slots, cways, exact, K, U, UOP)) {              \
+        if (!kernel_fast_group(ke, bops, bl, bb, slots, cways, exact, K, U, UOP, F)) {           \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
         __attribute__((fallthrough));
-#define KERNEL_PLAIN_BATCH(U, UOP)                                                                        \
+#define KERNEL_PLAIN_BATCH(U, UOP, F)                                                                     \
     do {                                                                                               \
         for (;;) {                                                                                     \
             switch (k) {                                                                               \
-            KERNEL_FAST_GROUP_AT(0, U, UOP)                                                               \
-            KERNEL_FAST_GROUP_AT(4, U, UOP)                                                               \
+            KERNEL_FAST_GROUP_AT(0, U, UOP, F)                                                            \
+            KERNEL_FAST_GROUP_AT(4, U, UOP, F)                                                            \
             case KERNEL_BATCH:                                                                         \
                 k = KERNEL_BATCH;                                                                      \
                 break;                                                                                 \
@@ -722,9 +745,12 @@ static inline __attribute__((always_inline)) void kernel_batch(kernel_env *ke, c
      * the op's rows of the tables once for the batch. */
     const uint32_t uop = m == KERNEL_BATCH ? kernel_ops_uniform(bops) : OP_COUNT;
     if (uop < OP_COUNT) {
-        KERNEL_PLAIN_BATCH(1, uop);
+        if ((ke->steady_ops >> uop) & 1)
+            KERNEL_PLAIN_BATCH(1, uop, 1);
+        else
+            KERNEL_PLAIN_BATCH(1, uop, 0);
     } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-        KERNEL_PLAIN_BATCH(0, 0);
+        KERNEL_PLAIN_BATCH(0, 0, 0);
     } else {
         while (k < m) {
             for (; k < m; k++)
@@ -787,6 +813,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         /* A PCIe read miss allocates nothing: mask 0 keeps it off the steady path. */
         ke.op_mask[op] = op == OP_PCIE_RD ? 0 : (PCIE_WRITE_OPS >> op) & 1 ? r->ddio_mask : r->alloc_mask;
         ke.op_full[op] = ke.op_mask[op] == ke.full ? ke.full : ~0ull;
+        ke.full_ops |= (uint32_t)(ke.op_mask[op] == ke.full) << op;
         ke.op_state[op] = writes ? ST_M : ST_E;
         ke.state_row[op] = ke.state_count[op];
         for (uint32_t i = 0; i < KERNEL_ROW; i++) {
@@ -796,6 +823,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
                 : (uint64_t)ke.op_state[op] + (1ull << PACK_ACC) + ((uint64_t)(old == ST_M) << PACK_WB);
         }
     }
+    kernel_set_steady_ops(&ke);
     /* Batches: the blocks of batch b + KERNEL_AHEAD are computed and
      * prefetched (a small loop of its own) before batch b is replayed, so
      * each access is prefetched KERNEL_AHEAD batches ahead or more (blocks
