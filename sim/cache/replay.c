@@ -158,6 +158,9 @@ typedef struct kernel_env {
     uint64_t block_bytes, full;
     uint8_t *slice_base[KERNEL_MAX_SLICES];   /* xor mapping: block of set 0 of each slice */
     uint32_t slice_mul, slice_div, in_slice_mask;
+    /* The xor mapping's two low slice-hash tables (map->lfold[0], [1])
+     * widened to 32 bits: the per-access lookups need no zero extension. */
+    uint32_t lfold32[2][1u << CACHE_XOR_TABLE_BITS];
     uint32_t shift, ways, lru_shift, meta_off, repl_off;
     uint64_t spread[16];                /* LRU_ONES * way, for lru_order_to_mru_spread */
     uint64_t const_words[2];            /* -LRU_ONES, LRU_HIGHS, opaque to GCC (see kernel_fast) */
@@ -238,6 +241,22 @@ static inline __attribute__((always_inline)) void kernel_map(const kernel_env *k
 #define KERNEL_HASH_LOW_BITS (2 * CACHE_XOR_TABLE_BITS)
 _Static_assert(CACHE_XOR_TABLES == 4, "two tables per access, two per batch");
 
+/* Line bits 11..21 (the index into the second slice-hash table); `bmi`
+ * (the x86-64-v3 kernel): one bextr instead of a copy, a shift and a mask
+ * (inline assembly: the function is inlined into the base kernel too). */
+static inline __attribute__((always_inline)) uint64_t kernel_bits11(uint64_t line, const int bmi)
+{
+    _Static_assert(CACHE_XOR_TABLE_BITS == 11, "bextr control 0x0B0B: 11 bits from bit 11");
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (bmi) {
+        uint64_t r;
+        __asm__("bextr %2, %1, %0" : "=r"(r) : "rm"(line), "r"((uint64_t)0x0B0B) : "cc");
+        return r;
+    }
+#endif
+    return (line >> CACHE_XOR_TABLE_BITS) & ((1u << CACHE_XOR_TABLE_BITS) - 1);
+}
+
 /* kernel_map for a whole batch with the xor mapping.  The slice hash is
  * linear over GF(2) (the XOR of each line bit's part), so when the batch's
  * lines agree above their low 22 bits (lines within one 2^22-line region:
@@ -247,7 +266,7 @@ _Static_assert(CACHE_XOR_TABLES == 4, "two tables per access, two per batch");
  * 4.  A batch whose lines spread further is mapped line by line. */
 static inline __attribute__((always_inline)) void kernel_map_batch_xor(const kernel_env *ke, const uint64_t *addrs,
                                                                        uint8_t **pb, uint64_t (*pl)[2],
-                                                                       const uint32_t slots)
+                                                                       const uint32_t slots, const int bmi)
 {
     const uint64_t first = addrs[0] >> ke->shift;
     uint64_t diff = 0;
@@ -271,7 +290,7 @@ static inline __attribute__((always_inline)) void kernel_map_batch_xor(const ker
 #pragma GCC unroll 8
     for (size_t k = 0; k < KERNEL_BATCH; k++) {
         const uint64_t line = pl[k][0];
-        const uint32_t h = ke->map->lfold[0][line & tk] ^ ke->map->lfold[1][(line >> CACHE_XOR_TABLE_BITS) & tk] ^ hi;
+        const uint32_t h = ke->lfold32[0][line & tk] ^ ke->lfold32[1][kernel_bits11(line, bmi)] ^ hi;
         uint8_t *b = kernel_xor_block(ke, line, h, slots);
         pb[k] = b;
         kernel_prefetch_block(b);
@@ -792,6 +811,10 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     ke.slice_mul = c->map.slice_mul;
     ke.slice_div = c->map.slice_div;
     ke.in_slice_mask = c->map.sets_per_slice - 1;
+    if (xor_map)
+        for (uint32_t t = 0; t < 2; t++)
+            for (uint32_t v = 0; v < (1u << CACHE_XOR_TABLE_BITS); v++)
+                ke.lfold32[t][v] = c->map.lfold[t][v];
     ke.shift = c->map.line_shift;
     ke.ways = c->ways;
     ke.lru_shift = 4 * (c->ways - 1);
@@ -851,7 +874,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         const size_t b = j / KERNEL_BATCH;
         const size_t ab = (b + KERNEL_AHEAD) % KERNEL_RING;
         if (xor_map) {
-            kernel_map_batch_xor(&ke, addrs + j + KERNEL_AHEAD * KERNEL_BATCH, blk[ab], line[ab], slots);
+            kernel_map_batch_xor(&ke, addrs + j + KERNEL_AHEAD * KERNEL_BATCH, blk[ab], line[ab], slots, exact);
         } else {
 #pragma GCC unroll 8
             for (size_t k = 0; k < KERNEL_BATCH; k++)
