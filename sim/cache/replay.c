@@ -173,6 +173,9 @@ typedef struct kernel_env {
      * use every way, while every set is full (r->nonfull_sets is 0); none
      * otherwise.  kernel_set_steady_ops keeps it up to date. */
     uint32_t full_ops, steady_ops;
+    /* steady_ops as bytes: 0xFF at index op if its bit is set (a shuffle
+     * table for kernel_ops_steady). */
+    _Alignas(16) uint8_t steady_bytes[16];
     uint8_t op_state[OP_COUNT];         /* coherence state of a line each op fills */
     /* Row op, entry 4 * way code + state of the way before the access (a
      * hit: the line's; a miss: the victim's): the packed counter increment
@@ -301,6 +304,8 @@ static inline __attribute__((always_inline)) void kernel_map_batch_xor(const ker
 static void kernel_set_steady_ops(kernel_env *ke)
 {
     ke->steady_ops = ke->r->nonfull_sets == 0 ? ke->full_ops : 0;
+    for (uint32_t op = 0; op < 16; op++)
+        ke->steady_bytes[op] = op < OP_COUNT && ((ke->steady_ops >> op) & 1) ? 0xFF : 0;
 }
 
 /* One access of the kernel to the set block `blk`, any case: the path of
@@ -738,6 +743,34 @@ static inline int kernel_ops_plain(const uint8_t *ops)
     } while (0)
 _Static_assert(KERNEL_BATCH == 8 && KERNEL_GROUP == 4, "KERNEL_PLAIN_BATCH: groups at 0 and 4");
 
+/* Whether the 8 plain ops at `ops` (in range: kernel_ops_plain) are all in
+ * ke->steady_ops, so that a mixed batch can skip the steady-miss test
+ * too.  Only in the x86-64-v3 kernel (`ssse3`): one byte shuffle of the
+ * ops through steady_bytes, in inline assembly (see kernel_match_avx2);
+ * else 0 (the batch takes the general test). */
+static inline __attribute__((always_inline)) int kernel_ops_steady(const kernel_env *ke, const uint8_t *ops,
+                                                                   const int ssse3)
+{
+#ifdef KERNEL_X86_64_V3
+    if (ssse3) {
+        typedef struct { uint8_t b[8]; } ops8;
+        typedef struct { uint8_t b[16]; } bytes16;
+        uint32_t m;
+        __asm__("vmovq %[ops], %%xmm14\n\t"
+                "vmovdqa %[tab], %%xmm15\n\t"
+                "vpshufb %%xmm14, %%xmm15, %%xmm15\n\t"
+                "vpmovmskb %%xmm15, %[m]"
+                : [m] "=r"(m)
+                : [ops] "m"(*(const ops8 *)(const void *)ops), [tab] "m"(*(const bytes16 *)(const void *)ke->steady_bytes)
+                : "xmm14", "xmm15");
+        return (m & 0xFF) == 0xFF;
+    }
+#endif
+    (void)ke;
+    (void)ops;
+    return 0;
+}
+
 /* The op of the 8 ops at `ops` when they are all the same plain op (in range,
  * not a flush), else OP_COUNT. */
 static inline uint32_t kernel_ops_uniform(const uint8_t *ops)
@@ -769,7 +802,10 @@ static inline __attribute__((always_inline)) void kernel_batch(kernel_env *ke, c
         else
             KERNEL_PLAIN_BATCH(1, uop, 0);
     } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-        KERNEL_PLAIN_BATCH(0, 0, 0);
+        if (kernel_ops_steady(ke, bops, exact))
+            KERNEL_PLAIN_BATCH(0, 0, 1);
+        else
+            KERNEL_PLAIN_BATCH(0, 0, 0);
     } else {
         while (k < m) {
             for (; k < m; k++)
