@@ -454,11 +454,11 @@ Test(cache_replay, lru_kernel_equals_generic_path)
     }
 }
 
-/* The kernel counts in packed 21-bit fields (one word per op and position
- * in the batch), folded every 2^17 batches of one replay_run and at its
- * end: one run of 3.5 Mi accesses (three folds inside it, and a run that
- * does not end on a batch boundary) must count as the generic path does,
- * for each instruction set. */
+/* The kernel counts in packed 16-bit fields (one word per op and position
+ * in the batch, the low field taking the next states' junk), folded every
+ * 2^13 batches of one replay_run and at its end: one run of 3.5 Mi accesses
+ * (56 folds inside it, and a run that does not end on a batch boundary)
+ * must count as the generic path does, for each instruction set. */
 Test(cache_replay, lru_kernel_folds_long_runs, .timeout = 120)
 {
     cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = 11, .mapping = MAP_XOR, .seed = 1};
@@ -603,4 +603,52 @@ Test(cache_replay, table_alloc_aligns_large_tables)
         if (round == 1)
             cr_expect_eq(mapping_count(), before, "mappings left behind by alloc/free");
     }
+}
+
+/* replay.nonfull_sets (the LRU kernel skips the steady-miss test when it is
+ * 0) counts the sets with an empty way exactly: through fills by
+ * replay_access and by replay_run's general step, a partial allocation mask
+ * (sets never fill), and flushes (every set empty again). */
+static uint64_t count_nonfull(const replay *r)
+{
+    uint64_t n = 0;
+    for (uint32_t s = 0; s < r->c.nsets; s++)
+        n += *cache_valid(&r->c, s) != r->c.full_mask;
+    return n;
+}
+
+Test(cache_replay, nonfull_sets_counts_sets_with_an_empty_way)
+{
+    cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 8, .ways = 4, .mapping = MAP_XOR, .seed = 1};
+    repl_config rc;
+    repl_config_default(&rc);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 5);
+    for (int masked = 0; masked < 2; masked++)
+        for (int use_run = 0; use_run < 2; use_run++) {
+            replay r;
+            ddio_err e;
+            cr_assert_eq(replay_init(&r, &g, &rc, masked ? 0x7 : 0xF, 0xF, &e), 0, "%s", e.msg);
+            cr_assert_eq(r.nonfull_sets, 16);
+            uint8_t ops[64];
+            uint64_t addrs[64];
+            int seen_full = 0;
+            for (int round = 0; round < 40; round++) {
+                for (int i = 0; i < 64; i++) {
+                    ops[i] = round % 10 == 9 && i == 20 ? OP_FLUSH : ddio_rng_below(&rng, 2) ? OP_WRITE : OP_READ;
+                    addrs[i] = ddio_rng_below(&rng, 256) * 64;
+                }
+                if (use_run)
+                    replay_run(&r, ops, addrs, 64);
+                else
+                    for (int i = 0; i < 64; i++)
+                        replay_access(&r, (enum replay_op)ops[i], addrs[i]);
+                cr_assert_eq(r.nonfull_sets, count_nonfull(&r), "masked %d, run %d, round %d", masked, use_run, round);
+                if (masked)
+                    cr_assert_eq(r.nonfull_sets, 16);
+                seen_full |= r.nonfull_sets == 0;
+            }
+            cr_assert(masked || seen_full, "the cache never became full");
+            replay_free(&r);
+        }
 }

@@ -23,6 +23,7 @@ int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t 
     r->alloc_mask = alloc_mask;
     r->ddio_mask = ddio_mask;
     r->isa = replay_best_isa();
+    r->nonfull_sets = r->c.nsets;
     return 0;
 }
 
@@ -41,6 +42,7 @@ static void flush_all(replay *r)
                     r->op[OP_FLUSH].writebacks++;
                 cache_remove(c, s, w);
             }
+    r->nonfull_sets = c->nsets;
 }
 
 int replay_access(replay *r, enum replay_op op, uint64_t addr)
@@ -73,6 +75,8 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
     uint64_t mask = (op == OP_PCIE_WR_FULL || op == OP_PCIE_WR_PART) ? r->ddio_mask : r->alloc_mask;
     cache_evicted ev;
     cache_fill(c, set, mask, line, writes ? ST_M : ST_E, &ev);
+    if (ev.line == CACHE_INVALID && *cache_valid(c, set) == c->full_mask)
+        r->nonfull_sets--;   /* filled the set's last empty way */
     if (ev.line != CACHE_INVALID && ev.meta == ST_M)
         k->writebacks++;
     return 0;
@@ -107,14 +111,27 @@ static void kernel_counts_fold(replay *r, const kernel_counts *kc)
 }
 
 /* The fast path counts an access, a hit and a writeback with one add to a
- * packed counter per op: accesses in bits 0-20, hits 21-41, writebacks
- * 42-62.  They are folded into kernel_counts every KERNEL_FOLD_BATCHES
- * batches (2^20 accesses: no field reaches 2^21) and at the end. */
-#define PACK_HIT 21
-#define PACK_WB 42
-#define PACK_FIELD ((1ull << 21) - 1)
-#define KERNEL_FOLD_BATCHES (1u << 17)
-_Static_assert((uint64_t)KERNEL_FOLD_BATCHES * KERNEL_BATCH < PACK_FIELD, "packed counters fold in time");
+ * packed counter per op and position in the batch: accesses in bits 16-31,
+ * hits 32-47, writebacks 48-63.  The low 16 bits take the junk of the
+ * increments' low byte, which is the way's next state (kernel_update stores
+ * that byte as the state and adds the same word to the counters: one table
+ * load for both): at most 3 per add.  A word gets at most one add per
+ * batch, so folding into kernel_counts every KERNEL_FOLD_BATCHES batches
+ * (and at the end) keeps every field below 2^16. */
+#define PACK_ACC 16
+#define PACK_HIT 32
+#define PACK_WB 48
+#define PACK_FIELD 0xFFFFull
+#define KERNEL_FOLD_BATCHES (1u << 13)
+_Static_assert(3ull * KERNEL_FOLD_BATCHES <= PACK_FIELD && KERNEL_FOLD_BATCHES <= PACK_FIELD,
+               "packed counters and the state junk below them fold in time");
+
+/* The probe's way code (kernel_probe): the hit way (below 16), or
+ * KERNEL_MISS_W plus something below 16 on a miss: bit 6 is the miss.  The
+ * entry of the state and counter table is at 4 * code + the way's old
+ * state: hits below 64, misses from 256. */
+#define KERNEL_MISS_W 64u
+#define KERNEL_ROW (4u * (KERNEL_MISS_W + 16u))
 
 /* The kernel's block offsets as constants of its tag-slot count (cache_init
  * lays blocks out so for any ways in slots-3..slots; run_lru_kernel checks). */
@@ -141,6 +158,9 @@ typedef struct kernel_env {
     uint64_t block_bytes, full;
     uint8_t *slice_base[KERNEL_MAX_SLICES];   /* xor mapping: block of set 0 of each slice */
     uint32_t slice_mul, slice_div, in_slice_mask;
+    /* The xor mapping's two low slice-hash tables (map->lfold[0], [1])
+     * widened to 32 bits: the per-access lookups need no zero extension. */
+    uint32_t lfold32[2][1u << CACHE_XOR_TABLE_BITS];
     uint32_t shift, ways, lru_shift, meta_off, repl_off;
     uint64_t spread[16];                /* LRU_ONES * way, for lru_order_to_mru_spread */
     uint64_t const_words[2];            /* -LRU_ONES, LRU_HIGHS, opaque to GCC (see kernel_fast) */
@@ -149,12 +169,22 @@ typedef struct kernel_env {
      * else ~0, which no valid mask equals: (valid ^ op_full[op]) != 0 says
      * that a miss of the op is not the steady case. */
     uint64_t op_full[OP_COUNT];
+    /* The ops whose every miss is the steady case (bit op): those that may
+     * use every way, while every set is full (r->nonfull_sets is 0); none
+     * otherwise.  kernel_set_steady_ops keeps it up to date. */
+    uint32_t full_ops, steady_ops;
+    /* steady_ops as bytes: 0xFF at index op if its bit is set (a shuffle
+     * table for kernel_ops_steady). */
+    _Alignas(16) uint8_t steady_bytes[16];
     uint8_t op_state[OP_COUNT];         /* coherence state of a line each op fills */
-    /* Indexed by op * 8 + hit * 4 + state of the way before the access (a
-     * hit: the line's; a miss: the victim's): the way's new state, and the
-     * packed counter increment (an access, a hit, a writeback). */
-    uint8_t next_state[OP_COUNT * 8];
-    uint64_t count_inc[OP_COUNT * 8];
+    /* Row op, entry 4 * way code + state of the way before the access (a
+     * hit: the line's; a miss: the victim's): the packed counter increment
+     * (an access, a hit, a writeback) with the way's new state in its low
+     * byte (see PACK_ACC). */
+    uint64_t state_count[OP_COUNT][KERNEL_ROW];
+    /* state_count[op]: a load where the op varies (a multiply by the row
+     * size took four instructions). */
+    const uint64_t *state_row[OP_COUNT];
     /* One packed counter per op and position in the batch (k): the
      * increments of consecutive accesses go to different words, so they do
      * not wait for each other through memory. */
@@ -167,9 +197,9 @@ static void kernel_fold_packed(kernel_env *ke)
     for (int k = 0; k < KERNEL_BATCH; k++)
         for (int op = 0; op < OP_COUNT; op++) {
             const uint64_t p = ke->packed[k][op];
-            ke->kc.accesses[op] += p & PACK_FIELD;
+            ke->kc.accesses[op] += (p >> PACK_ACC) & PACK_FIELD;
             ke->kc.hits[op] += (p >> PACK_HIT) & PACK_FIELD;
-            ke->kc.writebacks[op] += p >> PACK_WB;
+            ke->kc.writebacks[op] += (p >> PACK_WB) & PACK_FIELD;
             ke->packed[k][op] = 0;
         }
 }
@@ -214,6 +244,22 @@ static inline __attribute__((always_inline)) void kernel_map(const kernel_env *k
 #define KERNEL_HASH_LOW_BITS (2 * CACHE_XOR_TABLE_BITS)
 _Static_assert(CACHE_XOR_TABLES == 4, "two tables per access, two per batch");
 
+/* Line bits 11..21 (the index into the second slice-hash table); `bmi`
+ * (the x86-64-v3 kernel): one bextr instead of a copy, a shift and a mask
+ * (inline assembly: the function is inlined into the base kernel too). */
+static inline __attribute__((always_inline)) uint64_t kernel_bits11(uint64_t line, const int bmi)
+{
+    _Static_assert(CACHE_XOR_TABLE_BITS == 11, "bextr control 0x0B0B: 11 bits from bit 11");
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (bmi) {
+        uint64_t r;
+        __asm__("bextr %2, %1, %0" : "=r"(r) : "rm"(line), "r"((uint64_t)0x0B0B) : "cc");
+        return r;
+    }
+#endif
+    return (line >> CACHE_XOR_TABLE_BITS) & ((1u << CACHE_XOR_TABLE_BITS) - 1);
+}
+
 /* kernel_map for a whole batch with the xor mapping.  The slice hash is
  * linear over GF(2) (the XOR of each line bit's part), so when the batch's
  * lines agree above their low 22 bits (lines within one 2^22-line region:
@@ -223,7 +269,7 @@ _Static_assert(CACHE_XOR_TABLES == 4, "two tables per access, two per batch");
  * 4.  A batch whose lines spread further is mapped line by line. */
 static inline __attribute__((always_inline)) void kernel_map_batch_xor(const kernel_env *ke, const uint64_t *addrs,
                                                                        uint8_t **pb, uint64_t (*pl)[2],
-                                                                       const uint32_t slots)
+                                                                       const uint32_t slots, const int bmi)
 {
     const uint64_t first = addrs[0] >> ke->shift;
     uint64_t diff = 0;
@@ -247,11 +293,19 @@ static inline __attribute__((always_inline)) void kernel_map_batch_xor(const ker
 #pragma GCC unroll 8
     for (size_t k = 0; k < KERNEL_BATCH; k++) {
         const uint64_t line = pl[k][0];
-        const uint32_t h = ke->map->lfold[0][line & tk] ^ ke->map->lfold[1][(line >> CACHE_XOR_TABLE_BITS) & tk] ^ hi;
+        const uint32_t h = ke->lfold32[0][line & tk] ^ ke->lfold32[1][kernel_bits11(line, bmi)] ^ hi;
         uint8_t *b = kernel_xor_block(ke, line, h, slots);
         pb[k] = b;
         kernel_prefetch_block(b);
     }
+}
+
+/* The fast path's steady ops after the number of non-full sets changed. */
+static void kernel_set_steady_ops(kernel_env *ke)
+{
+    ke->steady_ops = ke->r->nonfull_sets == 0 ? ke->full_ops : 0;
+    for (uint32_t op = 0; op < 16; op++)
+        ke->steady_bytes[op] = op < OP_COUNT && ((ke->steady_ops >> op) & 1) ? 0xFF : 0;
 }
 
 /* One access of the kernel to the set block `blk`, any case: the path of
@@ -281,6 +335,8 @@ static void kernel_step_general(kernel_env *ke, uint32_t op, uint64_t line, uint
     if (empty) {
         way = (uint32_t)__builtin_ctzll(empty);
         *valid |= 1ull << way;
+        if (*valid == ke->full && --ke->r->nonfull_sets == 0)
+            kernel_set_steady_ops(ke);
     } else {
         way = lru_order_victim(*order, ke->ways, mask);
         if (meta[way] == ST_M)
@@ -339,6 +395,20 @@ static inline uint64_t kernel_ctz(uint64_t x)
     return r;
 #else
     return (uint64_t)__builtin_ctzll(x);
+#endif
+}
+
+/* x << 4 as a multiply: one instruction with its own destination, where
+ * the shift needs a copy of x first (x is used again).  The multiply's
+ * latency is that of the zero-field search beside it. */
+static inline uint64_t kernel_times16(uint64_t x)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t y;
+    __asm__("imul $16, %1, %0" : "=r"(y) : "rm"(x) : "cc");
+    return y;
+#else
+    return x << 4;
 #endif
 }
 
@@ -424,62 +494,95 @@ static inline __attribute__((always_inline)) uint64_t kernel_match_avx2(const ui
 }
 #endif
 
-/* The first half of kernel_fast: the way `*w` that holds the line if any
- * (`*miss`: 0 if it does, all ones if not), and whether the access is one for kernel_step_general (nonzero:
- * a miss that is not the steady case); `op_full` is ke->op_full of the op.
- * `exact` (the x86-64-v3 kernel): full-tag compares instead of candidates
- * on the low 32 bits and a check of the first one. */
+/* The first half of kernel_fast: the way code `*wm` (KERNEL_MISS_W: the
+ * way that holds the line if any, else 64 or more), and whether the access
+ * is one for kernel_step_general (nonzero: a miss that is not the steady
+ * case); `op_full` is ke->op_full of the op.  `exact` (the x86-64-v3
+ * kernel): full-tag compares instead of candidates on the low 32 bits and a
+ * check of the first one. */
 static inline __attribute__((always_inline)) uint64_t kernel_probe(uint64_t op_full, const uint64_t *lslot,
                                                                    const uint8_t *blk, const uint32_t slots,
-                                                                   const int exact, uint64_t *w, uint64_t *miss)
+                                                                   const int exact, const int full, uint64_t *wm)
 {
     const uint64_t *tags = (const uint64_t *)(const void *)blk, *valid = tags + slots;
+    uint64_t miss;
 #ifdef KERNEL_X86_64_V3
     if (exact) {
-        /* The match itself (at most one way holds a line): on a miss w is
-         * 64, unused (the way is the victim); a miss is the steady case if
-         * the set is full and the op may use every way. */
+        /* The match itself (at most one way holds a line): on a miss the
+         * code is tzcnt's 64; a miss is the steady case if the set is full
+         * and the op may use every way. */
         const uint64_t m = kernel_match_avx2(tags, slots, lslot);
-        kernel_ctz_miss(m, w, miss);
-        return (*valid ^ op_full) & *miss;
+        if (full) {   /* every miss is the steady case */
+            *wm = kernel_ctz(m);
+            return 0;
+        }
+        kernel_ctz_miss(m, wm, &miss);
+        return (*valid ^ op_full) & miss;
     }
 #endif
     const uint64_t cand = kernel_candidates(tags, slots, lslot);
     /* The first candidate, or the last slot when there is none: that slot
      * does not hold `line` then (it would be a candidate). */
-    *w = kernel_ctz(cand | (1ull << (slots - 1)));
-    *miss = 0 - (uint64_t)(tags[*w] != lslot[0]);
+    const uint64_t w = kernel_ctz(cand | (1ull << (slots - 1)));
+    miss = 0 - (uint64_t)(tags[w] != lslot[0]);
+    *wm = w | (miss & KERNEL_MISS_W);
     /* A miss leaves the fast path unless the set is full, the op may use
      * every way (op_full) and no way other than w can hold the line (no
      * candidate at all: a candidate that is not the line may hide a second
      * one; a padding slot that is a candidate sends the access to the
      * general path too, correctly). */
-    const uint64_t unsteady = (*valid ^ op_full) | cand;
-    return unsteady & *miss;
+    const uint64_t unsteady = full ? cand : (*valid ^ op_full) | cand;
+    return unsteady & miss;
 }
 
-/* The second half: the way is the hit way w or the victim, its tag is
- * rewritten (unchanged on a hit), its state and the counters come from
- * tables indexed by (op, hit, old state), and it moves to the front. */
-static inline __attribute__((always_inline)) void kernel_update(const kernel_env *ke, const uint8_t *next_state,
-                                                                const uint64_t *count_inc, uint64_t *packed,
-                                                                uint64_t line, uint8_t *blk, const uint32_t slots,
-                                                                const uint32_t cways, uint64_t w, uint64_t miss)
+/* The way of code wm if it is a hit, else `victim` (a conditional move:
+ * see kernel_select). */
+static inline uint64_t kernel_select_way(uint64_t wm, uint64_t victim)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    _Static_assert(KERNEL_MISS_W == 64, "test $64");
+    __asm__("test $64, %1\n\tcmovz %1, %0" : "+r"(victim) : "r"(wm) : "cc");
+    return victim;
+#else
+    return wm & KERNEL_MISS_W ? victim : wm;
+#endif
+}
+
+/* The LRU way of the block at blk whose order word is o: o >> 4 (ways - 1)
+ * (fields past the last way are 0); for an odd constant way count, the low
+ * nibble of a byte whose high nibble is 0: a load that does not wait for o
+ * (little-endian hosts).  cways: the way count as a constant of the
+ * instance (0: any, from ke). */
+static inline __attribute__((always_inline)) uint64_t kernel_victim(const kernel_env *ke, const uint8_t *blk,
+                                                                    uint64_t o, const uint32_t slots,
+                                                                    const uint32_t cways)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (cways & 1)
+        return blk[KERNEL_REPL_OFF(slots) + (cways - 1) / 2];
+#endif
+    return o >> (cways ? 4 * (cways - 1) : ke->lru_shift);
+}
+
+/* The second half: the way is the hit way or the victim, its tag is
+ * rewritten (unchanged on a hit), its state and the counters come from one
+ * entry of the op's table row, indexed by (way code, old state), and it
+ * moves to the front. */
+static inline __attribute__((always_inline)) void kernel_update(const kernel_env *ke, const uint64_t *row,
+                                                                uint64_t *packed, uint64_t line, uint8_t *blk,
+                                                                const uint32_t slots, const uint32_t cways,
+                                                                uint64_t wm)
 {
     uint64_t *tags = (uint64_t *)(void *)blk;
     uint64_t *order = (uint64_t *)(void *)(blk + KERNEL_REPL_OFF(slots));
     uint8_t *meta = blk + KERNEL_META_OFF(slots);
     const uint64_t o = *order;
-    /* Fields past the LRU end are 0; cways: the way count as a constant of
-     * the instance (0: any, from ke). */
-    const uint64_t victim = o >> (cways ? 4 * (cways - 1) : ke->lru_shift);
-    const uint64_t way = kernel_select(miss, victim, w);
+    const uint64_t way = kernel_select_way(wm, kernel_victim(ke, blk, o, slots, cways));
     const uint32_t old = meta[way];
-    KERNEL_CHECK(way < ke->ways && old <= ST_M);
-    /* hit * 4 + old: miss is 0 or all ones. */
-    const uint64_t idx = old + 4 + (miss << 2);
-    meta[way] = next_state[idx];
-    *packed += count_inc[idx];
+    KERNEL_CHECK(way < ke->ways && old <= ST_M && wm < KERNEL_ROW / 4);
+    const uint64_t e = row[4 * wm + old];
+    meta[way] = (uint8_t)e;
+    *packed += e;
     tags[way] = line;
     /* lru_order_to_mru_spread with its two 64-bit constants read from
      * memory: as immediates they take two movabs per access, the kernel
@@ -489,7 +592,7 @@ static inline __attribute__((always_inline)) void kernel_update(const kernel_env
     const uint64_t x = o ^ ke->spread[way];
     const uint64_t z = (x + ke->const_words[0]) & ~x & ke->const_words[1];
     const uint64_t upto = z ^ (z - 1);
-    *order = o ^ ((x ^ (x << 4)) & upto);
+    *order = o ^ ((x ^ kernel_times16(x)) & upto);
 }
 
 /* One access (not a flush) of the kernel to the set block `blk`, or 0 when
@@ -501,11 +604,10 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
                                                              uint8_t *blk, const uint32_t slots, const uint32_t cways,
                                                              const int exact, size_t k)
 {
-    uint64_t w, miss;
-    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, &w, &miss) != 0, 0))
+    uint64_t wm;
+    if (__builtin_expect(kernel_probe(ke->op_full[op], lslot, blk, slots, exact, 0, &wm) != 0, 0))
         return 0;
-    kernel_update(ke, ke->next_state + op * 8, ke->count_inc + op * 8, &ke->packed[k][op], lslot[0], blk, slots,
-                  cways, w, miss);
+    kernel_update(ke, ke->state_row[op], &ke->packed[k][op], lslot[0], blk, slots, cways, wm);
     return 1;
 }
 
@@ -518,20 +620,22 @@ static inline __attribute__((always_inline)) int kernel_fast(kernel_env *ke, uin
  * caller replays them in turn). */
 #define KERNEL_GROUP 4
 /* `uniform`: every op of the group is `uop` (a uniform batch), which is
- * then kept in a register instead of being loaded per access. */
+ * then kept in a register instead of being loaded per access.  `full`:
+ * every set of the cache is full and the ops may use every way, so every
+ * miss is the steady case (ke->steady_ops). */
 static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *ke, const uint8_t *ops,
                                                                    const uint64_t (*lslot)[2], uint8_t *const *blk,
                                                                    const uint32_t slots, const uint32_t cways,
                                                                    const int exact, size_t a, const int uniform,
-                                                                   uint32_t uop)
+                                                                   uint32_t uop, const int full)
 {
-    uint64_t w0, w1, w2, w3, m0, m1, m2, m3;
+    uint64_t w0, w1, w2, w3;
 #define KERNEL_OP(I) (uniform ? uop : ops[a + (I)])
 #define KERNEL_OP_FULL(I) (ke->op_full[KERNEL_OP(I)])
-    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, &w0, &m0) |
-                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, &w1, &m1) |
-                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, &w2, &m2) |
-                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, &w3, &m3);
+    uint64_t bad = kernel_probe(KERNEL_OP_FULL(0), lslot[a], blk[a], slots, exact, full, &w0) |
+                   kernel_probe(KERNEL_OP_FULL(1), lslot[a + 1], blk[a + 1], slots, exact, full, &w1) |
+                   kernel_probe(KERNEL_OP_FULL(2), lslot[a + 2], blk[a + 2], slots, exact, full, &w2) |
+                   kernel_probe(KERNEL_OP_FULL(3), lslot[a + 3], blk[a + 3], slots, exact, full, &w3);
 #undef KERNEL_OP_FULL
 #ifdef __SSE2__
     /* Two blocks are the same iff the low 32 bits of their addresses are
@@ -552,13 +656,14 @@ static inline __attribute__((always_inline)) int kernel_fast_group(kernel_env *k
     /* The ops and lines are read again rather than kept in registers
      * through the probes (GCC spilled them). */
     __asm__("" : : : "memory");
-#define KERNEL_UPDATE_AT(I, W, H)                                                                          \
-    kernel_update(ke, ke->next_state + KERNEL_OP(I) * 8, ke->count_inc + KERNEL_OP(I) * 8,                      \
-                  &ke->packed[a + (I)][KERNEL_OP(I)], lslot[a + (I)][0], blk[a + (I)], slots, cways, W, H)
-    KERNEL_UPDATE_AT(0, w0, m0);
-    KERNEL_UPDATE_AT(1, w1, m1);
-    KERNEL_UPDATE_AT(2, w2, m2);
-    KERNEL_UPDATE_AT(3, w3, m3);
+#define KERNEL_UPDATE_AT(I, W)                                                                              \
+    kernel_update(ke, uniform ? ke->state_count[uop] : ke->state_row[ops[a + (I)]],                              \
+                  &ke->packed[a + (I)][KERNEL_OP(I)], lslot[a + (I)][0],                                        \
+                  blk[a + (I)], slots, cways, W)
+    KERNEL_UPDATE_AT(0, w0);
+    KERNEL_UPDATE_AT(1, w1);
+    KERNEL_UPDATE_AT(2, w2);
+    KERNEL_UPDATE_AT(3, w3);
 #undef KERNEL_UPDATE_AT
 #undef KERNEL_OP
     return 1;
@@ -578,9 +683,10 @@ static inline __attribute__((always_inline)) int kernel_step(kernel_env *ke, uin
 /* The access kernel_step left: a flush or kernel_step_general's cases. */
 static void kernel_step_rare(kernel_env *ke, uint32_t op, uint64_t line, uint8_t *blk, uint32_t slots)
 {
-    if (op == OP_FLUSH)
+    if (op == OP_FLUSH) {
         replay_access(ke->r, OP_FLUSH, 0);
-    else
+        kernel_set_steady_ops(ke);
+    } else
         kernel_step_general(ke, op, line, blk, slots);
 }
 
@@ -607,19 +713,19 @@ static inline int kernel_ops_plain(const uint8_t *ops)
  * the groups follow each other without a loop test; a group that
  * kernel_fast_group declines leaves the switch, is replayed access by
  * access, and the next group resumes it at its position. */
-#define KERNEL_FAST_GROUP_AT(K, U, UOP)                                           \
+#define KERNEL_FAST_GROUP_AT(K, U, UOP, F)                                        \
     case K:                                                                    \
-        if (!kernel_fast_group(ke, bops, bl, bb, slots, cways, exact, K, U, UOP)) {              \
+        if (!kernel_fast_group(ke, bops, bl, bb, slots, cways, exact, K, U, UOP, F)) {           \
             k = K;                                                             \
             break;                                                             \
         }                                                                      \
         __attribute__((fallthrough));
-#define KERNEL_PLAIN_BATCH(U, UOP)                                                                        \
+#define KERNEL_PLAIN_BATCH(U, UOP, F)                                                                     \
     do {                                                                                               \
         for (;;) {                                                                                     \
             switch (k) {                                                                               \
-            KERNEL_FAST_GROUP_AT(0, U, UOP)                                                               \
-            KERNEL_FAST_GROUP_AT(4, U, UOP)                                                               \
+            KERNEL_FAST_GROUP_AT(0, U, UOP, F)                                                            \
+            KERNEL_FAST_GROUP_AT(4, U, UOP, F)                                                            \
             case KERNEL_BATCH:                                                                         \
                 k = KERNEL_BATCH;                                                                      \
                 break;                                                                                 \
@@ -636,6 +742,34 @@ static inline int kernel_ops_plain(const uint8_t *ops)
         }                                                                                              \
     } while (0)
 _Static_assert(KERNEL_BATCH == 8 && KERNEL_GROUP == 4, "KERNEL_PLAIN_BATCH: groups at 0 and 4");
+
+/* Whether the 8 plain ops at `ops` (in range: kernel_ops_plain) are all in
+ * ke->steady_ops, so that a mixed batch can skip the steady-miss test
+ * too.  Only in the x86-64-v3 kernel (`ssse3`): one byte shuffle of the
+ * ops through steady_bytes, in inline assembly (see kernel_match_avx2);
+ * else 0 (the batch takes the general test). */
+static inline __attribute__((always_inline)) int kernel_ops_steady(const kernel_env *ke, const uint8_t *ops,
+                                                                   const int ssse3)
+{
+#ifdef KERNEL_X86_64_V3
+    if (ssse3) {
+        typedef struct { uint8_t b[8]; } ops8;
+        typedef struct { uint8_t b[16]; } bytes16;
+        uint32_t m;
+        __asm__("vmovq %[ops], %%xmm14\n\t"
+                "vmovdqa %[tab], %%xmm15\n\t"
+                "vpshufb %%xmm14, %%xmm15, %%xmm15\n\t"
+                "vpmovmskb %%xmm15, %[m]"
+                : [m] "=r"(m)
+                : [ops] "m"(*(const ops8 *)(const void *)ops), [tab] "m"(*(const bytes16 *)(const void *)ke->steady_bytes)
+                : "xmm14", "xmm15");
+        return (m & 0xFF) == 0xFF;
+    }
+#endif
+    (void)ke;
+    (void)ops;
+    return 0;
+}
 
 /* The op of the 8 ops at `ops` when they are all the same plain op (in range,
  * not a flush), else OP_COUNT. */
@@ -663,9 +797,15 @@ static inline __attribute__((always_inline)) void kernel_batch(kernel_env *ke, c
      * the op's rows of the tables once for the batch. */
     const uint32_t uop = m == KERNEL_BATCH ? kernel_ops_uniform(bops) : OP_COUNT;
     if (uop < OP_COUNT) {
-        KERNEL_PLAIN_BATCH(1, uop);
+        if ((ke->steady_ops >> uop) & 1)
+            KERNEL_PLAIN_BATCH(1, uop, 1);
+        else
+            KERNEL_PLAIN_BATCH(1, uop, 0);
     } else if (m == KERNEL_BATCH && kernel_ops_plain(bops)) {
-        KERNEL_PLAIN_BATCH(0, 0);
+        if (kernel_ops_steady(ke, bops, exact))
+            KERNEL_PLAIN_BATCH(0, 0, 1);
+        else
+            KERNEL_PLAIN_BATCH(0, 0, 0);
     } else {
         while (k < m) {
             for (; k < m; k++)
@@ -707,6 +847,10 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
     ke.slice_mul = c->map.slice_mul;
     ke.slice_div = c->map.slice_div;
     ke.in_slice_mask = c->map.sets_per_slice - 1;
+    if (xor_map)
+        for (uint32_t t = 0; t < 2; t++)
+            for (uint32_t v = 0; v < (1u << CACHE_XOR_TABLE_BITS); v++)
+                ke.lfold32[t][v] = c->map.lfold[t][v];
     ke.shift = c->map.line_shift;
     ke.ways = c->ways;
     ke.lru_shift = 4 * (c->ways - 1);
@@ -728,14 +872,17 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         /* A PCIe read miss allocates nothing: mask 0 keeps it off the steady path. */
         ke.op_mask[op] = op == OP_PCIE_RD ? 0 : (PCIE_WRITE_OPS >> op) & 1 ? r->ddio_mask : r->alloc_mask;
         ke.op_full[op] = ke.op_mask[op] == ke.full ? ke.full : ~0ull;
+        ke.full_ops |= (uint32_t)(ke.op_mask[op] == ke.full) << op;
         ke.op_state[op] = writes ? ST_M : ST_E;
-        for (uint32_t old = 0; old <= ST_M; old++) {
-            ke.next_state[op * 8 + 4 + old] = (uint8_t)(old | (writes ? ST_M : 0));
-            ke.count_inc[op * 8 + 4 + old] = 1 + (1ull << PACK_HIT);
-            ke.next_state[op * 8 + old] = ke.op_state[op];
-            ke.count_inc[op * 8 + old] = 1 + ((uint64_t)(old == ST_M) << PACK_WB);
+        ke.state_row[op] = ke.state_count[op];
+        for (uint32_t i = 0; i < KERNEL_ROW; i++) {
+            const uint32_t old = i & 3;
+            ke.state_count[op][i] = i < 4 * KERNEL_MISS_W
+                ? (uint64_t)(old | (writes ? ST_M : 0)) + (1ull << PACK_ACC) + (1ull << PACK_HIT)
+                : (uint64_t)ke.op_state[op] + (1ull << PACK_ACC) + ((uint64_t)(old == ST_M) << PACK_WB);
         }
     }
+    kernel_set_steady_ops(&ke);
     /* Batches: the blocks of batch b + KERNEL_AHEAD are computed and
      * prefetched (a small loop of its own) before batch b is replayed, so
      * each access is prefetched KERNEL_AHEAD batches ahead or more (blocks
@@ -763,7 +910,7 @@ lru_kernel(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n, const
         const size_t b = j / KERNEL_BATCH;
         const size_t ab = (b + KERNEL_AHEAD) % KERNEL_RING;
         if (xor_map) {
-            kernel_map_batch_xor(&ke, addrs + j + KERNEL_AHEAD * KERNEL_BATCH, blk[ab], line[ab], slots);
+            kernel_map_batch_xor(&ke, addrs + j + KERNEL_AHEAD * KERNEL_BATCH, blk[ab], line[ab], slots, exact);
         } else {
 #pragma GCC unroll 8
             for (size_t k = 0; k < KERNEL_BATCH; k++)

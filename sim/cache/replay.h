@@ -34,6 +34,11 @@ typedef struct replay {
      * (replay_best_isa); a caller may lower it (the tests check each
      * version against the generic path), never raise it. */
     enum replay_isa isa;
+    /* Sets with an empty way: the LRU kernel treats every miss of an op
+     * that may use every way as the steady case (the victim is the LRU
+     * end) when this is 0.  replay_* keep it; the cache must not be
+     * changed otherwise. */
+    uint64_t nonfull_sets;
 } replay;
 
 int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t alloc_mask,
