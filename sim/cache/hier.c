@@ -1557,6 +1557,32 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
     access_entry(h, req, core, line, llc_set, res);
 }
 
+/* hier_access_set with the request fixed (see hier.h): the entry's
+ * request tests fold away and core_entry / pcie_entry get constants. */
+void hier_core_rd_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_CORE_RD, core, line, llc_set, res);
+}
+
+void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_CORE_WR, core, line, llc_set, res);
+}
+
+void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_PCIE_RD, 0, line, llc_set, res);
+}
+
+void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_PCIE_WR_FULL, 0, line, llc_set, res);
+}
+
 #define RUN_CHUNK 64u
 #define HINT_NO_WAY 0xFFu
 
