@@ -1398,7 +1398,7 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
 
 /* A core request core_l2_mru did not finish: the lean hit anywhere in the
  * own L2, else the move from the LLC. */
-static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, hier_result *res)
 {
     uint8_t *b = l2_block_lean(h, core, line);
@@ -1430,7 +1430,7 @@ static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req 
 }
 
 /* pcie_lean out of line (the entry's tail call). */
-static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                  hier_result *res)
 {
     if (req == REQ_PCIE_RD && h->rd_miss_fast) {
@@ -1461,6 +1461,45 @@ static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req 
         }
     }
     pcie_lean(h, req, line, llc_set, res);
+}
+
+/* core_entry_in and pcie_entry_in out of line (the entry's tail calls):
+ * for any request, and compiled once more for each request of the
+ * fixed-request entries (hier_core_rd_set, ...), where the request's tests
+ * fold (the L2 state on a write, the counters' address, pcie_entry's
+ * choice between the read and the write path). */
+static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                          uint32_t llc_set, hier_result *res)
+{
+    core_entry_in(h, req, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void core_entry_rd(hier *h, uint32_t core, uint64_t line, uint32_t llc_set,
+                                                             hier_result *res)
+{
+    core_entry_in(h, REQ_CORE_RD, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void core_entry_wr(hier *h, uint32_t core, uint64_t line, uint32_t llc_set,
+                                                             hier_result *res)
+{
+    core_entry_in(h, REQ_CORE_WR, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+                                                          hier_result *res)
+{
+    pcie_entry_in(h, req, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry_rd(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    pcie_entry_in(h, REQ_PCIE_RD, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry_wr(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    pcie_entry_in(h, REQ_PCIE_WR_FULL, line, llc_set, res);
 }
 
 /* The most frequent access of all, in the entry itself with few enough
@@ -1534,12 +1573,24 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores) {
-        if (!core_l2_mru(h, req, core, line, llc_set, res))
+        if (core_l2_mru(h, req, core, line, llc_set, res))
+            return;
+        if (__builtin_constant_p(req) && req == REQ_CORE_RD)   /* the fixed-request entries */
+            core_entry_rd(h, core, line, llc_set, res);
+        else if (__builtin_constant_p(req) && req == REQ_CORE_WR)
+            core_entry_wr(h, core, line, llc_set, res);
+        else
             core_entry(h, req, core, line, llc_set, res);
         return;
     }
     if (req <= REQ_PCIE_RD && h->llc_lean && llc_set != UINT32_MAX) {
-        if (!pcie_mru(h, req, line, llc_set, res))
+        if (pcie_mru(h, req, line, llc_set, res))
+            return;
+        if (__builtin_constant_p(req) && req == REQ_PCIE_RD)
+            pcie_entry_rd(h, line, llc_set, res);
+        else if (__builtin_constant_p(req) && req == REQ_PCIE_WR_FULL)
+            pcie_entry_wr(h, line, llc_set, res);
+        else
             pcie_entry(h, req, line, llc_set, res);
         return;
     }
