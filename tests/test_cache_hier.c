@@ -766,7 +766,8 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
 }
 
 /* hier_access_hint (a core request with a DMA hint word: the move from
- * the hint's LLC way without the L2 and LLC lookups) against hier_access on
+ * the hint's LLC way without the L2 and LLC lookups), and every other core
+ * request through hier_core_rd_hint / hier_core_wr_hint, against hier_access on
  * a general-only hierarchy.  The hints come from the write and read runs
  * of h[0], or name the right set and a random (often wrong) way; lines in
  * every place, with and without another core's L2 (S) copy. */
@@ -807,7 +808,12 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
             uint32_t way = (uint32_t)ddio_rng_below(&rng, c.llc.ways + 1);
             hint = (uint64_t)(hier_llc_set(&h[0], line) + 1) << 8 | (way == c.llc.ways ? 0xFF : way);
         }
-        hier_access_hint(&h[0], q, core, line, hint, &a);
+        if (i % 2 && q == REQ_CORE_RD)   /* the fixed-request hint entries */
+            hier_core_rd_hint(&h[0], core, line, hint, &a);
+        else if (i % 2 && q == REQ_CORE_WR)
+            hier_core_wr_hint(&h[0], core, line, hint, &a);
+        else
+            hier_access_hint(&h[0], q, core, line, hint, &a);
         hier_access(&h[1], q, core, line, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines + 6, i);

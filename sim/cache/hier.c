@@ -1642,8 +1642,8 @@ void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res
  * probe access_core_move makes anyway), the own-L2 lookup would miss and
  * the LLC lookup find that way, so the move is done at once.  Anything
  * else goes through the entry as hier_access_set. */
-static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
-                                                uint32_t way, hier_result *res)
+static inline __attribute__((always_inline)) void hint_move_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                               uint32_t set, uint32_t way, hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((1ull << way) == match_in(&h->llc, set, line));
@@ -1656,10 +1656,31 @@ static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req r
     access_entry(h, req, core, line, set, res);
 }
 
+/* hint_move_in out of line: for any request, and once more for each core
+ * request (the fixed-request hint entries, hier_core_rd_hint / _wr_hint). */
+static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                         uint32_t set, uint32_t way, hier_result *res)
+{
+    hint_move_in(h, req, core, line, set, way, res);
+}
+
+static __attribute__((noinline, flatten)) void hint_move_rd(hier *h, uint32_t core, uint64_t line, uint32_t set,
+                                                            uint32_t way, hier_result *res)
+{
+    hint_move_in(h, REQ_CORE_RD, core, line, set, way, res);
+}
+
+static __attribute__((noinline, flatten)) void hint_move_wr(hier *h, uint32_t core, uint64_t line, uint32_t set,
+                                                            uint32_t way, hier_result *res)
+{
+    hint_move_in(h, REQ_CORE_WR, core, line, set, way, res);
+}
+
 /* The test in the entry, frame-less like access_entry's own: a hint's way
  * byte by its low 6 bits in core_move_ways without way 63 (HINT_NO_WAY
  * fails), as in pcie_run's tight loop. */
-void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+static inline __attribute__((always_inline)) void access_hint_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                                 uint64_t hint, hier_result *res)
 {
     assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
     const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 63;
@@ -1668,10 +1689,30 @@ void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, u
 #endif
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && (((h->core_move_ways & ~(1ull << 63)) >> way) & 1) &&
         cache_tags(&h->llc, set)[way] == line) {
-        hint_move(h, req, core, line, set, way, res);
+        if (__builtin_constant_p(req) && req == REQ_CORE_RD)
+            hint_move_rd(h, core, line, set, way, res);
+        else if (__builtin_constant_p(req) && req == REQ_CORE_WR)
+            hint_move_wr(h, core, line, set, way, res);
+        else
+            hint_move(h, req, core, line, set, way, res);
         return;
     }
     access_entry(h, req, core, line, set, res);
+}
+
+void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    access_hint_in(h, req, core, line, hint, res);
+}
+
+void hier_core_rd_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    access_hint_in(h, REQ_CORE_RD, core, line, hint, res);
+}
+
+void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    access_hint_in(h, REQ_CORE_WR, core, line, hint, res);
 }
 
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)

@@ -141,6 +141,11 @@ static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
  * first line, which the NIC just wrote). */
 void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
 
+/* The same for REQ_CORE_RD and REQ_CORE_WR, the request's tests resolved at
+ * compile time (as hier_core_rd_set). */
+void hier_core_rd_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
+void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
+
 /* The NIC writes (DMA) the n consecutive lines first.. of one buffer: PCIe
  * writes, partial (RFO) for the first line if head_partial and for the last
  * if tail_partial, full-line (ItoM) otherwise.  Exactly n hier_access calls

@@ -211,8 +211,10 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             continue;
         }
         enum coh_req req = ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD;
-        if (hint)
-            hier_access_hint(&s->h, req, c, line, hint, &r);
+        if (hint && req == REQ_CORE_RD)   /* the entries for one request each (hier.h) */
+            hier_core_rd_hint(&s->h, c, line, hint, &r);
+        else if (hint)
+            hier_core_wr_hint(&s->h, c, line, hint, &r);
         else
             hier_access(&s->h, req, c, line, &r);
         if (first)
