@@ -766,7 +766,8 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
 }
 
 /* hier_access_hint (a core request with a DMA hint word: the move from
- * the hint's LLC way without the L2 and LLC lookups) against hier_access on
+ * the hint's LLC way without the L2 and LLC lookups), and every other core
+ * request through hier_core_rd_hint / hier_core_wr_hint, against hier_access on
  * a general-only hierarchy.  The hints come from the write and read runs
  * of h[0], or name the right set and a random (often wrong) way; lines in
  * every place, with and without another core's L2 (S) copy. */
@@ -807,7 +808,12 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
             uint32_t way = (uint32_t)ddio_rng_below(&rng, c.llc.ways + 1);
             hint = (uint64_t)(hier_llc_set(&h[0], line) + 1) << 8 | (way == c.llc.ways ? 0xFF : way);
         }
-        hier_access_hint(&h[0], q, core, line, hint, &a);
+        if (i % 2 && q == REQ_CORE_RD)   /* the fixed-request hint entries */
+            hier_core_rd_hint(&h[0], core, line, hint, &a);
+        else if (i % 2 && q == REQ_CORE_WR)
+            hier_core_wr_hint(&h[0], core, line, hint, &a);
+        else
+            hier_access_hint(&h[0], q, core, line, hint, &a);
         hier_access(&h[1], q, core, line, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines + 6, i);
@@ -827,10 +833,25 @@ Test(cache_hier, access_with_hint_equals_general_path)
     access_hint_equal(HIER_INCLUSIVE, "lru", 44);
 }
 
+/* hier_access_set through the entry for the request when there is one
+ * (hier_core_rd_set, hier_core_wr_set, hier_pcie_rd_set, hier_pcie_wr_set:
+ * the request fixed at compile time; the PCIe ones have no core). */
+static void access_fixed(hier *h, enum coh_req q, uint32_t core, uint64_t line, uint32_t set, hier_result *r)
+{
+    switch (q) {
+    case REQ_CORE_RD: hier_core_rd_set(h, core, line, set, r); break;
+    case REQ_CORE_WR: hier_core_wr_set(h, core, line, set, r); break;
+    case REQ_PCIE_RD: hier_pcie_rd_set(h, line, set, r); break;
+    case REQ_PCIE_WR_FULL: hier_pcie_wr_set(h, line, set, r); break;
+    default: hier_access_set(h, q, core, line, set, r); break;
+    }
+}
+
 /* hier_access_set (the caller passes the LLC set, hier_llc_set) on the fast
  * paths against hier_access on a general-only hierarchy: every result,
- * place, counter and raw set block. */
-static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t seed)
+ * place, counter and raw set block.  `fixed`: through access_fixed's
+ * entries instead (the reference's PCIe requests keep their random core). */
+static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t seed, int fixed)
 {
     hier_config c = pair_config(mode, policy, policy);
     hier h[2];
@@ -845,7 +866,10 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
                                             REQ_CORE_WR};
         enum coh_req q = reqs[ddio_rng_below(&rng, 5)];
         hier_result a, b;
-        hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        if (fixed)
+            access_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        else
+            hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
         hier_access(&h[1], q, core, line, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines, i);
@@ -860,11 +884,21 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
 
 Test(cache_hier, access_with_known_set_equals_general_path)
 {
-    access_set_equal(HIER_NONINCLUSIVE, "lru", 31);
-    access_set_equal(HIER_NONINCLUSIVE, "bip", 32);
-    access_set_equal(HIER_NONINCLUSIVE, "srrip", 33);
-    access_set_equal(HIER_INCLUSIVE, "lru", 34);
-    access_set_equal(HIER_INCLUSIVE, "drrip", 35);
+    access_set_equal(HIER_NONINCLUSIVE, "lru", 31, 0);
+    access_set_equal(HIER_NONINCLUSIVE, "bip", 32, 0);
+    access_set_equal(HIER_NONINCLUSIVE, "srrip", 33, 0);
+    access_set_equal(HIER_INCLUSIVE, "lru", 34, 0);
+    access_set_equal(HIER_INCLUSIVE, "drrip", 35, 0);
+}
+
+/* The same through the fixed-request entries (hier_core_rd_set, ...). */
+Test(cache_hier, fixed_request_entries_equal_general_path)
+{
+    access_set_equal(HIER_NONINCLUSIVE, "lru", 131, 1);
+    access_set_equal(HIER_NONINCLUSIVE, "bip", 132, 1);
+    access_set_equal(HIER_NONINCLUSIVE, "srrip", 133, 1);
+    access_set_equal(HIER_INCLUSIVE, "lru", 134, 1);
+    access_set_equal(HIER_INCLUSIVE, "drrip", 135, 1);
 }
 
 /* The lean own-L2 hit (hier.c core_l2_lean: L2 geometry read from h, the S
@@ -895,8 +929,10 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
                                             REQ_PCIE_RD, REQ_PCIE_WR_FULL};
         enum coh_req q = reqs[ddio_rng_below(&rng, 7)];
         hier_result a, b;
-        if (i % 2)
+        if (i % 3 == 1)
             hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        else if (i % 3 == 2)   /* the fixed-request entries (hier_core_rd_set, ...) */
+            access_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
         else
             hier_access(&h[0], q, core, line, &a);
         hier_access(&h[1], q, core, line, &b);
@@ -957,8 +993,10 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
                 col_seen[w.l2_core < 0 ? COL_MEM : w.l2_state == ST_S ? COL_L2_S : COL_L2_EM]++;
         }
         hier_result a, b;
-        if (i % 2)
+        if (i % 3 == 1)
             hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+        else if (i % 3 == 2)   /* the fixed-request entries (hier_core_rd_set, ...) */
+            access_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
         else
             hier_access(&h[0], q, core, line, &a);
         hier_access(&h[1], q, core, line, &b);

@@ -1398,7 +1398,7 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
 
 /* A core request core_l2_mru did not finish: the lean hit anywhere in the
  * own L2, else the move from the LLC. */
-static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, hier_result *res)
 {
     uint8_t *b = l2_block_lean(h, core, line);
@@ -1430,7 +1430,7 @@ static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req 
 }
 
 /* pcie_lean out of line (the entry's tail call). */
-static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                  hier_result *res)
 {
     if (req == REQ_PCIE_RD && h->rd_miss_fast) {
@@ -1461,6 +1461,45 @@ static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req 
         }
     }
     pcie_lean(h, req, line, llc_set, res);
+}
+
+/* core_entry_in and pcie_entry_in out of line (the entry's tail calls):
+ * for any request, and compiled once more for each request of the
+ * fixed-request entries (hier_core_rd_set, ...), where the request's tests
+ * fold (the L2 state on a write, the counters' address, pcie_entry's
+ * choice between the read and the write path). */
+static __attribute__((noinline, flatten)) void core_entry(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                          uint32_t llc_set, hier_result *res)
+{
+    core_entry_in(h, req, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void core_entry_rd(hier *h, uint32_t core, uint64_t line, uint32_t llc_set,
+                                                             hier_result *res)
+{
+    core_entry_in(h, REQ_CORE_RD, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void core_entry_wr(hier *h, uint32_t core, uint64_t line, uint32_t llc_set,
+                                                             hier_result *res)
+{
+    core_entry_in(h, REQ_CORE_WR, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+                                                          hier_result *res)
+{
+    pcie_entry_in(h, req, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry_rd(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    pcie_entry_in(h, REQ_PCIE_RD, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry_wr(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    pcie_entry_in(h, REQ_PCIE_WR_FULL, line, llc_set, res);
 }
 
 /* The most frequent access of all, in the entry itself with few enough
@@ -1534,12 +1573,24 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && h->l2_lean && core < h->cfg.cores) {
-        if (!core_l2_mru(h, req, core, line, llc_set, res))
+        if (core_l2_mru(h, req, core, line, llc_set, res))
+            return;
+        if (__builtin_constant_p(req) && req == REQ_CORE_RD)   /* the fixed-request entries */
+            core_entry_rd(h, core, line, llc_set, res);
+        else if (__builtin_constant_p(req) && req == REQ_CORE_WR)
+            core_entry_wr(h, core, line, llc_set, res);
+        else
             core_entry(h, req, core, line, llc_set, res);
         return;
     }
     if (req <= REQ_PCIE_RD && h->llc_lean && llc_set != UINT32_MAX) {
-        if (!pcie_mru(h, req, line, llc_set, res))
+        if (pcie_mru(h, req, line, llc_set, res))
+            return;
+        if (__builtin_constant_p(req) && req == REQ_PCIE_RD)
+            pcie_entry_rd(h, line, llc_set, res);
+        else if (__builtin_constant_p(req) && req == REQ_PCIE_WR_FULL)
+            pcie_entry_wr(h, line, llc_set, res);
+        else
             pcie_entry(h, req, line, llc_set, res);
         return;
     }
@@ -1557,6 +1608,32 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
     access_entry(h, req, core, line, llc_set, res);
 }
 
+/* hier_access_set with the request fixed (see hier.h): the entry's
+ * request tests fold away and core_entry / pcie_entry get constants. */
+void hier_core_rd_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_CORE_RD, core, line, llc_set, res);
+}
+
+void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_CORE_WR, core, line, llc_set, res);
+}
+
+void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_PCIE_RD, 0, line, llc_set, res);
+}
+
+void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    assert(llc_set < h->llc.nsets);
+    access_entry(h, REQ_PCIE_WR_FULL, 0, line, llc_set, res);
+}
+
 #define RUN_CHUNK 64u
 #define HINT_NO_WAY 0xFFu
 
@@ -1565,8 +1642,8 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
  * probe access_core_move makes anyway), the own-L2 lookup would miss and
  * the LLC lookup find that way, so the move is done at once.  Anything
  * else goes through the entry as hier_access_set. */
-static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t set,
-                                                uint32_t way, hier_result *res)
+static inline __attribute__((always_inline)) void hint_move_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                               uint32_t set, uint32_t way, hier_result *res)
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((1ull << way) == match_in(&h->llc, set, line));
@@ -1579,10 +1656,31 @@ static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req r
     access_entry(h, req, core, line, set, res);
 }
 
+/* hint_move_in out of line: for any request, and once more for each core
+ * request (the fixed-request hint entries, hier_core_rd_hint / _wr_hint). */
+static __attribute__((noinline, flatten)) void hint_move(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                         uint32_t set, uint32_t way, hier_result *res)
+{
+    hint_move_in(h, req, core, line, set, way, res);
+}
+
+static __attribute__((noinline, flatten)) void hint_move_rd(hier *h, uint32_t core, uint64_t line, uint32_t set,
+                                                            uint32_t way, hier_result *res)
+{
+    hint_move_in(h, REQ_CORE_RD, core, line, set, way, res);
+}
+
+static __attribute__((noinline, flatten)) void hint_move_wr(hier *h, uint32_t core, uint64_t line, uint32_t set,
+                                                            uint32_t way, hier_result *res)
+{
+    hint_move_in(h, REQ_CORE_WR, core, line, set, way, res);
+}
+
 /* The test in the entry, frame-less like access_entry's own: a hint's way
  * byte by its low 6 bits in core_move_ways without way 63 (HINT_NO_WAY
  * fails), as in pcie_run's tight loop. */
-void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+static inline __attribute__((always_inline)) void access_hint_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                                 uint64_t hint, hier_result *res)
 {
     assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
     const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 63;
@@ -1591,10 +1689,30 @@ void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, u
 #endif
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && (((h->core_move_ways & ~(1ull << 63)) >> way) & 1) &&
         cache_tags(&h->llc, set)[way] == line) {
-        hint_move(h, req, core, line, set, way, res);
+        if (__builtin_constant_p(req) && req == REQ_CORE_RD)
+            hint_move_rd(h, core, line, set, way, res);
+        else if (__builtin_constant_p(req) && req == REQ_CORE_WR)
+            hint_move_wr(h, core, line, set, way, res);
+        else
+            hint_move(h, req, core, line, set, way, res);
         return;
     }
     access_entry(h, req, core, line, set, res);
+}
+
+void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    access_hint_in(h, req, core, line, hint, res);
+}
+
+void hier_core_rd_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    access_hint_in(h, REQ_CORE_RD, core, line, hint, res);
+}
+
+void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res)
+{
+    access_hint_in(h, REQ_CORE_WR, core, line, hint, res);
 }
 
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
@@ -1694,14 +1812,13 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
              * the pass measured no slower wall-clock (MAWI, 1 core ring 256
              * and 4 cores rings 2048, 2026-11-22). */
             for (const uint64_t *hp = hints + base, *he = hp + m; hp < he; hp++) {
+                /* A zero hint (a buffer's first DMA) prefetches the
+                 * address before the blocks, which is harmless (a
+                 * prefetch never faults): no test per line. */
                 const uint64_t hv = *hp;
-                const uint8_t *b;
-                if (__builtin_expect(hv != 0, 1))
-                    b = (const uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags of the hint's set */
-                else
-                    b = (const uint8_t *)cache_view_tags(v, cache_set(&h->llc, first + (uint64_t)(hp - hints)));
+                const uint8_t *b = (const uint8_t *)(blocks_m1 + (hv >> 8) * v.block_bytes);   /* cache_view_tags of the hint's set */
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-                assert(b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, first + (uint64_t)(hp - hints))) &&
+                assert((!hv || b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, first + (uint64_t)(hp - hints)))) &&
                        "a line hint with a wrong set");
 #endif
                 __builtin_prefetch(b);

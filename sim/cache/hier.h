@@ -118,6 +118,16 @@ void hier_access(hier *h, enum coh_req req, uint32_t core, uint64_t line, hier_r
  * lines that recur, such as descriptor rings); the same effect. */
 void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
 
+/* hier_access_set for one fixed request (the simulator's descriptor,
+ * completion and mbuf lines: each call site has a constant request), the
+ * same effect with the entry's request tests resolved at compile time:
+ * REQ_CORE_RD, REQ_CORE_WR, REQ_PCIE_RD and REQ_PCIE_WR_FULL (the PCIe
+ * ones as core 0, which a PCIe request ignores). */
+void hier_core_rd_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
+void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
+void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
+void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
+
 /* The LLC set of `line` (for hier_access_set and hier_prefetch_set). */
 static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
 {
@@ -130,6 +140,11 @@ static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
  * LLC lookups when no L2 holds it (the core's first access to a packet's
  * first line, which the NIC just wrote). */
 void hier_access_hint(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
+
+/* The same for REQ_CORE_RD and REQ_CORE_WR, the request's tests resolved at
+ * compile time (as hier_core_rd_set). */
+void hier_core_rd_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
+void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
 
 /* The NIC writes (DMA) the n consecutive lines first.. of one buffer: PCIe
  * writes, partial (RFO) for the first line if head_partial and for the last

@@ -122,17 +122,18 @@ static double core_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
 /* A driver access to a descriptor, completion or mbuf header line.  Its
  * latency is not charged: the driver prefetches these lines and their cost
  * is part of the workload's cycles per packet (docs/simulator.md). */
-static void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr, uint32_t set)
+static inline __attribute__((always_inline)) void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr,
+                                                              uint32_t set)
 {
     hier_result r;
     dsim_access_set(s, req, c, addr, set, &r);
 }
 
 /* The same for buffer b's mbuf header line (a line number already). */
-static void driver_hdr_line(dsim *s, enum coh_req req, uint32_t c, uint32_t b)
+static inline __attribute__((always_inline)) void driver_hdr_line(dsim *s, enum coh_req req, uint32_t c, uint32_t b)
 {
     hier_result r;
-    hier_access_set(&s->h, req, c, dsim_hdr_line(s, b), s->hdr_set[b], &r);
+    dsim_line_set(s, req, c, dsim_hdr_line(s, b), s->hdr_set[b], &r);
 }
 
 #define MEMO_MAX_OPS 64u   /* longest expansion remembered (bounds memo_ops: memo_lens x this) */
@@ -210,8 +211,10 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             continue;
         }
         enum coh_req req = ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD;
-        if (hint)
-            hier_access_hint(&s->h, req, c, line, hint, &r);
+        if (hint && req == REQ_CORE_RD)   /* the entries for one request each (hier.h) */
+            hier_core_rd_hint(&s->h, c, line, hint, &r);
+        else if (hint)
+            hier_core_wr_hint(&s->h, c, line, hint, &r);
         else
             hier_access(&s->h, req, c, line, &r);
         if (first)

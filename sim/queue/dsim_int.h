@@ -404,12 +404,30 @@ static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t
     return r->hit;
 }
 
-/* The same for an address whose line's LLC set is known (hier_access_set). */
-static inline int dsim_access_set(dsim *s, enum coh_req req, uint32_t core, uint64_t addr, uint32_t llc_set,
-                                  hier_result *r)
+/* The same for a line whose LLC set is known (hier_access_set), through
+ * the hierarchy's entry for that request when there is one: `req` is a
+ * constant at every call, so this picks the function at compile time. */
+static inline __attribute__((always_inline)) int dsim_line_set(dsim *s, enum coh_req req, uint32_t core,
+                                                               uint64_t line, uint32_t llc_set, hier_result *r)
 {
-    hier_access_set(&s->h, req, core, addr >> s->line_shift, llc_set, r);
+    if (req == REQ_CORE_RD)
+        hier_core_rd_set(&s->h, core, line, llc_set, r);
+    else if (req == REQ_CORE_WR)
+        hier_core_wr_set(&s->h, core, line, llc_set, r);
+    else if (req == REQ_PCIE_RD)
+        hier_pcie_rd_set(&s->h, line, llc_set, r);
+    else if (req == REQ_PCIE_WR_FULL)
+        hier_pcie_wr_set(&s->h, line, llc_set, r);
+    else
+        hier_access_set(&s->h, req, core, line, llc_set, r);
     return r->hit;
+}
+
+/* The same for an address. */
+static inline __attribute__((always_inline)) int dsim_access_set(dsim *s, enum coh_req req, uint32_t core,
+                                                                 uint64_t addr, uint32_t llc_set, hier_result *r)
+{
+    return dsim_line_set(s, req, core, addr >> s->line_shift, llc_set, r);
 }
 
 #endif

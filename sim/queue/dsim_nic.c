@@ -39,13 +39,13 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
 
 /* A full-line PCIe write of a descriptor / completion line, whose LLC set
  * is `set`. */
-static void pcie_write_line(dsim *s, uint64_t addr, uint32_t set)
+static inline __attribute__((always_inline)) void pcie_write_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
     dsim_count(&s->n.pcie_write_desc, dsim_access_set(s, REQ_PCIE_WR_FULL, 0, addr, set, &r));
 }
 
-static void pcie_read_line(dsim *s, uint64_t addr, uint32_t set)
+static inline __attribute__((always_inline)) void pcie_read_line(dsim *s, uint64_t addr, uint32_t set)
 {
     hier_result r;
     dsim_count(&s->n.pcie_read_desc, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
