@@ -57,15 +57,7 @@ int dsim_push_slow(dsim *s, sim_event ev, int lane)
 
 uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)
 {
-    const dsim_core *cs = &s->core[c];
-    switch (q) {
-    case Q_RX_REPLENISH: return ring_count(&cs->rx_posted);
-    case Q_RX: return ring_count(&cs->rx_done) + cs->rx_inflight;
-    case Q_TX: return ring_count(&cs->tx_pending) + cs->tx_inflight;
-    case Q_TX_RECYCLE: return ring_count(&cs->tx_done);
-    case Q_SW: return ring_count(&cs->swq);
-    default: return 0;
-    }
+    return (unsigned)q < Q_COUNT ? (uint32_t)dsim_area_len(&s->core[c], (int)q) : 0;
 }
 
 static double lat_bucket_mid(uint32_t b)

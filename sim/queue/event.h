@@ -102,11 +102,11 @@ static inline evq_key evq_event_key(const sim_event *ev)
     return ((evq_key)ev->time_ns << 64) | (ev->seq << EVQ_SLOT_BITS);
 }
 
-/* Where the earliest event is: -1 the heap, 0.. a lane, -2 nowhere. */
-static inline int evq_earliest(const evq *q)
+/* The smallest key of the heap top and the lane heads: -1 the heap, 0.. a
+ * lane.  Empty lanes and an empty heap have all-ones keys, so with nothing
+ * pending the heap "wins" (the caller tells by the count). */
+static inline int evq_argmin(const evq *q)
 {
-    if (!evq_size(q))
-        return -2;
     evq_key best = q->heap[0];
     int src = -1;
     for (int i = 0; i < EVQ_LANES; i++) {
@@ -115,6 +115,12 @@ static inline int evq_earliest(const evq *q)
         best = k < best ? k : best;
     }
     return src;
+}
+
+/* Where the earliest event is: -1 the heap, 0.. a lane, -2 nowhere. */
+static inline int evq_earliest(const evq *q)
+{
+    return evq_size(q) ? evq_argmin(q) : -2;
 }
 
 /* The earliest event, or NULL when empty; valid until the next push or pop. */
@@ -255,16 +261,8 @@ static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
 /* Remove the earliest event into *out; returns 1, or 0 when empty. */
 static inline int evq_pop(evq *q, sim_event *out)
 {
-    /* The argmin of evq_earliest without its emptiness test: empty lanes
-     * and an empty heap have all-ones keys, so with nothing pending the
-     * heap "wins" and its count says so. */
-    evq_key best = q->heap[0];
-    int src = -1;
-    for (int i = 0; i < EVQ_LANES; i++) {
-        evq_key k = q->lane_key[i];
-        src = k < best ? i : src;
-        best = k < best ? k : best;
-    }
+    /* evq_earliest without its emptiness test (the heap's count says). */
+    const int src = evq_argmin(q);
     if (src >= 0) {
         evq_lane *l = &q->lane[src];
         *out = l->ev[l->head++ & l->mask];
