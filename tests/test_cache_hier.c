@@ -847,6 +847,18 @@ static void access_fixed(hier *h, enum coh_req q, uint32_t core, uint64_t line, 
     }
 }
 
+/* Access number i through each entry in turn: hier_access, hier_access_set,
+ * the fixed-request entries (access_fixed). */
+static void access_by_turn(hier *h, int i, enum coh_req q, uint32_t core, uint64_t line, hier_result *r)
+{
+    if (i % 3 == 1)
+        hier_access_set(h, q, core, line, hier_llc_set(h, line), r);
+    else if (i % 3 == 2)
+        access_fixed(h, q, core, line, hier_llc_set(h, line), r);
+    else
+        hier_access(h, q, core, line, r);
+}
+
 /* hier_access_set (the caller passes the LLC set, hier_llc_set) on the fast
  * paths against hier_access on a general-only hierarchy: every result,
  * place, counter and raw set block.  `fixed`: through access_fixed's
@@ -929,12 +941,7 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
                                             REQ_PCIE_RD, REQ_PCIE_WR_FULL};
         enum coh_req q = reqs[ddio_rng_below(&rng, 7)];
         hier_result a, b;
-        if (i % 3 == 1)
-            hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
-        else if (i % 3 == 2)   /* the fixed-request entries (hier_core_rd_set, ...) */
-            access_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
-        else
-            hier_access(&h[0], q, core, line, &a);
+        access_by_turn(&h[0], i, q, core, line, &a);
         hier_access(&h[1], q, core, line, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         l2_hits += a.region == REG_L2 && (q == REQ_CORE_RD || q == REQ_CORE_WR);
@@ -993,12 +1000,7 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
                 col_seen[w.l2_core < 0 ? COL_MEM : w.l2_state == ST_S ? COL_L2_S : COL_L2_EM]++;
         }
         hier_result a, b;
-        if (i % 3 == 1)
-            hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
-        else if (i % 3 == 2)   /* the fixed-request entries (hier_core_rd_set, ...) */
-            access_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
-        else
-            hier_access(&h[0], q, core, line, &a);
+        access_by_turn(&h[0], i, q, core, line, &a);
         hier_access(&h[1], q, core, line, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines, i);
