@@ -615,16 +615,28 @@ static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint6
         res->mem_writebacks++;
 }
 
-/* llc_insert_inline's fill through fill_in (any policy, and an LLC set
- * with no empty way in `mask`: a victim). */
+/* The absent `line` into LLC set `set` (any policy). */
+static inline __attribute__((always_inline)) uint32_t llc_insert_generic(hier *h, uint64_t line, uint32_t set,
+                                                                         uint64_t mask, uint8_t state,
+                                                                         hier_result *res)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->llc, set, line) < 0);
+#endif
+    cache_evicted ev;
+    uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
+    if (__builtin_expect(ev.line != CACHE_INVALID, 0))
+        on_llc_victim(h, way, ev.line, ev.meta, res);
+    return way;
+}
+
+/* llc_insert_inline's out-of-line fill (any policy, and an LLC set with no
+ * empty way in `mask`: a victim). */
 static __attribute__((noinline)) uint32_t llc_insert_fill(hier *h, uint64_t line, uint32_t set, uint64_t mask,
                                                           uint8_t state, hier_result *res)
 {
-    cache_evicted ev;
-    uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
-    if (ev.line != CACHE_INVALID)
-        on_llc_victim(h, way, ev.line, ev.meta, res);
-    return way;
+    return llc_insert_generic(h, line, set, mask, state, res);
 }
 
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
@@ -662,21 +674,6 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
     return llc_insert_fill(h, line, set, mask, state, res);
 }
 
-/* The absent `line` into LLC set `set` (any policy). */
-static inline __attribute__((always_inline)) uint32_t llc_insert_generic(hier *h, uint64_t line, uint32_t set,
-                                                                         uint64_t mask, uint8_t state,
-                                                                         hier_result *res)
-{
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(set == cache_set(&h->llc, line));
-    assert(find_in(&h->llc, set, line) < 0);
-#endif
-    cache_evicted ev;
-    uint32_t way = fill_in(&h->llc, h->llc_recency, h->llc_lru_fill, set, mask, line, state, &ev);
-    if (__builtin_expect(ev.line != CACHE_INVALID, 0))
-        on_llc_victim(h, way, ev.line, ev.meta, res);
-    return way;
-}
 
 /* Allocate the absent `line` in its LLC set `set`. */
 static void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
