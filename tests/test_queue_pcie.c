@@ -236,6 +236,14 @@ Test(queue_pcie, dpdk_nic_batched_descriptors)
     cr_assert_float_eq(c.down, 36 + 28, 1e-9);
 }
 
+/* Two links from one configuration, to drive side by side. */
+static void twin_links(const pcie_config *c, pcie_link *a, pcie_link *b)
+{
+    ddio_err e;
+    cr_assert_eq(pcie_link_init(a, c, &e), 0, "%s", e.msg);
+    cr_assert_eq(pcie_link_init(b, c, &e), 0, "%s", e.msg);
+}
+
 /* Non-posted reads are not queued behind posted writes, but take their share
  * of the upstream link. */
 Test(queue_pcie, nonposted_reads_bypass_queued_writes)
@@ -243,9 +251,7 @@ Test(queue_pcie, nonposted_reads_bypass_queued_writes)
     pcie_config c;
     pcie_config_default(&c);
     pcie_link a, b;
-    ddio_err e;
-    cr_assert_eq(pcie_link_init(&a, &c, &e), 0);
-    cr_assert_eq(pcie_link_init(&b, &c, &e), 0);
+    twin_links(&c, &a, &b);
     /* 64 KiB of writes queue up on both links. */
     for (int i = 0; i < 64; i++) {
         pcie_link_write(&a, 0, 1024);
@@ -323,9 +329,7 @@ Test(queue_pcie, a_later_transfer_never_ends_earlier)
             c.gen = gens[g];
             c.lanes = lanes[w];
             pcie_link a, b;
-            ddio_err e;
-            cr_assert_eq(pcie_link_init(&a, &c, &e), 0, "%s", e.msg);
-            cr_assert_eq(pcie_link_init(&b, &c, &e), 0, "%s", e.msg);
+            twin_links(&c, &a, &b);
             uint64_t now = 0;
             for (int i = 0; i < 20000; i++) {
                 x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -427,9 +431,7 @@ Test(queue_pcie, precomputed_costs_equal_sized_transfers)
                 c.rcb_chunks = m == 1;
                 c.read_latency_ns = 300 + 100 * (uint32_t)m;
                 pcie_link a, b;
-                ddio_err e;
-                cr_assert_eq(pcie_link_init(&a, &c, &e), 0, "%s", e.msg);
-                cr_assert_eq(pcie_link_init(&b, &c, &e), 0, "%s", e.msg);
+                twin_links(&c, &a, &b);
                 uint64_t now = 0;
                 for (int i = 0; i < 5000; i++) {
                     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
