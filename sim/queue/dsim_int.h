@@ -38,8 +38,12 @@ enum dsim_event {
 /* Simulated times stay below 2^62 ns (146 years; arrivals are checked):
  * the hot paths convert them with u63.h, exact below 2^63. */
 #define DSIM_MAX_NS (1ull << 62)
-#define TX_COMP_BATCH 32u
-#define DSIM_TX_MAX_FETCHED 64u   /* dsim_nic.c: packets the NIC keeps fetched and not sent */   /* mlx5 asks for a completion every 32 WQEs */
+#define TX_COMP_BATCH 32u   /* mlx5 asks for a completion every 32 WQEs */
+/* The NIC keeps at most this many packets fetched (or being fetched) and
+ * not yet sent: its outstanding DMA reads are limited, and so is the buffer
+ * in front of the wire.  Within that, reads are pipelined, so neither the
+ * PCIe read latency nor a busy upstream link serialises the fetches. */
+#define DSIM_TX_MAX_FETCHED 64u
 #define LAT_BUCKETS 1024u
 
 typedef struct dsim_core {

@@ -124,12 +124,6 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     core_wake(s, c);
 }
 
-/* The NIC keeps at most TX_MAX_FETCHED packets fetched (or being fetched)
- * and not yet sent: its outstanding DMA reads are limited, and so is the
- * buffer in front of the wire.  Within that, reads are pipelined, so neither
- * the PCIe read latency nor a busy upstream link serialises the fetches. */
-#define TX_MAX_FETCHED DSIM_TX_MAX_FETCHED
-
 void nic_start_tx(dsim *s)
 {
     s->tx_engine_busy = 1;
@@ -211,7 +205,7 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
     dsim_push(s, u63_from_double(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
-    if (s->tx_waiting && s->tx_fetched < TX_MAX_FETCHED)
+    if (s->tx_waiting && s->tx_fetched < DSIM_TX_MAX_FETCHED)
         return 1;
     s->tx_engine_busy = 0;
     return 0;
