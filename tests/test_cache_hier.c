@@ -833,35 +833,21 @@ Test(cache_hier, access_with_hint_equals_general_path)
     access_hint_equal(HIER_INCLUSIVE, "lru", 44);
 }
 
-/* hier_access_set through the entry for the request when there is one
- * (hier_core_rd_set, hier_core_wr_set, hier_pcie_rd_set, hier_pcie_wr_set:
- * the request fixed at compile time; the PCIe ones have no core). */
-static void access_fixed(hier *h, enum coh_req q, uint32_t core, uint64_t line, uint32_t set, hier_result *r)
-{
-    switch (q) {
-    case REQ_CORE_RD: hier_core_rd_set(h, core, line, set, r); break;
-    case REQ_CORE_WR: hier_core_wr_set(h, core, line, set, r); break;
-    case REQ_PCIE_RD: hier_pcie_rd_set(h, line, set, r); break;
-    case REQ_PCIE_WR_FULL: hier_pcie_wr_set(h, line, set, r); break;
-    default: hier_access_set(h, q, core, line, set, r); break;
-    }
-}
-
 /* Access number i through each entry in turn: hier_access, hier_access_set,
- * the fixed-request entries (access_fixed). */
+ * the fixed-request entries (hier_access_set_fixed). */
 static void access_by_turn(hier *h, int i, enum coh_req q, uint32_t core, uint64_t line, hier_result *r)
 {
     if (i % 3 == 1)
         hier_access_set(h, q, core, line, hier_llc_set(h, line), r);
     else if (i % 3 == 2)
-        access_fixed(h, q, core, line, hier_llc_set(h, line), r);
+        hier_access_set_fixed(h, q, core, line, hier_llc_set(h, line), r);
     else
         hier_access(h, q, core, line, r);
 }
 
 /* hier_access_set (the caller passes the LLC set, hier_llc_set) on the fast
  * paths against hier_access on a general-only hierarchy: every result,
- * place, counter and raw set block.  `fixed`: through access_fixed's
+ * place, counter and raw set block.  `fixed`: through hier_access_set_fixed's
  * entries instead (the reference's PCIe requests keep their random core). */
 static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t seed, int fixed)
 {
@@ -879,7 +865,7 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
         enum coh_req q = reqs[ddio_rng_below(&rng, 5)];
         hier_result a, b;
         if (fixed)
-            access_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+            hier_access_set_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
         else
             hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
         hier_access(&h[1], q, core, line, &b);

@@ -128,6 +128,21 @@ void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, h
 void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
 void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
 
+/* hier_access_set through the fixed-request entry for `req` when there is
+ * one: with a constant `req` the choice is made at compile time. */
+static inline __attribute__((always_inline)) void hier_access_set_fixed(hier *h, enum coh_req req, uint32_t core,
+                                                                        uint64_t line, uint32_t llc_set,
+                                                                        hier_result *res)
+{
+    switch (req) {
+    case REQ_CORE_RD: hier_core_rd_set(h, core, line, llc_set, res); break;
+    case REQ_CORE_WR: hier_core_wr_set(h, core, line, llc_set, res); break;
+    case REQ_PCIE_RD: hier_pcie_rd_set(h, line, llc_set, res); break;
+    case REQ_PCIE_WR_FULL: hier_pcie_wr_set(h, line, llc_set, res); break;
+    default: hier_access_set(h, req, core, line, llc_set, res); break;
+    }
+}
+
 /* The LLC set of `line` (for hier_access_set and hier_prefetch_set). */
 static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
 {

@@ -414,16 +414,7 @@ static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t
 static inline __attribute__((always_inline)) int dsim_line_set(dsim *s, enum coh_req req, uint32_t core,
                                                                uint64_t line, uint32_t llc_set, hier_result *r)
 {
-    if (req == REQ_CORE_RD)
-        hier_core_rd_set(&s->h, core, line, llc_set, r);
-    else if (req == REQ_CORE_WR)
-        hier_core_wr_set(&s->h, core, line, llc_set, r);
-    else if (req == REQ_PCIE_RD)
-        hier_pcie_rd_set(&s->h, line, llc_set, r);
-    else if (req == REQ_PCIE_WR_FULL)
-        hier_pcie_wr_set(&s->h, line, llc_set, r);
-    else
-        hier_access_set(&s->h, req, core, line, llc_set, r);
+    hier_access_set_fixed(&s->h, req, core, line, llc_set, r);
     return r->hit;
 }
 
