@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(name, commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "ddiosim: unknown command '%s'\n", name);
+    fprintf(stderr, "ddiosim: unknown %s '%s'\n", name[0] == '-' ? "option" : "command", name);
     usage(stderr);
     return DDIO_EXIT_USAGE;
 }

@@ -309,7 +309,15 @@ Test(cache_replay, cli_errors)
     cli_run_free(&r);
     r = run_ddiosim("no-such-command");
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "unknown command 'no-such-command'"));
+    cr_expect(strstr(r.err, "unknown command 'no-such-command'") && strstr(r.err, "usage: ddiosim"), "%s", r.err);
+    cli_run_free(&r);
+    r = run_ddiosim("--frobnicate");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "unknown option '--frobnicate'") && strstr(r.err, "usage: ddiosim"), "%s", r.err);
+    cli_run_free(&r);
+    r = run_ddiosim("");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "usage: ddiosim"), "%s", r.err);
     cli_run_free(&r);
     r = run_ddiosim("--version");
     cr_expect_eq(r.status, 0);

@@ -218,6 +218,61 @@ Test(cache_table, evict_llc_regions_to_memory)
     llc_evict_case(HIER_INCLUSIVE, COL_DDIO);
 }
 
+/* The LLC victim of an access that allocates in region col: the region is
+ * filled with placed lines, the first one (A, the LRU one) dirty or clean,
+ * then an access whose line lands in col pushes A out.  A dirty victim is
+ * one memory write-back, charged to that access; a clean one is none. */
+static void llc_victim_writeback_case(enum hier_mode mode, enum coh_col col, int dirty)
+{
+    static const uint64_t fill[] = {0x5000, 0x6000, 0x7000};
+    hier h;
+    tiny(&h, mode, 1);
+    int ways = col == COL_L3 && mode == HIER_INCLUSIVE ? 4 : 2;
+    cr_assert_eq(hier_place(&h, 0, A, col, dirty), 0);
+    for (int i = 0; i < ways - 1; i++)
+        cr_assert_eq(hier_place(&h, 0, fill[i], col, 0), 0);
+    hier_result r;
+    switch (col) {
+    case COL_DDIO:      /* PCIe write miss: DDIO(M) */
+        hier_access(&h, REQ_PCIE_WR_FULL, 0, B, &r);
+        break;
+    case COL_SHARED:    /* PCIe read of an L2(M) line: Shared(M) + L2(S) */
+        cr_assert_eq(hier_place(&h, 0, B, COL_L2_EM, 1), 0);
+        hier_access(&h, REQ_PCIE_RD, 0, B, &r);
+        break;
+    case COL_L3:
+        if (mode == HIER_INCLUSIVE) {   /* core read miss: L3(E) + L2(E) */
+            hier_access(&h, REQ_CORE_RD, 0, B, &r);
+        } else {                        /* the 2-way L2's M victim lands in L3* */
+            hier_access(&h, REQ_CORE_WR, 0, B, &r);
+            hier_access(&h, REQ_CORE_WR, 0, C, &r);
+            cr_assert_eq(r.mem_writebacks, 0);
+            hier_access(&h, REQ_CORE_WR, 0, D, &r);
+            cr_expect_eq(hier_locate(&h, B).llc_region, REG_L3);
+        }
+        break;
+    default:
+        cr_assert_fail("no eviction case for %s", coh_col_name(col));
+    }
+    const char *m = hier_mode_name(mode), *c = coh_col_name(col);
+    cr_expect_eq(hier_locate(&h, A).llc_region, REG_MEM, "%s %s: A still cached", m, c);
+    cr_expect_eq(r.mem_writebacks, dirty ? 1 : 0, "%s %s dirty=%d: %u write-backs", m, c, dirty,
+                 r.mem_writebacks);
+    cr_expect_eq(h.stats.llc_evictions, 1, "%s %s", m, c);
+    hier_free(&h);
+}
+
+Test(cache_table, evict_llc_victim_written_back_when_dirty)
+{
+    for (int dirty = 0; dirty <= 1; dirty++) {
+        llc_victim_writeback_case(HIER_NONINCLUSIVE, COL_DDIO, dirty);
+        llc_victim_writeback_case(HIER_NONINCLUSIVE, COL_L3, dirty);
+        llc_victim_writeback_case(HIER_NONINCLUSIVE, COL_SHARED, dirty);
+        llc_victim_writeback_case(HIER_INCLUSIVE, COL_DDIO, dirty);
+        llc_victim_writeback_case(HIER_INCLUSIVE, COL_L3, dirty);
+    }
+}
+
 Test(cache_table, evict_writeback_counts)
 {
     /* A dirty DDIO line pushed out by two PCIe writes is written back once,
