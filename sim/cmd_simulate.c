@@ -108,9 +108,12 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
     return 0;
 }
 
+/* ctx: an int set once the bar is drawn, so that only a drawn bar is
+ * cleared (runs under a second draw none). */
 static void progress_bar(void *ctx, double f)
 {
-    (void)ctx;
+    *(int *)ctx = 1;
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
     int w = 40, k = (int)(f * w);
     fprintf(stderr, "\r[%.*s%*s] %3.0f%%", k, "########################################", w - k, "", 100 * f);
 }
@@ -260,12 +263,14 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return code;
     }
+    int bar_drawn = 0;
     if (isatty(2)) {
         o.sim.d.progress = progress_bar;
+        o.sim.d.progress_ctx = &bar_drawn;
     }
     dsim_result r;
     rc = dsim_run(cfg, &o.sim.d, &r, &e);
-    if (o.sim.d.progress)
+    if (bar_drawn)
         fprintf(stderr, "\r%60s\r", "");
     if (rc != 0) {
         free(cfg);

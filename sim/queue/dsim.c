@@ -25,6 +25,7 @@ void dsim_options_default(dsim_options *o)
     o->desc_access = 1;
     o->nic_buffer_bytes = 256 * 1024;
     o->timeline_us = 10.0;
+    o->progress_after_s = 1.0;
 }
 
 const char *dsim_queue_name(enum dsim_queue q)
@@ -96,9 +97,12 @@ void dsim_end_warmup_check(dsim *s, uint32_t c)
 {
     if (s->warmup_auto) {
         int calm = warmup_settled(s, c);
-        if (s->rx_total < s->warmup_cap && (s->rx_total < s->warmup_target || !calm))
+        /* The cap counts injected packets: a run that drops most of them
+         * still starts measuring half-way. */
+        int capped = s->src.produced >= s->warmup_cap;
+        if (!capped && (s->rx_total < s->warmup_target || !calm))
             return;
-        s->warmup_settled = s->rx_total < s->warmup_cap || calm;
+        s->warmup_settled = !capped || calm;
     } else if (s->rx_total < s->warmup_target) {
         return;
     }
@@ -568,7 +572,7 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);
     if (rc == 0 && s->timeline)
         dsim_push(s, 0, EV_TIMELINE, 0, 0, 0);
-    double next_report = t0 + 1.0;   /* no progress bar for runs under a second */
+    double next_report = t0 + opt->progress_after_s;
     sim_event ev;
     uint64_t events = 0;
     const int progress = opt->progress != NULL;   /* read once: the loop runs per event */
@@ -576,15 +580,25 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         dispatch(s, &ev, &next);
         if (progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
             next_report = wall_now() + 0.25;
-            opt->progress(opt->progress_ctx, s->src.limit ? (double)s->src.produced / (double)s->src.limit : 0.0);
+            opt->progress(opt->progress_ctx, s->src.expected ? (double)s->src.produced / (double)s->src.expected : 0.0);
         }
     }
     if (s->failed)
         rc = -1;
-    if (rc == 0 && !s->measuring)
+    if (rc == 0 && !s->measuring && s->rx_total == 0 && s->n.drop_oversize)
         rc = ddio_errf(e, DDIO_EXIT_USAGE,
-                       "the run ended during warm-up (%llu of %llu received packets, %llu dropped as larger than the "
-                       "data room): simulate more packets (--packets)",
+                       "no packet was received: all %llu were larger than the data room (%u B; "
+                       "workload.driver.data_room)",
+                       (unsigned long long)s->n.drop_oversize, s->data_room);
+    else if (rc == 0 && !s->measuring && s->warmup_auto)
+        rc = ddio_errf(e, DDIO_EXIT_USAGE,
+                       "the run ended during warm-up (%llu packets received, none after half the packets were "
+                       "injected; %llu dropped as larger than the data room): simulate more packets (--packets)",
+                       (unsigned long long)s->rx_total, (unsigned long long)s->n.drop_oversize);
+    else if (rc == 0 && !s->measuring)
+        rc = ddio_errf(e, DDIO_EXIT_USAGE,
+                       "the run ended during warm-up (%llu of the %llu received packets --warmup asks for, %llu "
+                       "dropped as larger than the data room): simulate more packets (--packets)",
                        (unsigned long long)s->rx_total, (unsigned long long)s->warmup_target,
                        (unsigned long long)s->n.drop_oversize);
     if (rc == 0)

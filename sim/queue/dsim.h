@@ -42,10 +42,13 @@ typedef struct dsim_options {
     uint32_t nic_buffer_bytes;  /* NIC RX packet buffer in front of PCIe */
     const char *timeline;       /* CSV path, or NULL */
     double timeline_us;         /* timeline sampling period */
-    /* Called now and then with the fraction of packets injected (the CLI
-     * draws a progress bar with it); may be NULL. */
+    /* Called every 2^16 events, at most every 0.25 s and not before
+     * progress_after_s of wall time (1 s: no bar for short runs), with the
+     * fraction of packets injected (the CLI draws a progress bar with it);
+     * may be NULL. */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
+    double progress_after_s;
     /* Tests: integrate the queue lengths in integers for at most this many
      * ns of the measured interval, then in doubles (dsim_account); 0: as
      * long as the integrals stay exact.  The results are the same. */

@@ -89,11 +89,13 @@ static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
  * descriptors. */
 #define IDLE_LOOP_NS 100
 
+static int tx_recycle_due(const dsim *s, const dsim_core *cs);
+
 void core_idle_work(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     int refill = cs->rx_unposted && !s->measure_closed && mempool_avail_count(&s->mp);
-    if (!ring_empty(&cs->tx_done) || refill)
+    if (tx_recycle_due(s, cs) || refill)
         core_wake_after(s, c, IDLE_LOOP_NS);
 }
 
@@ -272,15 +274,23 @@ static uint32_t tx_ring_free(const dsim *s, const dsim_core *cs)
     return drv(s)->tx_ring - ring_count(&cs->tx_pending) - cs->tx_inflight - ring_count(&cs->tx_done);
 }
 
-/* Free the buffers of completed TX descriptors: at every tx_burst (eager,
- * mlx5), or once fewer than tx_free_thresh descriptors are free. */
+/* Whether tx_burst would free completed TX descriptors now: at every
+ * tx_burst (eager, mlx5), or once fewer than tx_free_thresh descriptors are
+ * free (DPDK's nb_tx_free < tx_free_thresh).  An idle core wakes only when
+ * it is due: below the threshold the sent buffers stay in the ring, as on
+ * the hardware, until later bursts take the free count down. */
+static int tx_recycle_due(const dsim *s, const dsim_core *cs)
+{
+    const ddio_driver *d = drv(s);
+    if (ring_empty(&cs->tx_done))
+        return 0;
+    return d->tx_recycle != DDIO_RECYCLE_THRESHOLD || tx_ring_free(s, cs) < d->tx_free_thresh;
+}
+
 static void tx_recycle(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
-    const ddio_driver *d = drv(s);
-    if (ring_empty(&cs->tx_done))
-        return;
-    if (d->tx_recycle == DDIO_RECYCLE_THRESHOLD && tx_ring_free(s, cs) >= d->tx_free_thresh)
+    if (!tx_recycle_due(s, cs))
         return;
     if (s->desc_access) {   /* the driver reads the completion */
         uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % 64);

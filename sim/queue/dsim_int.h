@@ -151,7 +151,8 @@ typedef struct dsim {
     uint64_t warmup_target, rx_total, arrivals_left;
     /* Default warm-up (dsim.c): the mean RX length seen by received packets,
      * per window of warmup_window packets, must move by at most warmup_tol
-     * twice in a row; between warmup_target and warmup_cap packets. */
+     * twice in a row; at least warmup_target received packets, ending at
+     * the latest once warmup_cap packets were injected. */
     int warmup_auto, warmup_calm, warmup_settled;
     uint64_t warmup_cap, warmup_window, warmup_n, warmup_packets;
     double warmup_tol, warmup_sum, warmup_prev;
