@@ -27,7 +27,7 @@ static const char usage_head[] =
     "  --profile P       generate instead: fixed:SIZE | imix | mawi\n"
     "  --flows F         generator flows (default: the profile's)\n"
     "  --all             keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
-    "  --pkt-size B      force every frame to B bytes\n"
+    "  --pkt-size B      force every frame to B bytes (--rate counts these)\n"
     "  --rate GBPS|max   offered rate (frame bytes; default: the trace's timing, a\n"
     "                    profile 10 Gb/s; max = back to back at line rate)\n"
     "  --packets N       packets to inject, at least 1 (the trace loops; default: the\n"

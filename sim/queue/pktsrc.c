@@ -77,6 +77,11 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
         s->gc.flows = flows;
     if (rate_gbps > 0)
         s->gc.rate_gbps = rate_gbps;
+    /* The offered rate counts the frames the simulator sees, as for a trace:
+     * with every frame forced to pkt_size, the profile's arrival process is
+     * kept and sped up or slowed down by mean size / pkt_size. */
+    if (pkt_size)
+        s->gc.rate_gbps *= gen_mean_size(&s->gc) / (double)pkt_size;
     s->gc.snaplen = 128;   /* the headers are all the simulator reads */
     return gen_init(&s->g, &s->gc, e);
 }
