@@ -51,6 +51,7 @@ typedef struct sim_opts {
     ddio_config_args args;
     cli_sim sim;                /* the traffic and run options (sim/cli_sim.c) */
     cli_common cc;
+    const char *timeline;       /* --timeline path, or NULL */
     int no_model;
 } sim_opts;
 
@@ -87,7 +88,7 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
         if (k)
             continue;
         switch (c) {
-        case O_TIMELINE: d->timeline = optarg; break;
+        case O_TIMELINE: o->timeline = optarg; break;
         case O_NOMODEL: o->no_model = 1; break;
         case O_TIMELINE_US:
             if (ddio_parse_double(optarg, 0.01, 1e9, &d->timeline_us, "--timeline-us", e)) return -1;
@@ -263,6 +264,13 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return code;
     }
+    /* The timeline is written as -o is, whole or not at all. */
+    cli_out tl = {0};
+    if (o.timeline && cli_out_open(&tl, o.timeline, &e) != 0) {
+        free(cfg);
+        return cli_fail(&e);
+    }
+    o.sim.d.timeline = tl.f;
     int bar_drawn = 0;
     if (isatty(2)) {
         o.sim.d.progress = progress_bar;
@@ -272,6 +280,10 @@ int cmd_simulate(int argc, char **argv)
     rc = dsim_run(cfg, &o.sim.d, &r, &e);
     if (bar_drawn)
         fprintf(stderr, "\r%60s\r", "");
+    if (rc == 0 && o.timeline)
+        rc = cli_out_commit(&tl, &e);
+    else
+        cli_out_abort(&tl);
     if (rc != 0) {
         free(cfg);
         return cli_fail(&e);

@@ -371,3 +371,24 @@ Test(cli_simulate, outputs_are_whole_or_absent, .timeout = 120)
     cli_run_free(&r);
     remove_dir(dir);
 }
+
+/* -o and --timeline get the mode a plain fopen would give them, 0666 less
+ * the umask, not mkstemp's 0600: with umask 027, 0640 both. */
+Test(cli_simulate, outputs_follow_the_umask, .timeout = 120)
+{
+    char *dir = fresh_dir(), args[800], path[400];
+    mode_t old = umask(027);
+    snprintf(args, sizeof args, "simulate " SHORT " -o %s/out.txt --timeline %s/t.csv", dir, dir);
+    cli_run r = run_ddiosim(args);
+    umask(old);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *names[] = {"out.txt", "t.csv"};
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        cr_assert_eq(stat(path, &st), 0, "%s", path);
+        cr_expect_eq(st.st_mode & 0777, 0640, "%s: mode %o", names[i], (unsigned)(st.st_mode & 0777));
+    }
+    cli_run_free(&r);
+    remove_dir(dir);
+}
