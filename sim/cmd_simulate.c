@@ -264,9 +264,14 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return code;
     }
-    /* The timeline is written as -o is, whole or not at all. */
-    cli_out tl = {0};
-    if (o.timeline && cli_out_open(&tl, o.timeline, &e) != 0) {
+    /* Both outputs are created before the run, so that a path that cannot
+     * be written fails at once, and renamed into place after it: the
+     * timeline only once the main output is written, so that a failed
+     * command leaves neither (docs/simulator.md, "Files"). */
+    cli_out out, tl = {0};
+    if (cli_out_open(&out, o.cc.out && strcmp(o.cc.out, "-") != 0 ? o.cc.out : NULL, &e) != 0 ||
+        (o.timeline && cli_out_open(&tl, o.timeline, &e) != 0)) {
+        cli_out_abort(&out);
         free(cfg);
         return cli_fail(&e);
     }
@@ -280,11 +285,9 @@ int cmd_simulate(int argc, char **argv)
     rc = dsim_run(cfg, &o.sim.d, &r, &e);
     if (bar_drawn)
         fprintf(stderr, "\r%60s\r", "");
-    if (rc == 0 && o.timeline)
-        rc = cli_out_commit(&tl, &e);
-    else
-        cli_out_abort(&tl);
     if (rc != 0) {
+        cli_out_abort(&out);
+        cli_out_abort(&tl);
         free(cfg);
         return cli_fail(&e);
     }
@@ -299,6 +302,8 @@ int cmd_simulate(int argc, char **argv)
             pp = &pred;
         mk_traffic_free(&t);
         if (!pp) {
+            cli_out_abort(&out);
+            cli_out_abort(&tl);
             dsim_result_free(&r);
             free(cfg);
             return cli_fail(&e);
@@ -312,7 +317,13 @@ int cmd_simulate(int argc, char **argv)
     } else {
         to_table(&sb, cfg, &o, &r, pp);
     }
-    rc = cli_write_output(o.cc.out, sb.data, &e);
+    /* A failed write leaves the stream's error flag, which commit reports. */
+    fputs(sb.data, out.f);
+    rc = cli_out_commit(&out, &e);
+    if (rc == 0 && o.timeline)
+        rc = cli_out_commit(&tl, &e);
+    else
+        cli_out_abort(&tl);
     sb_free(&sb);
     dsim_result_free(&r);
     free(cfg);
