@@ -51,6 +51,7 @@ typedef struct sim_opts {
     ddio_config_args args;
     cli_sim sim;                /* the traffic and run options (sim/cli_sim.c) */
     cli_common cc;
+    const char *timeline;       /* --timeline path, or NULL */
     int no_model;
 } sim_opts;
 
@@ -87,7 +88,7 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
         if (k)
             continue;
         switch (c) {
-        case O_TIMELINE: d->timeline = optarg; break;
+        case O_TIMELINE: o->timeline = optarg; break;
         case O_NOMODEL: o->no_model = 1; break;
         case O_TIMELINE_US:
             if (ddio_parse_double(optarg, 0.01, 1e9, &d->timeline_us, "--timeline-us", e)) return -1;
@@ -263,6 +264,18 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return code;
     }
+    /* Both outputs are created before the run, so that a path that cannot
+     * be written fails at once, and renamed into place after it: the
+     * timeline only once the main output is written, so that a failed
+     * command leaves neither (docs/simulator.md, "Files"). */
+    cli_out out, tl = {0};
+    if (cli_out_open(&out, o.cc.out && strcmp(o.cc.out, "-") != 0 ? o.cc.out : NULL, &e) != 0 ||
+        (o.timeline && cli_out_open(&tl, o.timeline, &e) != 0)) {
+        cli_out_abort(&out);
+        free(cfg);
+        return cli_fail(&e);
+    }
+    o.sim.d.timeline = tl.f;
     int bar_drawn = 0;
     if (isatty(2)) {
         o.sim.d.progress = progress_bar;
@@ -273,6 +286,8 @@ int cmd_simulate(int argc, char **argv)
     if (bar_drawn)
         fprintf(stderr, "\r%60s\r", "");
     if (rc != 0) {
+        cli_out_abort(&out);
+        cli_out_abort(&tl);
         free(cfg);
         return cli_fail(&e);
     }
@@ -287,6 +302,8 @@ int cmd_simulate(int argc, char **argv)
             pp = &pred;
         mk_traffic_free(&t);
         if (!pp) {
+            cli_out_abort(&out);
+            cli_out_abort(&tl);
             dsim_result_free(&r);
             free(cfg);
             return cli_fail(&e);
@@ -300,7 +317,13 @@ int cmd_simulate(int argc, char **argv)
     } else {
         to_table(&sb, cfg, &o, &r, pp);
     }
-    rc = cli_write_output(o.cc.out, sb.data, &e);
+    /* A failed write leaves the stream's error flag, which commit reports. */
+    fputs(sb.data, out.f);
+    rc = cli_out_commit(&out, &e);
+    if (rc == 0 && o.timeline)
+        rc = cli_out_commit(&tl, &e);
+    else
+        cli_out_abort(&tl);
     sb_free(&sb);
     dsim_result_free(&r);
     free(cfg);

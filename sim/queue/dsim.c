@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "sim/queue/dsim_int.h"
 
@@ -207,7 +206,7 @@ static void timeline_row(dsim *s)
     for (uint32_t c = 0; c < s->cores; c++)
         for (int k = 0; k < Q_COUNT; k++)
             q[k] += dsim_queue_len(s, c, (enum dsim_queue)k) / (double)s->cores;
-    fprintf(s->timeline, "%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%llu,%llu\n", evq_now(&s->q) / 1000.0,
+    fprintf(s->opt->timeline, "%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%llu,%llu\n", evq_now(&s->q) / 1000.0,
             q[Q_RX_REPLENISH], q[Q_RX], q[Q_TX], q[Q_TX_RECYCLE], q[Q_SW], dsim_rate(s->n.pcie_write),
             dsim_rate(s->n.pcie_read), (unsigned long long)s->n.delivered,
             (unsigned long long)(s->n.drop_rx_ring + s->n.drop_nic_buffer + s->n.drop_tx));
@@ -384,32 +383,6 @@ static int setup(dsim *s, ddio_err *e)
     return 0;
 }
 
-static int open_timeline(dsim *s, ddio_err *e)
-{
-    size_t n = strlen(s->opt->timeline) + 16;
-    s->timeline_tmp = malloc(n);
-    snprintf(s->timeline_tmp, n, "%s.tmpXXXXXX", s->opt->timeline);
-    int fd = mkstemp(s->timeline_tmp);
-    if (fd < 0 || !(s->timeline = fdopen(fd, "w")))
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create the timeline", s->opt->timeline);
-    fprintf(s->timeline, "time_us,rx_replenish,rx,tx,tx_recycle,sw_queue,pcie_write_hit,pcie_read_hit,delivered,dropped\n");
-    return 0;
-}
-
-static int finish_timeline(dsim *s, int ok, ddio_err *e)
-{
-    if (!s->timeline)
-        return 0;
-    int bad = fclose(s->timeline) != 0;
-    s->timeline = NULL;
-    if (!ok || bad || rename(s->timeline_tmp, s->opt->timeline) != 0) {
-        unlink(s->timeline_tmp);
-        if (ok)
-            return ddio_errf(e, DDIO_EXIT_IO, "%s: cannot write the timeline", s->opt->timeline);
-    }
-    return 0;
-}
-
 /* Every buffer is in exactly one place: the mempool, or one of the rings. */
 static int check_conservation(dsim *s, ddio_err *e)
 {
@@ -535,7 +508,6 @@ static void teardown(dsim *s)
     free(s->memo_ops);
     free(s->queue_snapshot);
     free(s->inflight_snapshot);
-    free(s->timeline_tmp);
     pktsrc_close(&s->src);
     evq_free(&s->q);
     mempool_free(&s->mp);
@@ -554,8 +526,6 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     s->cores = cfg->workload.cores;
     double t0 = wall_now();
     int rc = setup(s, e);
-    if (rc == 0 && opt->timeline)
-        rc = open_timeline(s, e);
     const pktsrc_pkt *next = NULL;
     if (rc == 0) {
         int first = pktsrc_next_ref(&s->src, &next, e);
@@ -570,8 +540,11 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     }
     if (rc == 0 && s->distract_lines)
         dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);
-    if (rc == 0 && s->timeline)
+    if (rc == 0 && opt->timeline) {
+        fprintf(opt->timeline, "time_us,rx_replenish,rx,tx,tx_recycle,sw_queue,pcie_write_hit,pcie_read_hit,"
+                               "delivered,dropped\n");
         dsim_push(s, 0, EV_TIMELINE, 0, 0, 0);
+    }
     double next_report = t0 + opt->progress_after_s;
     sim_event ev;
     uint64_t events = 0;
@@ -608,8 +581,6 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         out->wall_seconds = wall_now() - t0;
         out->sim_mpps = out->wall_seconds > 0 ? (double)s->src.produced / out->wall_seconds / 1e6 : 0;
     }
-    if (finish_timeline(s, rc == 0, e) != 0)
-        rc = -1;
     teardown(s);
     free(s);
     return rc;

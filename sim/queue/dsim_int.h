@@ -158,8 +158,6 @@ typedef struct dsim {
     double warmup_tol, warmup_sum, warmup_prev;
     double *queue_snapshot;     /* cores x Q_COUNT areas at the end of the interval */
     double *inflight_snapshot;  /* cores x 2 */
-    FILE *timeline;
-    char *timeline_tmp;
     ddio_err *err;              /* first error raised inside an event handler */
     int failed;
 } dsim;
