@@ -258,6 +258,9 @@ static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
             dsim_push(s, ev->time_ns + 1000, EV_DISTRACTOR, 0, 0, 0);
         break;
     case EV_TIMELINE:
+        /* Nothing else pending: the run ended before this sample. */
+        if (!evq_size(&s->q))
+            break;
         timeline_row(s);
         if (!s->measure_closed)
             dsim_push(s, ev->time_ns + (uint64_t)(s->opt->timeline_us * 1000.0), EV_TIMELINE, 0, 0, 0);
@@ -457,7 +460,7 @@ static void results(dsim *s, dsim_result *r)
     r->warmup_packets = s->warmup_packets;
     r->warmup_settled = s->warmup_auto ? s->warmup_settled : 1;
     r->measured_seconds = span * 1e-9;
-    r->sim_seconds = (double)evq_now(&s->q) * 1e-9;
+    r->sim_seconds = (double)s->end_ns * 1e-9;
     if (span > 0) {
         r->throughput_gbps = (double)n->delivered_bytes * 8.0 / span;
         r->mpps = (double)n->delivered * 1e3 / span;
@@ -551,6 +554,10 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     const int progress = opt->progress != NULL;   /* read once: the loop runs per event */
     while (rc == 0 && !s->failed && evq_pop(&s->q, &ev)) {
         dispatch(s, &ev, &next);
+        /* The run ends with its last event but an observer's: a timeline
+         * sample due after the drain must not lengthen sim_seconds. */
+        if (ev.type != EV_TIMELINE)
+            s->end_ns = evq_now(&s->q);
         if (progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
             next_report = wall_now() + 0.25;
             opt->progress(opt->progress_ctx, s->src.expected ? (double)s->src.produced / (double)s->src.expected : 0.0);

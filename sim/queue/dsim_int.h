@@ -148,6 +148,7 @@ typedef struct dsim {
      * UINT64_MAX before and after the measured interval. */
     uint64_t area_double_from;
     int measuring, measure_closed;
+    uint64_t end_ns;            /* time of the last event but a timeline sample */
     uint64_t warmup_target, rx_total, arrivals_left;
     /* Default warm-up (dsim.c): the mean RX length seen by received packets,
      * per window of warmup_window packets, must move by at most warmup_tol
