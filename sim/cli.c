@@ -31,79 +31,18 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     return DDIO_EXIT_USAGE;
 }
 
-int cli_out_open(cli_out *o, const char *path, ddio_err *e)
+const char *cli_out_path(const char *path)
 {
-    memset(o, 0, sizeof *o);
-    if (!path) {
-        o->f = stdout;
-        return 0;
-    }
-    size_t tl = strlen(path) + 16;
-    if (!(o->tmp = malloc(tl)))
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    snprintf(o->tmp, tl, "%s.tmpXXXXXX", path);
-    o->path = path;
-    int fd = mkstemp(o->tmp);
-    if (fd >= 0) {
-        /* mkstemp creates 0600; give the file the mode a plain fopen would. */
-        mode_t mask = umask(0);
-        umask(mask);
-        fchmod(fd, 0666 & ~mask);
-        if (!(o->f = fdopen(fd, "w"))) {
-            int err = errno;
-            close(fd);
-            unlink(o->tmp);
-            errno = err;
-        }
-    }
-    if (!o->f) {
-        ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-int cli_out_commit(cli_out *o, ddio_err *e)
-{
-    if (!o->tmp) {
-        if (ferror(stdout) || fflush(stdout) != 0)
-            return ddio_errf(e, DDIO_EXIT_IO, "stdout: write failed: %s", strerror(errno));
-        return 0;
-    }
-    int ok = !ferror(o->f);
-    ok = fclose(o->f) == 0 && ok;
-    o->f = NULL;
-    int rc = 0;
-    if (!ok || rename(o->tmp, o->path) != 0) {
-        rc = ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", o->path, strerror(errno));
-        unlink(o->tmp);
-    }
-    free(o->tmp);
-    o->tmp = NULL;
-    return rc;
-}
-
-void cli_out_abort(cli_out *o)
-{
-    if (o->tmp) {
-        if (o->f)
-            fclose(o->f);
-        unlink(o->tmp);
-        free(o->tmp);
-    }
-    memset(o, 0, sizeof *o);
+    return path && strcmp(path, "-") != 0 ? path : NULL;
 }
 
 int cli_write_output(const char *path, const char *text, ddio_err *e)
 {
-    cli_out o;
-    if (cli_out_open(&o, path && strcmp(path, "-") != 0 ? path : NULL, e) != 0)
+    ddio_outfile o;
+    if (ddio_outfile_open(&o, cli_out_path(path), e) != 0)
         return -1;
-    /* A failed write leaves the stream's error flag, which commit reports. */
-    fputs(text, o.f);
-    return cli_out_commit(&o, e);
+    fputs(text, o.f);   /* a failed write sets the error flag commit reports */
+    return ddio_outfile_commit(&o, e);
 }
 
 void sb_printf(strbuf *sb, const char *fmt, ...)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "configs/config.h"
 #include "sim/common/err.h"
+#include "sim/common/outfile.h"
 #include "sim/queue/dsim.h"
 
 typedef struct ddio_cmd {
@@ -41,19 +42,8 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
  * path is NULL or "-".  A failed run never leaves a half-written file. */
 int cli_write_output(const char *path, const char *text, ddio_err *e);
 
-/* An output file written in steps, whole or not at all: cli_out_open
- * creates PATH.tmpXXXXXX beside PATH with the mode a plain fopen would give
- * (0666 less the umask), f is written, cli_out_commit closes it and renames
- * it over PATH, cli_out_abort closes and removes it (either cleans up, also
- * on error).  A NULL path writes to stdout: commit flushes it. */
-typedef struct cli_out {
-    FILE *f;
-    const char *path;           /* NULL: stdout */
-    char *tmp;                  /* the temporary file, NULL for stdout */
-} cli_out;
-int cli_out_open(cli_out *o, const char *path, ddio_err *e);
-int cli_out_commit(cli_out *o, ddio_err *e);
-void cli_out_abort(cli_out *o);
+/* path as given to -o: NULL or "-" is stdout (NULL for ddio_outfile_open). */
+const char *cli_out_path(const char *path);
 
 /* Growable string buffer for building table/JSON output before writing. */
 typedef struct strbuf {

@@ -268,10 +268,10 @@ int cmd_simulate(int argc, char **argv)
      * be written fails at once, and renamed into place after it: the
      * timeline only once the main output is written, so that a failed
      * command leaves neither (docs/simulator.md, "Files"). */
-    cli_out out, tl = {0};
-    if (cli_out_open(&out, o.cc.out && strcmp(o.cc.out, "-") != 0 ? o.cc.out : NULL, &e) != 0 ||
-        (o.timeline && cli_out_open(&tl, o.timeline, &e) != 0)) {
-        cli_out_abort(&out);
+    ddio_outfile out, tl = {0};
+    if (ddio_outfile_open(&out, cli_out_path(o.cc.out), &e) != 0 ||
+        (o.timeline && ddio_outfile_open(&tl, o.timeline, &e) != 0)) {
+        ddio_outfile_abort(&out);
         free(cfg);
         return cli_fail(&e);
     }
@@ -286,8 +286,8 @@ int cmd_simulate(int argc, char **argv)
     if (bar_drawn)
         fprintf(stderr, "\r%60s\r", "");
     if (rc != 0) {
-        cli_out_abort(&out);
-        cli_out_abort(&tl);
+        ddio_outfile_abort(&out);
+        ddio_outfile_abort(&tl);
         free(cfg);
         return cli_fail(&e);
     }
@@ -302,8 +302,8 @@ int cmd_simulate(int argc, char **argv)
             pp = &pred;
         mk_traffic_free(&t);
         if (!pp) {
-            cli_out_abort(&out);
-            cli_out_abort(&tl);
+            ddio_outfile_abort(&out);
+            ddio_outfile_abort(&tl);
             dsim_result_free(&r);
             free(cfg);
             return cli_fail(&e);
@@ -319,11 +319,11 @@ int cmd_simulate(int argc, char **argv)
     }
     /* A failed write leaves the stream's error flag, which commit reports. */
     fputs(sb.data, out.f);
-    rc = cli_out_commit(&out, &e);
+    rc = ddio_outfile_commit(&out, &e);
     if (rc == 0 && o.timeline)
-        rc = cli_out_commit(&tl, &e);
+        rc = ddio_outfile_commit(&tl, &e);
     else
-        cli_out_abort(&tl);
+        ddio_outfile_abort(&tl);
     sb_free(&sb);
     dsim_result_free(&r);
     free(cfg);

@@ -385,17 +385,23 @@ Test(cli_simulate, outputs_are_whole_or_absent, .timeout = 120)
 }
 
 /* -o and --timeline get the mode a plain fopen would give them, 0666 less
- * the umask, not mkstemp's 0600: with umask 027, 0640 both. */
+ * the umask, not mkstemp's 0600: with umask 027, 0640 all (also the pcap
+ * of `trace gen`, which was 0644 whatever the umask: one ddio_outfile now
+ * writes every output file). */
 Test(cli_simulate, outputs_follow_the_umask, .timeout = 120)
 {
     char *dir = fresh_dir(), args[800], path[400];
     mode_t old = umask(027);
     snprintf(args, sizeof args, "simulate " SHORT " -o %s/out.txt --timeline %s/t.csv", dir, dir);
     cli_run r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(args, sizeof args, "trace gen --profile imix --packets 100 -o %s/g.pcap", dir);
+    r = run_ddiosim(args);
     umask(old);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    const char *names[] = {"out.txt", "t.csv"};
-    for (int i = 0; i < 2; i++) {
+    const char *names[] = {"out.txt", "t.csv", "g.pcap"};
+    for (int i = 0; i < 3; i++) {
         struct stat st;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         cr_assert_eq(stat(path, &st), 0, "%s", path);

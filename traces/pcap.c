@@ -304,44 +304,14 @@ static void put_le32(uint8_t *b, uint32_t v)
     b[3] = (uint8_t)(v >> 24);
 }
 
-static void writer_free(trace_writer *w)
-{
-    free(w->path);
-    free(w->tmp);
-    w->path = w->tmp = NULL;
-    w->f = NULL;
-}
-
 int trace_writer_open(trace_writer *w, const char *path, uint32_t snaplen, int nano, uint32_t linktype,
                       ddio_err *e)
 {
     memset(w, 0, sizeof *w);
     if (snaplen == 0 || snaplen > 262144)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: snap length %u out of range [1, 262144]", path, snaplen);
-    size_t tl = strlen(path) + 16;
-    w->path = strdup(path);
-    w->tmp = malloc(tl);
-    if (!w->path || !w->tmp) {
-        writer_free(w);
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    }
-    snprintf(w->tmp, tl, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(w->tmp);
-    if (fd < 0) {
-        ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
-        writer_free(w);
+    if (ddio_outfile_open(&w->out, path, e) != 0)
         return -1;
-    }
-    /* mkstemp makes the file 0600; a trace is ordinary data. */
-    (void)fchmod(fd, 0644);
-    w->f = fdopen(fd, "wb");
-    if (!w->f) {
-        ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
-        close(fd);
-        unlink(w->tmp);
-        writer_free(w);
-        return -1;
-    }
     w->snaplen = snaplen;
     w->nano = nano;
     uint8_t hdr[PCAP_FILE_HDR];
@@ -352,7 +322,7 @@ int trace_writer_open(trace_writer *w, const char *path, uint32_t snaplen, int n
     put_le32(hdr + 12, 0);      /* sigfigs */
     put_le32(hdr + 16, snaplen);
     put_le32(hdr + 20, linktype);
-    if (fwrite(hdr, 1, sizeof hdr, w->f) != sizeof hdr) {
+    if (fwrite(hdr, 1, sizeof hdr, w->out.f) != sizeof hdr) {
         ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", path, strerror(errno));
         trace_writer_abort(w);
         return -1;
@@ -368,7 +338,7 @@ int trace_writer_write(trace_writer *w, uint64_t ts_ns, const uint8_t *frame, ui
         sub /= 1000;
     if (sec > UINT32_MAX)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: packet %llu: timestamp %llu s does not fit pcap's 32 bits",
-                         w->path, (unsigned long long)(w->packets + 1), (unsigned long long)sec);
+                         w->out.path, (unsigned long long)(w->packets + 1), (unsigned long long)sec);
     if (cap_len > wire_len)
         cap_len = wire_len;
     if (cap_len > w->snaplen)
@@ -378,36 +348,18 @@ int trace_writer_write(trace_writer *w, uint64_t ts_ns, const uint8_t *frame, ui
     put_le32(rec + 4, (uint32_t)sub);
     put_le32(rec + 8, cap_len);
     put_le32(rec + 12, wire_len);
-    if (fwrite(rec, 1, sizeof rec, w->f) != sizeof rec || fwrite(frame, 1, cap_len, w->f) != cap_len)
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", w->path, strerror(errno));
+    if (fwrite(rec, 1, sizeof rec, w->out.f) != sizeof rec || fwrite(frame, 1, cap_len, w->out.f) != cap_len)
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", w->out.path, strerror(errno));
     w->packets++;
     return 0;
 }
 
 int trace_writer_commit(trace_writer *w, ddio_err *e)
 {
-    int err = 0;
-    if (fflush(w->f) != 0)
-        err = errno;
-    if (fclose(w->f) != 0 && !err)
-        err = errno;
-    if (!err && rename(w->tmp, w->path) != 0)
-        err = errno;
-    if (err) {
-        ddio_errf(e, DDIO_EXIT_IO, "%s: write failed: %s", w->path, strerror(err));
-        unlink(w->tmp);
-        writer_free(w);
-        return -1;
-    }
-    writer_free(w);
-    return 0;
+    return ddio_outfile_commit(&w->out, e);
 }
 
 void trace_writer_abort(trace_writer *w)
 {
-    if (w->f) {
-        fclose(w->f);
-        unlink(w->tmp);
-    }
-    writer_free(w);
+    ddio_outfile_abort(&w->out);
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "sim/common/err.h"
+#include "sim/common/outfile.h"
 
 /* Why a record is not an unfragmented IPv4 TCP/UDP packet (TRACE_OK if it is). */
 enum trace_class {
@@ -79,8 +80,7 @@ int trace_linktype_supported(int linktype);
  * machines.  The file is written under a temporary name and renamed by
  * trace_writer_commit(): a failed run never leaves a half-written trace. */
 typedef struct trace_writer {
-    FILE *f;
-    char *path, *tmp;
+    ddio_outfile out;
     uint32_t snaplen;
     int nano;              /* 1: nanosecond magic 0xa1b23c4d; 0: microseconds 0xa1b2c3d4 */
     uint64_t packets;
