@@ -117,6 +117,7 @@ Test(sim, buffer_annealing, .timeout = 120)
 {
     ddio_config cfg;
     small_config(&cfg, "acrobat");
+    cr_assert_eq(cfg.machine.hierarchy, HIER_NONINCLUSIVE, "the default machine is a Skylake");
     cfg.workload.mode = DDIO_MODE_RECEIVE;
     cfg.workload.driver.rx_ring = 512;
     double prev = -1;
