@@ -248,6 +248,51 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
               r->warmup_settled ? "" : "; the queues were still moving when it ended (simulate more --packets)");
 }
 
+/* The run, its Markov model cross-check, and the report written to out
+ * (a failed write leaves the stream's error flag, which the caller's
+ * ddio_outfile_commit reports). */
+static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, ddio_err *e)
+{
+    int bar_drawn = 0;
+    if (isatty(2)) {
+        o->sim.d.progress = progress_bar;
+        o->sim.d.progress_ctx = &bar_drawn;
+    }
+    dsim_result r;
+    int rc = dsim_run(cfg, &o->sim.d, &r, e);
+    if (bar_drawn)
+        fprintf(stderr, "\r%60s\r", "");
+    if (rc != 0)
+        return -1;
+    /* The cross-check: the Markov model for the queues this run measured. */
+    mk_prediction pred, *pp = NULL;
+    if (!o->no_model) {
+        mk_traffic t;
+        memset(&t, 0, sizeof t);
+        const dsim_options *d = &o->sim.d;
+        if (mk_traffic_from_source(&t, &d->src, d->pkt_size, d->seed, cfg->workload.cores, 100000, e) == 0 &&
+            mk_predict_for_sim(cfg, &t, &r, &pred, e) == 0)
+            pp = &pred;
+        mk_traffic_free(&t);
+        if (!pp) {
+            dsim_result_free(&r);
+            return -1;
+        }
+    }
+    strbuf sb = {0};
+    if (o->cc.fmt == FMT_JSON) {
+        char *js = to_json(cfg, o, &r, pp);
+        sb_printf(&sb, "%s\n", js);
+        free(js);
+    } else {
+        to_table(&sb, cfg, o, &r, pp);
+    }
+    fputs(sb.data, out);
+    sb_free(&sb);
+    dsim_result_free(&r);
+    return 0;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     ddio_err e = {0};
@@ -276,56 +321,15 @@ int cmd_simulate(int argc, char **argv)
         return cli_fail(&e);
     }
     o.sim.d.timeline = tl.f;
-    int bar_drawn = 0;
-    if (isatty(2)) {
-        o.sim.d.progress = progress_bar;
-        o.sim.d.progress_ctx = &bar_drawn;
-    }
-    dsim_result r;
-    rc = dsim_run(cfg, &o.sim.d, &r, &e);
-    if (bar_drawn)
-        fprintf(stderr, "\r%60s\r", "");
-    if (rc != 0) {
+    rc = run_and_report(cfg, &o, out.f, &e);
+    if (rc == 0)
+        rc = ddio_outfile_commit(&out, &e);
+    else
         ddio_outfile_abort(&out);
-        ddio_outfile_abort(&tl);
-        free(cfg);
-        return cli_fail(&e);
-    }
-    /* The cross-check: the Markov model for the queues this run measured. */
-    mk_prediction pred, *pp = NULL;
-    if (!o.no_model) {
-        mk_traffic t;
-        memset(&t, 0, sizeof t);
-        const dsim_options *d = &o.sim.d;
-        if (mk_traffic_from_source(&t, &d->src, d->pkt_size, d->seed, cfg->workload.cores, 100000, &e) == 0 &&
-            mk_predict_for_sim(cfg, &t, &r, &pred, &e) == 0)
-            pp = &pred;
-        mk_traffic_free(&t);
-        if (!pp) {
-            ddio_outfile_abort(&out);
-            ddio_outfile_abort(&tl);
-            dsim_result_free(&r);
-            free(cfg);
-            return cli_fail(&e);
-        }
-    }
-    strbuf sb = {0};
-    if (o.cc.fmt == FMT_JSON) {
-        char *js = to_json(cfg, &o, &r, pp);
-        sb_printf(&sb, "%s\n", js);
-        free(js);
-    } else {
-        to_table(&sb, cfg, &o, &r, pp);
-    }
-    /* A failed write leaves the stream's error flag, which commit reports. */
-    fputs(sb.data, out.f);
-    rc = ddio_outfile_commit(&out, &e);
     if (rc == 0 && o.timeline)
         rc = ddio_outfile_commit(&tl, &e);
     else
         ddio_outfile_abort(&tl);
-    sb_free(&sb);
-    dsim_result_free(&r);
     free(cfg);
     return rc ? cli_fail(&e) : DDIO_EXIT_OK;
 }
