@@ -77,8 +77,3 @@ void ddio_outfile_abort(ddio_outfile *o)
     }
     outfile_release(o);
 }
-
-const char *ddio_outfile_name(const ddio_outfile *o)
-{
-    return o->path ? o->path : "stdout";
-}

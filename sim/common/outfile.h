@@ -23,7 +23,5 @@ int ddio_outfile_open(ddio_outfile *o, const char *path, ddio_err *e);
 /* The stream's error flag (a failed fwrite / fputs) is reported here. */
 int ddio_outfile_commit(ddio_outfile *o, ddio_err *e);
 void ddio_outfile_abort(ddio_outfile *o);
-/* The name to put in messages: the path, or "stdout". */
-const char *ddio_outfile_name(const ddio_outfile *o);
 
 #endif

@@ -517,6 +517,26 @@ static void teardown(dsim *s)
     hier_free(&s->h);
 }
 
+/* The run ended before the warm-up did: why, in one line. */
+static int warmup_unfinished(const dsim *s, ddio_err *e)
+{
+    if (s->rx_total == 0 && s->n.drop_oversize)
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "no packet was received: all %llu were larger than the data room (%u B; "
+                         "workload.driver.data_room)",
+                         (unsigned long long)s->n.drop_oversize, s->data_room);
+    if (s->warmup_auto)
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "the run ended during warm-up (%llu packets received, none after half the packets were "
+                         "injected; %llu dropped as larger than the data room): simulate more packets (--packets)",
+                         (unsigned long long)s->rx_total, (unsigned long long)s->n.drop_oversize);
+    return ddio_errf(e, DDIO_EXIT_USAGE,
+                     "the run ended during warm-up (%llu of the %llu received packets --warmup asks for, %llu "
+                     "dropped as larger than the data room): simulate more packets (--packets)",
+                     (unsigned long long)s->rx_total, (unsigned long long)s->warmup_target,
+                     (unsigned long long)s->n.drop_oversize);
+}
+
 int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -565,22 +585,8 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     }
     if (s->failed)
         rc = -1;
-    if (rc == 0 && !s->measuring && s->rx_total == 0 && s->n.drop_oversize)
-        rc = ddio_errf(e, DDIO_EXIT_USAGE,
-                       "no packet was received: all %llu were larger than the data room (%u B; "
-                       "workload.driver.data_room)",
-                       (unsigned long long)s->n.drop_oversize, s->data_room);
-    else if (rc == 0 && !s->measuring && s->warmup_auto)
-        rc = ddio_errf(e, DDIO_EXIT_USAGE,
-                       "the run ended during warm-up (%llu packets received, none after half the packets were "
-                       "injected; %llu dropped as larger than the data room): simulate more packets (--packets)",
-                       (unsigned long long)s->rx_total, (unsigned long long)s->n.drop_oversize);
-    else if (rc == 0 && !s->measuring)
-        rc = ddio_errf(e, DDIO_EXIT_USAGE,
-                       "the run ended during warm-up (%llu of the %llu received packets --warmup asks for, %llu "
-                       "dropped as larger than the data room): simulate more packets (--packets)",
-                       (unsigned long long)s->rx_total, (unsigned long long)s->warmup_target,
-                       (unsigned long long)s->n.drop_oversize);
+    if (rc == 0 && !s->measuring)
+        rc = warmup_unfinished(s, e);
     if (rc == 0)
         rc = check_conservation(s, e);
     if (rc == 0) {
