@@ -1,0 +1,377 @@
+/* cmd_validate.c - `ddiosim validate`: run the simulator and the model on
+ * every measured point of the shipped (or given) experiments and report how
+ * far each prediction is from the hardware, per point, per experiment and
+ * overall; exit 1 when an accuracy figure is worse than --max-mae. */
+#include <dirent.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim/cli.h"
+#include "sim/common/parse.h"
+#include "validate/experiment.h"
+#include "validate/plot.h"
+#include "validate/report.h"
+#include "validate/runner.h"
+
+#define DATA_DIR DDIOSIM_SOURCE_DIR "/validate/data"
+#define MAX_EXPERIMENTS 64
+#define MAX_LIMITS 16
+#define DEFAULT_PACKETS 300000
+
+static const char usage[] =
+    "usage: ddiosim validate [options]\n"
+    "\n"
+    "Compare the simulator's and the model's DDIO hit rates with hit rates measured\n"
+    "on real servers (uncore counters): per point, per experiment and overall.  With\n"
+    "no options: every experiment shipped in validate/data, both engines.\n"
+    "\n"
+    "  --measured DIR     an experiment folder (its experiment.json and measured\n"
+    "                     files, docs/validation.md); repeat for more (default:\n"
+    "                     every folder under validate/data with an experiment.json)\n"
+    "  --engine E         sim | model | both (both)\n"
+    "  --jobs N           points computed in parallel (default: the cores online);\n"
+    "                     the results do not depend on it\n"
+    "  --packets N        simulator: packets injected per point (300000)\n"
+    "  --seed S           simulator: seed of every point (1)\n"
+    "  --max-mae PP       exit 1 when an overall mean absolute error (any engine,\n"
+    "                     any metric) is above PP percentage points; or\n"
+    "  --max-mae ENGINE:METRIC=PP  the same for one (sim:pcie_write_hit=6.5);\n"
+    "                     repeatable\n"
+    "  --format F         table | json | csv | md (table)\n"
+    "  -o, --output FILE  write to FILE (atomically) instead of stdout\n"
+    "  --plot FILE        also draw the figure (.svg or .png) with gnuplot\n"
+    "  -h, --help         this help\n";
+
+typedef struct mae_limit {
+    int eng;                    /* -1: every engine */
+    int metric;                 /* -1: every metric */
+    double pp;
+} mae_limit;
+
+typedef struct val_opts {
+    const char *dir[MAX_EXPERIMENTS];
+    int n_dir;
+    int engines;
+    int jobs;
+    uint64_t packets, seed;
+    mae_limit limit[MAX_LIMITS];
+    int n_limit;
+    enum vd_format fmt;
+    const char *out, *plot;
+} val_opts;
+
+enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT };
+
+static int parse_limit(const char *s, val_opts *o, ddio_err *e)
+{
+    if (o->n_limit >= MAX_LIMITS)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--max-mae: at most %d limits", MAX_LIMITS);
+    mae_limit *l = &o->limit[o->n_limit];
+    l->eng = l->metric = -1;
+    const char *eq = strchr(s, '=');
+    if (eq) {
+        char who[64];
+        snprintf(who, sizeof who, "%.*s", (int)(eq - s), s);
+        char *colon = strchr(who, ':');
+        if (!colon)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--max-mae: '%s' is not PP or ENGINE:METRIC=PP", s);
+        *colon = '\0';
+        l->eng = strcmp(who, "sim") == 0 ? VD_ENG_SIM : strcmp(who, "model") == 0 ? VD_ENG_MODEL : -2;
+        l->metric = vd_metric_from_name(colon + 1);
+        if (l->eng == -2)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--max-mae: engine '%s' is not sim or model", who);
+        if (l->metric < 0)
+            return ddio_errf(e, DDIO_EXIT_USAGE,
+                             "--max-mae: metric '%s' is not pcie_write_hit, pcie_read_hit or pcie_write_partial_hit",
+                             colon + 1);
+        s = eq + 1;
+    }
+    if (ddio_parse_double(s, 0, 100, &l->pp, "--max-mae", e) != 0)
+        return -1;
+    o->n_limit++;
+    return 0;
+}
+
+static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
+{
+    static const struct option longopts[] = {
+        {"measured", required_argument, 0, O_MEASURED}, {"engine", required_argument, 0, O_ENGINE},
+        {"jobs", required_argument, 0, O_JOBS},         {"packets", required_argument, 0, O_PACKETS},
+        {"seed", required_argument, 0, O_SEED},         {"max-mae", required_argument, 0, O_MAXMAE},
+        {"format", required_argument, 0, O_FORMAT},     {"output", required_argument, 0, 'o'},
+        {"plot", required_argument, 0, O_PLOT},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    uint64_t v;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': return 1;
+        case 'o': o->out = optarg; break;
+        case O_PLOT: o->plot = optarg; break;
+        case O_MEASURED:
+            if (o->n_dir >= MAX_EXPERIMENTS)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--measured: at most %d experiments", MAX_EXPERIMENTS);
+            o->dir[o->n_dir++] = optarg;
+            break;
+        case O_ENGINE:
+            if (strcmp(optarg, "sim") == 0) o->engines = VD_ENGINE_SIM;
+            else if (strcmp(optarg, "model") == 0) o->engines = VD_ENGINE_MODEL;
+            else if (strcmp(optarg, "both") == 0) o->engines = VD_ENGINE_BOTH;
+            else return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: '%s' is not sim, model or both", optarg);
+            break;
+        case O_JOBS:
+            if (ddio_parse_u64(optarg, 1, 1024, &v, "--jobs", e)) return -1;
+            o->jobs = (int)v;
+            break;
+        case O_PACKETS:
+            if (ddio_parse_u64(optarg, 1000, 1ull << 32, &o->packets, "--packets", e)) return -1;
+            break;
+        case O_SEED:
+            if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->seed, "--seed", e)) return -1;
+            break;
+        case O_MAXMAE:
+            if (parse_limit(optarg, o, e)) return -1;
+            break;
+        case O_FORMAT:
+            if (strcmp(optarg, "table") == 0) o->fmt = VD_FMT_TABLE;
+            else if (strcmp(optarg, "json") == 0) o->fmt = VD_FMT_JSON;
+            else if (strcmp(optarg, "csv") == 0) o->fmt = VD_FMT_CSV;
+            else if (strcmp(optarg, "md") == 0) o->fmt = VD_FMT_MD;
+            else return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not table, json, csv or md", optarg);
+            break;
+        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "%s needs a value", argv[optind - 1]), -2;
+        default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]), -2;
+        }
+    }
+    if (optind < argc)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
+    return 0;
+}
+
+/* ------------------------------------------------------------ experiments */
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Folders below `root` (two levels: DATA/SET/EXPERIMENT) holding an
+ * experiment.json, sorted by path, into paths (malloc'ed strings). */
+static int find_experiments(const char *root, int depth, char **paths, int *n, ddio_err *e)
+{
+    DIR *d = opendir(root);
+    if (!d)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: cannot open the folder of shipped experiments", root);
+    char *sub[256];
+    int ns = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && ns < 256) {
+        if (de->d_name[0] == '.')
+            continue;
+        size_t len = strlen(root) + strlen(de->d_name) + 2;
+        char *p = malloc(len);
+        if (!p)
+            break;
+        snprintf(p, len, "%s/%s", root, de->d_name);
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            sub[ns++] = p;
+        else
+            free(p);
+    }
+    closedir(d);
+    qsort(sub, (size_t)ns, sizeof *sub, cmp_name);
+    int rc = 0;
+    for (int i = 0; i < ns; i++) {
+        char j[1200];
+        struct stat st;
+        snprintf(j, sizeof j, "%s/experiment.json", sub[i]);
+        if (rc == 0 && stat(j, &st) == 0) {
+            if (*n >= MAX_EXPERIMENTS)
+                rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s: more than %d experiments", root, MAX_EXPERIMENTS);
+            else
+                paths[(*n)++] = sub[i], sub[i] = NULL;
+        } else if (rc == 0 && depth > 1) {
+            rc = find_experiments(sub[i], depth - 1, paths, n, e);
+        }
+        free(sub[i]);
+    }
+    return rc;
+}
+
+/* Load every experiment; fill the jobs (one per point) and check that each
+ * point's configuration resolves, so that a bad experiment fails before
+ * anything runs.  Returns the number of points or -1. */
+static long load_all(val_opts *o, vd_experiment *exp, size_t n_exp, char **dirs, vd_job **jobs, ddio_err *e)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n_exp; i++) {
+        if (vd_experiment_load(dirs[i], &exp[i], e) != 0)
+            return -1;
+        total += exp[i].n;
+    }
+    *jobs = calloc(total ? total : 1, sizeof **jobs);
+    ddio_config *cfg = malloc(sizeof *cfg);
+    if (!*jobs || !cfg) {
+        free(cfg);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = 1};
+    size_t k = 0;
+    for (size_t i = 0; i < n_exp; i++)
+        for (size_t p = 0; p < exp[i].n; p++, k++) {
+            vd_job *j = &(*jobs)[k];
+            j->machine = exp[i].machine;
+            j->workload = exp[i].workload;
+            j->n_params = exp[i].point[p].n_params;
+            j->param = exp[i].point[p].param;
+            dsim_options d;
+            char profile[32];
+            ddio_err e2 = {0};
+            if (vd_job_config(j, &ro, cfg, &d, profile, sizeof profile, &e2) != 0) {
+                free(cfg);
+                return ddio_errf(e, DDIO_EXIT_USAGE, "%s/experiment.json: point %s: %s", exp[i].dir,
+                                 exp[i].point[p].where, e2.msg);
+            }
+        }
+    free(cfg);
+    return (long)total;
+}
+
+/* ------------------------------------------------------------ limits */
+
+/* 0 when every limited MAE is within its limit; else 1 with the first one
+ * above it reported on stderr. */
+static int check_limits(const val_opts *o, const vd_set *s)
+{
+    int bad = 0;
+    for (int i = 0; i < o->n_limit && !bad; i++)
+        for (int eng = 0; eng < VD_ENG_COUNT && !bad; eng++)
+            for (int m = 0; m < VD_METRIC_COUNT && !bad; m++) {
+                const mae_limit *l = &o->limit[i];
+                if ((l->eng >= 0 && l->eng != eng) || (l->metric >= 0 && l->metric != m))
+                    continue;
+                vd_stat st;
+                vd_stat_of(s, s->n_exp, eng, m, &st);
+                if (st.n && st.mae > l->pp) {
+                    fprintf(stderr, "ddiosim validate: the %s's mean absolute error on %s is %.2f points, above "
+                                    "--max-mae %g\n",
+                            eng == VD_ENG_SIM ? "simulator" : "model", vd_metric_name((enum vd_metric)m), st.mae,
+                            l->pp);
+                    bad = 1;
+                }
+            }
+    return bad;
+}
+
+/* ------------------------------------------------------------ the command */
+
+static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
+{
+    vd_experiment *exp = calloc(n_exp, sizeof *exp);
+    vd_job *jobs = NULL;
+    vd_outcome *out = NULL;
+    ddio_outfile of = {0};
+    int rc = -1, opened = 0;
+    if (!exp) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto done;
+    }
+    long n = load_all(o, exp, n_exp, dirs, &jobs, e);
+    if (n < 0)
+        goto done;
+    if (o->plot && vd_plot_check(o->plot, e) != 0)
+        goto done;
+    /* The output is created before the run, so a path that cannot be
+     * written fails at once, not after minutes of simulation. */
+    if (ddio_outfile_open(&of, cli_out_path(o->out), e) != 0)
+        goto done;
+    opened = 1;
+    out = calloc((size_t)n + 1, sizeof *out);
+    if (!out) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto done;
+    }
+    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs};
+    if (vd_run_all(jobs, (size_t)n, &ro, out, e) < 0)
+        goto done;
+    /* A point that failed to run is reported, not averaged away. */
+    size_t k = 0;
+    for (size_t i = 0; i < n_exp; i++)
+        for (size_t p = 0; p < exp[i].n; p++, k++)
+            if (out[k].failed) {
+                ddio_errf(e, out[k].err.exit_code ? out[k].err.exit_code : DDIO_EXIT_IO,
+                          "%s: point %s: %s", exp[i].name, exp[i].point[p].where, out[k].err.msg);
+                goto done;
+            }
+    vd_set s = {.n_exp = n_exp, .exp = exp, .out = out, .engines = o->engines, .packets = o->packets,
+                .seed = o->seed};
+    char *text = vd_report(&s, o->fmt);
+    if (!text) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto done;
+    }
+    fputs(text, of.f);
+    free(text);
+    if (o->plot && vd_plot(&s, o->plot, e) != 0)
+        goto done;
+    opened = 0;
+    if (ddio_outfile_commit(&of, e) != 0)
+        goto done;
+    rc = check_limits(o, &s) ? 1 : 0;
+done:
+    if (opened)
+        ddio_outfile_abort(&of);
+    for (size_t i = 0; exp && i < n_exp; i++)
+        vd_experiment_free(&exp[i]);
+    free(exp);
+    free(jobs);
+    free(out);
+    return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    ddio_err e = {0};
+    val_opts o;
+    memset(&o, 0, sizeof o);
+    o.engines = VD_ENGINE_BOTH;
+    o.packets = DEFAULT_PACKETS;
+    o.seed = 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cpus > 0 ? (int)(cpus > 1024 ? 1024 : cpus) : 1;
+    o.fmt = VD_FMT_TABLE;
+    int rc = parse(argc, argv, &o, &e);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return DDIO_EXIT_OK;
+    }
+    if (rc == -2)
+        return cli_usage_error("validate", usage, "%s", e.msg);
+    if (rc < 0)
+        return cli_value_error("validate", &e);
+    char *dirs[MAX_EXPERIMENTS];
+    int n = 0;
+    if (o.n_dir == 0) {
+        if (find_experiments(DATA_DIR, 2, dirs, &n, &e) != 0)
+            return cli_fail(&e);
+        if (n == 0)
+            return cli_fail(&(ddio_err){DDIO_EXIT_USAGE, DATA_DIR ": no experiment.json found"});
+    } else {
+        for (int i = 0; i < o.n_dir; i++)
+            dirs[n++] = strdup(o.dir[i]);
+    }
+    rc = run(&o, dirs, (size_t)n, &e);
+    for (int i = 0; i < n; i++)
+        free(dirs[i]);
+    if (rc < 0)
+        return cli_fail(&e);
+    return rc;
+}

@@ -1,0 +1,754 @@
+/* experiment.c - load an experiment folder: its experiment.json, checked
+ * against one schema whatever the source of the measurements, and every
+ * measured file it names, grouped into points (docs/validation.md,
+ * "Experiment folders").
+ *
+ * The schema is strict (an unknown key is an error) because a typo in an
+ * experiment description silently changes what is compared: "fixd" would
+ * otherwise validate the default configuration against the measurements. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "configs/config.h"
+#include "configs/fields.h"
+#include "validate/experiment.h"
+
+#define MAX_JSON_BYTES (1u << 20)
+#define MAX_POINTS 100000
+
+/* ------------------------------------------------------------ names */
+
+static const char *const metric_names[VD_METRIC_COUNT] = {
+    [VD_PCIE_WRITE_HIT] = "pcie_write_hit",
+    [VD_PCIE_READ_HIT] = "pcie_read_hit",
+    [VD_PCIE_WRITE_PARTIAL_HIT] = "pcie_write_partial_hit",
+};
+
+const char *vd_metric_name(enum vd_metric m)
+{
+    return (unsigned)m < VD_METRIC_COUNT ? metric_names[m] : "?";
+}
+
+int vd_metric_from_name(const char *name)
+{
+    for (int m = 0; m < VD_METRIC_COUNT; m++)
+        if (strcmp(name, metric_names[m]) == 0)
+            return m;
+    return -1;
+}
+
+/* Every parameter an experiment may vary or fix: one simulate / predict
+ * option each (sim/cli_sim.c, configs/config.c). */
+static const vd_param_spec params[] = {
+    {"cores", "--cores", VD_KIND_UINT, 0},
+    {"rx_ring", "--rx-ring", VD_KIND_UINT, 0},
+    {"rx_ring_total", "--rx-ring-total", VD_KIND_UINT, 0},
+    {"tx_ring", "--tx-ring", VD_KIND_UINT, 0},
+    {"burst", "--burst", VD_KIND_UINT, 0},
+    {"ddio_ways", "--ddio-ways", VD_KIND_UINT, 0},
+    {"policy", "--policy", VD_KIND_WORD, 0},
+    {"extra_cycles", "--extra-cycles", VD_KIND_REAL, 0},
+    {"uncore_ghz", "--uncore-ghz", VD_KIND_REAL, 0},
+    {"write_ratio", "--write-ratio", VD_KIND_REAL, 0},
+    {"pkt_size", "--pkt-size", VD_KIND_UINT, 1},
+    {"rate", "--rate", VD_KIND_RATE, 1},
+};
+#define N_PARAMS (sizeof params / sizeof params[0])
+
+const vd_param_spec *vd_param_find(const char *name)
+{
+    for (size_t i = 0; i < N_PARAMS; i++)
+        if (strcmp(name, params[i].name) == 0)
+            return &params[i];
+    return NULL;
+}
+
+const char *vd_param_names(void)
+{
+    return "cores, rx_ring, rx_ring_total, tx_ring, burst, ddio_ways, policy, extra_cycles, uncore_ghz, "
+           "write_ratio, pkt_size, rate";
+}
+
+void vd_param_format(const vd_param *p, char *buf, size_t cap)
+{
+    if (p->text[0])
+        snprintf(buf, cap, "%s", p->text);
+    else
+        snprintf(buf, cap, "%.10g", p->value);
+}
+
+const vd_param *vd_point_param(const vd_point *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->n_params; i++)
+        if (strcmp(p->param[i].name, name) == 0)
+            return &p->param[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct loader {
+    const char *file;           /* DIR/experiment.json, for messages */
+    const char *dir;
+    ddio_err *e;
+} loader;
+
+static int fail(const loader *L, const char *path, const char *fmt, const char *arg)
+{
+    char msg[300];
+    snprintf(msg, sizeof msg, fmt, arg ? arg : "");
+    return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, path, msg);
+}
+
+static char *read_text(const char *path, size_t *len, ddio_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno)), NULL;
+    if (!S_ISREG(st.st_mode))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a regular file", path), NULL;
+    if (st.st_size > MAX_JSON_BYTES)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes", path, MAX_JSON_BYTES), NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno)), NULL;
+    char *buf = malloc((size_t)st.st_size + 1);
+    size_t n = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
+    int bad = !buf || ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path), NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Every key of object j is one of `keys` (NULL-terminated). */
+static int check_keys(const loader *L, const cJSON *j, const char *path, const char *const *keys)
+{
+    for (const cJSON *c = j->child; c; c = c->next) {
+        int ok = 0;
+        for (const char *const *k = keys; *k; k++)
+            ok |= strcmp(c->string, *k) == 0;
+        if (!ok) {
+            char p[200];
+            snprintf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", c->string);
+            return fail(L, p, "unknown key%s", "");
+        }
+    }
+    return 0;
+}
+
+/* A string member (required or not); *out = NULL when absent. */
+static int get_string(const loader *L, const cJSON *j, const char *key, int required, const char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    *out = NULL;
+    if (!v)
+        return required ? fail(L, key, "missing (required)%s", "") : 0;
+    if (!cJSON_IsString(v) || !v->valuestring[0])
+        return fail(L, key, "must be a non-empty string%s", "");
+    *out = v->valuestring;
+    return 0;
+}
+
+static int get_number(const loader *L, const cJSON *j, const char *key, const char *path, double dflt,
+                      double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    *out = dflt;
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return fail(L, path, "must be a finite number%s", "");
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* A parameter value from JSON, checked against its kind. */
+static int param_from_json(const loader *L, const char *path, const char *name, const cJSON *v, vd_param *out)
+{
+    const vd_param_spec *s = vd_param_find(name);
+    memset(out, 0, sizeof *out);
+    if (!s) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "unknown parameter '%.40s' (known: %s)", name, vd_param_names());
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, path, msg);
+    }
+    snprintf(out->name, sizeof out->name, "%s", name);
+    out->value = NAN;
+    if (cJSON_IsString(v)) {
+        if (s->kind == VD_KIND_WORD || (s->kind == VD_KIND_RATE && strcmp(v->valuestring, "max") == 0)) {
+            if (!v->valuestring[0] || strlen(v->valuestring) >= sizeof out->text)
+                return fail(L, path, "must be a name of 1 to 31 characters%s", "");
+            snprintf(out->text, sizeof out->text, "%s", v->valuestring);
+            return 0;
+        }
+        return fail(L, path, s->kind == VD_KIND_RATE ? "must be a number (Gb/s) or \"max\"%s"
+                                                     : "must be a number, not a string%s", "");
+    }
+    if (s->kind == VD_KIND_WORD)
+        return fail(L, path, "must be a string%s", "");
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return fail(L, path, "must be a finite number%s", "");
+    double x = v->valuedouble;
+    if (s->kind == VD_KIND_UINT && (x < 0 || x != floor(x) || x > 4294967295.0))
+        return fail(L, path, "must be a whole number >= 0%s", "");
+    if (s->kind == VD_KIND_RATE && x <= 0)
+        return fail(L, path, "must be > 0 (Gb/s) or \"max\"%s", "");
+    out->value = x;
+    return 0;
+}
+
+static int add_param(const loader *L, vd_point *p, const vd_param *v, const char *path)
+{
+    if (vd_point_param(p, v->name))
+        return fail(L, path, "parameter '%s' is given twice (fixed and varied?)", v->name);
+    if (p->n_params >= VD_MAX_PARAMS)
+        return fail(L, path, "more than 16 parameters%s", "");
+    p->param[p->n_params++] = *v;
+    return 0;
+}
+
+static int read_fixed(const loader *L, const cJSON *j, vd_point *base)
+{
+    const cJSON *fx = cJSON_GetObjectItemCaseSensitive(j, "fixed");
+    memset(base, 0, sizeof *base);
+    if (!fx)
+        return 0;
+    if (!cJSON_IsObject(fx))
+        return fail(L, "fixed", "must be an object of parameter: value%s", "");
+    for (const cJSON *c = fx->child; c; c = c->next) {
+        char path[120];
+        snprintf(path, sizeof path, "fixed.%.60s", c->string);
+        vd_param v;
+        if (param_from_json(L, path, c->string, c, &v) != 0 || add_param(L, base, &v, path) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The machine / workload named: a name must be known, a path must exist
+ * (relative paths are relative to the experiment folder). */
+static int resolve_config(const loader *L, const char *kind, const char *key, const char *given, char *out,
+                          size_t cap)
+{
+    out[0] = '\0';
+    if (!given)
+        return 0;
+    int is_path = strchr(given, '/') != NULL || (strlen(given) > 5 && strcmp(given + strlen(given) - 5, ".json") == 0);
+    if (is_path && given[0] != '/')
+        snprintf(out, cap, "%s/%s", L->dir, given);
+    else
+        snprintf(out, cap, "%s", given);
+    char path[600];
+    ddio_err e2 = {0};
+    if (ddio_config_find(kind, out, path, sizeof path, &e2) != 0)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, key, e2.msg);
+    return 0;
+}
+
+/* ------------------------------------------------------------ points */
+
+static vd_point *new_point(vd_experiment *x, size_t *cap, const vd_point *base, const loader *L)
+{
+    if (x->n >= MAX_POINTS)
+        return fail(L, "points", "more than 100000 points%s", ""), NULL;
+    if (x->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        vd_point *g = realloc(x->point, *cap * sizeof *g);
+        if (!g)
+            return ddio_errf(L->e, DDIO_EXIT_IO, "out of memory"), NULL;
+        x->point = g;
+    }
+    vd_point *p = &x->point[x->n++];
+    *p = *base;
+    memset(p->has, 0, sizeof p->has);
+    memset(p->m, 0, sizeof p->m);
+    return p;
+}
+
+/* Store runs (taken over) as metric m of point p. */
+static void set_metric(vd_point *p, int m, double *run, uint32_t runs)
+{
+    vd_record *r = &p->m[m];
+    memset(r, 0, sizeof *r);
+    snprintf(r->metric, sizeof r->metric, "%s", vd_metric_name((enum vd_metric)m));
+    r->n_params = p->n_params < VD_MAX_PARAMS ? p->n_params : VD_MAX_PARAMS;
+    memcpy(r->param, p->param, sizeof(vd_param) * r->n_params);
+    r->run = run;
+    r->runs = runs;
+    vd_record_stats(r);
+    p->has[m] = 1;
+}
+
+/* ------------------------------------------------------------ NPF source */
+
+typedef struct npf_desc {
+    char x_param[VD_NAME_LEN];
+    double scale, offset;
+    const char *x_from;                 /* metric file stem whose row mean is x, or NULL */
+    char series_param[VD_NAME_LEN];     /* "" = no series */
+    const char *stem[VD_METRIC_COUNT];  /* file stems, NULL = metric not measured */
+    double unit;                        /* 0.01 for percent */
+} npf_desc;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The numeric file-name prefixes P of DIR/P<stem>.csv, sorted. */
+static int list_series(const loader *L, const char *stem, double **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(L->dir);
+    if (!d)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s", L->dir, strerror(errno));
+    char suffix[VD_NAME_LEN + 64];
+    snprintf(suffix, sizeof suffix, "%s.csv", stem);
+    size_t sl = strlen(suffix), cap = 0;
+    struct dirent *de;
+    int rc = 0;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        size_t nl = strlen(de->d_name);
+        if (nl <= sl || strcmp(de->d_name + nl - sl, suffix) != 0)
+            continue;
+        char pre[64];
+        if (nl - sl >= sizeof pre)
+            continue;
+        memcpy(pre, de->d_name, nl - sl);
+        pre[nl - sl] = '\0';
+        char *end;
+        double v = strtod(pre, &end);
+        if (*end != '\0' || !isfinite(v) || !isdigit((unsigned char)pre[0]))
+            continue;   /* another metric whose name ends the same ("ItoM-HIT-RATE" in "XItoM-HIT-RATE") */
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 8;
+            double *g = realloc(*out, cap * sizeof *g);
+            if (!g) {
+                rc = ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
+                break;
+            }
+            *out = g;
+        }
+        (*out)[(*n)++] = v;
+    }
+    closedir(d);
+    if (rc == 0 && *n == 0)
+        rc = fail(L, "series", "no measured file named <value>%s in the folder", suffix);
+    if (rc == 0)
+        qsort(*out, *n, sizeof **out, cmp_double);
+    return rc;
+}
+
+static int read_npf_desc(const loader *L, const cJSON *j, npf_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    const cJSON *xo = cJSON_GetObjectItemCaseSensitive(j, "x");
+    if (!xo)
+        return fail(L, "x", "missing (required for source npf)%s", "");
+    if (!cJSON_IsObject(xo))
+        return fail(L, "x", "must be an object {\"param\", \"scale\", \"offset\"}%s", "");
+    static const char *const xkeys[] = {"param", "scale", "offset", NULL};
+    const char *xp;
+    if (check_keys(L, xo, "x", xkeys) != 0)
+        return -1;
+    const cJSON *pv = cJSON_GetObjectItemCaseSensitive(xo, "param");
+    if (!cJSON_IsString(pv))
+        return fail(L, "x.param", "missing, or not a string%s", "");
+    xp = pv->valuestring;
+    if (!vd_param_find(xp))
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: x.param: unknown parameter '%.40s' (known: %s)", L->file,
+                         xp, vd_param_names());
+    if (vd_param_find(xp)->kind == VD_KIND_WORD)
+        return fail(L, "x.param", "'%s' is not numeric", xp);
+    snprintf(d->x_param, sizeof d->x_param, "%s", xp);
+    if (get_number(L, xo, "scale", "x.scale", 1, &d->scale) != 0 || get_number(L, xo, "offset", "x.offset", 0,
+                                                                               &d->offset) != 0)
+        return -1;
+    if (d->scale == 0)
+        return fail(L, "x.scale", "must not be 0%s", "");
+    if (get_string(L, j, "x_from", 0, &d->x_from) != 0)
+        return -1;
+    const cJSON *so = cJSON_GetObjectItemCaseSensitive(j, "series");
+    if (so) {
+        static const char *const skeys[] = {"param", NULL};
+        if (!cJSON_IsObject(so) || check_keys(L, so, "series", skeys) != 0)
+            return cJSON_IsObject(so) ? -1 : fail(L, "series", "must be an object {\"param\"}%s", "");
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(so, "param");
+        if (!cJSON_IsString(sp))
+            return fail(L, "series.param", "missing, or not a string%s", "");
+        const vd_param_spec *s = vd_param_find(sp->valuestring);
+        if (!s || s->kind == VD_KIND_WORD)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: series.param: '%.40s' is not a numeric parameter (%s)",
+                             L->file, sp->valuestring, vd_param_names());
+        if (strcmp(sp->valuestring, d->x_param) == 0)
+            return fail(L, "series.param", "'%s' is already x.param", d->x_param);
+        snprintf(d->series_param, sizeof d->series_param, "%s", sp->valuestring);
+    }
+    const char *values;
+    if (get_string(L, j, "values", 0, &values) != 0)
+        return -1;
+    if (!values || strcmp(values, "percent") == 0)
+        d->unit = 0.01;
+    else if (strcmp(values, "fraction") == 0)
+        d->unit = 1;
+    else
+        return fail(L, "values", "'%s' is not percent or fraction", values);
+    return 0;
+}
+
+/* Map the first-column value of a row to x, through x_from when given. */
+static int npf_x(const loader *L, const npf_desc *d, const vd_npf *xf, const char *xfile, const vd_npf_row *row,
+                 double *x)
+{
+    double raw = row->x;
+    if (xf) {
+        const vd_npf_row *r = NULL;
+        for (size_t i = 0; i < xf->n && !r; i++)
+            if (xf->row[i].x == row->x)
+                r = &xf->row[i];
+        if (!r)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: no row for %g (x_from)", xfile, row->x);
+        raw = 0;
+        for (uint32_t k = 0; k < r->runs; k++)
+            raw += r->run[k] / r->runs;
+    }
+    *x = raw * d->scale + d->offset;
+    return 0;
+}
+
+/* The point of (series value, first-column value), created if new. */
+static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
+                           const double *sv, double xval, const char *where)
+{
+    for (size_t i = 0; i < x->n; i++) {
+        vd_point *p = &x->point[i];
+        const vd_param *px = vd_point_param(p, d->x_param);
+        const vd_param *ps = sv ? vd_point_param(p, d->series_param) : NULL;
+        if (px && px->value == xval && (!sv || (ps && ps->value == *sv)))
+            return p;
+    }
+    vd_point *p = new_point(x, cap, base, L);
+    if (!p)
+        return NULL;
+    vd_param v = {.value = 0};
+    if (sv) {
+        snprintf(v.name, sizeof v.name, "%s", d->series_param);
+        v.value = *sv;
+        if (add_param(L, p, &v, "series.param") != 0)
+            return NULL;
+    }
+    snprintf(v.name, sizeof v.name, "%s", d->x_param);
+    v.value = xval;
+    if (vd_param_find(d->x_param)->kind == VD_KIND_UINT && (xval < 0 || xval != floor(xval)))
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s = %g is not a whole number (x.scale / x.offset?)", where,
+                         d->x_param, xval), NULL;
+    if (add_param(L, p, &v, "x.param") != 0)
+        return NULL;
+    snprintf(p->where, sizeof p->where, "%s", where);
+    return p;
+}
+
+/* Read one metric file of one series into the points. */
+static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
+                      int m, const double *sv)
+{
+    char prefix[64] = "", path[1100], xpath[1100];
+    if (sv)
+        snprintf(prefix, sizeof prefix, "%.10g", *sv);
+    snprintf(path, sizeof path, "%s/%s%s.csv", L->dir, prefix, d->stem[m]);
+    vd_npf f, xf;
+    memset(&xf, 0, sizeof xf);
+    if (vd_npf_read(path, &f, L->e) != 0)
+        return -1;
+    int rc = 0;
+    if (d->x_from) {
+        snprintf(xpath, sizeof xpath, "%s/%s%s.csv", L->dir, prefix, d->x_from);
+        rc = vd_npf_read(xpath, &xf, L->e);
+    }
+    for (size_t i = 0; rc == 0 && i < f.n; i++) {
+        vd_npf_row *row = &f.row[i];
+        double xval = 0;
+        char where[160];
+        snprintf(where, sizeof where, "%s%s.csv:%u", prefix, d->stem[m], row->line);
+        if ((rc = npf_x(L, d, d->x_from ? &xf : NULL, xpath, row, &xval)) != 0)
+            break;
+        vd_point *p = npf_point(x, cap, base, d, L, sv, xval, where);
+        if (!p) {
+            rc = -1;
+            break;
+        }
+        for (uint32_t k = 0; k < row->runs; k++)
+            row->run[k] *= d->unit;
+        set_metric(p, m, row->run, row->runs);
+        row->run = NULL;   /* taken over */
+        if (p->m[m].mean < -1e-9 || p->m[m].mean > 1 + 1e-9)
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: mean %g is not a rate in [0, %s] (\"values\"?)", L->dir,
+                           where, p->m[m].mean / d->unit, d->unit == 1 ? "1" : "100");
+    }
+    vd_npf_free(&f);
+    vd_npf_free(&xf);
+    return rc;
+}
+
+static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L, const char **stem)
+{
+    npf_desc d;
+    if (read_npf_desc(L, j, &d) != 0)
+        return -1;
+    memcpy(d.stem, stem, sizeof d.stem);
+    snprintf(x->x_param, sizeof x->x_param, "%s", d.x_param);
+    snprintf(x->series_param, sizeof x->series_param, "%s", d.series_param);
+    if (vd_point_param(base, d.x_param) || (d.series_param[0] && vd_point_param(base, d.series_param)))
+        return fail(L, "fixed", "fixes '%s', which the experiment varies", vd_point_param(base, d.x_param)
+                                                                              ? d.x_param : d.series_param);
+    double *series = NULL;
+    size_t ns = 0;
+    int first = -1;
+    for (int m = 0; m < VD_METRIC_COUNT && first < 0; m++)
+        if (d.stem[m])
+            first = m;
+    if (d.series_param[0] && list_series(L, d.stem[first], &series, &ns) != 0)
+        return -1;
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t s = 0; rc == 0 && s < (d.series_param[0] ? ns : 1); s++)
+        for (int m = 0; rc == 0 && m < VD_METRIC_COUNT; m++)
+            if (d.stem[m])
+                rc = npf_metric(x, &cap, base, &d, L, m, d.series_param[0] ? &series[s] : NULL);
+    free(series);
+    return rc;
+}
+
+/* ------------------------------------------------------------ counter sources */
+
+static int run_rate(const loader *L, int pcm, int socket, const char *file, const char *name, double *rate)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s%s%s", file[0] == '/' ? "" : L->dir, file[0] == '/' ? "" : "/", file);
+    vd_counts c;
+    int rc = pcm ? vd_pcm_read(path, name, socket, &c, L->e) : vd_perf_read(path, name, &c, L->e);
+    if (rc != 0)
+        return -1;
+    *rate = vd_counts_rate(&c, path, L->e);
+    return *rate < 0 ? -1 : 0;
+}
+
+static int load_counters(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L, const char **name,
+                         int pcm)
+{
+    double sock = 0;
+    if (get_number(L, j, "socket", "socket", 0, &sock) != 0)
+        return -1;
+    if (sock < 0 || sock > 64 || sock != floor(sock))
+        return fail(L, "socket", "must be a socket number 0 to 64%s", "");
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(j, "points");
+    if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) == 0)
+        return fail(L, "points", "missing, or not a non-empty array (required for this source)%s", "");
+    size_t cap = 0;
+    int i = 0;
+    for (const cJSON *pt = pts->child; pt; pt = pt->next, i++) {
+        char path[120];
+        snprintf(path, sizeof path, "points[%d]", i);
+        static const char *const pkeys[] = {"params", "runs", NULL};
+        if (!cJSON_IsObject(pt))
+            return fail(L, path, "must be an object {\"params\", \"runs\"}%s", "");
+        if (check_keys(L, pt, path, pkeys) != 0)
+            return -1;
+        vd_point *p = new_point(x, &cap, base, L);
+        if (!p)
+            return -1;
+        snprintf(p->where, sizeof p->where, "%s", path);
+        const cJSON *pp = cJSON_GetObjectItemCaseSensitive(pt, "params");
+        if (pp && !cJSON_IsObject(pp))
+            return fail(L, path, "params must be an object%s", "");
+        for (const cJSON *c = pp ? pp->child : NULL; c; c = c->next) {
+            char vpath[200];
+            snprintf(vpath, sizeof vpath, "%s.params.%.60s", path, c->string);
+            vd_param v;
+            if (param_from_json(L, vpath, c->string, c, &v) != 0 || add_param(L, p, &v, vpath) != 0)
+                return -1;
+        }
+        const cJSON *runs = cJSON_GetObjectItemCaseSensitive(pt, "runs");
+        int nr = cJSON_IsArray(runs) ? cJSON_GetArraySize(runs) : 0;
+        if (nr == 0)
+            return fail(L, path, "runs: missing, or not a non-empty array of file names%s", "");
+        for (int m = 0; m < VD_METRIC_COUNT; m++) {
+            if (!name[m])
+                continue;
+            double *v = malloc((size_t)nr * sizeof *v);
+            if (!v)
+                return ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
+            int k = 0;
+            for (const cJSON *r = runs->child; r; r = r->next, k++) {
+                if (!cJSON_IsString(r) || !r->valuestring[0]) {
+                    free(v);
+                    return fail(L, path, "runs: every run must be a file name%s", "");
+                }
+                if (run_rate(L, pcm, (int)sock, r->valuestring, name[m], &v[k]) != 0) {
+                    free(v);
+                    return -1;
+                }
+            }
+            set_metric(p, m, v, (uint32_t)nr);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ the file */
+
+static int read_metrics(const loader *L, const cJSON *j, const char **name)
+{
+    const cJSON *mo = cJSON_GetObjectItemCaseSensitive(j, "metrics");
+    memset(name, 0, sizeof(char *) * VD_METRIC_COUNT);
+    if (!mo)
+        return fail(L, "metrics", "missing (required)%s", "");
+    if (!cJSON_IsObject(mo) || !mo->child)
+        return fail(L, "metrics", "must be a non-empty object of metric: measured name%s", "");
+    for (const cJSON *c = mo->child; c; c = c->next) {
+        char path[120];
+        snprintf(path, sizeof path, "metrics.%.60s", c->string);
+        int m = vd_metric_from_name(c->string);
+        if (m < 0)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE,
+                             "%s: %s: unknown metric (known: pcie_write_hit, pcie_read_hit, pcie_write_partial_hit)",
+                             L->file, path);
+        if (!cJSON_IsString(c) || !c->valuestring[0] || strchr(c->valuestring, '/'))
+            return fail(L, path, "must be the measured file's or counter's name (a string, no '/')%s", "");
+        name[m] = c->valuestring;
+    }
+    return 0;
+}
+
+static int cmp_point(const void *a, const void *b, const char *series, const char *xp)
+{
+    const vd_point *p = a, *q = b;
+    const char *keys[2] = {series, xp};
+    for (int k = 0; k < 2; k++) {
+        if (!keys[k] || !keys[k][0])
+            continue;
+        const vd_param *u = vd_point_param(p, keys[k]), *v = vd_point_param(q, keys[k]);
+        if (u && v && u->value != v->value)
+            return u->value < v->value ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Insertion sort: stable, and the points are few and mostly in order. */
+static void sort_points(vd_experiment *x)
+{
+    for (size_t i = 1; i < x->n; i++) {
+        vd_point t = x->point[i];
+        size_t k = i;
+        while (k > 0 && cmp_point(&x->point[k - 1], &t, x->series_param, x->x_param) > 0) {
+            x->point[k] = x->point[k - 1];
+            k--;
+        }
+        x->point[k] = t;
+    }
+}
+
+static int load_json(vd_experiment *x, const cJSON *j, const loader *L)
+{
+    static const char *const keys[] = {"name", "description", "source", "machine", "workload", "fixed", "x",
+                                       "x_from", "series", "metrics", "values", "socket", "points", NULL};
+    if (!cJSON_IsObject(j))
+        return fail(L, "(top)", "must be a JSON object%s", "");
+    if (check_keys(L, j, "", keys) != 0)
+        return -1;
+    const char *name, *source, *machine, *workload, *desc;
+    if (get_string(L, j, "name", 1, &name) != 0 || get_string(L, j, "source", 1, &source) != 0 ||
+        get_string(L, j, "machine", 0, &machine) != 0 || get_string(L, j, "workload", 0, &workload) != 0 ||
+        get_string(L, j, "description", 0, &desc) != 0)
+        return -1;
+    if (strlen(name) >= sizeof x->name)
+        return fail(L, "name", "longer than 63 characters%s", "");
+    snprintf(x->name, sizeof x->name, "%s", name);
+    int npf = strcmp(source, "npf") == 0, pcm = strcmp(source, "pcm-pcie") == 0, perf = strcmp(source, "perf") == 0;
+    if (!npf && !pcm && !perf)
+        return fail(L, "source", "'%.40s' is not one of npf, pcm-pcie, perf", source);
+    snprintf(x->source, sizeof x->source, "%s", source);
+    if (resolve_config(L, "machines", "machine", machine, x->machine, sizeof x->machine) != 0 ||
+        resolve_config(L, "workloads", "workload", workload, x->workload, sizeof x->workload) != 0)
+        return -1;
+    const char *name_of[VD_METRIC_COUNT];
+    vd_point base;
+    if (read_metrics(L, j, name_of) != 0 || read_fixed(L, j, &base) != 0)
+        return -1;
+    x->n_fixed = base.n_params;
+    static const char *const npf_only[] = {"x", "x_from", "series", "values"};
+    for (size_t i = 0; i < sizeof npf_only / sizeof *npf_only; i++)
+        if (!npf && cJSON_GetObjectItemCaseSensitive(j, npf_only[i]))
+            return fail(L, npf_only[i], "only for source npf (this experiment's points are listed in points)%s", "");
+    if (npf && cJSON_GetObjectItemCaseSensitive(j, "points"))
+        return fail(L, "points", "not for source npf (its points are the rows of its files)%s", "");
+    if (npf && cJSON_GetObjectItemCaseSensitive(j, "socket"))
+        return fail(L, "socket", "only for source pcm-pcie%s", "");
+    if (perf && cJSON_GetObjectItemCaseSensitive(j, "socket"))
+        return fail(L, "socket", "only for source pcm-pcie (perf's output is per socket already)%s", "");
+    int rc = npf ? load_npf(x, j, &base, L, name_of) : load_counters(x, j, &base, L, name_of, pcm);
+    if (rc == 0)
+        sort_points(x);
+    return rc;
+}
+
+int vd_experiment_load(const char *dir, vd_experiment *x, ddio_err *e)
+{
+    memset(x, 0, sizeof *x);
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--;
+    if (dl >= sizeof x->dir - 32)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: path too long", dir);
+    snprintf(x->dir, sizeof x->dir, "%.*s", (int)dl, dir);
+    char file[600];
+    snprintf(file, sizeof file, "%s/experiment.json", x->dir);
+    struct stat st;
+    if (stat(x->dir, &st) != 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", x->dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a folder (an experiment is a folder with an experiment.json)",
+                         x->dir);
+    size_t len;
+    char *text = read_text(file, &len, e);
+    if (!text)
+        return -1;
+    cJSON *j = cfg_parse_text(text, len, file, e);
+    free(text);
+    if (!j)
+        return -1;
+    loader L = {.file = file, .dir = x->dir, .e = e};
+    int rc = load_json(x, j, &L);
+    cJSON_Delete(j);
+    if (rc == 0 && x->n == 0)
+        rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s: no measured points", file);
+    if (rc != 0)
+        vd_experiment_free(x);
+    return rc;
+}
+
+void vd_experiment_free(vd_experiment *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        for (int m = 0; m < VD_METRIC_COUNT; m++)
+            if (x->point[i].has[m])
+                vd_record_free(&x->point[i].m[m]);
+    free(x->point);
+    x->point = NULL;
+    x->n = 0;
+}

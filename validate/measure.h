@@ -1,0 +1,104 @@
+/* measure.h - measured DDIO hit rates, normalised to one record, and the
+ * readers of what people measure them with.
+ *
+ * Whatever produced a measurement (an NPF result file of ddio-bench, the CSV
+ * of Intel PCM's pcm-pcie, the output of `perf stat -x,` on the CHA uncore
+ * events), validate/ turns it into a `vd_record`: the parameters of the
+ * point, the metric, and the runs with their mean and standard deviation.
+ * The readers below return per-run values; experiment.c groups runs into
+ * records as the experiment's `experiment.json` describes.
+ *
+ * Metrics are fractions in [0, 1] ("pcie_write_hit" = ItoM hits / ItoM
+ * lookups, "pcie_read_hit" = PCIRdCur hits / PCIRdCur lookups,
+ * "pcie_write_partial_hit" = RFO, or Ice Lake's ItoMCacheNear).
+ *
+ * Errors: one line naming the file (and line) in e, exit code 2 for bad
+ * input, 1 for I/O. */
+#ifndef DDIOSIM_VALIDATE_MEASURE_H
+#define DDIOSIM_VALIDATE_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/common/err.h"
+
+#define VD_NAME_LEN 32
+#define VD_TEXT_LEN 32
+#define VD_MAX_PARAMS 16
+
+/* One parameter of a point: `name` is a simulate / predict option name with
+ * underscores ("rx_ring"); `value` its number, or NAN with `text` set for a
+ * word ("max", "lru"). */
+typedef struct vd_param {
+    char name[VD_NAME_LEN];
+    double value;
+    char text[VD_TEXT_LEN];
+} vd_param;
+
+/* One measured point of one metric. */
+typedef struct vd_record {
+    uint32_t n_params;
+    vd_param param[VD_MAX_PARAMS];
+    char metric[VD_NAME_LEN];       /* "pcie_write_hit", ... */
+    uint32_t runs;
+    double *run;                    /* runs values, fractions; owned */
+    double mean, sd;                /* sd: sample standard deviation (0 for one run) */
+} vd_record;
+
+/* mean and sample standard deviation of r->run[0 .. r->runs). */
+void vd_record_stats(vd_record *r);
+void vd_record_free(vd_record *r);
+
+/* ------------------------------------------------------------ NPF */
+
+/* One row of an NPF result file: "<x> <run1> <run2> ...". */
+typedef struct vd_npf_row {
+    double x;
+    uint32_t line;                  /* 1-based line in the file */
+    uint32_t runs;
+    double *run;                    /* as written in the file (percent stays percent) */
+} vd_npf_row;
+
+typedef struct vd_npf {
+    size_t n;
+    vd_npf_row *row;
+} vd_npf;
+
+/* Read an NPF result file.  Blank lines and lines starting with '#' are
+ * skipped; any other line needs a number and at least one run.  Errors:
+ * "FILE:LINE: ..." (a row with no runs, a value that is not a finite
+ * number, a repeated x), "FILE: ..." (missing, empty). */
+int vd_npf_read(const char *path, vd_npf *out, ddio_err *e);
+void vd_npf_free(vd_npf *n);
+
+/* ------------------------------------------------------------ pcm-pcie */
+
+/* Counts of one opcode over a whole pcm-pcie run, one socket. */
+typedef struct vd_counts {
+    double hit, miss;               /* hit + miss = lookups */
+    uint32_t samples;               /* samples that had the column */
+} vd_counts;
+
+/* Sum the (Hit) and (Miss) rows of `socket` over every sample of a
+ * `pcm-pcie -csv` file, for the opcode `column` as the paper names it:
+ * "ItoM", "PCIRdCur" (also accepted: "PCIeRdCur"), "RFO" (Skylake /
+ * Cascade Lake's RFO column; on Ice Lake and later, whose header has no RFO,
+ * ItoMCacheNear, the partial writes).  Columns are found by name in each
+ * sample's header, never by position.  Errors name the file and line. */
+int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out, ddio_err *e);
+
+/* ------------------------------------------------------------ perf stat */
+
+/* Sum the counts of the events named `name`_hit and `name`_miss (e.g.
+ * "itom_hit", "itom_miss": the harness names its events so, with perf's
+ * name= term) in a `perf stat -x,` output, with or without -I intervals,
+ * with or without --no-merge (per-box rows are added up).  Rows reading
+ * "<not counted>" or "<not supported>" are skipped and counted in
+ * out->samples only when counted; an event with no counted row is an
+ * error naming the file. */
+int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e);
+
+/* hit / (hit + miss), or -1 with e filled when there were no lookups. */
+double vd_counts_rate(const vd_counts *c, const char *path, ddio_err *e);
+
+#endif

@@ -1,0 +1,226 @@
+/* runner.c - run the simulator and the model on many points, in parallel,
+ * each point independent of the others (validate/runner.h). */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/markov/predict.h"
+#include "sim/queue/qest.h"
+#include "validate/runner.h"
+
+#define DEFAULT_TRACE DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"
+
+/* The configuration option whose name is `option` ("--rx-ring"), or -1. */
+static int config_option(const char *option)
+{
+    for (int i = 0; i < DDIO_CFG_NOPTS; i++)
+        if (strcmp(ddio_config_option_name((enum ddio_cfg_opt)i), option) == 0)
+            return i;
+    return -1;
+}
+
+int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
+                  size_t cap, ddio_err *e)
+{
+    ddio_config_args a;
+    char text[VD_MAX_PARAMS][VD_TEXT_LEN + 16];
+    ddio_config_args_init(&a);
+    if (j->machine && j->machine[0])
+        a.machine = j->machine;
+    if (j->workload && j->workload[0])
+        a.workload = j->workload;
+    dsim_options_default(d);
+    d->packets = o->packets;
+    d->seed = o->seed;
+    d->rate_gbps = -1;          /* line rate unless the point says */
+    d->src.trace = DEFAULT_TRACE;
+    profile[0] = '\0';
+    for (uint32_t i = 0; i < j->n_params && i < VD_MAX_PARAMS; i++) {
+        const vd_param *p = &j->param[i];
+        const vd_param_spec *s = vd_param_find(p->name);
+        if (!s)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "unknown parameter '%s' (known: %s)", p->name, vd_param_names());
+        vd_param_format(p, text[i], sizeof text[i]);
+        if (strcmp(p->name, "pkt_size") == 0) {
+            if (p->value < 60 || p->value > 9000)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--pkt-size: %s is not in [60, 9000]", text[i]);
+            snprintf(profile, cap, "fixed:%u", (unsigned)p->value);
+            d->src.trace = NULL;
+            d->src.profile = profile;
+        } else if (strcmp(p->name, "rate") == 0) {
+            d->rate_gbps = p->text[0] ? -1 : p->value;
+        } else {
+            int opt = config_option(s->option);
+            if (opt < 0)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "%s: this build has no such option", s->option);
+            if (ddio_config_args_add(&a, (enum ddio_cfg_opt)opt, text[i], e) != 0)
+                return -1;
+        }
+    }
+    return ddio_config_resolve(&a, cfg, NULL, e);
+}
+
+/* The simulator's run of the point. */
+static int run_sim(const ddio_config *cfg, const dsim_options *d, vd_outcome *out, ddio_err *e)
+{
+    dsim_result r;
+    if (dsim_run(cfg, d, &r, e) != 0)
+        return -1;
+    /* What ItoM and PCIRdCur count: the descriptor and completion lines
+     * too, not only the buffers' data lines.  ItoM is a full-line write:
+     * the partial last line of a packet is an RFO (its own metric). */
+    dsim_hits w = r.pcie_write_all;
+    w.hits -= r.pcie_write_partial.hits;
+    w.accesses -= r.pcie_write_partial.accesses;
+    out->sim[VD_PCIE_WRITE_HIT] = dsim_rate(w);
+    out->sim[VD_PCIE_READ_HIT] = dsim_rate(r.pcie_read_all);
+    out->sim[VD_PCIE_WRITE_PARTIAL_HIT] = r.pcie_write_partial.accesses ? dsim_rate(r.pcie_write_partial) : NAN;
+    out->sim_data[0] = dsim_rate(r.pcie_write_full);
+    out->sim_data[1] = dsim_rate(r.pcie_read);
+    memcpy(out->sim_queue, r.queue_mean, sizeof out->sim_queue);
+    out->sim_gbps = r.throughput_gbps;
+    out->sim_drop_rate = r.injected ? (double)r.dropped / (double)r.injected : 0;
+    out->sim_settled = r.warmup_settled;
+    dsim_result_free(&r);
+    return 0;
+}
+
+/* The model with the queueing estimate, as `ddiosim predict` runs it. */
+static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *out, ddio_err *e)
+{
+    mk_traffic t;
+    uint32_t S = cfg->workload.cores;
+    int rc = d->src.profile ? mk_traffic_fixed(&t, (uint32_t)atoi(d->src.profile + 6), S, e)
+                            : mk_traffic_from_source(&t, &d->src, 0, d->seed, S, 0, e);
+    if (rc != 0)
+        return -1;
+    qest_input qi = {.rate_gbps = d->rate_gbps, .mean_pkt = t.mean, .ca2 = t.ca2, .share = t.share, .cpu_hit = 1.0};
+    qest_result qr;
+    memset(&qr, 0, sizeof qr);
+    rc = qest_estimate(cfg, &qi, &qr, e);
+    mk_prediction p;
+    if (rc == 0) {
+        mk_predict_opts po;
+        mk_predict_opts_default(&po);
+        po.upper = mk_upper_policy(&cfg->machine);
+        po.queues = qr.per_core;
+        po.inflight = qr.inflight;
+        po.pps = qr.accepted_pps;
+        rc = mk_predict(cfg, &t, &po, &p, e);
+    }
+    if (rc == 0) {
+        const mk_bounds *b[VD_METRIC_COUNT] = {&p.pcie_write_hit, &p.pcie_read_hit, NULL};
+        for (int m = 0; m < VD_METRIC_COUNT; m++) {
+            out->model_lower[m] = b[m] ? b[m]->lower : NAN;
+            out->model_upper[m] = b[m] ? b[m]->upper : NAN;
+            out->model_mean[m] = b[m] ? b[m]->mean : NAN;
+        }
+        memcpy(out->model_queue, qr.mean, sizeof out->model_queue);
+        out->model_gbps = qr.accepted_pps * t.mean * 8 / 1e9;
+    }
+    qest_result_free(&qr);
+    mk_traffic_free(&t);
+    return rc;
+}
+
+int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int m = 0; m < VD_METRIC_COUNT; m++)
+        out->sim[m] = out->model_lower[m] = out->model_upper[m] = out->model_mean[m] = NAN;
+    ddio_config *cfg = malloc(sizeof *cfg);
+    dsim_options d;
+    char profile[32];
+    int rc = -1;
+    if (!cfg)
+        ddio_errf(&out->err, DDIO_EXIT_IO, "out of memory");
+    else if (vd_job_config(j, o, cfg, &d, profile, sizeof profile, &out->err) == 0)
+        rc = ((o->engines & VD_ENGINE_SIM) && run_sim(cfg, &d, out, &out->err) != 0) ||
+                     ((o->engines & VD_ENGINE_MODEL) && run_model(cfg, &d, out, &out->err) != 0)
+                 ? -1
+                 : 0;
+    free(cfg);
+    out->failed = rc != 0;
+    return rc;
+}
+
+/* ------------------------------------------------------------ threads */
+
+typedef struct pool {
+    pthread_mutex_t lock;
+    size_t next, n;
+    const size_t *order;        /* the order points are handed out in */
+    const vd_job *job;
+    const vd_run_opts *o;
+    vd_outcome *out;
+    int failed;
+} pool;
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t k = p->next < p->n ? p->order[p->next++] : SIZE_MAX;
+        pthread_mutex_unlock(&p->lock);
+        if (k == SIZE_MAX)
+            return NULL;
+        if (vd_run_point(&p->job[k], p->o, &p->out[k]) != 0) {
+            pthread_mutex_lock(&p->lock);
+            p->failed++;
+            pthread_mutex_unlock(&p->lock);
+        }
+    }
+}
+
+/* A point's cost grows with its cores (each simulated packet then touches
+ * more queues); starting the costly points first keeps the last thread
+ * from finishing long after the others.  Only the order work is handed
+ * out in changes, never a result. */
+static double cost(const vd_job *j)
+{
+    for (uint32_t i = 0; i < j->n_params; i++)
+        if (strcmp(j->param[i].name, "cores") == 0 && !j->param[i].text[0])
+            return j->param[i].value;
+    return 1;
+}
+
+int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *out, ddio_err *e)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    int T = o->jobs < 1 ? 1 : o->jobs;
+    if ((size_t)T > n)
+        T = n ? (int)n : 1;
+    pthread_t *tid = malloc((size_t)T * sizeof *tid);
+    if (!order || !tid) {
+        free(order);
+        free(tid);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {   /* insertion sort by cost, descending, stable */
+        size_t k = i;
+        while (k > 0 && cost(&job[order[k - 1]]) < cost(&job[i])) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
+    pool p = {.next = 0, .n = n, .order = order, .job = job, .o = o, .out = out, .failed = 0};
+    pthread_mutex_init(&p.lock, NULL);
+    int started = 0, rc = 0;
+    for (int t = 1; t < T; t++) {
+        if (pthread_create(&tid[t], NULL, worker, &p) != 0)
+            break;
+        started++;
+    }
+    worker(&p);   /* the calling thread works too */
+    for (int t = 1; t <= started; t++)
+        pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&p.lock);
+    rc = p.failed;
+    free(order);
+    free(tid);
+    return rc;
+}

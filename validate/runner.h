@@ -1,0 +1,74 @@
+/* runner.h - compute the predictions of many points, in parallel, with
+ * results that do not depend on how many threads computed them.
+ *
+ * A point is a machine, a workload and parameters (the simulate / predict
+ * option names with underscores, validate/experiment.h).  Each engine runs
+ * it exactly as the CLI would with those options: the simulator as
+ * `ddiosim simulate --profile fixed:SIZE --rate R --packets N --seed S`,
+ * the model as `ddiosim predict --pkt-size SIZE --rate R` (queue lengths
+ * from the queueing estimate).  Every point has its own configuration,
+ * simulator and model state and the same seed, so a point's result is the
+ * same whichever thread ran it and whatever ran before it: that is what
+ * makes `--jobs` safe, and what a design-space sweep reuses. */
+#ifndef DDIOSIM_VALIDATE_RUNNER_H
+#define DDIOSIM_VALIDATE_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "configs/config.h"
+#include "sim/common/err.h"
+#include "sim/queue/dsim.h"
+#include "validate/experiment.h"
+
+enum { VD_ENGINE_SIM = 1, VD_ENGINE_MODEL = 2, VD_ENGINE_BOTH = 3 };
+
+typedef struct vd_job {
+    const char *machine;        /* name or path as for --machine; NULL or "" = built-in default */
+    const char *workload;
+    uint32_t n_params;
+    const vd_param *param;      /* borrowed */
+} vd_job;
+
+typedef struct vd_run_opts {
+    int engines;                /* VD_ENGINE_* bits */
+    uint64_t packets;           /* simulator: packets injected per point */
+    uint64_t seed;
+    int jobs;                   /* worker threads, >= 1 */
+} vd_run_opts;
+
+/* The estimate a point's model made, and the simulator's run. */
+typedef struct vd_outcome {
+    int failed;                 /* 1: err says why (the point's other fields are unset) */
+    ddio_err err;
+    /* simulator */
+    double sim[VD_METRIC_COUNT];        /* as the uncore counters count: every full-line PCIe write
+                                           (ItoM: packet data, completions) and every PCIe read
+                                           (PCIRdCur: packet data, descriptors) */
+    double sim_data[2];                 /* PCIe write (full lines) and read hit rates of the packet
+                                           buffers' data lines alone (what the model predicts) */
+    double sim_queue[Q_COUNT];          /* mean over cores */
+    double sim_gbps, sim_drop_rate;
+    int sim_settled;
+    /* model: LRU lower, BIP / QLRU upper, mean */
+    double model_lower[VD_METRIC_COUNT], model_upper[VD_METRIC_COUNT], model_mean[VD_METRIC_COUNT];
+    double model_queue[Q_COUNT];        /* the queueing estimate, mean over cores */
+    double model_gbps;                  /* accepted throughput of the estimate */
+} vd_outcome;
+
+/* The configuration and simulator options of job j (config overrides in
+ * parameter order, after the machine and workload files).  Errors: the
+ * option's one-line message ("--rx-ring: 1000 is not a power of two"). */
+int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
+                  size_t cap, ddio_err *e);
+
+/* Run one point (both engines as o->engines says).  Thread-safe.  Returns 0
+ * or -1 with out->failed and out->err set. */
+int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out);
+
+/* Run n points on o->jobs threads; out[i] is job[i]'s outcome whatever the
+ * thread count.  Returns the number of failed points, or -1 with e filled
+ * when the threads could not be started. */
+int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *out, ddio_err *e);
+
+#endif
