@@ -1,0 +1,366 @@
+/* test_validate_readers.c - the measured-data readers of validate/: Intel
+ * PCM's pcm-pcie CSV (Skylake, Ice Lake and pre-2020 layouts), perf stat -x,
+ * (totals, -I intervals with <not counted>, --no-merge boxes, --per-socket,
+ * --summary), hit rates and run statistics.  The recorded samples are in
+ * tests/data/validate/ (README.md there); every expected sum below is added
+ * up by hand from those files. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/helpers.h"
+#include "validate/measure.h"
+
+#define DATA DDIOSIM_SOURCE_DIR "/tests/data/validate/"
+
+/* Read with vd_pcm_read, asserting success. */
+static vd_counts pcm_ok(const char *file, const char *column, int socket)
+{
+    vd_counts c = {0};
+    ddio_err e = {0};
+    int rc = vd_pcm_read(file, column, socket, &c, &e);
+    cr_assert_eq(rc, 0, "%s %s socket %d: %s", file, column, socket, e.msg);
+    return c;
+}
+
+static vd_counts perf_ok(const char *file, const char *name)
+{
+    vd_counts c = {0};
+    ddio_err e = {0};
+    int rc = vd_perf_read(file, name, &c, &e);
+    cr_assert_eq(rc, 0, "%s %s: %s", file, name, e.msg);
+    return c;
+}
+
+static void expect_counts(vd_counts c, double hit, double miss, uint32_t samples)
+{
+    cr_expect_eq(c.hit, hit, "hit %.17g, expected %.17g", c.hit, hit);
+    cr_expect_eq(c.miss, miss, "miss %.17g, expected %.17g", c.miss, miss);
+    cr_expect_eq(c.samples, samples, "samples %u, expected %u", c.samples, samples);
+}
+
+/* The reader fails with exit code `code` and a message equal to `want`. */
+static void expect_pcm_error(const char *file, const char *column, int socket, int code,
+                             const char *want)
+{
+    vd_counts c = {0};
+    ddio_err e = {0};
+    cr_expect_eq(vd_pcm_read(file, column, socket, &c, &e), -1, "%s: no error", file);
+    cr_expect_eq(e.exit_code, code, "exit code %d for '%s'", e.exit_code, e.msg);
+    cr_expect_str_eq(e.msg, want);
+}
+
+static void expect_perf_error(const char *file, const char *name, const char *want)
+{
+    vd_counts c = {0};
+    ddio_err e = {0};
+    cr_expect_eq(vd_perf_read(file, name, &c, &e), -1, "%s: no error", file);
+    cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE, "exit code %d for '%s'", e.exit_code, e.msg);
+    cr_expect_str_eq(e.msg, want);
+}
+
+/* `text` in a fresh temporary file; the caller unlinks and frees the path. */
+static char *temp_file(const char *text)
+{
+    char *path = write_temp(".csv", text, strlen(text));
+    cr_assert_not_null(path);
+    return path;
+}
+
+/* An expected message: fmt with the temporary file's path for its %s. */
+static char *msg(const char *fmt, const char *path)
+{
+    static char buf[600];
+    snprintf(buf, sizeof buf, fmt, path);
+    return buf;
+}
+
+/* ------------------------------------------------------------ pcm-pcie */
+
+/* Skylake, three samples, two sockets, the legend PCM prints on stdout first.
+ * Socket 0 ItoM: hits 310000 + 305000 + 312000, misses 90000 + 95000 + 88000. */
+Test(validate_readers, pcm_skylake_sums_hit_and_miss_rows_of_the_socket)
+{
+    const char *f = DATA "pcm-skylake.csv";
+    expect_counts(pcm_ok(f, "ItoM", 0), 927000, 273000, 3);
+    expect_counts(pcm_ok(f, "PCIRdCur", 0), 48800 + 49700 + 50900, 1200 + 1300 + 1100, 3);
+    expect_counts(pcm_ok(f, "RFO", 0), 160 + 165 + 155, 40 + 35 + 45, 3);
+    expect_counts(pcm_ok(f, "ItoM", 1), 90 + 110 + 100, 210 + 190 + 200, 3);
+    expect_counts(pcm_ok(f, "DRd", 1), 9 + 7 + 8, 3 + 2 + 4, 3);
+    /* The pre-2020 name of the read column reads the same column. */
+    expect_counts(pcm_ok(f, "PCIeRdCur", 0), 149400, 3600, 3);
+}
+
+Test(validate_readers, pcm_skylake_rates)
+{
+    const char *f = DATA "pcm-skylake.csv";
+    ddio_err e = {0};
+    vd_counts c = pcm_ok(f, "ItoM", 0);
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 0.7725);     /* 927000 / 1200000 */
+    c = pcm_ok(f, "RFO", 0);
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 0.8);        /* 480 / 600 */
+    c = pcm_ok(f, "PCIRdCur", 0);
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 149400.0 / 153000.0);
+}
+
+/* Ice Lake with -B: no RFO column, so "RFO" is ItoMCacheNear; the bandwidth
+ * columns ("PCIe Rd (B)", ...) sit between the counts and the suffix. */
+Test(validate_readers, pcm_icelake_rfo_is_itomcachenear)
+{
+    const char *f = DATA "pcm-icelake.csv";
+    expect_counts(pcm_ok(f, "RFO", 0), 9000 + 9500, 3000 + 2500, 2);
+    expect_counts(pcm_ok(f, "ItoMCacheNear", 0), 18500, 5500, 2);
+    expect_counts(pcm_ok(f, "ItoM", 0), 450000 + 460000, 150000 + 140000, 2);
+    expect_counts(pcm_ok(f, "PCIRdCur", 0), 98000 + 97600, 2000 + 2400, 2);
+    expect_counts(pcm_ok(f, "RFO", 1), 0, 0 + 2, 2);
+    ddio_err e = {0};
+    vd_counts c = pcm_ok(f, "ItoM", 0);
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 910000.0 / 1200000.0);
+    c = pcm_ok(f, "RFO", 0);
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 18500.0 / 24000.0);
+}
+
+/* Pre-2020 PCM: "PCIeRdCur" header, a tab before "(Hit)". */
+Test(validate_readers, pcm_old_layout_pcierdcur_and_tab_before_the_suffix)
+{
+    const char *f = DATA "pcm-haswell-old.csv";
+    expect_counts(pcm_ok(f, "PCIRdCur", 0), 39200 + 39100, 800 + 900, 2);
+    expect_counts(pcm_ok(f, "PCIeRdCur", 0), 78300, 1700, 2);
+    expect_counts(pcm_ok(f, "ItoM", 0), 140000 + 142000, 60000 + 58000, 2);
+    expect_counts(pcm_ok(f, "ItoM", 1), 30 + 20, 50 + 40, 2);
+    ddio_err e = {0};
+    vd_counts c = pcm_ok(f, "PCIRdCur", 0);
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 0.97875);    /* 78300 / 80000 */
+}
+
+/* PCM fork with -t: a "time" column first; found by name like the rest. */
+Test(validate_readers, pcm_columns_are_found_by_name)
+{
+    char *p = temp_file("time,Skt,ItoM,PCIRdCur\n"
+                        "1000,0,10,5(Total)\n1000,0,4,1(Miss)\n1000,0,6,4(Hit)\n"
+                        "1000,1,0,0(Total)\n1000,1,0,0(Miss)\n1000,1,0,0(Hit)\n"
+                        "\n"
+                        "Skt,PCIRdCur,ItoM\n"
+                        "0,7,20(Total)\n0,2,5(Miss)\n0,5,15(Hit)\n");
+    expect_counts(pcm_ok(p, "ItoM", 0), 6 + 15, 4 + 5, 2);
+    expect_counts(pcm_ok(p, "PCIRdCur", 0), 4 + 5, 1 + 2, 2);
+    /* Socket 1 only appears in the first sample. */
+    expect_counts(pcm_ok(p, "ItoM", 1), 0, 0, 1);
+    unlink(p);
+    free(p);
+}
+
+Test(validate_readers, pcm_errors_name_the_file_and_line)
+{
+    expect_pcm_error(DATA "no-such-file.csv", "ItoM", 0, DDIO_EXIT_USAGE,
+                     DATA "no-such-file.csv: cannot open: No such file or directory");
+    expect_pcm_error(DATA "pcm-icelake.csv", "CRd", 0, DDIO_EXIT_USAGE,
+                     DATA "pcm-icelake.csv:1: no column 'CRd' in the pcm-pcie header "
+                     "(Skt,PCIRdCur,ItoM,ItoMCacheNear,UCRdF,WiL,PCIe Rd (B),PCIe Wr (B))");
+    expect_pcm_error(DATA "pcm-skylake.csv", "ItoM", 2, DDIO_EXIT_USAGE,
+                     DATA "pcm-skylake.csv: no (Hit)/(Miss) rows for socket 2 (the file has sockets 0-1)");
+    expect_pcm_error(DATA "pcm-skylake.csv", "ItoM", -1, DDIO_EXIT_USAGE,
+                     DATA "pcm-skylake.csv: socket -1 is negative");
+
+    struct { const char *text, *column, *want; } cases[] = {
+        /* A value that is not a count, on the requested column. */
+        {"Skt,PCIRdCur,RFO,CRd,DRd,ItoM,PRd,WiL\n"
+         "0,50000,200,0,0,400000,0,6(Total)\n0,1200,40,0,0,90000,0,6(Miss)\n"
+         "0,48800,160,0,0,31O000,0,0(Hit)\n",
+         "ItoM", "%s:4: ItoM: '31O000' is not a count"},
+        /* Junk between two samples (a 2>&1 capture). */
+        {"Skt,ItoM\n0,10(Total)\n0,4(Miss)\n0,6(Hit)\nCleaning up\nSkt,ItoM\n0,1(Total)\n0,0(Miss)\n0,1(Hit)\n",
+         "ItoM", "%s:5: not a pcm-pcie row ending in (Total), (Miss) or (Hit) (record with pcm-pcie -e -csv)"},
+        /* Recorded without -e: totals only. */
+        {"Skt,PCIRdCur,ItoM\n0,100,200\n1,0,0\n",
+         "ItoM", "%s:2: not a pcm-pcie row ending in (Total), (Miss) or (Hit) (record with pcm-pcie -e -csv)"},
+        {"Skt,ItoM,WiL\n0,10(Total)\n",
+         "ItoM", "%s:2: 2 fields, but the header on line 1 has 3"},
+        {"Skt,ItoM\n0,10(Total)\n0,6(Hit)\n1,0(Total)\n",
+         "ItoM", "%s:1: the sample under this header has a (Hit) row for socket 0 but no (Miss) row"},
+        {"Skt,ItoM\n0,10(Total)\n0,4(Miss)\n0,6(Hit)\n0,6(Hit)\n",
+         "ItoM", "%s:5: second (Hit) row for socket 0 after the header on line 1 (first on line 4)"},
+        {"Skt,ItoM\nx,10(Total)\n", "ItoM", "%s:2: Skt: 'x' is not a socket number"},
+        {"Skt,ItoM\n0,-3(Miss)\n", "ItoM", "%s:2: ItoM: '-3' is not a count"},
+        {"Intel(r) Performance Counter Monitor\n", "ItoM", "%s: no pcm-pcie -csv header (a line starting Skt,...)"},
+        {"", "ItoM", "%s: empty file"},
+        {"Skt,ItoM\n\n", "ItoM", "%s: no pcm-pcie rows"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *p = temp_file(cases[i].text);
+        expect_pcm_error(p, cases[i].column, 0, DDIO_EXIT_USAGE, msg(cases[i].want, p));
+        unlink(p);
+        free(p);
+    }
+}
+
+/* ------------------------------------------------------------ perf stat */
+
+Test(validate_readers, perf_totals_without_interval)
+{
+    const char *f = DATA "perf-total.csv";
+    expect_counts(perf_ok(f, "itom"), 9876543, 2123457, 1);
+    expect_counts(perf_ok(f, "pcirdcur"), 4251877, 93104, 1);
+    expect_counts(perf_ok(f, "rfo"), 12002, 2998, 1);
+    ddio_err e = {0};
+    vd_counts c = perf_ok(f, "itom");
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 9876543.0 / 12000000.0);
+    c = perf_ok(f, "rfo");
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 12002.0 / 15000.0);
+}
+
+/* -I 1000: the intervals are added up; <not counted> rows are skipped and
+ * their interval is not a sample (itom: the first; pcirdcur: every interval
+ * has a counted hit row). */
+Test(validate_readers, perf_intervals_skip_not_counted)
+{
+    const char *f = DATA "perf-interval.csv";
+    expect_counts(perf_ok(f, "itom"), 2398765 + 2401234 + 2399999 + 2400002,
+                  601235 + 598766 + 600001 + 599998, 4);
+    expect_counts(perf_ok(f, "pcirdcur"), 5000000, 20000 + 19990 + 20010 + 20000, 5);
+    ddio_err e = {0};
+    vd_counts c = perf_ok(f, "itom");
+    cr_expect_eq(vd_counts_rate(&c, f, &e), 0.8);        /* 9600000 / 12000000 */
+}
+
+/* --no-merge on perf 5.x: one row per CHA, "itom_hit [uncore_cha_K]";
+ * box K counted 500000 + 1000 K hits and 100000 + 500 K misses. */
+Test(validate_readers, perf_no_merge_sums_the_boxes)
+{
+    const char *f = DATA "perf-no-merge.csv";
+    expect_counts(perf_ok(f, "itom"), 18 * 500000 + 1000 * 153, 18 * 100000 + 500 * 153, 1);
+}
+
+/* -I --per-socket --no-merge on perf 6.x: "S0,1," before the value and the
+ * name= name repeated for each of the 8 boxes of each socket.  Interval i,
+ * socket s, box k: hits 10000 (s + 1) + 100 k + i, misses 2000 (s + 1) + 10 k. */
+Test(validate_readers, perf_per_socket_no_merge_intervals)
+{
+    double hit = 0, miss = 0;
+    for (int i = 1; i <= 2; i++)
+        for (int s = 0; s < 2; s++)
+            for (int k = 0; k < 8; k++) {
+                hit += 10000 * (s + 1) + 100 * k + i;
+                miss += 2000 * (s + 1) + 10 * k;
+            }
+    cr_assert_eq(hit, 491248);
+    cr_assert_eq(miss, 97120);
+    expect_counts(perf_ok(DATA "perf-per-socket.csv", "itom"), 491248, 97120, 2);
+}
+
+/* -I --summary: the summary rows are the totals; the intervals are not added again. */
+Test(validate_readers, perf_summary_rows_are_the_totals)
+{
+    expect_counts(perf_ok(DATA "perf-summary.csv", "itom"), 2400, 600, 1);
+    /* --no-csv-summary: the summary rows lose their "summary" field. */
+    char *p = temp_file("1.001011200,700,,itom_hit,1001002003,100.00,,\n"
+                        "1.001011200,300,,itom_miss,1001002003,100.00,,\n"
+                        "2.002030117,800,,itom_hit,1001002003,100.00,,\n"
+                        "2.002030117,200,,itom_miss,1001002003,100.00,,\n"
+                        "1500,,itom_hit,2002004006,100.00,,\n"
+                        "500,,itom_miss,2002004006,100.00,,\n");
+    expect_counts(perf_ok(p, "itom"), 1500, 500, 1);
+    unlink(p);
+    free(p);
+}
+
+/* -A: uncore counts are read on one CPU per socket; both are summed.  Also
+ * other events, a -r variance field and the metric columns. */
+Test(validate_readers, perf_per_cpu_rows_and_other_events)
+{
+    char *p = temp_file("# started on Thu Mar  6 14:02:11 2025\n\n"
+                        "CPU0,1000,,itom_hit,10001000000,100.00,,\n"
+                        "CPU18,250,,itom_hit,10001000000,100.00,,\n"
+                        "CPU0,100,,itom_miss,10001000000,100.00,,\n"
+                        "CPU18,50,,itom_miss,10001000000,100.00,,\n"
+                        "CPU0,3456789,,cycles,10001000000,100.00,,\n"
+                        "CPU0,<not counted>,,itom_hit,0,0.00,,\n");
+    expect_counts(perf_ok(p, "itom"), 1250, 150, 1);
+    unlink(p);
+    free(p);
+    p = temp_file("812.00,,itom_hit,0.35%,10001000000,100.00,,\n"
+                  "10208.50,msec,task-clock,10208500000,100.00,1.020,CPUs utilized\n"
+                  "188.00,,itom_miss,1.02%,10001000000,100.00,,\n");
+    expect_counts(perf_ok(p, "itom"), 812, 188, 1);
+    unlink(p);
+    free(p);
+}
+
+Test(validate_readers, perf_errors_name_the_file_the_line_or_the_event)
+{
+    vd_counts c = {0};
+    ddio_err e = {0};
+    cr_expect_eq(vd_perf_read(DATA "no-such-file.csv", "itom", &c, &e), -1);
+    cr_expect_str_eq(e.msg, DATA "no-such-file.csv: cannot open: No such file or directory");
+
+    expect_perf_error(DATA "perf-total.csv", "wil", DATA "perf-total.csv: no row for event wil_hit");
+    expect_perf_error(DATA "perf-interval.csv", "rfo",
+                      DATA "perf-interval.csv: event rfo_hit was never counted (5 rows, all "
+                      "<not counted> or <not supported>)");
+
+    struct { const char *text, *want; } cases[] = {
+        {"# started on Thu Mar  6 14:02:11 2025\n\n812,,itom_hit,10001000000,100.00,,\n"
+         "1,88,,itom_miss,10001000000,100.00,,\n"
+         "18x8,,itom_miss,10001000000,100.00,,\n",
+         "%s:4: itom_miss: unexpected fields before the value (expected [time stamp,]"
+         "[aggregation id like S0 or CPU3,][CPU count,]value,unit,event,...)"},
+        {"812,,itom_hit,10001000000,100.00,,\n18x8,,itom_miss,10001000000,100.00,,\n",
+         "%s:2: itom_miss: value '18x8' is not a count, <not counted> or <not supported>"},
+        {"1.000512844,-5,,itom_hit,1001000567,100.00,,\n",
+         "%s:1: itom_hit: value '-5' is not a count, <not counted> or <not supported>"},
+        {"812,,itom_hit,10001000000,100.00,,\nSegmentation fault\n", "%s:2: not a perf stat -x, row "
+         "(expected value,unit,event,...)"},
+        {"1.000512844,812,itom_hit,1001000567,100.00\n",
+         "%s:1: itom_hit: the unit field is the number '812' (expected value,unit,event,...)"},
+        {"812,,itom_hit,10001000000,100.00,,\n", "%s: no row for event itom_miss"},
+        {"", "%s: no row for event itom_hit"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *p = temp_file(cases[i].text);
+        expect_perf_error(p, "itom", msg(cases[i].want, p));
+        unlink(p);
+        free(p);
+    }
+}
+
+/* ------------------------------------------------------------ counts */
+
+Test(validate_readers, rate_needs_lookups)
+{
+    ddio_err e = {0};
+    vd_counts c = {.hit = 3, .miss = 1, .samples = 1};
+    cr_expect_eq(vd_counts_rate(&c, "x.csv", &e), 0.75);
+    c = (vd_counts){.hit = 0, .miss = 7, .samples = 1};
+    cr_expect_eq(vd_counts_rate(&c, "x.csv", &e), 0.0);
+    c = (vd_counts){0};
+    cr_expect_eq(vd_counts_rate(&c, "x.csv", &e), -1.0);
+    cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE);
+    cr_expect_str_eq(e.msg, "x.csv: no lookups (hit + miss = 0): the counters saw no DMA");
+}
+
+Test(validate_readers, record_stats_mean_and_sample_sd)
+{
+    vd_record r = {0};
+    r.runs = 3;
+    r.run = malloc(3 * sizeof *r.run);
+    cr_assert_not_null(r.run);
+    r.run[0] = 0.25;
+    r.run[1] = 0.5;
+    r.run[2] = 0.75;
+    vd_record_stats(&r);
+    cr_expect_eq(r.mean, 0.5);
+    cr_expect_eq(r.sd, 0.25);       /* sqrt((0.0625 + 0 + 0.0625) / (3 - 1)) */
+    r.runs = 1;
+    vd_record_stats(&r);
+    cr_expect_eq(r.mean, 0.25);
+    cr_expect_eq(r.sd, 0.0);
+    vd_record_free(&r);
+    cr_expect_null(r.run);
+    cr_expect_eq(r.runs, 0);
+    vd_record_stats(&r);            /* no runs: nothing to compare */
+    cr_expect(isnan(r.mean) && isnan(r.sd));
+    vd_record_free(&r);             /* twice is harmless */
+}
