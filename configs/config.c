@@ -24,7 +24,9 @@ static const char *const opt_names[DDIO_CFG_NOPTS] = {
     [DDIO_CFG_OPT_BURST] = "--burst",         [DDIO_CFG_OPT_CORES] = "--cores",
     [DDIO_CFG_OPT_DDIO_WAYS] = "--ddio-ways", [DDIO_CFG_OPT_DDIO_MASK] = "--ddio-mask",
     [DDIO_CFG_OPT_POLICY] = "--policy",       [DDIO_CFG_OPT_MAPPING] = "--mapping",
-    [DDIO_CFG_OPT_SET] = "--set",
+    [DDIO_CFG_OPT_SET] = "--set",             [DDIO_CFG_OPT_RX_RING_TOTAL] = "--rx-ring-total",
+    [DDIO_CFG_OPT_EXTRA_CYCLES] = "--extra-cycles", [DDIO_CFG_OPT_UNCORE_GHZ] = "--uncore-ghz",
+    [DDIO_CFG_OPT_WRITE_RATIO] = "--write-ratio",
 };
 
 /* Options that set one field: which struct (0 machine, 1 workload) and path. */
@@ -35,7 +37,7 @@ static const struct {
     [DDIO_CFG_OPT_RX_RING] = {1, "driver.rx_ring"}, [DDIO_CFG_OPT_TX_RING] = {1, "driver.tx_ring"},
     [DDIO_CFG_OPT_BURST] = {1, "driver.burst"},     [DDIO_CFG_OPT_CORES] = {1, "cores"},
     [DDIO_CFG_OPT_DDIO_MASK] = {0, "ddio_mask"},    [DDIO_CFG_OPT_POLICY] = {0, "llc.policy"},
-    [DDIO_CFG_OPT_MAPPING] = {0, "llc.mapping"},
+    [DDIO_CFG_OPT_MAPPING] = {0, "llc.mapping"},    [DDIO_CFG_OPT_UNCORE_GHZ] = {0, "uncore.ghz"},
 };
 
 const char *ddio_config_option_name(enum ddio_cfg_opt opt)
@@ -56,7 +58,14 @@ const char *ddio_config_usage(void)
            "  --ddio-mask HEX   DDIO way mask (IIO_LLC_WAYS); not with --ddio-ways\n"
            "  --policy P        LLC replacement: lru, bip, srrip, qlru, brrip, drrip, dip\n"
            "  --mapping M       LLC set mapping: modulo, xor, random\n"
-           "  --set PATH=VALUE  any field: machine.llc.ways=16, workload.driver.rx_free_thresh=64\n";
+           "  --set PATH=VALUE  any field: machine.llc.ways=16, workload.driver.rx_free_thresh=64\n"
+           "  --rx-ring-total N RX descriptors of all cores: each core's ring is N / cores rounded up\n"
+           "                    to a power of two (as mlx5 does); not with --rx-ring\n"
+           "  --extra-cycles C  add C cycles to the workload's cycles per packet (after every --set)\n"
+           "  --uncore-ghz F    uncore (mesh, LLC) clock; LLC-hit latencies scale with\n"
+           "                    uncore.latency_ghz / F (default: the machine's uncore.ghz)\n"
+           "  --write-ratio R   packet-acrobat's write_ratio (0-1): the core writes the first R of each\n"
+           "                    packet (replaces the workload's write segments)\n";
 }
 
 void ddio_config_default(ddio_config *c)
@@ -219,6 +228,7 @@ int ddio_machine_parse(ddio_machine *m, const char *text, size_t len, const char
     ddio_machine_default(m);
     if (overlay_text(ddio_machine_table(), m, text, len, file, set, e) != 0)
         return -1;
+    ddio_machine_derive_file(m, set, NULL);
     ddio_machine_derive(m, set, NULL, NULL);
     return ddio_machine_validate(m, file, e);
 }
@@ -328,8 +338,11 @@ int ddio_config_validate(const ddio_config *c, ddio_err *e)
 
 /* ------------------------------------------------------------ overrides */
 
-/* State of one round of overrides: who set what, and a pending --ddio-ways
- * (resolved once every override is in, against the final LLC ways). */
+/* State of one round of overrides: who set what, and the options resolved
+ * once every override is in (a later one may change what they depend on):
+ * --ddio-ways against the final LLC ways, --rx-ring-total over the final
+ * cores, --extra-cycles on the final cycles per packet.  A repeated option
+ * of these keeps its last value, as a repeated field override does. */
 typedef struct ov_state {
     uint8_t mset[DDIO_CFG_MAX_FIELDS], wset[DDIO_CFG_MAX_FIELDS];
     const char *msrc[DDIO_CFG_MAX_FIELDS], *wsrc[DDIO_CFG_MAX_FIELDS];
@@ -338,17 +351,77 @@ typedef struct ov_state {
     uint32_t n_set_names;
     int ddio_ways;                  /* -1: not given */
     int ddio_mask_given;
+    int64_t rx_ring_total;          /* -1: not given */
+    double extra_cycles;            /* < 0: not given */
 } ov_state;
 
 static void ov_init(ov_state *s)
 {
     memset(s, 0, sizeof *s);
     s->ddio_ways = -1;
+    s->rx_ring_total = -1;
+    s->extra_cycles = -1;
 }
 
-/* --ddio-ways is not a field; this row gives it the same checks. */
+/* The options that are not a field get the field checks through these rows. */
 static const cfg_field ddio_ways_field = {"ddio_ways", CFG_U32, 0, sizeof(uint32_t), .lo = 1, .hi = CACHE_MAX_WAYS,
                                           .doc = "DDIO ways counted from the left"};
+/* Up to the largest ring on every core a machine can have. */
+static const cfg_field rx_ring_total_field = {"rx_ring_total", CFG_U32, 0, sizeof(uint32_t), .lo = 1,
+                                              .hi = 32768.0 * DDIO_MAX_CORES,
+                                              .doc = "RX descriptors of all cores together"};
+/* The bound of workload.cycles_per_packet. */
+static const cfg_field extra_cycles_field = {"extra_cycles", CFG_F64, 0, sizeof(double), .lo = 0, .hi = 1e7,
+                                             .doc = "cycles added to every packet"};
+static const cfg_field write_ratio_field = {"write_ratio", CFG_F64, 0, sizeof(double), .lo = 0, .hi = 1,
+                                            .doc = "share of each packet's bytes the core writes, from byte 0"};
+
+/* Record that option `name` set field `idx` of the machine (part 0) or the
+ * workload (part 1); `src` is what an error names ("--set machine.x"). */
+static void ov_mark(ov_state *s, int part, int idx, const char *src, const char *name)
+{
+    if (part) {
+        s->wset[idx] = 1;
+        s->wsrc[idx] = src;
+        s->worigin[idx] = name;
+    } else {
+        s->mset[idx] = 1;
+        s->msrc[idx] = src;
+        s->morigin[idx] = name;
+    }
+}
+
+/* packet-acrobat's write_ratio (seed 003, Algorithm 1): the core writes the
+ * first `ratio` of the packet's bytes.  Every write segment goes; one ratio
+ * segment from byte 0 takes the place of the last of them (so a `follow`
+ * segment after it, like acrobat's flush, still starts where the writes
+ * end), or is appended when there was none; ratio 0 leaves no write. */
+static int replace_writes(ddio_workload *w, double ratio, ddio_err *e)
+{
+    ddio_segment keep[DDIO_MAX_SEGMENTS];
+    uint32_t n = 0, at = UINT32_MAX;
+    for (uint32_t i = 0; i < w->n_access; i++) {
+        if (w->access[i].op == DDIO_SEG_WRITE)
+            at = n;
+        else
+            keep[n++] = w->access[i];
+    }
+    if (at == UINT32_MAX)
+        at = n;
+    if (ratio > 0) {
+        if (n >= DDIO_MAX_SEGMENTS)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--write-ratio: the workload's %d access segments leave no room "
+                             "for a write segment", DDIO_MAX_SEGMENTS);
+        memmove(&keep[at + 1], &keep[at], (n - at) * sizeof keep[0]);
+        keep[at] = (ddio_segment){.op = DDIO_SEG_WRITE, .offset = 0, .follow = false, .unit = DDIO_UNIT_RATIO,
+                                  .length = ratio};
+        n++;
+    }
+    memset(w->access, 0, sizeof w->access);
+    memcpy(w->access, keep, n * sizeof keep[0]);
+    w->n_access = n;
+    return 0;
+}
 
 static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const char *value, ddio_err *e)
 {
@@ -359,6 +432,31 @@ static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const c
         if (cfg_set_text(&ddio_ways_field, &k, value, msg, sizeof msg) != 0)
             return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", name, msg);
         s->ddio_ways = (int)k;
+        return 0;
+    }
+    if (opt == DDIO_CFG_OPT_RX_RING_TOTAL) {
+        uint32_t n;
+        if (cfg_set_text(&rx_ring_total_field, &n, value, msg, sizeof msg) != 0)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", name, msg);
+        s->rx_ring_total = n;
+        return 0;
+    }
+    if (opt == DDIO_CFG_OPT_EXTRA_CYCLES) {
+        double x;
+        if (cfg_set_text(&extra_cycles_field, &x, value, msg, sizeof msg) != 0)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", name, msg);
+        s->extra_cycles = x;
+        return 0;
+    }
+    if (opt == DDIO_CFG_OPT_WRITE_RATIO) {
+        /* Now, not at the end: nothing else on the command line changes the
+         * segments (--set cannot set list elements). */
+        double r;
+        if (cfg_set_text(&write_ratio_field, &r, value, msg, sizeof msg) != 0)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", name, msg);
+        if (replace_writes(&c->workload, r, e) != 0)
+            return -1;
+        ov_mark(s, 1, cfg_index(ddio_workload_table(), "access"), name, name);
         return 0;
     }
     int part;
@@ -399,17 +497,9 @@ static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const c
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no such field", src);
     if (cfg_set_text(&t->f[idx], obj, value, msg, sizeof msg) != 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", src, msg);
-    if (part) {
-        s->wset[idx] = 1;
-        s->wsrc[idx] = src;
-        s->worigin[idx] = name;
-    } else {
-        s->mset[idx] = 1;
-        s->msrc[idx] = src;
-        s->morigin[idx] = name;
-        if (strcmp(path, "ddio_mask") == 0)
-            s->ddio_mask_given = 1;
-    }
+    ov_mark(s, part, idx, src, name);
+    if (!part && strcmp(path, "ddio_mask") == 0)
+        s->ddio_mask_given = 1;
     return 0;
 }
 
@@ -425,8 +515,67 @@ static int finish_ddio_ways(ddio_config *c, ov_state *s, ddio_err *e)
                          c->machine.llc.ways);
     int idx = cfg_index(ddio_machine_table(), "ddio_mask");
     c->machine.ddio_mask = ddio_leftmost_ways((uint32_t)s->ddio_ways, c->machine.llc.ways);
-    s->mset[idx] = 1;
-    s->msrc[idx] = s->morigin[idx] = "--ddio-ways";
+    ov_mark(s, 0, idx, "--ddio-ways", "--ddio-ways");
+    return 0;
+}
+
+/* After all overrides: --rx-ring-total over the final cores.  A program such
+ * as FastClick asks each queue for NDESC / NCORE descriptors (an integer
+ * division) and the mlx5 PMD rounds a count that is not a power of two up
+ * to the next one (mlx5_rx_queue_pre_setup: "increased number of
+ * descriptors in Rx queue ... to the next power of two"). */
+static int finish_rx_ring_total(ddio_config *c, ov_state *s, ddio_err *e)
+{
+    if (s->rx_ring_total < 0)
+        return 0;
+    const char *name = "--rx-ring-total";
+    const cfg_table *t = ddio_workload_table();
+    int idx = cfg_index(t, "driver.rx_ring");
+    if (s->wset[idx])
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: cannot be combined with %s", name, s->wsrc[idx]);
+    uint64_t total = (uint64_t)s->rx_ring_total, cores = c->workload.cores;
+    uint64_t per = total / cores;
+    if (per < 1)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %llu descriptors over %llu cores is less than one per core", name,
+                         (unsigned long long)total, (unsigned long long)cores);
+    uint64_t ring = 1;
+    while (ring < per)
+        ring <<= 1;
+    char text[32], msg[300];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)ring);
+    if (cfg_set_text(&t->f[idx], &c->workload, text, msg, sizeof msg) != 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %llu descriptors over %llu core%s -> driver.rx_ring %s: %s", name,
+                         (unsigned long long)total, (unsigned long long)cores, cores == 1 ? "" : "s", text, msg);
+    ov_mark(s, 1, idx, name, name);
+    return 0;
+}
+
+/* After all overrides: --extra-cycles on the final cycles per packet, so a
+ * --set of the cycles anywhere on the line is the base it adds to. */
+static int finish_extra_cycles(ddio_config *c, ov_state *s, ddio_err *e)
+{
+    if (s->extra_cycles < 0)
+        return 0;
+    const char *name = "--extra-cycles";
+    const cfg_table *t = ddio_workload_table();
+    int idx = cfg_index(t, "cycles_per_packet");
+    const cfg_field *f = &t->f[idx];
+    double base = c->workload.cycles_per_packet, sum = base + s->extra_cycles;
+    /* The field's own bound, in full digits: "1e+07 is out of range [0,
+     * 1e+07]" would hide which number is too large. */
+    if (sum > f->hi)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: cycles_per_packet %.15g + %.15g = %.15g is more than %.15g", name,
+                         base, s->extra_cycles, sum, f->hi);
+    c->workload.cycles_per_packet = sum;
+    ov_mark(s, 1, idx, name, name);
+    return 0;
+}
+
+/* Every option that needs the final values, once all overrides are in. */
+static int finish_overrides(ddio_config *c, ov_state *s, ddio_err *e)
+{
+    if (finish_ddio_ways(c, s, e) != 0 || finish_rx_ring_total(c, s, e) != 0 || finish_extra_cycles(c, s, e) != 0)
+        return -1;
     return 0;
 }
 
@@ -467,11 +616,13 @@ int ddio_config_resolve(const ddio_config_args *a, ddio_config *out, ddio_config
     ddio_config_default(c);
     ov_init(s);
     uint8_t mfile[DDIO_CFG_MAX_FIELDS] = {0}, wfile[DDIO_CFG_MAX_FIELDS] = {0};
+    uint8_t mgiven[DDIO_CFG_MAX_FIELDS], derived[DDIO_CFG_MAX_FIELDS] = {0};
     if (a->machine) {
         if (ddio_config_find("machines", a->machine, c->machine_file, sizeof c->machine_file, e) != 0 ||
             overlay_file(ddio_machine_table(), &c->machine, c->machine_file, mfile, e) != 0)
             goto done;
     }
+    ddio_machine_derive_file(&c->machine, mfile, derived);
     if (a->workload) {
         if (ddio_config_find("workloads", a->workload, c->workload_file, sizeof c->workload_file, e) != 0 ||
             overlay_file(ddio_workload_table(), &c->workload, c->workload_file, wfile, e) != 0)
@@ -480,9 +631,8 @@ int ddio_config_resolve(const ddio_config_args *a, ddio_config *out, ddio_config
     for (uint32_t i = 0; i < a->n; i++)
         if (apply_one(c, s, a->ov[i].opt, a->ov[i].value, e) != 0)
             goto done;
-    if (finish_ddio_ways(c, s, e) != 0)
+    if (finish_overrides(c, s, e) != 0)
         goto done;
-    uint8_t mgiven[DDIO_CFG_MAX_FIELDS], derived[DDIO_CFG_MAX_FIELDS] = {0};
     for (size_t i = 0; i < DDIO_CFG_MAX_FIELDS; i++)
         mgiven[i] = mfile[i] | s->mset[i];
     ddio_machine_derive(&c->machine, mgiven, s->msrc, derived);
@@ -519,7 +669,7 @@ int ddio_config_apply_override(ddio_config *c, const char *option, const char *v
     }
     *copy = *c;
     ov_init(s);
-    if (apply_one(copy, s, (enum ddio_cfg_opt)opt, value, e) != 0 || finish_ddio_ways(copy, s, e) != 0 ||
+    if (apply_one(copy, s, (enum ddio_cfg_opt)opt, value, e) != 0 || finish_overrides(copy, s, e) != 0 ||
         check_all(copy, s->msrc, s->wsrc, e) != 0)
         goto done;
     *c = *copy;

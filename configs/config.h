@@ -78,12 +78,21 @@ typedef struct ddio_pcie_spec {
     uint32_t gen, lanes, mps, mrrs;     /* MPS / MRRS in bytes */
 } ddio_pcie_spec;
 
+/* The uncore (mesh / ring, CHA, LLC, IIO) clock.  `latency_ghz` is the clock
+ * the file's latency_ns figures were measured at, `ghz` the one the machine
+ * runs at; a core's LLC hit scales with latency_ghz / ghz
+ * (ddio_machine_core_latency). */
+typedef struct ddio_uncore_spec {
+    double ghz, latency_ghz;
+} ddio_uncore_spec;
+
 typedef struct ddio_machine {
     char name[DDIO_NAME_LEN];
     char description[DDIO_TEXT_LEN];
     char cpu[DDIO_NAME_LEN];
     uint32_t cores;                 /* physical cores of the socket */
     double frequency_ghz;
+    ddio_uncore_spec uncore;
     ddio_l2_spec l2;
     ddio_llc_spec llc;
     enum hier_mode hierarchy;
@@ -213,7 +222,8 @@ int ddio_config_validate(const ddio_config *c, ddio_err *e);
 enum ddio_cfg_opt {
     DDIO_CFG_OPT_MACHINE = 0, DDIO_CFG_OPT_WORKLOAD, DDIO_CFG_OPT_RX_RING, DDIO_CFG_OPT_TX_RING,
     DDIO_CFG_OPT_BURST, DDIO_CFG_OPT_CORES, DDIO_CFG_OPT_DDIO_WAYS, DDIO_CFG_OPT_DDIO_MASK,
-    DDIO_CFG_OPT_POLICY, DDIO_CFG_OPT_MAPPING, DDIO_CFG_OPT_SET, DDIO_CFG_NOPTS
+    DDIO_CFG_OPT_POLICY, DDIO_CFG_OPT_MAPPING, DDIO_CFG_OPT_SET, DDIO_CFG_OPT_RX_RING_TOTAL,
+    DDIO_CFG_OPT_EXTRA_CYCLES, DDIO_CFG_OPT_UNCORE_GHZ, DDIO_CFG_OPT_WRITE_RATIO, DDIO_CFG_NOPTS
 };
 
 #define DDIO_CONFIG_LONGOPTS(base)                                             \
@@ -227,7 +237,11 @@ enum ddio_cfg_opt {
     {"ddio-mask", required_argument, 0, (base) + DDIO_CFG_OPT_DDIO_MASK},      \
     {"policy", required_argument, 0, (base) + DDIO_CFG_OPT_POLICY},            \
     {"mapping", required_argument, 0, (base) + DDIO_CFG_OPT_MAPPING},          \
-    {"set", required_argument, 0, (base) + DDIO_CFG_OPT_SET}
+    {"set", required_argument, 0, (base) + DDIO_CFG_OPT_SET},                  \
+    {"rx-ring-total", required_argument, 0, (base) + DDIO_CFG_OPT_RX_RING_TOTAL}, \
+    {"extra-cycles", required_argument, 0, (base) + DDIO_CFG_OPT_EXTRA_CYCLES},   \
+    {"uncore-ghz", required_argument, 0, (base) + DDIO_CFG_OPT_UNCORE_GHZ},       \
+    {"write-ratio", required_argument, 0, (base) + DDIO_CFG_OPT_WRITE_RATIO}
 
 /* Usage lines for those options, to append to a subcommand's help. */
 const char *ddio_config_usage(void);
@@ -260,17 +274,20 @@ typedef struct ddio_config_origin {
     const char *workload[DDIO_CFG_MAX_FIELDS];
 } ddio_config_origin;
 
-/* Defaults -> files -> overrides in command-line order -> derived defaults
- * (masks that depend on the LLC ways) -> validation.  A failing check names
- * the override when one of the fields involved came from the command line,
- * else the file.  `origin` may be NULL. */
+/* Defaults -> files -> overrides in command-line order -> the options that
+ * need the final values (--ddio-ways against the final LLC, --rx-ring-total
+ * over the final cores, --extra-cycles on the final cycles per packet) ->
+ * derived defaults (masks that depend on the LLC ways) -> validation.  A
+ * failing check names the override when one of the fields involved came
+ * from the command line, else the file.  `origin` may be NULL. */
 int ddio_config_resolve(const ddio_config_args *a, ddio_config *out, ddio_config_origin *origin,
                         ddio_err *e);
 
 /* Apply one more override to a resolved configuration and re-validate (for
  * sweeps).  `option` is "--rx-ring", "--ddio-ways", "--set"...; on error `c`
  * is unchanged.  Masks are not re-derived: after changing the LLC ways, set
- * the masks too. */
+ * the masks too.  --rx-ring-total divides over c's cores and --extra-cycles
+ * adds to c's cycles per packet (applied twice, it adds twice). */
 int ddio_config_apply_override(ddio_config *c, const char *option, const char *value, ddio_err *e);
 
 /* The K leftmost ways of a `ways`-way LLC: 2 of 11 -> 0x600. */
@@ -300,6 +317,15 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
 /* The hierarchy for a whole configuration: workload cores, plus the
  * distractor core (core index = workload.cores) in a CAT class with its mask. */
 int ddio_config_to_hier(const ddio_config *c, hier_config *out, ddio_err *e);
+
+/* A core's load latency, ns, that hits its L2 / hits the LLC / goes to
+ * memory, at the machine's uncore clock: the LLC hit is latency_ns.core_llc_hit
+ * x uncore.latency_ghz / uncore.ghz (its time is uncore cycles: mesh, CHA,
+ * LLC); memory is latency_ns.memory with its LLC part scaled the same way
+ * (the on-die way to the memory controller scales, DRAM does not); the L2
+ * hit is core-clocked and unchanged.  With ghz == latency_ghz the three are
+ * latency_ns's values exactly. */
+void ddio_machine_core_latency(const ddio_machine *m, double *l2_hit, double *llc_hit, double *memory);
 
 const char *ddio_policy_name(enum ddio_policy p);
 const char *ddio_mode_name(enum ddio_mode m);

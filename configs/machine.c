@@ -47,6 +47,9 @@ static const cfg_field machine_fields[] = {
     M("cpu", CFG_STR, cpu, .doc = "processor model"),
     M("cores", CFG_U32, cores, .lo = 1, .hi = DDIO_MAX_CORES, .doc = "physical cores of the socket"),
     M("frequency_ghz", CFG_F64, frequency_ghz, .lo = 0.1, .hi = 10, .doc = "core clock, GHz"),
+    M("uncore.ghz", CFG_F64, uncore.ghz, .lo = 0.1, .hi = 10, .doc = "uncore (mesh, CHA, LLC, IIO) clock, GHz"),
+    M("uncore.latency_ghz", CFG_F64, uncore.latency_ghz, .lo = 0.1, .hi = 10,
+      .doc = "uncore clock the latency_ns figures were measured at, GHz (default: uncore.ghz)"),
     M("l2.sets", CFG_U32, l2.sets, .lo = 1, .hi = 1 << 20, .flags = CFG_POW2, .doc = "L2 sets per core"),
     M("l2.ways", CFG_U32, l2.ways, .lo = 1, .hi = CACHE_MAX_WAYS, .doc = "L2 associativity"),
     M("l2.line_size", CFG_U32, l2.line_size, .lo = 16, .hi = 4096, .flags = CFG_POW2, .doc = "L2 line, bytes"),
@@ -116,6 +119,9 @@ void ddio_machine_default(ddio_machine *m)
     snprintf(m->cpu, sizeof m->cpu, "Intel Xeon Gold 6140");
     m->cores = 18;
     m->frequency_ghz = 2.3;
+    /* The maximum uncore clock of the Gold 6140; the latencies below are
+     * taken as measured there (docs/configs.md). */
+    m->uncore = (ddio_uncore_spec){.ghz = 2.4, .latency_ghz = 2.4};
     m->l2 = (ddio_l2_spec){.sets = 1024, .ways = 16, .line_size = 64, .policy = DDIO_POLICY_LRU};
     m->llc = (ddio_llc_spec){.slices = 18, .sets_per_slice = 2048, .ways = 11, .line_size = 64,
                              .mapping = MAP_XOR, .policy = DDIO_POLICY_LRU, .bip_epsilon = 1.0 / 32.0};
@@ -140,6 +146,26 @@ void ddio_machine_default(ddio_machine *m)
     snprintf(m->nic.model, sizeof m->nic.model, "Mellanox ConnectX-5");
     m->nic.line_rate_gbps = 100;
     m->pcie = (ddio_pcie_spec){.gen = 3, .lanes = 16, .mps = 256, .mrrs = 512};
+}
+
+void ddio_machine_derive_file(ddio_machine *m, const uint8_t *set, uint8_t *derived)
+{
+    int ilat = cfg_index(&machine_table, "uncore.latency_ghz");
+    if (!set[ilat]) {
+        m->uncore.latency_ghz = m->uncore.ghz;
+        if (derived) derived[ilat] = 1;
+    }
+}
+
+void ddio_machine_core_latency(const ddio_machine *m, double *l2_hit, double *llc_hit, double *memory)
+{
+    const ddio_latency *l = &m->latency_ns;
+    /* x / x is exactly 1 and llc - llc exactly 0, so at the measured clock
+     * the results are the file's values to the bit. */
+    double llc = l->core_llc_hit * (m->uncore.latency_ghz / m->uncore.ghz);
+    *l2_hit = l->core_l2_hit;
+    *llc_hit = llc;
+    *memory = l->memory + (llc - l->core_llc_hit);
 }
 
 void ddio_machine_derive(ddio_machine *m, const uint8_t *set, const char **src, uint8_t *derived)

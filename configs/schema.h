@@ -19,4 +19,12 @@ int ddio_workload_check(const ddio_workload *w, const cfg_ctx *c, ddio_err *e);
  * field it was derived from; derived[i] (may be NULL) is set to 1. */
 void ddio_machine_derive(ddio_machine *m, const uint8_t *set, const char **src, uint8_t *derived);
 
+/* The defaults that follow another value of the same file, filled right
+ * after the file and before the command-line overrides: uncore.latency_ghz
+ * is uncore.ghz unless set[i] (the file's latencies were measured at the
+ * clock it runs at).  Before the overrides so that --uncore-ghz changes the
+ * clock the machine runs at, not the one the latencies were measured at.
+ * derived (may be NULL) as above. */
+void ddio_machine_derive_file(ddio_machine *m, const uint8_t *set, uint8_t *derived);
+
 #endif

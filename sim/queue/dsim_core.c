@@ -101,9 +101,11 @@ void core_idle_work(dsim *s, uint32_t c)
 
 void core_init_latency(dsim *s)
 {
-    const ddio_latency *l = &s->cfg->machine.latency_ns;
+    /* At the machine's uncore clock (the LLC part scales with it). */
+    double l2, llc, mem;
+    ddio_machine_core_latency(&s->cfg->machine, &l2, &llc, &mem);
     for (int g = 0; g < REG_COUNT; g++)
-        s->region_ns[g] = g == REG_L2 ? l->core_l2_hit : g == REG_MEM ? l->memory : l->core_llc_hit;
+        s->region_ns[g] = g == REG_L2 ? l2 : g == REG_MEM ? mem : llc;
 }
 
 /* A core access's latency by the region it met (a table: the switch it

@@ -38,7 +38,8 @@ void qest_result_free(qest_result *r)
 
 /* Service time of one packet: the workload's cycles plus the latency of its
  * line accesses (first access to a line: LLC or memory by cpu_hit; later
- * accesses to it: L2) and of its table lines (LLC). */
+ * accesses to it: L2) and of its table lines (LLC), at the machine's uncore
+ * clock as the simulator charges them (ddio_machine_core_latency). */
 static double service_ns(const ddio_config *cfg, double len, double cpu_hit)
 {
     const ddio_machine *m = &cfg->machine;
@@ -48,6 +49,8 @@ static double service_ns(const ddio_config *cfg, double len, double cpu_hit)
     size_t n = ddio_workload_expand(w, (uint32_t)len, ls, w->driver.headroom % ls, ops, 1024);
     if (n > 1024)
         n = 1024;
+    double l2_ns, llc_ns, mem_ns;
+    ddio_machine_core_latency(m, &l2_ns, &llc_ns, &mem_ns);
     double ns = ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz;
     for (size_t i = 0; i < n; i++) {
         if (ops[i].op == DDIO_SEG_FLUSH)
@@ -56,17 +59,17 @@ static double service_ns(const ddio_config *cfg, double len, double cpu_hit)
         for (size_t j = 0; j < i; j++)
             seen |= ops[j].line == ops[i].line && ops[j].op != DDIO_SEG_FLUSH;
         if (w->mode == DDIO_MODE_SEND || seen)
-            ns += m->latency_ns.core_l2_hit;
+            ns += l2_ns;
         else
-            ns += cpu_hit * m->latency_ns.core_llc_hit + (1 - cpu_hit) * m->latency_ns.memory;
+            ns += cpu_hit * llc_ns + (1 - cpu_hit) * mem_ns;
     }
     if (w->mode == DDIO_MODE_SEND) {
         double lines = ceil(len / ls);
-        ns += lines * m->latency_ns.core_l2_hit - (double)n * m->latency_ns.core_l2_hit;
+        ns += lines * l2_ns - (double)n * l2_ns;
         if (ns < ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz)
             ns = ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz;
     }
-    ns += ddio_workload_table_lines(w) * m->latency_ns.core_llc_hit;
+    ns += ddio_workload_table_lines(w) * llc_ns;
     return ns;
 }
 
