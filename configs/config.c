@@ -64,8 +64,8 @@ const char *ddio_config_usage(void)
            "  --extra-cycles C  add C cycles to the workload's cycles per packet (after every --set)\n"
            "  --uncore-ghz F    uncore (mesh, LLC) clock; LLC-hit latencies scale with\n"
            "                    uncore.latency_ghz / F (default: the machine's uncore.ghz)\n"
-           "  --write-ratio R   packet-acrobat's write_ratio (0-1): the core writes the first R of each\n"
-           "                    packet (replaces the workload's write segments)\n";
+           "  --write-ratio R   packet-acrobat's write_ratio (0-1): the core writes R of each packet\n"
+           "                    (replaces the workload's ratio-sized writes; MAC writes stay)\n";
 }
 
 void ddio_config_default(ddio_config *c)
@@ -391,20 +391,28 @@ static void ov_mark(ov_state *s, int part, int idx, const char *src, const char 
     }
 }
 
-/* packet-acrobat's write_ratio (seed 003, Algorithm 1): the core writes the
- * first `ratio` of the packet's bytes.  Every write segment goes; one ratio
- * segment from byte 0 takes the place of the last of them (so a `follow`
- * segment after it, like acrobat's flush, still starts where the writes
- * end), or is appended when there was none; ratio 0 leaves no write. */
+/* packet-acrobat's write_ratio (Wang, Xu, Wu, SIGMETRICS 2022, Algorithm 1):
+ * the core writes ceil(ratio x length) bytes of each packet.  The
+ * workload's ratio-sized write segments go; one ratio segment takes the
+ * place of the last of them, with its offset and `follow` (Algorithm 1's
+ * write range starts where its read range ends), or is appended from byte 0
+ * when there was none.  Byte-sized writes stay: Algorithm 1 always writes
+ * the MAC addresses (set_mac_address), and so does l2fwd.  Ratio 0 leaves
+ * no ratio write. */
 static int replace_writes(ddio_workload *w, double ratio, ddio_err *e)
 {
     ddio_segment keep[DDIO_MAX_SEGMENTS];
+    ddio_segment seg = {.op = DDIO_SEG_WRITE, .offset = 0, .follow = false, .unit = DDIO_UNIT_RATIO};
     uint32_t n = 0, at = UINT32_MAX;
     for (uint32_t i = 0; i < w->n_access; i++) {
-        if (w->access[i].op == DDIO_SEG_WRITE)
+        const ddio_segment *a = &w->access[i];
+        if (a->op == DDIO_SEG_WRITE && a->unit == DDIO_UNIT_RATIO) {
             at = n;
-        else
-            keep[n++] = w->access[i];
+            seg.offset = a->offset;
+            seg.follow = a->follow;
+        } else {
+            keep[n++] = *a;
+        }
     }
     if (at == UINT32_MAX)
         at = n;
@@ -413,8 +421,8 @@ static int replace_writes(ddio_workload *w, double ratio, ddio_err *e)
             return ddio_errf(e, DDIO_EXIT_USAGE, "--write-ratio: the workload's %d access segments leave no room "
                              "for a write segment", DDIO_MAX_SEGMENTS);
         memmove(&keep[at + 1], &keep[at], (n - at) * sizeof keep[0]);
-        keep[at] = (ddio_segment){.op = DDIO_SEG_WRITE, .offset = 0, .follow = false, .unit = DDIO_UNIT_RATIO,
-                                  .length = ratio};
+        seg.length = ratio;
+        keep[at] = seg;
         n++;
     }
     memset(w->access, 0, sizeof w->access);

@@ -298,12 +298,13 @@ Test(config_opts, write_ratio_replaces_the_write_segments)
 {
     ddio_config c;
     ddio_config_origin o;
-    /* l2fwd: read bytes 0-11 stays; the 12-byte write becomes 0.4 of the
-     * packet from byte 0. */
+    /* l2fwd: read bytes 0-11 and the 12-byte MAC write stay; a write of
+     * 0.4 of the packet from byte 0 is appended (l2fwd has no ratio write). */
     expect_ok(&c, &o, (const char *const[]){"--write-ratio", "0.4", NULL});
-    cr_assert_eq(c.workload.n_access, 2);
+    cr_assert_eq(c.workload.n_access, 3);
     expect_segment(&c.workload.access[0], DDIO_SEG_READ, 0, false, DDIO_UNIT_BYTES, 12);
-    expect_segment(&c.workload.access[1], DDIO_SEG_WRITE, 0, false, DDIO_UNIT_RATIO, 0.4);
+    expect_segment(&c.workload.access[1], DDIO_SEG_WRITE, 0, false, DDIO_UNIT_BYTES, 12);
+    expect_segment(&c.workload.access[2], DDIO_SEG_WRITE, 0, false, DDIO_UNIT_RATIO, 0.4);
     cr_expect_str_eq(wfield_origin(&o, "access"), "--write-ratio");
     /* 1500 B from byte 0 of a line (headroom 128 = 2 lines): 24 lines;
      * ceil(0.4 x 1500) = 600 B written = bytes 0-599 = lines 0-9 (576-639 is
@@ -315,21 +316,21 @@ Test(config_opts, write_ratio_replaces_the_write_segments)
     cr_expect_eq(t.read, 1);
     cr_expect_eq(t.flushed, 0);
     cr_expect_eq(t.touched, 10);
-    /* 0: no write at all. */
+    /* 0: no ratio write; the MAC write (line 0) stays, as in Algorithm 1. */
     expect_ok(&c, NULL, (const char *const[]){"--write-ratio", "0", NULL});
-    cr_assert_eq(c.workload.n_access, 1);
+    cr_assert_eq(c.workload.n_access, 2);
     expect_segment(&c.workload.access[0], DDIO_SEG_READ, 0, false, DDIO_UNIT_BYTES, 12);
+    expect_segment(&c.workload.access[1], DDIO_SEG_WRITE, 0, false, DDIO_UNIT_BYTES, 12);
     ddio_workload_touch(&c.workload, 1500, 64, 0, &t);
-    cr_expect_eq(t.written, 0);
+    cr_expect_eq(t.written, 1);
     cr_expect_eq(t.touched, 1);
 }
 
 Test(config_opts, write_ratio_on_acrobat_keeps_read_and_flush)
 {
     /* acrobat: [write 12 B (set_mac), read ratio 0, write ratio 0.2 follow,
-     * flush ratio 0 follow] -> [read ratio 0, write ratio 0.7, flush ratio 0
-     * follow]: the new write takes the last write's place, so the flush
-     * still follows it. */
+     * flush ratio 0 follow] -> [write 12 B, read ratio 0, write ratio 0.7
+     * follow, flush ratio 0 follow]: Algorithm 1 with write_ratio 0.7. */
     ddio_config_args a;
     ddio_config_args_init(&a);
     ddio_err e = {0};
@@ -337,10 +338,11 @@ Test(config_opts, write_ratio_on_acrobat_keeps_read_and_flush)
     cr_assert_eq(ddio_config_args_add(&a, DDIO_CFG_OPT_WRITE_RATIO, "0.7", &e), 0);
     ddio_config c;
     cr_assert_eq(ddio_config_resolve(&a, &c, NULL, &e), 0, "%s", e.msg);
-    cr_assert_eq(c.workload.n_access, 3);
-    expect_segment(&c.workload.access[0], DDIO_SEG_READ, 0, false, DDIO_UNIT_RATIO, 0);
-    expect_segment(&c.workload.access[1], DDIO_SEG_WRITE, 0, false, DDIO_UNIT_RATIO, 0.7);
-    expect_segment(&c.workload.access[2], DDIO_SEG_FLUSH, 0, true, DDIO_UNIT_RATIO, 0);
+    cr_assert_eq(c.workload.n_access, 4);
+    expect_segment(&c.workload.access[0], DDIO_SEG_WRITE, 0, false, DDIO_UNIT_BYTES, 12);
+    expect_segment(&c.workload.access[1], DDIO_SEG_READ, 0, false, DDIO_UNIT_RATIO, 0);
+    expect_segment(&c.workload.access[2], DDIO_SEG_WRITE, 0, true, DDIO_UNIT_RATIO, 0.7);
+    expect_segment(&c.workload.access[3], DDIO_SEG_FLUSH, 0, true, DDIO_UNIT_RATIO, 0);
     /* 64 B: ceil(0.7 x 64) = 45 B -> line 0 only; 1000 B: 700 B -> lines
      * 0-10 (640-699 is line 10): 11 of 16. */
     ddio_touch t;
@@ -352,8 +354,8 @@ Test(config_opts, write_ratio_on_acrobat_keeps_read_and_flush)
     cr_expect_eq(t.read, 0);
     /* Twice: the same place, the last ratio. */
     cr_assert_eq(ddio_config_apply_override(&c, "--write-ratio", "0.25", &e), 0, "%s", e.msg);
-    cr_assert_eq(c.workload.n_access, 3);
-    expect_segment(&c.workload.access[1], DDIO_SEG_WRITE, 0, false, DDIO_UNIT_RATIO, 0.25);
+    cr_assert_eq(c.workload.n_access, 4);
+    expect_segment(&c.workload.access[2], DDIO_SEG_WRITE, 0, true, DDIO_UNIT_RATIO, 0.25);
 }
 
 Test(config_opts, write_ratio_errors)
