@@ -1,0 +1,378 @@
+/* test_validate_harness.c - validate/harness/ddio-harness, the perf-based
+ * DDIO counter harness (docs/harness.md): the commands of --dry-run
+ * (recorded byte for byte in tests/data/harness/), its one-line errors, and
+ * the experiment folder it writes, with a fake perf, a fake sysfs and a fake
+ * /proc, so that no uncore PMU, root or real perf is needed. */
+#define _DEFAULT_SOURCE 1 /* mkdtemp */
+#include "tests/helpers.h"
+
+#include <criterion/criterion.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HARNESS DDIOSIM_SOURCE_DIR "/validate/harness/ddio-harness"
+#define HDATA DDIOSIM_SOURCE_DIR "/tests/data/harness"
+
+/* Environment variables of the harness, unset so the caller's never leak in. */
+#define CLEAN_ENV                                                                  \
+    "env -u DDIO_HARNESS_SYSFS -u DDIO_HARNESS_PROC -u DDIO_HARNESS_PERF "        \
+    "-u DDIO_HARNESS_SKIP_ROOT"
+
+/* Run a shell command built like printf; returns its exit code (-1 if it did
+ * not exit). */
+static int shf(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long: %s", fmt);
+    int st = system(cmd);
+    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+}
+
+static void make_tmpdir(char *buf, size_t n)
+{
+    snprintf(buf, n, "/tmp/ddio-harness-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(buf));
+}
+
+static void rm_rf(const char *dir)
+{
+    cr_assert_eq(shf("rm -rf '%s'", dir), 0);
+}
+
+/* A sysfs with four CPUs, 0-1 on socket 0 and 2-3 on socket 1, and, when
+ * `uncore`, a Skylake-SP CHA (with the filter_opc0 format and a cpumask
+ * listing CPU 0 for socket 0 and 2 for socket 1) and IMC PMU. */
+static void fake_sysfs(const char *root, int uncore)
+{
+    for (int c = 0; c < 4; c++)
+        cr_assert_eq(shf("mkdir -p '%s/devices/system/cpu/cpu%d/topology' && "
+                         "echo %d > '%s/devices/system/cpu/cpu%d/topology/physical_package_id'",
+                         root, c, c / 2, root, c),
+                     0);
+    if (uncore)
+        cr_assert_eq(shf("d='%s/bus/event_source/devices' && mkdir -p \"$d/uncore_cha_0/format\" "
+                         "\"$d/uncore_imc_0\" && echo config1:41-50 > \"$d/uncore_cha_0/format/filter_opc0\" "
+                         "&& echo config:8-15 > \"$d/uncore_cha_0/format/umask\" "
+                         "&& echo 0,2 > \"$d/uncore_cha_0/cpumask\"",
+                         root),
+                     0);
+}
+
+/* A /proc of a Xeon Gold 6140 (family 6, model 85, stepping 4: Skylake-SP). */
+static void fake_proc(const char *root)
+{
+    cr_assert_eq(shf("mkdir -p '%s/sys/kernel' && echo 2 > '%s/sys/kernel/perf_event_paranoid' && "
+                     "printf 'processor\\t: 0\\nvendor_id\\t: GenuineIntel\\ncpu family\\t: 6\\n"
+                     "model\\t\\t: 85\\nmodel name\\t: Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz\\n"
+                     "stepping\\t: 4\\n\\nprocessor\\t: 1\\n' > '%s/cpuinfo'",
+                     root, root, root),
+                 0);
+}
+
+/* A fake perf: logs its arguments (one line per call) to `log`, then writes
+ * the recorded perf output to the file given with -o, or exits with `rc`
+ * when rc != 0. */
+static void fake_perf(const char *path, const char *log, int rc)
+{
+    char *script = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&script, &len);
+    cr_assert_not_null(f);
+    fprintf(f,
+            "#!/bin/sh\n"
+            "if [ \"$1\" = --version ]; then echo 'perf version fake'; exit 0; fi\n"
+            "echo \"$*\" >> '%s'\n"
+            "[ %d -eq 0 ] || exit %d\n"
+            "out=\n"
+            "while [ $# -gt 0 ]; do\n"
+            "  case $1 in -o) out=$2; shift 2 ;; --) break ;; *) shift ;; esac\n"
+            "done\n"
+            "[ -n \"$out\" ] || exit 1\n"
+            "cat '" HDATA "/perf-skylake.csv' > \"$out\"\n",
+            log, rc, rc);
+    fclose(f);
+    FILE *o = fopen(path, "w");
+    cr_assert_not_null(o);
+    fputs(script, o);
+    fclose(o);
+    free(script);
+    cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* Run the harness from `cwd` with `env` (VAR=value words) and `args`. */
+static cli_run run_harness(const char *cwd, const char *env, const char *args)
+{
+    cli_run r = {-1, NULL, NULL};
+    char outp[] = "/tmp/ddio-harness-out-XXXXXX", errp[] = "/tmp/ddio-harness-err-XXXXXX";
+    int fo = mkstemp(outp), fe = mkstemp(errp);
+    cr_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    r.status = shf("cd '%s' && " CLEAN_ENV " %s '" HARNESS "' %s </dev/null >'%s' 2>'%s'", cwd, env,
+                   args, outp, errp);
+    r.out = slurp(outp, NULL);
+    r.err = slurp(errp, NULL);
+    unlink(outp);
+    unlink(errp);
+    cr_assert(r.out && r.err);
+    return r;
+}
+
+static void expect_file_eq(const char *got_path, const char *want_path)
+{
+    char *got = slurp(got_path, NULL), *want = slurp(want_path, NULL);
+    cr_assert_not_null(got, "%s missing", got_path);
+    cr_assert_not_null(want, "%s missing", want_path);
+    cr_expect_str_eq(got, want, "%s differs from %s", got_path, want_path);
+    free(got);
+    free(want);
+}
+
+/* One line on stderr, ending with a newline, containing `want`. */
+static void expect_one_line(const cli_run *r, const char *want, const char *what)
+{
+    cr_expect_eq(count_lines_with(r->err, ""), 1, "%s: stderr is not one line: [%s]", what, r->err);
+    size_t n = strlen(r->err);
+    cr_expect(n > 0 && r->err[n - 1] == '\n', "%s: stderr [%s]", what, r->err);
+    cr_expect(strstr(r->err, "ddio-harness: ") == r->err, "%s: stderr [%s]", what, r->err);
+    cr_expect(strstr(r->err, want) != NULL, "%s: [%s] does not name [%s]", what, r->err, want);
+}
+
+static void dry_run_matches(const char *args, const char *recorded)
+{
+    char tmp[64], sys[128], env[160], want[256];
+    make_tmpdir(tmp, sizeof tmp);
+    snprintf(sys, sizeof sys, "%s/sys", tmp);
+    fake_sysfs(sys, 0); /* dry-run needs no uncore PMU */
+    snprintf(env, sizeof env, "DDIO_HARNESS_SYSFS='%s'", sys);
+    cli_run r = run_harness(tmp, env, args);
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_str_eq(r.err, "");
+    snprintf(want, sizeof want, HDATA "/%s", recorded);
+    char *w = slurp(want, NULL);
+    cr_assert_not_null(w);
+    cr_expect_str_eq(r.out, w, "dry-run output differs from %s", recorded);
+    free(w);
+    /* the printed commands are a shell script (quoting, $(...)) */
+    char script[128];
+    snprintf(script, sizeof script, "%s/dry.sh", tmp);
+    FILE *f = fopen(script, "w");
+    cr_assert_not_null(f);
+    fputs(r.out, f);
+    fclose(f);
+    cr_expect_eq(shf("bash -n '%s'", script), 0);
+    /* and nothing was created */
+    cr_expect_eq(shf("test ! -e '%s/results' && test ! -e '%s/out'", tmp, tmp), 0);
+    cli_run_free(&r);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, dry_run_skylake_matches_recorded)
+{
+    /* socket 1 -> CPU 2; 4 of 11 ways -> 0x780; opcode filter events */
+    dry_run_matches("--dry-run --cpu skylake --socket 1 --ddio-ways 4 --cat 0x07f --cat-cores 2-3 "
+                    "--runs 2 --duration 30 --interval 1000 --machine skylake-6140 --workload l2fwd "
+                    "--param rx_ring=1024 --param cores=1 -o results/skx-l2fwd -- "
+                    "./build/l2fwd -l 2 -n 4 -- -p 0x1 --name 'rx run'",
+                    "dry-run-skylake.txt");
+}
+
+Test(validate_harness, dry_run_icelake_matches_recorded)
+{
+    /* 2 of 12 ways -> 0xc00; extended-umask events, ICX CAS encodings */
+    dry_run_matches("--dry-run --cpu icelake --ddio-ways 2 --runs 1 --delay 2000 --machine icelake-8380 "
+                    "--workload l3router --fixed pkt_size=1500 --param rate=max --param cores=2 "
+                    "-o out/icx -- l3fwd -l 1-2",
+                    "dry-run-icelake.txt");
+}
+
+Test(validate_harness, no_uncore_pmu_is_one_line_exit_2)
+{
+    char tmp[64], env[160];
+    make_tmpdir(tmp, sizeof tmp); /* an empty sysfs: no uncore_cha_0 */
+    snprintf(env, sizeof env, "DDIO_HARNESS_SYSFS='%s' DDIO_HARNESS_SKIP_ROOT=1", tmp);
+    cli_run r = run_harness(tmp, env,
+                            "--cpu skylake --machine skylake-6140 --workload l2fwd -o exp -- true");
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "no Intel uncore PMU", "no uncore");
+    cr_expect_str_eq(r.out, "");
+    cr_expect_eq(shf("test ! -e '%s/exp'", tmp), 0, "the experiment folder was created");
+    cli_run_free(&r);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, unknown_param_is_one_line_exit_2)
+{
+    cli_run r = run_harness("/tmp", "", "--dry-run --cpu skylake --machine skylake-6140 --workload l2fwd "
+                                        "--param rx_ring=1024 --param ring_size=512 -o exp -- true");
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "unknown parameter 'ring_size'", "unknown param");
+    cr_expect_str_eq(r.out, "");
+    cli_run_free(&r);
+}
+
+Test(validate_harness, bad_cpu_is_one_line_exit_2)
+{
+    cli_run r = run_harness("/tmp", "", "--dry-run --cpu haswell --machine m --workload w -o exp -- true");
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "--cpu: unknown generation 'haswell'", "bad cpu");
+    cli_run_free(&r);
+}
+
+Test(validate_harness, missing_command_is_one_line_exit_2)
+{
+    cli_run r = run_harness("/tmp", "", "--dry-run --cpu skylake --machine m --workload w -o exp --");
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "no workload command", "no command");
+    cli_run_free(&r);
+}
+
+Test(validate_harness, bad_options_are_one_line_exit_2)
+{
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--bogus", "unknown option '--bogus'"},
+        {"--dry-run --cpu skylake -o e --runs", "--runs needs a value"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --runs 0 -- true", "--runs: '0'"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --ddio-ways 12 -- true",
+         "--ddio-ways 12: the LLC has 11 ways"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --cat 0xf -- true",
+         "--cat and --cat-cores go together"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --cat 15 --cat-cores 1 -- true",
+         "--cat: '15' is not a hex way mask"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --param cores= -- true",
+         "--param: cores has an empty value"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --param cores=1 --param cores=2 -- true",
+         "--param: cores given twice"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --ddio-ways 3 --param ddio_ways=4 -- true",
+         "contradicts --ddio-ways 3"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --socket 7 -- true",
+         "--socket 7: no CPU"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w --fixed cores=4 --param cores=1 -- true",
+         "--param cores: cores is a fixed parameter of the experiment (cores=4)"},
+        {"--dry-run --cpu skylake -o e --machine m --workload w ./l2fwd", "stray argument './l2fwd'"},
+        {"--dry-run --cpu skylake -o e --workload w -- true", "no --machine"},
+        {"--dry-run --cpu skylake --machine m --workload w -- true", "no output folder"},
+    };
+    char tmp[64], sys[128], env[160];
+    make_tmpdir(tmp, sizeof tmp);
+    snprintf(sys, sizeof sys, "%s/sys", tmp);
+    fake_sysfs(sys, 0);
+    snprintf(env, sizeof env, "DDIO_HARNESS_SYSFS='%s'", sys);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_run r = run_harness(tmp, env, cases[i].args);
+        cr_expect_eq(r.status, 2, "%s -> %d", cases[i].args, r.status);
+        expect_one_line(&r, cases[i].want, cases[i].args);
+        cli_run_free(&r);
+    }
+    rm_rf(tmp);
+}
+
+Test(validate_harness, help_exits_0)
+{
+    cli_run r = run_harness("/tmp", "", "--help");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "usage: ddio-harness") == r.out, "%s", r.out);
+    cr_expect(strstr(r.out, "--ddio-ways K") != NULL);
+    cr_expect_str_eq(r.err, "");
+    cli_run_free(&r);
+}
+
+/* The environment of a measuring run on the fake Skylake-SP: fake sysfs with
+ * uncore PMUs, fake /proc, fake perf, no root check. */
+static void fake_machine(const char *tmp, int perf_rc, char *env, size_t n)
+{
+    char sys[128], proc[128], perf[128], log[128];
+    snprintf(sys, sizeof sys, "%s/sys", tmp);
+    snprintf(proc, sizeof proc, "%s/proc", tmp);
+    snprintf(perf, sizeof perf, "%s/perf", tmp);
+    snprintf(log, sizeof log, "%s/perf.log", tmp);
+    fake_sysfs(sys, 1);
+    fake_proc(proc);
+    fake_perf(perf, log, perf_rc);
+    snprintf(env, n,
+             "DDIO_HARNESS_SYSFS='%s' DDIO_HARNESS_PROC='%s' DDIO_HARNESS_PERF='%s' DDIO_HARNESS_SKIP_ROOT=1",
+             sys, proc, perf);
+}
+
+Test(validate_harness, experiment_json_of_two_points)
+{
+    char tmp[64], env[512], path[256];
+    make_tmpdir(tmp, sizeof tmp);
+    fake_machine(tmp, 0, env, sizeof env);
+
+    /* point 1, two runs; no --cpu: Skylake-SP from the fake cpuinfo */
+    cli_run r = run_harness(tmp, env,
+                            "--runs 2 --machine skylake-6140 --workload l2fwd --fixed pkt_size=1500 "
+                            "--param rx_ring=1024 --param cores=1 -o exp -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    /* point 2: other parameters add a point (machine etc. are remembered) */
+    r = run_harness(tmp, env, "--param rx_ring=2048 --param cores=1 --param rate=max -o exp -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    /* the parameters of point 1 again, in another order: one more run of it */
+    r = run_harness(tmp, env, "--param cores=1 --param rx_ring=1024 -o exp/ -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+
+    snprintf(path, sizeof path, "%s/exp/experiment.json", tmp);
+    expect_file_eq(path, HDATA "/experiment.json");
+    static const char *runs[] = {"1/run-1", "1/run-2", "1/run-3", "2/run-1"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/exp/points/%s.csv", tmp, runs[i]);
+        expect_file_eq(path, HDATA "/perf-skylake.csv");
+    }
+    /* perf ran four times, system-wide on socket 0's CPU, with the SKX events */
+    snprintf(path, sizeof path, "%s/perf.log", tmp);
+    char *log = slurp(path, NULL);
+    cr_assert_not_null(log);
+    cr_expect_eq(count_lines_with(log, ""), 4, "%s", log);
+    cr_expect_eq(count_lines_with(log, "stat -x, -a -C 0 -o exp/points/"), 4, "%s", log);
+    cr_expect_eq(count_lines_with(log, "filter_opc0=0x248,filter_loc=1,filter_rem=1,filter_nm=1,"
+                                       "filter_not_nm=1,name=itom_hit/"),
+                 4);
+    cr_expect_eq(count_lines_with(log, "-- true"), 4);
+    free(log);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, another_machine_in_the_same_folder_is_refused)
+{
+    char tmp[64], env[512];
+    make_tmpdir(tmp, sizeof tmp);
+    fake_machine(tmp, 0, env, sizeof env);
+    cli_run r = run_harness(tmp, env, "--machine skylake-6140 --workload l2fwd --param cores=1 -o exp -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    r = run_harness(tmp, env, "--machine skylake-6132 --param cores=2 -o exp -- true");
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "--machine skylake-6132: the experiment in exp is on skylake-6140", "machine");
+    cli_run_free(&r);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, failed_run_records_nothing)
+{
+    char tmp[64], env[512], path[128];
+    make_tmpdir(tmp, sizeof tmp);
+    fake_machine(tmp, 3, env, sizeof env); /* perf (the workload) exits 3 */
+    cli_run r = run_harness(tmp, env, "--machine skylake-6140 --workload l2fwd --param cores=1 -o exp -- true");
+    cr_expect_eq(r.status, 1);
+    expect_one_line(&r, "run 1: perf / the workload exited with status 3", "failed run");
+    snprintf(path, sizeof path, "%s/exp/experiment.json", tmp);
+    cr_expect_eq(access(path, F_OK), -1, "experiment.json written for a failed run");
+    cli_run_free(&r);
+    rm_rf(tmp);
+}
