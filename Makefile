@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= pcap config din
 FUZZ_CC      ?= clang
 
-.PHONY: all deps fuzz-deps build build-test run test bench fuzz clean
+.PHONY: all deps fuzz-deps build build-test run test bench validate fuzz clean
 
 all: build
 
@@ -39,6 +39,11 @@ test: build-test
 
 bench: build
 	./$(BUILD)/ddiosim_bench
+
+# Accuracy against the measured experiments in validate/data: regenerates the
+# tables and the figure of docs/validation.md (scripts/validation-doc.sh).
+validate: build
+	@bash scripts/validation-doc.sh ./$(BUILD)/ddiosim
 
 # libFuzzer targets (docs/fuzzing.md).  Each runs FUZZ_SECONDS from its seeds
 # and regression corpus; new inputs go to $(FBUILD)/corpus/NAME, crashes to

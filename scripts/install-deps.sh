@@ -10,7 +10,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libgsl-dev liblapacke-dev liblapack-dev libblas-dev
   libcjson-dev libcriterion-dev libpcap-dev
-  tcpdump
+  tcpdump gnuplot-nox
 )
 if [ "${1:-}" = "--fuzz" ]; then
   # Debian 12 names: clang (-> clang-14); libFuzzer and the sanitizer
