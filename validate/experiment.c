@@ -536,6 +536,9 @@ static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, cons
 
 /* ------------------------------------------------------------ counter sources */
 
+/* The hit rate of one run: 0, 1 when the counters saw no such request in
+ * that run (no RFO when every packet fills whole lines: the run says
+ * nothing about that metric), or -1 with the reader's error. */
 static int run_rate(const loader *L, int pcm, int socket, const char *file, const char *name, double *rate)
 {
     char path[1100];
@@ -544,6 +547,8 @@ static int run_rate(const loader *L, int pcm, int socket, const char *file, cons
     int rc = pcm ? vd_pcm_read(path, name, socket, &c, L->e) : vd_perf_read(path, name, &c, L->e);
     if (rc != 0)
         return -1;
+    if (c.hit + c.miss <= 0)
+        return 1;
     *rate = vd_counts_rate(&c, path, L->e);
     return *rate < 0 ? -1 : 0;
 }
@@ -594,17 +599,23 @@ static int load_counters(vd_experiment *x, const cJSON *j, const vd_point *base,
             if (!v)
                 return ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
             int k = 0;
-            for (const cJSON *r = runs->child; r; r = r->next, k++) {
+            for (const cJSON *r = runs->child; r; r = r->next) {
                 if (!cJSON_IsString(r) || !r->valuestring[0]) {
                     free(v);
                     return fail(L, path, "runs: every run must be a file name%s", "");
                 }
-                if (run_rate(L, pcm, (int)sock, r->valuestring, name[m], &v[k]) != 0) {
+                int got = run_rate(L, pcm, (int)sock, r->valuestring, name[m], &v[k]);
+                if (got < 0) {
                     free(v);
                     return -1;
                 }
+                k += got == 0;
             }
-            set_metric(p, m, v, (uint32_t)nr);
+            if (k == 0) {   /* no run saw this request: not measured here */
+                free(v);
+                continue;
+            }
+            set_metric(p, m, v, (uint32_t)k);
         }
     }
     return 0;

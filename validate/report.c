@@ -191,7 +191,13 @@ static void table(buf *b, const vd_set *s)
         fixed_label(e, fl, sizeof fl);
         bprintf(b, "\n%s (%s; %s, %s; fixed %s)\n", e->name, e->source, e->machine[0] ? e->machine : "skylake-6140",
                 e->workload[0] ? e->workload : "l2fwd", fl[0] ? fl : "nothing");
-        bprintf(b, "  %-28s %-7s %16s %8s %7s %8s %17s %7s %21s %21s\n", "point", "metric", "measured (sd, n)",
+        int w = 12;   /* the widest point label of the experiment */
+        for (size_t i = 0; i < e->n; i++) {
+            char lab[160];
+            vd_point_label(e, &e->point[i], lab, sizeof lab);
+            w = (int)strlen(lab) > w ? (int)strlen(lab) : w;
+        }
+        bprintf(b, "  %-*s %-7s %16s %8s %7s %8s %17s %7s %21s %21s\n", w, "point", "metric", "measured (sd, n)",
                 "sim", "err", "model", "[LRU, BIP]", "err", "sim queues", "model queues");
         for (size_t i = 0; i < e->n; i++, k++) {
             const vd_point *p = &e->point[i];
@@ -202,7 +208,7 @@ static void table(buf *b, const vd_set *s)
                 if (!p->has[m])
                     continue;
                 const vd_record *r = &p->m[m];
-                bprintf(b, "  %-28s %-7s", lab, metric_short[m]);
+                bprintf(b, "  %-*s %-7s", w, lab, metric_short[m]);
                 pct(b, r->mean, 7, 2);
                 bprintf(b, " (%5.2f,%3u)", 100 * r->sd, r->runs);
                 if (o->failed) {
