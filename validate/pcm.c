@@ -34,6 +34,7 @@
 #include <sys/types.h>
 
 #include "validate/measure.h"
+#include "validate/text.h"
 
 #define PCM_MAX_FIELDS 64
 
@@ -52,35 +53,6 @@ typedef struct pcm_sample {
 
 enum pcm_filter { PCM_TOTAL, PCM_MISS, PCM_HIT };
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-static char *trim(char *s)
-{
-    while (is_space(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && is_space(s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
-/* Split s at commas in place into trimmed fields; stores at most `max` and
- * returns how many there are. */
-static size_t split_fields(char *s, char **f, size_t max)
-{
-    size_t n = 0;
-    for (;;) {
-        char *comma = strchr(s, ',');
-        if (comma)
-            *comma = '\0';
-        if (n < max)
-            f[n] = trim(s);
-        n++;
-        if (!comma)
-            return n;
-        s = comma + 1;
-    }
-}
 
 /* A header is a line with a field "Skt" (the fork's -t puts "time" first). */
 static int is_header(const char *s)
@@ -210,7 +182,7 @@ static int take_row(pcm_sample *s, const pcm_header *h, char **f, size_t n, int 
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: %zu fields, but the header on line %lu has %zu",
                          path, line, n, h->line, h->nfields);
     *paren = '\0';
-    f[n - 1] = trim(last);
+    f[n - 1] = vd_trim(last);
 
     uint64_t skt, v;
     if (parse_count(f[h->skt], &skt) != 0 || skt > INT_MAX)
@@ -260,11 +232,11 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: NUL byte in a text file", path, line);
             break;
         }
-        char *t = trim(buf);
+        char *t = vd_trim(buf);
         if (is_header(t)) {
             if (h.line && (rc = sample_close(&s, &h, socket, sum, &samples, path, e)) != 0)
                 break;
-            size_t n = split_fields(t, f, PCM_MAX_FIELDS);
+            size_t n = vd_split_fields(t, f, PCM_MAX_FIELDS);
             if ((rc = header_open(&h, f, n, column, path, line, e)) != 0)
                 break;
             continue;
@@ -275,7 +247,7 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
         /* Old PCM (Ivy Town and earlier, -e -csv) printed this after each sample. */
         if (strcmp(t, "(Aggregate)") == 0)
             continue;
-        size_t n = split_fields(t, f, PCM_MAX_FIELDS);
+        size_t n = vd_split_fields(t, f, PCM_MAX_FIELDS);
         if ((rc = take_row(&s, &h, f, n, socket, &max_socket, path, line, e)) != 0)
             break;
     }

@@ -34,6 +34,7 @@
 #include <sys/types.h>
 
 #include "validate/measure.h"
+#include "validate/text.h"
 
 #define PERF_MAX_FIELDS 16
 #define PERF_NAME_LEN 96
@@ -54,35 +55,6 @@ typedef struct perf_acc {
     char last_stamp[48];
 } perf_acc;
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-static char *trim(char *s)
-{
-    while (is_space(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && is_space(s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
-/* Split s at commas in place into trimmed fields; stores at most `max` and
- * returns how many there are. */
-static size_t split_fields(char *s, char **f, size_t max)
-{
-    size_t n = 0;
-    for (;;) {
-        char *comma = strchr(s, ',');
-        if (comma)
-            *comma = '\0';
-        if (n < max)
-            f[n] = trim(s);
-        n++;
-        if (!comma)
-            return n;
-        s = comma + 1;
-    }
-}
 
 static int all_digits(const char *s)
 {
@@ -109,7 +81,7 @@ static int is_stamp(const char *s)
 /* A finite, non-negative number that is all of s. */
 static int parse_value(const char *s, double *v)
 {
-    if (!*s || *s == '-' || *s == '+' || is_space(*s))
+    if (!*s || *s == '-' || *s == '+' || strchr(" \t\r\n", *s))
         return -1;
     char *end;
     errno = 0;
@@ -192,7 +164,7 @@ static int take_row(perf_acc *a, int ev, char **f, size_t vi, const char *path,
 static int take_line(perf_acc *a, char *t, const char *path, unsigned long line, ddio_err *e)
 {
     char *f[PERF_MAX_FIELDS];
-    size_t n = split_fields(t, f, PERF_MAX_FIELDS);
+    size_t n = vd_split_fields(t, f, PERF_MAX_FIELDS);
     if (n < 3)
         return ddio_errf(e, DDIO_EXIT_USAGE,
                          "%s:%lu: not a perf stat -x, row (expected value,unit,event,...)", path, line);
@@ -231,7 +203,7 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: NUL byte in a text file", path, line);
             break;
         }
-        char *t = trim(buf);
+        char *t = vd_trim(buf);
         if (!*t || *t == '#')
             continue;
         if ((rc = take_line(&a, t, path, line, e)) != 0)

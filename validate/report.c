@@ -110,6 +110,21 @@ void vd_stat_of(const vd_set *s, size_t exp, int eng, int m, vd_stat *st)
     st->bias = st->n ? sum_signed / st->n : NAN;
 }
 
+/* Call fn for every (experiment or "all", engine, metric) that has points,
+ * in report order: the experiments, then all. */
+typedef void (*stat_fn)(void *ud, const char *exp, int eng, int m, const vd_stat *st);
+static void each_stat(const vd_set *s, stat_fn fn, void *ud)
+{
+    for (size_t x = 0; x <= s->n_exp; x++)
+        for (int eng = 0; eng < VD_ENG_COUNT; eng++)
+            for (int m = 0; m < VD_METRIC_COUNT; m++) {
+                vd_stat st;
+                vd_stat_of(s, x, eng, m, &st);
+                if (st.n)
+                    fn(ud, x == s->n_exp ? NULL : s->exp[x].name, eng, m, &st);
+            }
+}
+
 void vd_point_label(const vd_experiment *x, const vd_point *p, char *out, size_t cap)
 {
     size_t len = 0;
@@ -158,24 +173,22 @@ static void queues(buf *b, const double *q)
     bprintf(b, " %21s", t);
 }
 
+static void summary_row(void *ud, const char *exp, int eng, int m, const vd_stat *st)
+{
+    buf *b = ud;
+    bprintf(b, "  %-22s %-6s %-7s %4u %7.2f %7.2f %+7.2f", exp ? exp : "all", eng_name[eng], metric_short[m], st->n,
+            st->mae, st->max, st->bias);
+    if (eng == VD_ENG_MODEL)
+        bprintf(b, " %6u/%-3u", st->in_bounds, st->n);
+    bprintf(b, "\n");
+}
+
 static void summary_table(buf *b, const vd_set *s)
 {
     bprintf(b, "\nsummary (percentage points, predicted - measured; model = mean of its LRU and BIP bounds)\n");
     bprintf(b, "  %-22s %-6s %-7s %4s %7s %7s %7s %9s\n", "experiment", "engine", "metric", "n", "MAE", "max",
             "bias", "in bounds");
-    for (size_t x = 0; x <= s->n_exp; x++)
-        for (int eng = 0; eng < VD_ENG_COUNT; eng++)
-            for (int m = 0; m < VD_METRIC_COUNT; m++) {
-                vd_stat st;
-                vd_stat_of(s, x, eng, m, &st);
-                if (st.n == 0)
-                    continue;
-                bprintf(b, "  %-22s %-6s %-7s %4u %7.2f %7.2f %+7.2f", x == s->n_exp ? "all" : s->exp[x].name,
-                        eng_name[eng], metric_short[m], st.n, st.mae, st.max, st.bias);
-                if (eng == VD_ENG_MODEL)
-                    bprintf(b, " %6u/%-3u", st.in_bounds, st.n);
-                bprintf(b, "\n");
-            }
+    each_stat(s, summary_row, b);
 }
 
 static void table(buf *b, const vd_set *s)
@@ -301,6 +314,21 @@ static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point
     return j;
 }
 
+static void summary_json(void *ud, const char *exp, int eng, int m, const vd_stat *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "experiment", exp ? exp : "all");
+    cJSON_AddStringToObject(o, "engine", eng_name[eng]);
+    cJSON_AddStringToObject(o, "metric", vd_metric_name((enum vd_metric)m));
+    cJSON_AddNumberToObject(o, "n", st->n);
+    cJSON_AddNumberToObject(o, "mae_pp", st->mae);
+    cJSON_AddNumberToObject(o, "max_error_pp", st->max);
+    cJSON_AddNumberToObject(o, "bias_pp", st->bias);
+    if (eng == VD_ENG_MODEL)
+        cJSON_AddNumberToObject(o, "in_bounds", st->in_bounds);
+    cJSON_AddItemToArray((cJSON *)ud, o);
+}
+
 static char *json(const vd_set *s)
 {
     cJSON *j = cJSON_CreateObject();
@@ -318,26 +346,7 @@ static char *json(const vd_set *s)
             for (int m = 0; m < VD_METRIC_COUNT; m++)
                 if (s->exp[x].point[i].has[m])
                     cJSON_AddItemToArray(pts, point_json(s, &s->exp[x], &s->exp[x].point[i], &s->out[k], m));
-    cJSON *sum = cJSON_AddArrayToObject(j, "summary");
-    for (size_t x = 0; x <= s->n_exp; x++)
-        for (int e = 0; e < VD_ENG_COUNT; e++)
-            for (int m = 0; m < VD_METRIC_COUNT; m++) {
-                vd_stat st;
-                vd_stat_of(s, x, e, m, &st);
-                if (st.n == 0)
-                    continue;
-                cJSON *o = cJSON_CreateObject();
-                cJSON_AddStringToObject(o, "experiment", x == s->n_exp ? "all" : s->exp[x].name);
-                cJSON_AddStringToObject(o, "engine", eng_name[e]);
-                cJSON_AddStringToObject(o, "metric", vd_metric_name((enum vd_metric)m));
-                cJSON_AddNumberToObject(o, "n", st.n);
-                cJSON_AddNumberToObject(o, "mae_pp", st.mae);
-                cJSON_AddNumberToObject(o, "max_error_pp", st.max);
-                cJSON_AddNumberToObject(o, "bias_pp", st.bias);
-                if (e == VD_ENG_MODEL)
-                    cJSON_AddNumberToObject(o, "in_bounds", st.in_bounds);
-                cJSON_AddItemToArray(sum, o);
-            }
+    each_stat(s, summary_json, cJSON_AddArrayToObject(j, "summary"));
     char *text = cJSON_Print(j);
     cJSON_Delete(j);
     if (!text)
@@ -411,6 +420,17 @@ static void csv(buf *b, const vd_set *s)
 
 /* ------------------------------------------------------------ Markdown */
 
+static void summary_md(void *ud, const char *exp, int eng, int m, const vd_stat *st)
+{
+    buf *b = ud;
+    bprintf(b, "| %s | %s | %s | %u | %.2f | %.2f | %+.2f | ", exp ? exp : "**all**", eng_name[eng], metric_short[m],
+            st->n, st->mae, st->max, st->bias);
+    if (eng == VD_ENG_MODEL)
+        bprintf(b, "%u/%u |\n", st->in_bounds, st->n);
+    else
+        bprintf(b, "|\n");
+}
+
 static void md(buf *b, const vd_set *s)
 {
     bprintf(b, "### Summary\n\nPercentage points, predicted - measured; the model's prediction is the mean of "
@@ -418,20 +438,7 @@ static void md(buf *b, const vd_set *s)
                "%llu packets per point, seed %llu.\n\n",
             (unsigned long long)s->packets, (unsigned long long)s->seed);
     bprintf(b, "| experiment | engine | metric | n | MAE | max | bias | in bounds |\n|---|---|---|---:|---:|---:|---:|---:|\n");
-    for (size_t x = 0; x <= s->n_exp; x++)
-        for (int e = 0; e < VD_ENG_COUNT; e++)
-            for (int m = 0; m < VD_METRIC_COUNT; m++) {
-                vd_stat st;
-                vd_stat_of(s, x, e, m, &st);
-                if (st.n == 0)
-                    continue;
-                bprintf(b, "| %s | %s | %s | %u | %.2f | %.2f | %+.2f | ", x == s->n_exp ? "**all**" : s->exp[x].name,
-                        eng_name[e], metric_short[m], st.n, st.mae, st.max, st.bias);
-                if (e == VD_ENG_MODEL)
-                    bprintf(b, "%u/%u |\n", st.in_bounds, st.n);
-                else
-                    bprintf(b, "|\n");
-            }
+    each_stat(s, summary_md, b);
     size_t k = 0;
     for (size_t x = 0; x < s->n_exp; x++) {
         char fl[256];
