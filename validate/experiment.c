@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -255,6 +256,9 @@ static int resolve_config(const loader *L, const char *kind, const char *key, co
     ddio_err e2 = {0};
     if (ddio_config_find(kind, out, path, sizeof path, &e2) != 0)
         return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, key, e2.msg);
+    /* ddio_config_find takes a path as it is: check that it exists here. */
+    if (is_path && access(path, R_OK) != 0)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s: %s", L->file, key, path, strerror(errno));
     return 0;
 }
 
@@ -455,8 +459,8 @@ static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, 
     snprintf(v.name, sizeof v.name, "%s", d->x_param);
     v.value = xval;
     if (vd_param_find(d->x_param)->kind == VD_KIND_UINT && (xval < 0 || xval != floor(xval)))
-        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s = %g is not a whole number (x.scale / x.offset?)", where,
-                         d->x_param, xval), NULL;
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g is not a whole number (x.scale / x.offset?)",
+                         L->dir, where, d->x_param, xval), NULL;
     if (add_param(L, p, &v, "x.param") != 0)
         return NULL;
     snprintf(p->where, sizeof p->where, "%s", where);
