@@ -10,7 +10,7 @@ static const ddio_cmd commands[] = {
     {"rss", "Toeplitz RSS hash and RX queue of an IPv4 flow", cmd_rss},
     {"config", "show the resolved machine and workload configuration; list known names", cmd_config},
     {"simulate", "discrete-event simulation of NIC rings, cores and caches: hit rates, queues, drops", cmd_simulate},
-    {"predict", "analytical Markov model of the DDIO hit rates (seed 003): bounds in milliseconds", cmd_predict},
+    {"predict", "analytical Markov model of Wang, Xu, Wu (SIGMETRICS 2022): hit-rate bounds in ms", cmd_predict},
     {"validate", "compare both engines with hit rates measured on real servers (uncore counters)", cmd_validate},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

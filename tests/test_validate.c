@@ -964,6 +964,9 @@ Test(validate_cli, json_points_and_summary)
     check_point(cJSON_GetArrayItem(pts, 3), "pcie_read_hit", 128, 0.89, 0.014142135623730951, 1);
     cr_expect_str_eq(get(cJSON_GetArrayItem(pts, 0), "source")->valuestring, "W.csv:1");
     cr_expect_str_eq(get(cJSON_GetArrayItem(pts, 2), "source")->valuestring, "W.csv:2");
+    /* Each metric names its own file. */
+    cr_expect_str_eq(get(cJSON_GetArrayItem(pts, 1), "source")->valuestring, "R.csv:1");
+    cr_expect_str_eq(get(cJSON_GetArrayItem(pts, 3), "source")->valuestring, "R.csv:2");
     /* tiny and all, 2 metrics each. */
     cr_expect_eq(cJSON_GetArraySize(get(j, "summary")), 8);
     check_summary(j, "sim", 4);

@@ -279,6 +279,7 @@ static vd_point *new_point(vd_experiment *x, size_t *cap, const vd_point *base, 
     *p = *base;
     memset(p->has, 0, sizeof p->has);
     memset(p->m, 0, sizeof p->m);
+    memset(p->source, 0, sizeof p->source);
     return p;
 }
 
@@ -500,6 +501,7 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
             row->run[k] *= d->unit;
         set_metric(p, m, row->run, row->runs);
         row->run = NULL;   /* taken over */
+        snprintf(p->source[m], sizeof p->source[m], "%s", where);
         if (p->m[m].mean < -1e-9 || p->m[m].mean > 1 + 1e-9)
             rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: mean %g is not a rate in [0, %s] (\"values\"?)", L->dir,
                            where, p->m[m].mean / d->unit, d->unit == 1 ? "1" : "100");
@@ -620,6 +622,7 @@ static int load_counters(vd_experiment *x, const cJSON *j, const vd_point *base,
                 continue;
             }
             set_metric(p, m, v, (uint32_t)k);
+            snprintf(p->source[m], sizeof p->source[m], "%s", path);
         }
     }
     return 0;

@@ -47,7 +47,8 @@ typedef struct vd_point {
     vd_param param[VD_MAX_PARAMS];
     uint8_t has[VD_METRIC_COUNT];
     vd_record m[VD_METRIC_COUNT];
-    char where[160];            /* "1500ItoM-HIT-RATE.csv:4" or "points/2": for messages */
+    char where[160];            /* "1500ItoM-HIT-RATE.csv:4" or "points[2]": for messages */
+    char source[VD_METRIC_COUNT][160];  /* where each metric was read from (its file and line) */
 } vd_point;
 
 typedef struct vd_experiment {

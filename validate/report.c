@@ -282,7 +282,7 @@ static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point
             cJSON_AddNumberToObject(pa, p->param[i].name, p->param[i].value);
     }
     cJSON_AddStringToObject(j, "metric", vd_metric_name((enum vd_metric)m));
-    cJSON_AddStringToObject(j, "source", p->where);
+    cJSON_AddStringToObject(j, "source", p->source[m]);
     cJSON *me = cJSON_AddObjectToObject(j, "measured");
     cJSON_AddNumberToObject(me, "mean", p->m[m].mean);
     cJSON_AddNumberToObject(me, "sd", p->m[m].sd);
