@@ -334,7 +334,9 @@ Test(sim, software_tx_queue_absorbs_a_full_tx_ring, .timeout = 120)
 }
 
 /* The progress callback reports the fraction of packets injected, also for
- * a whole trace (no --packets: it used to report 0 until the end). */
+ * a whole trace (no --packets: it used to report 0 until the end).  The
+ * wall clock is a fake one that moves `step` seconds per reading, so the
+ * reports do not depend on how fast the build runs. */
 typedef struct progress_log {
     int calls;
     double last, min_step;
@@ -349,29 +351,73 @@ static void log_progress(void *ctx, double f)
     l->calls++;
 }
 
-Test(sim, progress_reports_the_injected_fraction, .timeout = 120)
+typedef struct fake_clock {
+    double now, step;
+} fake_clock;
+
+static double fake_clock_read(void *ctx)
+{
+    fake_clock *c = ctx;
+    c->now += c->step;
+    return c->now;
+}
+
+/* Progress reports of one run of the sample trace: `packets` (0: the
+ * whole trace once), a clock moving `step` s per reading, no report before
+ * `after` s. */
+static progress_log progress_run(uint64_t packets, double step, double after)
 {
     ddio_config cfg;
     small_config(&cfg, NULL);
     dsim_options o;
     dsim_options_default(&o);
     o.src.trace = DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap";
+    o.packets = packets;
+    progress_log l = {.min_step = 1};
+    fake_clock c = {.now = 0, .step = step};
     o.progress = log_progress;
-    o.progress_after_s = 0;
+    o.progress_ctx = &l;
+    o.progress_after_s = after;
+    o.wall_clock = fake_clock_read;
+    o.wall_clock_ctx = &c;
+    dsim_result r;
+    ddio_err e;
+    cr_assert_eq(dsim_run(&cfg, &o, &r, &e), 0, "%s", e.msg);
+    /* wall_seconds comes from the same clock: whole readings of it. */
+    double readings = r.wall_seconds / step;
+    cr_expect(readings >= 1 && readings == floor(readings), "%g s", r.wall_seconds);
+    dsim_result_free(&r);
+    return l;
+}
+
+Test(sim, progress_reports_the_injected_fraction, .timeout = 120)
+{
     for (int looped = 0; looped <= 1; looped++) {
-        progress_log l = {.min_step = 1};
-        o.progress_ctx = &l;
-        o.packets = looped ? 150000 : 0;
-        dsim_result r;
-        ddio_err e;
-        cr_assert_eq(dsim_run(&cfg, &o, &r, &e), 0, "%s", e.msg);
-        /* One report per 2^16 events: at least one for the 64 k packets
-         * of the trace (the first at 45 %), two when it runs 150 000. */
-        cr_expect(l.calls >= (looped ? 2 : 1), "%d reports", l.calls);
+        /* A clock moving 1 s per reading: a report at every check, one per
+         * 2^16 events: two for the 64 k packets of the trace (the first
+         * at 45 %), five when it runs 150 000. */
+        progress_log l = progress_run(looped ? 150000 : 0, 1, 0);
+        cr_expect_eq(l.calls, looped ? 5 : 2, "%d reports", l.calls);
         cr_expect(l.last > (looped ? 0.5 : 0.3) && l.last <= 1, "last report %.3f", l.last);
         cr_expect(l.min_step >= 0, "the fraction went back by %.3f", -l.min_step);
-        dsim_result_free(&r);
     }
+}
+
+/* At most one report every 0.25 s and none before progress_after_s: with
+ * the clock moving 0.125 s per reading, a report (two readings: now, and
+ * now + 0.25 as the next due time) is followed by two checks that find
+ * 0.125 and 0.25 s gone, not more than 0.25: one check in three reports;
+ * with 0.5 s per reading and a first report due 1 s after the start,
+ * checks 1 and 2 (0.5 and 1 s after it) do not report, every later one
+ * does. */
+Test(sim, progress_reports_are_spaced_by_the_wall_clock, .timeout = 120)
+{
+    progress_log every = progress_run(150000, 1, 0);
+    progress_log third = progress_run(150000, 0.125, 0);
+    progress_log late = progress_run(150000, 0.5, 1);
+    cr_expect_eq(third.calls, (every.calls + 2) / 3, "%d of %d checks", third.calls, every.calls);
+    cr_expect_eq(late.calls, every.calls - 2, "%d of %d checks", late.calls, every.calls);
+    cr_expect_eq(late.last, every.last, "last report %.6f, %.6f", late.last, every.last);
 }
 
 /* --rate counts the frames the simulator sees: with --pkt-size forcing

@@ -759,7 +759,8 @@ static char *tiny_dir(void)
 static cli_run validate(const char *dir, const char *opts)
 {
     char args[1200];
-    snprintf(args, sizeof args, "validate --measured '%s' --packets 20000 %s", dir, opts);
+    int n = snprintf(args, sizeof args, "validate --measured '%s' --packets 20000 %s", dir, opts);
+    cr_assert(n > 0 && (size_t)n < sizeof args, "command line too long");
     return run_ddiosim(args);
 }
 

@@ -269,8 +269,11 @@ static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
     }
 }
 
-static double wall_now(void)
+/* Seconds on the options' wall clock, CLOCK_MONOTONIC by default. */
+static double wall_now(const dsim_options *o)
 {
+    if (o->wall_clock)
+        return o->wall_clock(o->wall_clock_ctx);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -547,7 +550,7 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     s->opt = opt;
     s->err = e;
     s->cores = cfg->workload.cores;
-    double t0 = wall_now();
+    double t0 = wall_now(opt);
     int rc = setup(s, e);
     const pktsrc_pkt *next = NULL;
     if (rc == 0) {
@@ -578,8 +581,8 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
          * sample due after the drain must not lengthen sim_seconds. */
         if (ev.type != EV_TIMELINE)
             s->end_ns = evq_now(&s->q);
-        if (progress && (++events & 0xFFFF) == 0 && wall_now() > next_report) {
-            next_report = wall_now() + 0.25;
+        if (progress && (++events & 0xFFFF) == 0 && wall_now(opt) > next_report) {
+            next_report = wall_now(opt) + 0.25;
             opt->progress(opt->progress_ctx, s->src.expected ? (double)s->src.produced / (double)s->src.expected : 0.0);
         }
     }
@@ -591,7 +594,7 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         rc = check_conservation(s, e);
     if (rc == 0) {
         results(s, out);
-        out->wall_seconds = wall_now() - t0;
+        out->wall_seconds = wall_now(opt) - t0;
         out->sim_mpps = out->wall_seconds > 0 ? (double)s->src.produced / out->wall_seconds / 1e6 : 0;
     }
     teardown(s);

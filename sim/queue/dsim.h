@@ -50,6 +50,12 @@ typedef struct dsim_options {
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
     double progress_after_s;
+    /* The wall clock of the progress reports and of wall_seconds: seconds
+     * from any origin, never decreasing.  NULL: CLOCK_MONOTONIC.  Tests
+     * pass a fake one, so that what they check does not depend on how fast
+     * the build or the machine is. */
+    double (*wall_clock)(void *ctx);
+    void *wall_clock_ctx;
     /* Tests: integrate the queue lengths in integers for at most this many
      * ns of the measured interval, then in doubles (dsim_account); 0: as
      * long as the integrals stay exact.  The results are the same. */
