@@ -3,6 +3,8 @@
 # when everything is present).
 BUILD  ?= build
 TBUILD ?= build-test
+RBUILD ?= build-rel
+CBUILD ?= build-clang
 FBUILD ?= build-fuzz
 JOBS   ?= 2
 # make fuzz: seconds per target, the targets, the compiler (libFuzzer is clang's).
@@ -10,7 +12,16 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= pcap config din
 FUZZ_CC      ?= clang
 
-.PHONY: all deps fuzz-deps build build-test run test bench validate fuzz clean
+.PHONY: all deps fuzz-deps clang-deps build build-test build-rel build-clang run test bench validate fuzz clean
+
+# cmake --build runs make under this one, which would print "Entering
+# directory" around everything it does.
+MAKEFLAGS += --no-print-directory
+
+# $(call configure,DIR,OPTIONS): cmake's output goes to DIR/configure.log,
+# shown only when configuring fails.
+configure = mkdir -p $(1) && cmake -S . -B $(1) $(2) >$(1)/configure.log 2>&1 || \
+	{ cat $(1)/configure.log; echo "make: configuring $(1) failed (log: $(1)/configure.log)" >&2; exit 1; }
 
 all: build
 
@@ -18,24 +29,43 @@ deps:
 	@bash scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DDDIOSIM_TESTS=OFF >/dev/null
+	@$(call configure,$(BUILD),-DCMAKE_BUILD_TYPE=Release -DDDIOSIM_TESTS=OFF)
 	@cmake --build $(BUILD) -j $(JOBS)
 
 build-test: deps
-	@cmake -S . -B $(TBUILD) -DCMAKE_BUILD_TYPE=Debug -DDDIOSIM_SANITIZE=ON >/dev/null
+	@$(call configure,$(TBUILD),-DCMAKE_BUILD_TYPE=Debug -DDDIOSIM_SANITIZE=ON)
 	@cmake --build $(TBUILD) -j $(JOBS)
+
+# The test suite in the Release build: what ships (asserts on, no sanitizer).
+build-rel: deps
+	@$(call configure,$(RBUILD),-DCMAKE_BUILD_TYPE=Release -DDDIOSIM_TESTS=ON)
+	@cmake --build $(RBUILD) -j $(JOBS)
+
+# Everything, tests included, with clang under the same -Werror (CI).
+clang-deps:
+	@bash scripts/install-deps.sh --clang
+
+build-clang: clang-deps
+	@$(call configure,$(CBUILD),-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release -DDDIOSIM_TESTS=ON)
+	@cmake --build $(CBUILD) -j $(JOBS)
 
 # The default job on built-in defaults: skylake-6140 running l2fwd on the
 # sample MAWI-style trace.
 run: build
 	./$(BUILD)/ddiosim simulate
 
-# One test at a time: with --jobs=2 Criterion's runner (libcriterion 2.4)
-# sometimes keeps a 48-byte allocation alive at exit, which LeakSanitizer
-# reports; a suppression for it would also hide leaks in our tests, whose
-# stacks run through libcriterion.
-test: build-test
-	@cd $(TBUILD) && ./ddiosim_tests --jobs=1
+# Both builds: ASan + UBSan (with the expensive invariant checks), then
+# Release.  ctest runs one Criterion suite per process, JOBS suites side by
+# side, each suite's tests one at a time (--jobs=1, tests/ctest-suites.cmake):
+# with --jobs=2 Criterion's runner (libcriterion 2.4) sometimes keeps a
+# 48-byte allocation alive at exit, which LeakSanitizer reports; a
+# suppression for it would also hide leaks in our tests, whose stacks run
+# through libcriterion.
+test: build-test build-rel
+	@echo "test: ASan + UBSan build ($(TBUILD))"
+	@cd $(TBUILD) && ctest -j $(JOBS) --output-on-failure
+	@echo "test: Release build ($(RBUILD))"
+	@cd $(RBUILD) && ctest -j $(JOBS) --output-on-failure
 
 bench: build
 	./$(BUILD)/ddiosim_bench
@@ -52,7 +82,7 @@ fuzz-deps:
 	@bash scripts/install-deps.sh --fuzz
 
 fuzz: fuzz-deps
-	@CC=$(FUZZ_CC) cmake -S . -B $(FBUILD) -DCMAKE_BUILD_TYPE=Release -DDDIOSIM_FUZZ=ON -DDDIOSIM_TESTS=OFF >/dev/null
+	@$(call configure,$(FBUILD),-DCMAKE_C_COMPILER=$(FUZZ_CC) -DCMAKE_BUILD_TYPE=Release -DDDIOSIM_FUZZ=ON -DDDIOSIM_TESTS=OFF)
 	@cmake --build $(FBUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 	@mkdir -p $(FBUILD)/artifacts
 	@rc=0; for t in $(FUZZ_TARGETS); do \
@@ -65,4 +95,4 @@ fuzz: fuzz-deps
 	done; exit $$rc
 
 clean:
-	rm -rf $(BUILD) $(TBUILD) $(FBUILD)
+	rm -rf $(BUILD) $(TBUILD) $(RBUILD) $(CBUILD) $(FBUILD)

@@ -2,6 +2,7 @@
 # Install the Debian packages ddiosim builds and tests with, and nothing else.
 # Idempotent: when every package is already installed it does nothing (no
 # apt-get update, no network).  Runs `apt-get update` at most once.
+#   --clang  also clang (CI builds everything with it too: `make build-clang`)
 #   --fuzz   also clang and its runtime libraries (libFuzzer, ASan, UBSan),
 #            needed only by `make fuzz`; `make run` / `make test` use gcc.
 set -euo pipefail
@@ -12,12 +13,14 @@ PACKAGES=(
   libcjson-dev libcriterion-dev libpcap-dev
   tcpdump gnuplot-nox
 )
-if [ "${1:-}" = "--fuzz" ]; then
+if [ "${1:-}" = "--clang" ]; then
+  PACKAGES+=(clang)
+elif [ "${1:-}" = "--fuzz" ]; then
   # Debian 12 names: clang (-> clang-14); libFuzzer and the sanitizer
   # runtimes for clang 14 are in libclang-rt-14-dev.
   PACKAGES+=(clang libclang-rt-14-dev)
 elif [ $# -gt 0 ]; then
-  echo "usage: install-deps.sh [--fuzz]" >&2
+  echo "usage: install-deps.sh [--clang | --fuzz]" >&2
   exit 2
 fi
 
