@@ -9,7 +9,7 @@ FBUILD ?= build-fuzz
 JOBS   ?= 2
 # make fuzz: seconds per target, the targets, the compiler (libFuzzer is clang's).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= pcap config din
+FUZZ_TARGETS ?= pcap config din npf pcm perf experiment
 FUZZ_CC      ?= clang
 
 .PHONY: all deps fuzz-deps clang-deps build build-test build-rel build-clang run test bench validate fuzz clean

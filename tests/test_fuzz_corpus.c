@@ -19,12 +19,19 @@
 
 #define FUZZ_DIR DDIOSIM_SOURCE_DIR "/tests/fuzz"
 
-static const char *const targets[] = {"pcap", "config", "din"};
+/* Every fuzz target, by its folder name under seeds/ and corpus/. */
+static const struct {
+    const char *name;
+    int (*entry)(const uint8_t *, size_t);
+} targets[] = {
+    {"pcap", fuzz_pcap}, {"config", fuzz_config}, {"din", fuzz_din},          {"npf", fuzz_npf},
+    {"pcm", fuzz_pcm},   {"perf", fuzz_perf},     {"experiment", fuzz_experiment},
+};
 static const char *const kinds[] = {"seeds", "corpus"};
 #define N_TARGETS (sizeof targets / sizeof targets[0])
 
 typedef struct fuzz_case {
-    char target[8];
+    char target[16];
     char path[480];
 } fuzz_case;
 
@@ -66,8 +73,8 @@ static size_t all_cases(fuzz_case *out, size_t cap)
     for (size_t t = 0; t < N_TARGETS; t++)
         for (size_t k = 0; k < 2; k++) {
             char dir[400];
-            snprintf(dir, sizeof dir, "%s/%s/%s", FUZZ_DIR, kinds[k], targets[t]);
-            n += list_files(dir, targets[t], out ? out + (n < cap ? n : cap) : NULL, n < cap ? cap - n : 0);
+            snprintf(dir, sizeof dir, "%s/%s/%s", FUZZ_DIR, kinds[k], targets[t].name);
+            n += list_files(dir, targets[t].name, out ? out + (n < cap ? n : cap) : NULL, n < cap ? cap - n : 0);
         }
     return n;
 }
@@ -95,9 +102,10 @@ ParameterizedTest(fuzz_case *c, fuzz_corpus, replay)
     /* Named up front: an invariant violation aborts the test. */
     cr_log_info("%s", c->path + strlen(FUZZ_DIR) + 1);
     const uint8_t *d = (const uint8_t *)data;
-    int rc = strcmp(c->target, "pcap") == 0     ? fuzz_pcap(d, len)
-             : strcmp(c->target, "config") == 0 ? fuzz_config(d, len)
-                                                : fuzz_din(d, len);
+    int rc = -1;
+    for (size_t t = 0; t < N_TARGETS; t++)
+        if (strcmp(c->target, targets[t].name) == 0)
+            rc = targets[t].entry(d, len);
     cr_expect_eq(rc, 0, "%s", c->path);
     free(data);
 }
@@ -110,11 +118,11 @@ Test(fuzz_corpus, folders)
     for (size_t t = 0; t < N_TARGETS; t++)
         for (size_t k = 0; k < 2; k++) {
             char dir[400];
-            snprintf(dir, sizeof dir, "%s/%s/%s", FUZZ_DIR, kinds[k], targets[t]);
-            size_t n = list_files(dir, targets[t], NULL, 0);
+            snprintf(dir, sizeof dir, "%s/%s/%s", FUZZ_DIR, kinds[k], targets[t].name);
+            size_t n = list_files(dir, targets[t].name, NULL, 0);
             cr_expect_geq(n, 1, "%s is empty", dir);
             fuzz_case cs[256];
-            n = list_files(dir, targets[t], cs, 256);
+            n = list_files(dir, targets[t].name, cs, 256);
             for (size_t i = 0; k == 0 && i < n && i < 256; i++) {
                 struct stat st;
                 cr_assert_eq(stat(cs[i].path, &st), 0);

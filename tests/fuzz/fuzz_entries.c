@@ -1,22 +1,28 @@
 /* fuzz_entries.c - bodies of the fuzz targets and the invariants they check
  * (see fuzz_entries.h and docs/fuzzing.md).
  *
- * memfd_create() needs _GNU_SOURCE; libpcap's headers need the BSD types
- * of _DEFAULT_SOURCE, which _GNU_SOURCE implies. */
+ * memfd_create() and memmem() need _GNU_SOURCE; libpcap's headers need the
+ * BSD types of _DEFAULT_SOURCE, which _GNU_SOURCE implies. */
 #define _GNU_SOURCE 1
 
 #include "tests/fuzz/fuzz_entries.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "configs/config.h"
 #include "traces/din.h"
 #include "traces/pcap.h"
+#include "validate/experiment.h"
+#include "validate/measure.h"
 
 #ifndef DLT_IPV4
 #define DLT_IPV4 228
@@ -606,5 +612,408 @@ int fuzz_din(const uint8_t *d, size_t n)
     if (f)
         fclose(f);
     free(buf);
+    return 0;
+}
+
+/* ================================================================ validate: errors */
+
+/* The error of a reader of measured files: exit code 2, one line,
+ * "PATH: reason" or "PATH:LINE: reason" with 1 <= LINE <= max_line. */
+static void check_file_err(const ddio_err *e, const char *path, unsigned long max_line)
+{
+    char want[80];
+    snprintf(want, sizeof want, "%s:", path);
+    check_err(e, want);
+    const char *p = e->msg + strlen(want);
+    if (*p == ' ') {
+        FZ_CHECK(p[1] != '\0');
+        return;
+    }
+    char *end;
+    unsigned long line = strtoul(p, &end, 10);
+    FZ_CHECK(end != p && *p >= '1' && *p <= '9');
+    FZ_CHECK(line >= 1 && line <= max_line);
+    FZ_CHECK(end[0] == ':' && end[1] == ' ' && end[2] != '\0');
+}
+
+/* Lines of n bytes as getline() cuts them (the last one may lack '\n'). */
+static unsigned long count_lines(const uint8_t *d, size_t n)
+{
+    unsigned long lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += d[i] == '\n';
+    return lines + (n && d[n - 1] != '\n');
+}
+
+static size_t count_substr(const uint8_t *d, size_t n, const char *s)
+{
+    size_t k = 0, sl = strlen(s);
+    for (const uint8_t *p = d; n >= sl && (p = memmem(p, n - (size_t)(p - d), s, sl)) != NULL; p++)
+        k++;
+    return k;
+}
+
+/* ================================================================ validate: NPF */
+
+#define NPF_LINE_MAX 65536   /* validate/npf.c: NPF_MAX_LINE */
+
+/* A finite number that is the whole token. */
+static int npf_number(const char *tok, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(tok, &end);
+    if (end == tok || *end != '\0' || errno == ERANGE || !isfinite(x))
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* One data line (NUL-terminated copy) as the reference reads it: 1 and
+ * its x and runs (at most cap kept), 0 blank or comment, -1 bad. */
+static int npf_ref_line(char *line, double *x, double *run, uint32_t cap, uint32_t *runs)
+{
+    char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save);
+    if (!tok || tok[0] == '#')
+        return 0;
+    if (npf_number(tok, x) != 0)
+        return -1;
+    *runs = 0;
+    while ((tok = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+        double v;
+        if (npf_number(tok, &v) != 0)
+            return -1;
+        if (*runs < cap)
+            run[*runs] = v;
+        (*runs)++;
+    }
+    return *runs ? 1 : -1;
+}
+
+/* The reader keeps every data line as one row, in order, with its line
+ * number, x and runs as written; it fails exactly on the first bad line (too
+ * long, a NUL byte, a token that is not a finite number, no runs, an x seen
+ * before), naming it, or with "PATH: " when there is no data line. */
+int fuzz_npf(const uint8_t *d, size_t n)
+{
+    char path[64];
+    int fd = mem_file(d, n, path, sizeof path);
+    vd_npf f;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int rc = vd_npf_read(path, &f, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    size_t pos = 0, rows = 0, xcap = 0;
+    double *xs = NULL;
+    uint32_t ln = 0, bad = 0;
+    while (pos < n && !bad) {
+        const uint8_t *s = d + pos, *nl = memchr(s, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - s) + 1 : n - pos;
+        pos += len;
+        ln++;
+        if (len > NPF_LINE_MAX || memchr(s, '\0', len)) {
+            bad = ln;
+            break;
+        }
+        char *line = (char *)dup_exact(s, len + 1);
+        line[len] = '\0';
+        double x, run[64];
+        uint32_t runs = 0;
+        int k = npf_ref_line(line, &x, run, 64, &runs);
+        free(line);
+        if (k == 0)
+            continue;
+        for (size_t i = 0; k == 1 && i < rows; i++)
+            if (xs[i] == x)
+                k = -1;
+        if (k < 0) {
+            bad = ln;
+            break;
+        }
+        if (rows == xcap) {
+            xcap = xcap ? 2 * xcap : 16;
+            xs = realloc(xs, xcap * sizeof *xs);
+            FZ_CHECK(xs != NULL);
+        }
+        xs[rows] = x;
+        if (rc == 0) {
+            FZ_CHECK(rows < f.n);
+            const vd_npf_row *r = &f.row[rows];
+            FZ_CHECK(r->line == ln && r->x == x && r->runs == runs && r->run != NULL);
+            for (uint32_t i = 0; i < runs && i < 64; i++)
+                FZ_CHECK(r->run[i] == run[i]);
+        }
+        rows++;
+    }
+    if (rc == 0) {
+        FZ_CHECK(!bad && rows == f.n && f.n >= 1);
+        vd_npf_free(&f);
+        FZ_CHECK(f.n == 0 && f.row == NULL);
+    } else {
+        char want[96];
+        if (bad)
+            snprintf(want, sizeof want, "%s:%u: ", path, bad);
+        else
+            snprintf(want, sizeof want, "%s: ", path);
+        if (!bad && rows)
+            fprintf(stderr, "refused a file the reference reads: %s\n", e.msg);
+        FZ_CHECK(bad || rows == 0);
+        check_err(&e, want);
+    }
+    free(xs);
+    close(fd);
+    return 0;
+}
+
+/* ================================================================ validate: pcm-pcie */
+
+/* Counts are sums of decimal counts: whole numbers, at least 0. */
+static void check_counts(const vd_counts *c, size_t max_samples)
+{
+    FZ_CHECK(isfinite(c->hit) && c->hit >= 0 && c->hit == floor(c->hit));
+    FZ_CHECK(isfinite(c->miss) && c->miss >= 0 && c->miss == floor(c->miss));
+    FZ_CHECK(c->samples >= 1 && c->samples <= max_samples);
+}
+
+/* Every opcode column on sockets 0 and 1: a result, or an error naming
+ * the file (and a line of it).  A sample is a header (a line with a field
+ * "Skt") with a (Hit) and a (Miss) row of the socket, so there are at most
+ * as many samples as there are of either.  PCIeRdCur (pre-2020 PCM) reads
+ * exactly as PCIRdCur. */
+int fuzz_pcm(const uint8_t *d, size_t n)
+{
+    static const char *const columns[] = {"ItoM", "PCIRdCur", "RFO", "PCIeRdCur"};
+    char path[64];
+    int fd = mem_file(d, n, path, sizeof path);
+    unsigned long lines = count_lines(d, n);
+    size_t heads = count_substr(d, n, "Skt"), hits = count_substr(d, n, "(Hit)");
+    size_t most = heads < hits ? heads : hits;
+    for (int sock = 0; sock < 2; sock++) {
+        vd_counts got[4];
+        int rc[4];
+        for (int c = 0; c < 4; c++) {
+            ddio_err e;
+            memset(&e, 0, sizeof e);
+            memset(&got[c], 0, sizeof got[c]);
+            rc[c] = vd_pcm_read(path, columns[c], sock, &got[c], &e);
+            FZ_CHECK(rc[c] == 0 || rc[c] == -1);
+            if (rc[c] == 0)
+                check_counts(&got[c], most);
+            else
+                check_file_err(&e, path, lines + 1);
+        }
+        FZ_CHECK(rc[3] == rc[1]);
+        if (rc[1] == 0)
+            FZ_CHECK(got[3].hit == got[1].hit && got[3].miss == got[1].miss && got[3].samples == got[1].samples);
+    }
+    close(fd);
+    return 0;
+}
+
+/* ================================================================ validate: perf stat */
+
+/* Every event pair the harness records: a result (finite counts >= 0, at
+ * most one sample per line), or an error naming the file (and a line). */
+int fuzz_perf(const uint8_t *d, size_t n)
+{
+    static const char *const names[] = {"itom", "pcirdcur", "rfo"};
+    char path[64];
+    int fd = mem_file(d, n, path, sizeof path);
+    unsigned long lines = count_lines(d, n);
+    for (int k = 0; k < 3; k++) {
+        vd_counts c;
+        ddio_err e;
+        memset(&c, 0, sizeof c);
+        memset(&e, 0, sizeof e);
+        int rc = vd_perf_read(path, names[k], &c, &e);
+        FZ_CHECK(rc == 0 || rc == -1);
+        if (rc == 0) {
+            FZ_CHECK(isfinite(c.hit) && c.hit >= 0 && isfinite(c.miss) && c.miss >= 0);
+            FZ_CHECK(c.samples >= 1 && c.samples <= lines);
+        } else {
+            check_file_err(&e, path, lines + 1);
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+/* ================================================================ validate: experiment.json */
+
+/* The measured files beside the fuzzed experiment.json: NPF files with and
+ * without a series prefix (percent and fractions, an x_from file), two
+ * pcm-pcie and two perf runs (one in a subfolder), one that saw no DMA, and
+ * a machine file. */
+static const struct { const char *name, *text; } exp_files[] = {
+    {"W.csv", "64 90 92\n128 95 97\n"},
+    {"R.csv", "# rx_ring hit%\n64 80 84\n128 88 90\n"},
+    {"P.csv", "64 50\n"},
+    {"F.csv", "64 0.9 0.92\n128 0.95 0.97\n"},
+    {"X.csv", "64 1024 1024\n128 2048 2048\n"},
+    {"256W.csv", "64 91\n128 96\n"},
+    {"1500W.csv", "64 90 92\n128 95 97\n"},
+    {"1500R.csv", "64 80\n128 88\n"},
+    {"1500X.csv", "64 1\n128 2\n"},
+    {"pcm-a.csv", "Skt,PCIRdCur,RFO,CRd,DRd,ItoM,PRd,WiL\n0,50000,200,0,0,400000,0,6(Total)\n"
+                  "0,1200,40,0,0,90000,0,6(Miss)\n0,48800,160,0,0,310000,0,0(Hit)\n"
+                  "1,42,0,0,12,300,0,0(Total)\n1,12,0,0,3,210,0,0(Miss)\n1,30,0,0,9,90,0,0(Hit)\n"},
+    {"pcm-b.csv", "Skt,PCIRdCur,ItoM,ItoMCacheNear,UCRdF,WiL\n0,100,200,30,0,0(Total)\n"
+                  "0,10,50,10,0,0(Miss)\n0,90,150,20,0,0(Hit)\n"},
+    {"pcm-zero.csv", "Skt,PCIRdCur,RFO,CRd,DRd,ItoM,PRd,WiL\n0,0,0,0,0,0,0,0(Total)\n"
+                     "0,0,0,0,0,0,0,0(Miss)\n0,0,0,0,0,0,0,0(Hit)\n"},
+    {"perf-a.csv", "4251877,,pcirdcur_hit,20004118532,100.00,,\n93104,,pcirdcur_miss,20004118532,100.00,,\n"
+                   "9876543,,itom_hit,20004106117,100.00,,\n2123457,,itom_miss,20004106117,100.00,,\n"
+                   "12002,,rfo_hit,20004093410,100.00,,\n2998,,rfo_miss,20004093410,100.00,,\n"},
+    {"sub/perf-b.csv", "1.000512844,1000,,itom_hit,1001000567,100.00,,\n"
+                       "1.000512844,300,,itom_miss,1001000567,100.00,,\n"
+                       "1.000512844,<not supported>,,rfo_hit,0,100.00,,\n"
+                       "1.000512844,<not supported>,,rfo_miss,0,100.00,,\n"},
+    {"mine.json", "{\"name\": \"mine\"}\n"},
+};
+#define N_EXP_FILES (sizeof exp_files / sizeof exp_files[0])
+
+/* Does the JSON name only files inside the folder?  A string that starts
+ * with '/' or holds ".." could make the loader read the machine's files
+ * (never the same twice, or /dev/zero, which has no end): such inputs are
+ * skipped.  Text that is not JSON reads nothing but experiment.json. */
+static int exp_stays_inside(const cJSON *j)
+{
+    for (const cJSON *c = j; c; c = c->next) {
+        if (cJSON_IsString(c) && (c->valuestring[0] == '/' || strstr(c->valuestring, "..")))
+            return 0;
+        if (c->child && !exp_stays_inside(c->child))
+            return 0;
+    }
+    return 1;
+}
+
+static void put_file(const char *dir, const char *name, const void *d, size_t n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    FZ_CHECK(f != NULL);
+    FZ_CHECK(fwrite(d, 1, n, f) == n || n == 0);
+    FZ_CHECK(fclose(f) == 0);
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FZ_CHECK(unlink(path) == 0);
+}
+
+/* The promises of a loaded experiment (validate/experiment.h): points,
+ * each with valid parameters (the fixed ones first, the same in every
+ * point; x and series present), runs that give the record's mean and sd,
+ * means that are rates, points sorted by series, then x. */
+static void check_experiment(const vd_experiment *x)
+{
+    FZ_CHECK(x->n >= 1 && x->point != NULL);
+    FZ_CHECK(x->name[0] != '\0');
+    int npf = strcmp(x->source, "npf") == 0;
+    FZ_CHECK(npf || strcmp(x->source, "pcm-pcie") == 0 || strcmp(x->source, "perf") == 0);
+    FZ_CHECK(npf == (x->x_param[0] != '\0'));
+    for (size_t i = 0; i < x->n; i++) {
+        const vd_point *p = &x->point[i];
+        FZ_CHECK(p->n_params <= VD_MAX_PARAMS && x->n_fixed <= p->n_params);
+        FZ_CHECK(p->where[0] != '\0');
+        for (uint32_t k = 0; k < p->n_params; k++) {
+            const vd_param *v = &p->param[k];
+            const vd_param_spec *s = vd_param_find(v->name);
+            FZ_CHECK(s != NULL);
+            FZ_CHECK(vd_point_param(p, v->name) == v);   /* no name twice */
+            if (v->text[0]) {
+                FZ_CHECK(isnan(v->value));
+                FZ_CHECK(s->kind == VD_KIND_WORD || (s->kind == VD_KIND_RATE && strcmp(v->text, "max") == 0));
+            } else {
+                FZ_CHECK(isfinite(v->value) && s->kind != VD_KIND_WORD);
+                if (s->kind == VD_KIND_UINT)
+                    FZ_CHECK(v->value >= 0 && v->value == floor(v->value) && v->value <= 4294967295.0);
+                if (s->kind == VD_KIND_RATE)
+                    FZ_CHECK(v->value > 0);
+            }
+            if (k < x->n_fixed)
+                FZ_CHECK(strcmp(v->name, x->point[0].param[k].name) == 0 &&
+                         memcmp(v, &x->point[0].param[k], sizeof *v) == 0);
+        }
+        if (x->x_param[0])
+            FZ_CHECK(vd_point_param(p, x->x_param) != NULL);
+        if (x->series_param[0])
+            FZ_CHECK(vd_point_param(p, x->series_param) != NULL);
+        for (int m = 0; m < VD_METRIC_COUNT; m++) {
+            if (!p->has[m])
+                continue;
+            const vd_record *r = &p->m[m];
+            FZ_CHECK(strcmp(r->metric, vd_metric_name((enum vd_metric)m)) == 0 && p->source[m][0]);
+            FZ_CHECK(r->runs >= 1 && r->run != NULL);
+            double sum = 0;
+            for (uint32_t k = 0; k < r->runs; k++) {
+                FZ_CHECK(isfinite(r->run[k]));
+                if (!npf)   /* hit / (hit + miss) */
+                    FZ_CHECK(r->run[k] >= 0 && r->run[k] <= 1);
+                sum += r->run[k];
+            }
+            FZ_CHECK(fabs(r->mean - sum / r->runs) <= 1e-12 * (1 + fabs(r->mean)));
+            FZ_CHECK(r->mean >= -1e-9 && r->mean <= 1 + 1e-9);
+            FZ_CHECK(isfinite(r->sd) && r->sd >= 0 && (r->runs > 1 || r->sd == 0));
+        }
+        if (i == 0)
+            continue;
+        const char *keys[2] = {x->series_param, x->x_param};
+        for (int k = 0; k < 2; k++) {
+            if (!keys[k][0])
+                continue;
+            double a = vd_point_param(&x->point[i - 1], keys[k])->value, b = vd_point_param(p, keys[k])->value;
+            FZ_CHECK(a <= b);
+            if (a < b)
+                break;
+        }
+    }
+}
+
+/* The bytes are DIR/experiment.json in a fresh folder holding exp_files;
+ * the folder loads (and meets check_experiment) or the error is one line
+ * naming a file in it. */
+int fuzz_experiment(const uint8_t *d, size_t n)
+{
+    cJSON *j = cJSON_ParseWithLength((const char *)d, n);
+    int inside = !j || exp_stays_inside(j);
+    cJSON_Delete(j);
+    if (!inside)
+        return 0;
+    char dir[] = "/dev/shm/ddiosim-fuzz-XXXXXX", tdir[] = "/tmp/ddiosim-fuzz-XXXXXX";
+    char *where = mkdtemp(dir);
+    if (!where)
+        where = mkdtemp(tdir);
+    FZ_CHECK(where != NULL);
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s/sub", where);
+    FZ_CHECK(mkdir(sub, 0700) == 0);
+    for (size_t i = 0; i < N_EXP_FILES; i++)
+        put_file(where, exp_files[i].name, exp_files[i].text, strlen(exp_files[i].text));
+    put_file(where, "experiment.json", d, n);
+
+    vd_experiment x;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int rc = vd_experiment_load(where, &x, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    if (rc == 0) {
+        check_experiment(&x);
+        vd_experiment_free(&x);
+        FZ_CHECK(x.n == 0 && x.point == NULL);
+    } else {
+        /* "DIR/experiment.json: ...", "DIR/FILE:LINE: ...", "DIR/FILE: ..." */
+        char want[64];
+        snprintf(want, sizeof want, "%s/", where);
+        check_err(&e, want);
+    }
+
+    for (size_t i = 0; i < N_EXP_FILES; i++)
+        remove_file(where, exp_files[i].name);
+    remove_file(where, "experiment.json");
+    FZ_CHECK(rmdir(sub) == 0 && rmdir(where) == 0);
     return 0;
 }

@@ -22,5 +22,14 @@ int fuzz_pcap(const uint8_t *d, size_t n);
 int fuzz_config(const uint8_t *d, size_t n);
 /* The bytes are a din trace: parsed line by line and streamed by din_next(). */
 int fuzz_din(const uint8_t *d, size_t n);
+/* The bytes are measured files of validate/: an NPF result file
+ * (vd_npf_read), the CSV of pcm-pcie (vd_pcm_read), the output of
+ * perf stat -x, (vd_perf_read). */
+int fuzz_npf(const uint8_t *d, size_t n);
+int fuzz_pcm(const uint8_t *d, size_t n);
+int fuzz_perf(const uint8_t *d, size_t n);
+/* The bytes are the experiment.json of a folder that also holds a few fixed
+ * measured files (vd_experiment_load). */
+int fuzz_experiment(const uint8_t *d, size_t n);
 
 #endif

@@ -1,0 +1,13 @@
+/* fuzz_pcm.c - libFuzzer target: the input is a pcm-pcie -e -csv output
+ * for vd_pcm_read() (validate/measure.h; the checks: tests/fuzz/fuzz_entries.c). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tests/fuzz/fuzz_entries.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_pcm(data, size);
+}
