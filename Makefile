@@ -9,8 +9,10 @@ JOBS   ?= 2
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= pcap config din
 FUZZ_CC      ?= clang
+# make install: where (the binary in PREFIX/bin, its data in PREFIX/share/ddiosim).
+PREFIX       ?= /usr/local
 
-.PHONY: all deps fuzz-deps build build-test run test bench validate fuzz clean
+.PHONY: all deps fuzz-deps build build-test run test bench validate install fuzz clean
 
 all: build
 
@@ -39,6 +41,9 @@ test: build-test
 
 bench: build
 	./$(BUILD)/ddiosim_bench
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 # Accuracy against the measured experiments in validate/data: regenerates the
 # tables and the figure of docs/validation.md (scripts/validation-doc.sh).
