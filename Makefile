@@ -11,8 +11,10 @@ JOBS   ?= 2
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= pcap config din npf pcm perf experiment
 FUZZ_CC      ?= clang
+# make install: where (the binary in PREFIX/bin, its data in PREFIX/share/ddiosim).
+PREFIX       ?= /usr/local
 
-.PHONY: all deps fuzz-deps clang-deps build build-test build-rel build-clang run test bench validate fuzz clean
+.PHONY: all deps fuzz-deps clang-deps build build-test build-rel build-clang run test bench validate install fuzz clean
 
 # cmake --build runs make under this one, which would print "Entering
 # directory" around everything it does.
@@ -69,6 +71,9 @@ test: build-test build-rel
 
 bench: build
 	./$(BUILD)/ddiosim_bench
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 # Accuracy against the measured experiments in validate/data: regenerates the
 # tables and the figure of docs/validation.md (scripts/validation-doc.sh).

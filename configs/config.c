@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "configs/schema.h"
+#include "sim/common/datadir.h"
 
 #define MAX_FILE_BYTES (1u << 20)
 #define BUILTIN "(built-in)"
@@ -95,14 +96,19 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The directories searched for names, in order (env first). */
-static int search_dirs(const char *kind, char dirs[2][512])
+/* The directories searched for names, in order: $DDIOSIM_CONFIG_DIR/KIND,
+ * then the data directory's configs/KIND (sim/common/datadir.h); when the
+ * data directory cannot be found, `why` says why. */
+static int search_dirs(const char *kind, char dirs[2][DDIO_DATA_PATH_MAX], ddio_err *why)
 {
     int n = 0;
     const char *env = getenv("DDIOSIM_CONFIG_DIR");
     if (env && *env)
-        snprintf(dirs[n++], 512, "%s/%s", env, kind);
-    snprintf(dirs[n++], 512, "%s/configs/%s", DDIOSIM_SOURCE_DIR, kind);
+        snprintf(dirs[n++], DDIO_DATA_PATH_MAX, "%s/%s", env, kind);
+    char rel[64];
+    snprintf(rel, sizeof rel, "configs/%s", kind);
+    if (ddio_datapath(rel, dirs[n], DDIO_DATA_PATH_MAX, why) == 0)
+        n++;
     return n;
 }
 
@@ -113,8 +119,9 @@ static int cmp_str(const void *a, const void *b)
 
 void ddio_config_list(const char *kind, char *buf, size_t cap)
 {
-    char dirs[2][512];
-    int nd = search_dirs(kind, dirs);
+    char dirs[2][DDIO_DATA_PATH_MAX];
+    ddio_err why = {0};
+    int nd = search_dirs(kind, dirs, &why);
     char *names[256];
     size_t n = 0;
     for (int d = 0; d < nd; d++) {
@@ -153,8 +160,9 @@ int ddio_config_find(const char *kind, const char *name, char *path, size_t cap,
             return ddio_errf(e, DDIO_EXIT_USAGE, "%s: path too long", opt);
         return 0;
     }
-    char dirs[2][512];
-    int nd = search_dirs(kind, dirs);
+    char dirs[2][DDIO_DATA_PATH_MAX];
+    ddio_err why = {0};
+    int nd = search_dirs(kind, dirs, &why);
     for (int d = 0; d < nd; d++) {
         if ((size_t)snprintf(path, cap, "%s/%s.json", dirs[d], name) >= cap)
             return ddio_errf(e, DDIO_EXIT_USAGE, "%s: name too long", opt);
@@ -163,9 +171,12 @@ int ddio_config_find(const char *kind, const char *name, char *path, size_t cap,
     }
     char known[1024];
     ddio_config_list(kind, known, sizeof known);
-    return ddio_errf(e, DDIO_EXIT_USAGE, "%s: unknown %s '%s' (known: %s; searched %s%s%s)", opt,
-                     kind_singular(kind), name, known[0] ? known : "none", dirs[0], nd > 1 ? ", " : "",
-                     nd > 1 ? dirs[1] : "");
+    char where[2 * DDIO_DATA_PATH_MAX + 32] = "";
+    if (nd > 0)
+        snprintf(where, sizeof where, "searched %s%s%s%s", dirs[0], nd > 1 ? ", " : "", nd > 1 ? dirs[1] : "",
+                 why.msg[0] ? "; " : "");
+    return ddio_errf(e, DDIO_EXIT_USAGE, "%s: unknown %s '%s' (known: %s; %s%s)", opt, kind_singular(kind), name,
+                     known[0] ? known : "none", where, why.msg);
 }
 
 static char *read_text(const char *path, size_t *len, ddio_err *e)

@@ -196,7 +196,7 @@ void ddio_config_default(ddio_config *c);
 /* Resolve a machine / workload name to a file.  `kind` is "machines" or
  * "workloads".  A name containing '/' or ending in ".json" is a path; any
  * other name is looked up as $DDIOSIM_CONFIG_DIR/KIND/NAME.json, then
- * DDIOSIM_SOURCE_DIR/configs/KIND/NAME.json. */
+ * DATADIR/configs/KIND/NAME.json (the data directory: sim/common/datadir.h). */
 int ddio_config_find(const char *kind, const char *name, char *path, size_t cap, ddio_err *e);
 
 /* Load (defaults, then the file's keys), fill derived defaults, validate.

@@ -26,6 +26,7 @@ int cmd_config(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_help(int argc, char **argv);
 
 /* Print "ddiosim: <msg>" on stderr and return e->exit_code. */
 int cli_fail(const ddio_err *e);

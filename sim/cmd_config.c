@@ -6,6 +6,7 @@
 
 #include "configs/schema.h"
 #include "sim/cli.h"
+#include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 
 static const char usage_head[] =
@@ -18,7 +19,8 @@ static const char usage_head[] =
     "         ddiosim config show --only machine --format json --ddio-ways 4 > m.json\n"
     "         ddiosim config show --machine m.json\n"
     "list   the machine and workload names that --machine / --workload accept\n"
-    "       (searched in $DDIOSIM_CONFIG_DIR/{machines,workloads}, then configs/)\n"
+    "       (searched in $DDIOSIM_CONFIG_DIR/{machines,workloads}, then the data\n"
+    "       directory's configs/: ddiosim help files)\n"
     "\n"
     "options:\n"
     "  --format F        table | json (table)\n"
@@ -179,6 +181,10 @@ static int run_list(const config_opts *o, ddio_err *e)
     char machines[2048], workloads[2048];
     ddio_config_list("machines", machines, sizeof machines);
     ddio_config_list("workloads", workloads, sizeof workloads);
+    /* Nothing to list: say why rather than print empty lists. */
+    char dir[DDIO_DATA_PATH_MAX];
+    if (!machines[0] && !workloads[0] && ddio_datadir(dir, sizeof dir, e) != 0)
+        return -1;
     strbuf sb = {0};
     if (o->cc.fmt == FMT_JSON) {
         cJSON *root = cJSON_CreateObject();

@@ -8,13 +8,12 @@
 
 #include "configs/config.h"
 #include "sim/cli.h"
+#include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "sim/markov/predict.h"
 #include "sim/queue/dsim.h"
 #include "sim/queue/pktsrc.h"
 #include "sim/queue/qest.h"
-
-#define DEFAULT_TRACE DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"
 
 static const char usage_head[] =
     "usage: ddiosim predict [options]\n"
@@ -392,13 +391,19 @@ int cmd_predict(int argc, char **argv)
         o.upper = mk_upper_policy(&cfg->machine);
     /* Traffic. */
     mk_traffic t;
-    char traffic[600];
+    char traffic[DDIO_DATA_PATH_MAX + 32];
     /* Unlike simulate, --pkt-size alone means fixed-size frames, not the
      * default trace with its sizes forced. */
     const uint32_t pkt_size = o.sim.d.pkt_size;
     const char *trace = o.sim.d.src.trace, *profile = o.sim.d.src.profile;
-    if (!trace && !profile && !pkt_size)
-        trace = DEFAULT_TRACE;
+    char sample_trace[DDIO_DATA_PATH_MAX];
+    if (!trace && !profile && !pkt_size) {
+        if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, sample_trace, sizeof sample_trace, &e) != 0) {
+            free(cfg);
+            return cli_value_error("predict", &e);
+        }
+        trace = sample_trace;
+    }
     if (trace || profile) {
         dsim_source src = o.sim.d.src;
         src.trace = trace;

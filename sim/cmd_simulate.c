@@ -9,11 +9,10 @@
 
 #include "configs/config.h"
 #include "sim/cli.h"
+#include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "sim/markov/predict.h"
 #include "sim/queue/dsim.h"
-
-#define DEFAULT_TRACE DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"
 
 static const char usage_head[] =
     "usage: ddiosim simulate [options]\n"
@@ -53,6 +52,7 @@ typedef struct sim_opts {
     cli_common cc;
     const char *timeline;       /* --timeline path, or NULL */
     int no_model;
+    char sample_trace[DDIO_DATA_PATH_MAX];  /* the default trace, in the data directory */
 } sim_opts;
 
 /* This command's defaults of the shared options: every packet of the trace
@@ -104,8 +104,11 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
     if (cli_sim_check(&o->sim, e))
         return -1;
-    if (!d->src.trace && !d->src.profile)
-        d->src.trace = DEFAULT_TRACE;
+    if (!d->src.trace && !d->src.profile) {
+        if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o->sample_trace, sizeof o->sample_trace, e) != 0)
+            return -1;
+        d->src.trace = o->sample_trace;
+    }
     return 0;
 }
 

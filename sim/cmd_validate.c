@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "sim/cli.h"
+#include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "validate/experiment.h"
 #include "validate/plot.h"
 #include "validate/report.h"
 #include "validate/runner.h"
 
-#define DATA_DIR DDIOSIM_SOURCE_DIR "/validate/data"
 #define MAX_EXPERIMENTS 64
 #define MAX_LIMITS 16
 #define DEFAULT_PACKETS 300000
@@ -62,6 +62,7 @@ typedef struct val_opts {
     int n_limit;
     enum vd_format fmt;
     const char *out, *plot;
+    char sample_trace[DDIO_DATA_PATH_MAX];  /* in the data directory; "" if there is none */
 } val_opts;
 
 enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT };
@@ -223,7 +224,8 @@ static long load_all(val_opts *o, vd_experiment *exp, size_t n_exp, char **dirs,
         free(cfg);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
-    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = 1};
+    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = 1,
+                      .trace = o->sample_trace};
     size_t k = 0;
     for (size_t i = 0; i < n_exp; i++)
         for (size_t p = 0; p < exp[i].n; p++, k++) {
@@ -299,7 +301,8 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs};
+    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
+                      .trace = o->sample_trace};
     if (vd_run_all(jobs, (size_t)n, &ro, out, e) < 0)
         goto done;
     /* A point that failed to run is reported, not averaged away. */
@@ -357,13 +360,23 @@ int cmd_validate(int argc, char **argv)
         return cli_usage_error("validate", usage, "%s", e.msg);
     if (rc < 0)
         return cli_value_error("validate", &e);
+    /* Points without a pkt_size run on the sample trace; experiments given
+     * with --measured need no data directory otherwise. */
+    ddio_err no_trace = {0};
+    if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o.sample_trace, sizeof o.sample_trace, &no_trace) != 0)
+        o.sample_trace[0] = '\0';
     char *dirs[MAX_EXPERIMENTS];
     int n = 0;
     if (o.n_dir == 0) {
-        if (find_experiments(DATA_DIR, 2, dirs, &n, &e) != 0)
+        char data[DDIO_DATA_PATH_MAX];
+        if (ddio_datapath(DDIO_DATA_EXPERIMENTS, data, sizeof data, &e) != 0)
+            return cli_value_error("validate", &e);
+        if (find_experiments(data, 2, dirs, &n, &e) != 0)
             return cli_fail(&e);
-        if (n == 0)
-            return cli_fail(&(ddio_err){DDIO_EXIT_USAGE, DATA_DIR ": no experiment.json found"});
+        if (n == 0) {
+            ddio_errf(&e, DDIO_EXIT_USAGE, "%s: no experiment.json found", data);
+            return cli_fail(&e);
+        }
     } else {
         for (int i = 0; i < o.n_dir; i++)
             dirs[n++] = strdup(o.dir[i]);

@@ -10,8 +10,6 @@
 #include "sim/queue/qest.h"
 #include "validate/runner.h"
 
-#define DEFAULT_TRACE DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap"
-
 /* The configuration option whose name is `option` ("--rx-ring"), or -1. */
 static int config_option(const char *option)
 {
@@ -35,7 +33,7 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
     d->packets = o->packets;
     d->seed = o->seed;
     d->rate_gbps = -1;          /* line rate unless the point says */
-    d->src.trace = DEFAULT_TRACE;
+    d->src.trace = o->trace && o->trace[0] ? o->trace : NULL;
     profile[0] = '\0';
     for (uint32_t i = 0; i < j->n_params && i < VD_MAX_PARAMS; i++) {
         const vd_param *p = &j->param[i];
@@ -59,6 +57,9 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
                 return -1;
         }
     }
+    if (!d->src.trace && !d->src.profile)
+        return ddio_errf(e, DDIO_EXIT_IO, "no pkt_size, and no sample trace to run the point on "
+                                          "(no data directory: see ddiosim help files)");
     return ddio_config_resolve(&a, cfg, NULL, e);
 }
 

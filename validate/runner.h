@@ -35,6 +35,8 @@ typedef struct vd_run_opts {
     uint64_t packets;           /* simulator: packets injected per point */
     uint64_t seed;
     int jobs;                   /* worker threads, >= 1 */
+    const char *trace;          /* the traffic of points that give no pkt_size: the sample
+                                   trace (NULL or "": such a point is an error) */
 } vd_run_opts;
 
 /* The estimate a point's model made, and the simulator's run. */
