@@ -146,7 +146,7 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
             else if (strcmp(optarg, "md") == 0) o->fmt = VD_FMT_MD;
             else return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not table, json, csv or md", optarg);
             break;
-        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "%s needs a value", argv[optind - 1]), -2;
+        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]), -2;
         default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]), -2;
         }
     }
@@ -348,22 +348,16 @@ int cmd_validate(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (int)(cpus > 1024 ? 1024 : cpus) : 1;
     o.fmt = VD_FMT_TABLE;
-    int rc = parse(argc, argv, &o, &e);
-    if (rc == 1) {
-        fputs(usage, stdout);
-        return DDIO_EXIT_OK;
-    }
-    if (rc == -2)
-        return cli_usage_error("validate", usage, "%s", e.msg);
-    if (rc < 0)
-        return cli_value_error("validate", &e);
+    int rc = cli_parse_outcome("validate", parse(argc, argv, &o, &e), usage, &e);
+    if (rc >= 0)
+        return rc;
     char *dirs[MAX_EXPERIMENTS];
     int n = 0;
     if (o.n_dir == 0) {
         if (find_experiments(DATA_DIR, 2, dirs, &n, &e) != 0)
-            return cli_fail(&e);
+            return cli_fail("validate", &e);
         if (n == 0)
-            return cli_fail(&(ddio_err){DDIO_EXIT_USAGE, DATA_DIR ": no experiment.json found"});
+            return cli_fail("validate", &(ddio_err){DDIO_EXIT_USAGE, DATA_DIR ": no experiment.json found"});
     } else {
         for (int i = 0; i < o.n_dir; i++)
             dirs[n++] = strdup(o.dir[i]);
@@ -372,6 +366,6 @@ int cmd_validate(int argc, char **argv)
     for (int i = 0; i < n; i++)
         free(dirs[i]);
     if (rc < 0)
-        return cli_fail(&e);
+        return cli_fail("validate", &e);
     return rc;
 }
