@@ -146,6 +146,31 @@ Test(configs_cli, help_and_usage_errors)
     cli_run_free(&r);
 }
 
+/* Every help that lists the configuration options gives each one's default,
+ * the built-in configuration's value (equal to the default files'). */
+Test(configs_cli, help_shows_the_built_in_defaults)
+{
+    ddio_config c;
+    ddio_config_default(&c);
+    char want[5][120];
+    snprintf(want[0], sizeof want[0], "  --rx-ring N       RX descriptors per core, a power of two (%u)",
+             c.workload.driver.rx_ring);
+    snprintf(want[1], sizeof want[1], "  --tx-ring N       TX descriptors per core, a power of two (%u)",
+             c.workload.driver.tx_ring);
+    snprintf(want[2], sizeof want[2], "  --burst N         RX / TX burst (%u)", c.workload.driver.burst);
+    snprintf(want[3], sizeof want[3], "  --cores S         cores running the workload (%u)", c.workload.cores);
+    snprintf(want[4], sizeof want[4], "  --ddio-ways K     DDIO allocates in the K leftmost LLC ways (%d of %u)",
+             __builtin_popcountll(c.machine.ddio_mask), c.machine.llc.ways);
+    const char *cmds[] = {"simulate --help", "predict --help", "config --help", "config show --help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cli_run r = run_ddiosim(cmds[i]);
+        cr_expect_eq(r.status, 0, "%s", cmds[i]);
+        for (int k = 0; k < 5; k++)
+            cr_expect_eq(count_lines_with(r.out, want[k]), 1, "%s: no '%s'", cmds[i], want[k]);
+        cli_run_free(&r);
+    }
+}
+
 /* Every subcommand: every error is one line "ddiosim CMD: ..."; a bad value
  * of an option it understood names the option; an unknown option, a missing
  * value or a stray argument says where the options are listed (see 'ddiosim
