@@ -46,29 +46,6 @@ const char *ddio_config_option_name(enum ddio_cfg_opt opt)
     return (unsigned)opt < DDIO_CFG_NOPTS ? opt_names[opt] : "?";
 }
 
-const char *ddio_config_usage(void)
-{
-    return "configuration (defaults: machine skylake-6140, workload l2fwd; see docs/configs.md):\n"
-           "  --machine M       machine name (configs/machines/M.json) or a JSON file\n"
-           "  --workload W      workload name (configs/workloads/W.json) or a JSON file\n"
-           "  --rx-ring N       RX descriptors per core, a power of two\n"
-           "  --tx-ring N       TX descriptors per core, a power of two\n"
-           "  --burst N         RX / TX burst\n"
-           "  --cores S         cores running the workload\n"
-           "  --ddio-ways K     DDIO allocates in the K leftmost LLC ways (2 of 11 = 0x600)\n"
-           "  --ddio-mask HEX   DDIO way mask (IIO_LLC_WAYS); not with --ddio-ways\n"
-           "  --policy P        LLC replacement: lru, bip, srrip, qlru, brrip, drrip, dip\n"
-           "  --mapping M       LLC set mapping: modulo, xor, random\n"
-           "  --set PATH=VALUE  any field: machine.llc.ways=16, workload.driver.rx_free_thresh=64\n"
-           "  --rx-ring-total N RX descriptors of all cores: each core's ring is N / cores rounded up\n"
-           "                    to a power of two (as mlx5 does); not with --rx-ring\n"
-           "  --extra-cycles C  add C cycles to the workload's cycles per packet (after every --set)\n"
-           "  --uncore-ghz F    uncore (mesh, LLC) clock; LLC-hit latencies scale with\n"
-           "                    uncore.latency_ghz / F (default: the machine's uncore.ghz)\n"
-           "  --write-ratio R   packet-acrobat's write_ratio (0-1): the core writes R of each packet\n"
-           "                    (replaces the workload's ratio-sized writes; MAC writes stay)\n";
-}
-
 void ddio_config_default(ddio_config *c)
 {
     memset(c, 0, sizeof *c);

@@ -243,8 +243,6 @@ enum ddio_cfg_opt {
     {"uncore-ghz", required_argument, 0, (base) + DDIO_CFG_OPT_UNCORE_GHZ},       \
     {"write-ratio", required_argument, 0, (base) + DDIO_CFG_OPT_WRITE_RATIO}
 
-/* Usage lines for those options, to append to a subcommand's help. */
-const char *ddio_config_usage(void);
 /* "--rx-ring" etc. */
 const char *ddio_config_option_name(enum ddio_cfg_opt opt);
 

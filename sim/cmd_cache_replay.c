@@ -211,19 +211,13 @@ int cmd_cache_replay(int argc, char **argv)
         .geom = {.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR, .seed = 1},
     };
     repl_config_default(&o.rc);
-    int rc = parse_opts(argc, argv, &o, &e);
-    if (rc == 1) {
-        fputs(usage, stdout);
-        return DDIO_EXIT_OK;
-    }
-    if (rc == -2)
-        return cli_usage_error("cache-replay", usage, "%s", e.msg);
-    if (rc != 0)
-        return cli_value_error("cache-replay", &e);
+    int rc = cli_parse_outcome("cache-replay", parse_opts(argc, argv, &o, &e), usage, &e);
+    if (rc >= 0)
+        return rc;
 
     replay r;
     if (replay_init(&r, &o.geom, &o.rc, o.alloc_mask, o.ddio_mask, &e) != 0)
-        return cli_fail(&e);
+        return cli_fail("cache-replay", &e);
     FILE *in = stdin;
     const char *name = "(stdin)";
     if (o.in && strcmp(o.in, "-") != 0) {
@@ -232,7 +226,7 @@ int cmd_cache_replay(int argc, char **argv)
         if (!in) {
             ddio_errf(&e, DDIO_EXIT_USAGE, "%s: %s", o.in, strerror(errno));
             replay_free(&r);
-            return cli_fail(&e);
+            return cli_fail("cache-replay", &e);
         }
     }
     din_reader dr;
@@ -266,7 +260,7 @@ int cmd_cache_replay(int argc, char **argv)
         fclose(in);
     if (st < 0) {
         replay_free(&r);
-        return cli_fail(&e);
+        return cli_fail("cache-replay", &e);
     }
 
     strbuf sb = {0};
@@ -283,5 +277,5 @@ int cmd_cache_replay(int argc, char **argv)
     free(json);
     sb_free(&sb);
     replay_free(&r);
-    return rc ? cli_fail(&e) : DDIO_EXIT_OK;
+    return rc ? cli_fail("cache-replay", &e) : DDIO_EXIT_OK;
 }

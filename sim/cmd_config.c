@@ -29,20 +29,15 @@ static const char usage_head[] =
     "  -h, --help        this help\n"
     "\n";
 
+/* The whole --help: this command's options, then the configuration's with
+ * their defaults. */
 static void print_usage(FILE *f)
 {
-    fputs(usage_head, f);
-    fputs(ddio_config_usage(), f);
-}
-
-/* cli_usage_error prints a fixed usage string; build it once per call. */
-static int usage_error(const char *msg)
-{
     strbuf sb = {0};
-    sb_printf(&sb, "%s%s", usage_head, ddio_config_usage());
-    int rc = cli_usage_error("config", sb.data, "%s", msg);
+    sb_printf(&sb, "%s", usage_head);
+    cli_config_usage(&sb);
+    fputs(sb.data, f);
     sb_free(&sb);
-    return rc;
 }
 
 enum part { PART_ALL, PART_MACHINE, PART_WORKLOAD };
@@ -217,18 +212,15 @@ int cmd_config(int argc, char **argv)
 {
     ddio_err e = {0};
     if (argc < 2)
-        return usage_error("missing action: show or list");
+        return cli_usage_error("config", "missing action: show or list");
     const char *action = argv[1];
     if (strcmp(action, "--help") == 0 || strcmp(action, "-h") == 0) {
         print_usage(stdout);
         return DDIO_EXIT_OK;
     }
     int is_show = strcmp(action, "show") == 0, is_list = strcmp(action, "list") == 0;
-    if (!is_show && !is_list) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "unknown action '%.64s' (show or list)", action);
-        return usage_error(msg);
-    }
+    if (!is_show && !is_list)
+        return cli_usage_error("config", "unknown action '%.64s' (show or list)", action);
     config_opts o = {.cc = {.fmt = FMT_TABLE}, .only = PART_ALL};
     ddio_config_args_init(&o.args);
     int rc = parse_opts(argc - 1, argv + 1, &o, &e);
@@ -237,11 +229,11 @@ int cmd_config(int argc, char **argv)
         return DDIO_EXIT_OK;
     }
     if (rc == -2)
-        return usage_error(e.msg);
+        return cli_usage_error("config", "%s", e.msg);
     if (rc != 0)
         return cli_value_error("config", &e);
     if (is_list)
-        return run_list(&o, &e) ? cli_fail(&e) : DDIO_EXIT_OK;
+        return run_list(&o, &e) ? cli_fail("config", &e) : DDIO_EXIT_OK;
 
     ddio_config *c = malloc(sizeof *c);
     ddio_config_origin *org = malloc(sizeof *org);
@@ -249,7 +241,7 @@ int cmd_config(int argc, char **argv)
         free(c);
         free(org);
         ddio_errf(&e, DDIO_EXIT_IO, "out of memory");
-        return cli_fail(&e);
+        return cli_fail("config", &e);
     }
     if (ddio_config_resolve(&o.args, c, org, &e) != 0) {
         free(c);
@@ -268,5 +260,5 @@ int cmd_config(int argc, char **argv)
     sb_free(&sb);
     free(c);
     free(org);
-    return rc ? cli_fail(&e) : DDIO_EXIT_OK;
+    return rc ? cli_fail("config", &e) : DDIO_EXIT_OK;
 }

@@ -1,5 +1,7 @@
-/* cmd_predict.c - `ddiosim predict`: the analytical Markov model of seed 003
- * (sim/markov/model.h) with queue lengths given, simulated or estimated. */
+/* cmd_predict.c - `ddiosim predict`: the analytical Markov model of Wang,
+ * Xu, Wu, "Understanding I/O Direct Cache Access Performance for End Host
+ * Networking" (SIGMETRICS 2022; sim/markov/model.h) with queue lengths
+ * given, simulated or estimated. */
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
@@ -19,51 +21,40 @@ static const char usage_head[] =
     "usage: ddiosim predict [options]\n"
     "\n"
     "Predict the DDIO hit rates (PCIe write, PCIe read, the core's first access)\n"
-    "with the analytical Markov model of Wang, Xu, Wu (SIGMETRICS 2022): LRU lower\n"
-    "bound, BIP or QLRU upper bound, and their mean.  With no options: skylake-6140\n"
-    "running l2fwd on the sample MAWI-style trace, queue lengths estimated.\n"
+    "with the analytical Markov model of Wang, Xu, Wu, \"Understanding I/O Direct\n"
+    "Cache Access Performance for End Host Networking\" (SIGMETRICS 2022): LRU\n"
+    "lower bound, BIP or QLRU upper bound, and their mean.  With no options:\n"
+    "skylake-6140 running l2fwd on the sample MAWI-style trace, queue lengths\n"
+    "estimated.\n"
     "\n"
     "model:\n"
-    "  --model M          basic | per-line | per-core (basic)\n"
-    "  --upper P          bip | qlru: upper-bound policy (default: from the LLC policy)\n"
-    "  --per-queue        the paper's literal chain: one eviction matrix per queue\n"
-    "                     (default: waits between two references of a line are merged)\n"
-    "  --solver S         lu (the cycle product, default) | eigen (Eq. 1 by dgeev)\n"
-    "  --tol X            fixed-point tolerance on the distributions (1e-9)\n"
-    "  --max-iter N       fixed-point iteration cap (500); exit 3 if not converged\n"
-    "traffic (the same options as simulate; the defaults are this command's):\n"
-    "  --trace FILE       pcap/pcapng trace (default: traces/samples/mawi-64k.pcap,\n"
-    "                     or fixed-size frames when only --pkt-size is given)\n"
-    "  --profile P        generator profile: fixed:SIZE | imix | mawi\n"
-    "  --pkt-size B       every frame B bytes\n"
-    "  --rate GBPS|max    offered rate (frame bytes; default max = line rate, but a\n"
-    "                     --from-sim run of a trace keeps the trace's timing)\n"
-    "  --flows F          generator flows (default: the profile's); sets the\n"
-    "                     per-core shares with more than one core\n"
-    "  --all              keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
+    "  --model M         basic | per-line | per-core (basic)\n"
+    "  --upper P         bip | qlru: upper-bound policy (default: from the LLC\n"
+    "                    policy)\n"
+    "  --per-queue       the paper's literal chain: one eviction matrix per queue\n"
+    "                    (default: waits between two references of a line are merged)\n"
+    "  --solver S        lu (the cycle product, default) | eigen (Eq. 1 by dgeev)\n"
+    "  --tol X           fixed-point tolerance on the distributions (1e-9)\n"
+    "  --max-iter N      fixed-point iteration cap (500); exit 3 if not converged\n"
     "queue lengths (packets per core; default: the queueing estimate):\n"
-    "  --queues RX,RXR,TX,TXR[,SW[,IDLE]]  given\n"
-    "  --from-sim         measured by a simulator run of the same configuration:\n"
-    "                     the run of `ddiosim simulate` with the same traffic and\n"
-    "                     run options (mind the defaults that differ: --rate,\n"
-    "                     --packets, --pkt-size alone)\n"
-    "  --idle N           wait in the idle pool (mempool), packets (0)\n"
+    "  --queues RX,RXR,TX,TXR[,SW[,IDLE]]\n"
+    "                    given; RX + RXR at most the RX ring, TX + TXR at most the\n"
+    "                    TX ring, SW at most workload.driver.sw_tx_queue\n"
+    "  --from-sim        measured by a simulator run of the same configuration:\n"
+    "                    the run of `ddiosim simulate` with the same traffic and\n"
+    "                    run options (mind the defaults that differ: --rate,\n"
+    "                    --packets, --pkt-size alone)\n"
+    "  --idle N          wait in the idle pool (mempool), packets (0)\n"
     "  --no-inflight-split  simulated / estimated RX and TX include DMAs in flight;\n"
-    "                     by default the estimated in-flight part is moved to the\n"
-    "                     queue on the other side of the NIC write / read\n"
-    "the --from-sim run (as in simulate; ignored without --from-sim, but for --seed):\n"
-    "  --packets N        packets to inject, at least 1000 (200000)\n"
-    "  --seed S           seed of every random choice (1), the generator's too\n"
-    "  --warmup N         received packets before measuring (default: the buffers in\n"
-    "                     circulation, twice, and until the RX queues have settled,\n"
-    "                     at most half the packets)\n"
-    "  --no-desc          do not model descriptor, completion and mbuf header lines\n"
-    "  --nic-buffer B     NIC packet buffer in front of PCIe, bytes (262144)\n"
+    "                    by default the estimated in-flight part is moved to the\n"
+    "                    queue on the other side of the NIC write / read\n";
+
+static const char usage_own[] =
     "output:\n"
-    "  --format F         table | json (table)\n"
-    "  --explain          the stationary distribution entering / leaving each queue\n"
-    "  -o, --output FILE  write to FILE (atomically) instead of stdout\n"
-    "  -h, --help         this help\n";
+    "  --format F        table | json (table)\n"
+    "  --explain         the stationary distribution entering / leaving each queue\n"
+    "  -o, --output FILE write to FILE (atomically) instead of stdout\n"
+    "  -h, --help        this help\n";
 
 typedef struct pred_opts {
     ddio_config_args args;
@@ -81,12 +72,21 @@ typedef struct pred_opts {
 } pred_opts;
 
 /* This command's defaults of the shared options: a run long enough for the
- * queues to settle (at least 1000 packets), and the offered rate at its
- * most, line rate - except that a --from-sim run of a trace without --rate
- * keeps the trace's timing (the --from-sim branch of cmd_predict). */
+ * queues to settle, and the offered rate at its most, line rate - except
+ * that a --from-sim run of a trace without --rate keeps the trace's timing
+ * (the --from-sim branch of cmd_predict). */
 #define PRED_DEFAULT_PACKETS 200000
-#define PRED_MIN_PACKETS 1000
 #define PRED_DEFAULT_RATE (-1.0)
+
+/* The whole --help: this command's options, the shared ones (sim/cli_sim.c),
+ * the configuration's, each with its default. */
+static void help(strbuf *sb, const cli_sim *s)
+{
+    sb_printf(sb, "%s", usage_head);
+    cli_sim_usage(sb, s, 1);
+    sb_printf(sb, "%s\n", usage_own);
+    cli_config_usage(sb);
+}
 
 enum {
     O_MODEL = 300, O_UPPER, O_PERQ, O_SOLVER, O_TOL, O_MAXIT, O_QUEUES, O_FROMSIM, O_IDLE, O_EXPLAIN, O_RAWQ,
@@ -114,6 +114,32 @@ static int parse_queues(const char *s, pred_opts *o, ddio_err *e)
     if (n < 4)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--queues: need RX,RXR,TX,TXR (4 to 6 values), got %d in '%s'", n, s);
     o->queues_given = 1;
+    return 0;
+}
+
+/* Queue lengths given (--queues) that the configuration can hold: buffers
+ * on a ring hold its descriptors (RX Replenish posted, RX filled; TX
+ * pending, TX Recycle sent but not freed), the software queue has its
+ * size, and all of them come from the mempool.  Longer queues describe no
+ * possible state: the model would cache more buffer lines than exist. */
+static int check_queues(const pred_opts *o, const ddio_config *cfg, ddio_err *e)
+{
+    const ddio_driver *d = &cfg->workload.driver;
+    const double *q = o->q;   /* RX, RXR, TX, TXR, SW, IDLE */
+    if (q[0] + q[1] > d->rx_ring)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--queues: RX + RXR = %g buffers exceed the %u descriptors of an RX "
+                         "ring (--rx-ring)", q[0] + q[1], d->rx_ring);
+    if (q[2] + q[3] > d->tx_ring)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--queues: TX + TXR = %g buffers exceed the %u descriptors of a TX "
+                         "ring (--tx-ring)", q[2] + q[3], d->tx_ring);
+    if (q[4] > d->sw_tx_queue)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--queues: SW = %g buffers exceed the software queue's %u "
+                         "(workload.driver.sw_tx_queue)", q[4], d->sw_tx_queue);
+    double all = (q[0] + q[1] + q[2] + q[3] + q[4] + (q[5] > 0 ? q[5] : o->idle)) * cfg->workload.cores;
+    uint32_t pool = ddio_workload_mempool_size(&cfg->workload);
+    if (all > pool)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--queues: %u cores x %g buffers exceed the mempool's %u "
+                         "(workload.driver.mempool_size)", cfg->workload.cores, all / cfg->workload.cores, pool);
     return 0;
 }
 
@@ -184,19 +210,25 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
     }
     if (optind < argc)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
-    if (cli_sim_check(&o->sim, e))
+    if (cli_sim_check(&o->sim, o->from_sim, e))
         return -1;
     if (o->queues_given && o->from_sim)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--queues and --from-sim exclude each other");
     return 0;
 }
 
-static void add_bounds(cJSON *j, const char *name, mk_bounds b)
+/* Bounds, each null when !ok (a rate the workload's mode does not have). */
+static void add_bounds_ok(cJSON *j, const char *name, mk_bounds b, int ok)
 {
     cJSON *o = cJSON_AddObjectToObject(j, name);
-    cJSON_AddNumberToObject(o, "lower", b.lower);
-    cJSON_AddNumberToObject(o, "upper", b.upper);
-    cJSON_AddNumberToObject(o, "mean", b.mean);
+    cli_json_rate(o, "lower", b.lower, ok);
+    cli_json_rate(o, "upper", b.upper, ok);
+    cli_json_rate(o, "mean", b.mean, ok);
+}
+
+static void add_bounds(cJSON *j, const char *name, mk_bounds b)
+{
+    add_bounds_ok(j, name, b, 1);
 }
 
 static void add_dist(cJSON *j, const mk_result *r)
@@ -223,7 +255,31 @@ typedef struct pred_ctx {
     double pps;
     const dsim_result *sim;     /* --from-sim */
     const char *traffic;
+    int is_trace;               /* the traffic is a trace (its reordered packets are reported) */
 } pred_ctx;
+
+/* Whether the prediction has rate r: the mode has it and the model gave
+ * a value (NaN: no line class has that event). */
+static int has(const pred_ctx *x, enum cli_rate r, mk_bounds b)
+{
+    return cli_mode_has_rate(x->cfg->workload.mode, r) && b.lower == b.lower;
+}
+
+/* The simulated rate of a --from-sim run, when it has one. */
+static int sim_has(const pred_ctx *x, enum cli_rate r, dsim_hits h)
+{
+    return cli_mode_has_rate(x->cfg->workload.mode, r) && h.accesses > 0;
+}
+
+/* Bytes the caches hold: the LLC, and the L2s of the workload's cores
+ * unless the LLC is inclusive (their lines are in it already). */
+static double cache_bytes(const ddio_config *cfg)
+{
+    const ddio_machine *m = &cfg->machine;
+    double llc = (double)m->llc.slices * m->llc.sets_per_slice * m->llc.ways * m->llc.line_size;
+    double l2 = (double)m->l2.sets * m->l2.ways * m->l2.line_size * cfg->workload.cores;
+    return llc + (m->hierarchy == HIER_INCLUSIVE ? 0 : l2);
+}
 
 static char *to_json(const pred_ctx *x)
 {
@@ -232,9 +288,9 @@ static char *to_json(const pred_ctx *x)
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "model", mk_variant_name(x->o->variant));
     cJSON_AddStringToObject(j, "upper_policy", markov_policy_name(x->o->upper));
-    add_bounds(j, "pcie_write_hit", p->pcie_write_hit);
-    add_bounds(j, "pcie_read_hit", p->pcie_read_hit);
-    add_bounds(j, "cpu_first_hit", p->cpu_first_hit);
+    add_bounds_ok(j, "pcie_write_hit", p->pcie_write_hit, has(x, CLI_RATE_PCIE_WRITE, p->pcie_write_hit));
+    add_bounds_ok(j, "pcie_read_hit", p->pcie_read_hit, has(x, CLI_RATE_PCIE_READ, p->pcie_read_hit));
+    add_bounds_ok(j, "cpu_first_hit", p->cpu_first_hit, has(x, CLI_RATE_CPU_FIRST, p->cpu_first_hit));
     cJSON *q = cJSON_AddObjectToObject(j, "queues");
     cJSON_AddStringToObject(q, "source", x->qsource);
     for (int k = 0; k < Q_COUNT; k++) {
@@ -261,16 +317,21 @@ static char *to_json(const pred_ctx *x)
     add_bounds(mem, "gbps", p->mem_gbps);
     cJSON_AddNumberToObject(mem, "pps", x->pps);
     add_bounds(j, "io_footprint_bytes", p->footprint_bytes);
+    cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "io_footprint_bytes"), "cache_bytes",
+                            cache_bytes(x->cfg));
     cJSON *k = cJSON_AddObjectToObject(j, "reuse_k");
     cJSON_AddNumberToObject(k, "ddio", p->lower.k.ddio);
     cJSON_AddNumberToObject(k, "shared", p->lower.k.shared);
     cJSON_AddNumberToObject(k, "l3", p->lower.k.l3);
     cJSON_AddNumberToObject(k, "l2", p->lower.k.l2);
     if (x->sim) {
+        const dsim_result *r = x->sim;
+        int w = sim_has(x, CLI_RATE_PCIE_WRITE, r->pcie_write), rd = sim_has(x, CLI_RATE_PCIE_READ, r->pcie_read),
+            cf = sim_has(x, CLI_RATE_CPU_FIRST, r->cpu_first);
         cJSON *s = cJSON_AddObjectToObject(j, "simulated");
-        cJSON_AddNumberToObject(s, "pcie_write_hit", dsim_rate(x->sim->pcie_write));
-        cJSON_AddNumberToObject(s, "pcie_read_hit", dsim_rate(x->sim->pcie_read));
-        cJSON_AddNumberToObject(s, "cpu_first_hit", dsim_rate(x->sim->cpu_first));
+        cli_json_rate(s, "pcie_write_hit", dsim_rate(r->pcie_write), w);
+        cli_json_rate(s, "pcie_read_hit", dsim_rate(r->pcie_read), rd);
+        cli_json_rate(s, "cpu_first_hit", dsim_rate(r->cpu_first), cf);
         cJSON_AddNumberToObject(s, "mem_read_bytes_per_pkt", x->sim->mem_read_bytes_per_pkt);
         cJSON_AddNumberToObject(s, "mem_write_bytes_per_pkt", x->sim->mem_write_bytes_per_pkt);
         /* What the run was, to compare with `simulate` given the same options. */
@@ -280,9 +341,12 @@ static char *to_json(const pred_ctx *x)
         cJSON_AddNumberToObject(wu, "packets", (double)x->sim->warmup_packets);
         cJSON_AddBoolToObject(wu, "settled", x->sim->warmup_settled);
         cJSON *d = cJSON_AddObjectToObject(j, "difference_pp");
-        cJSON_AddNumberToObject(d, "pcie_write_hit", 100 * (p->pcie_write_hit.lower - dsim_rate(x->sim->pcie_write)));
-        cJSON_AddNumberToObject(d, "pcie_read_hit", 100 * (p->pcie_read_hit.lower - dsim_rate(x->sim->pcie_read)));
-        cJSON_AddNumberToObject(d, "cpu_first_hit", 100 * (p->cpu_first_hit.lower - dsim_rate(x->sim->cpu_first)));
+        cli_json_rate(d, "pcie_write_hit", 100 * (p->pcie_write_hit.lower - dsim_rate(r->pcie_write)),
+                      w && has(x, CLI_RATE_PCIE_WRITE, p->pcie_write_hit));
+        cli_json_rate(d, "pcie_read_hit", 100 * (p->pcie_read_hit.lower - dsim_rate(r->pcie_read)),
+                      rd && has(x, CLI_RATE_PCIE_READ, p->pcie_read_hit));
+        cli_json_rate(d, "cpu_first_hit", 100 * (p->cpu_first_hit.lower - dsim_rate(r->cpu_first)),
+                      cf && has(x, CLI_RATE_CPU_FIRST, p->cpu_first_hit));
     }
     if (x->o->explain) {
         cJSON *ex = cJSON_AddObjectToObject(j, "explain");
@@ -294,6 +358,9 @@ static char *to_json(const pred_ctx *x)
     cJSON_AddStringToObject(in, "workload", x->cfg->workload.name);
     cJSON_AddStringToObject(in, "traffic", x->traffic);
     cJSON_AddNumberToObject(in, "mean_pkt_bytes", x->t->mean);
+    cJSON_AddNumberToObject(in, "oversize", x->t->oversize);
+    if (x->is_trace)
+        cJSON_AddNumberToObject(in, "out_of_order", (double)x->t->reordered);
     cJSON_AddNumberToObject(in, "cores", S);
     cJSON_AddNumberToObject(in, "rx_ring", x->cfg->workload.driver.rx_ring);
     cJSON_AddNumberToObject(in, "tx_ring", x->cfg->workload.driver.tx_ring);
@@ -305,19 +372,30 @@ static char *to_json(const pred_ctx *x)
     return s;
 }
 
+/* The stationary distributions, one row per queue and side: the queue
+ * column as wide as its longest name, every state column as wide as its
+ * name or a value, whichever is longer, so that the columns line up with
+ * their headers. */
 static void table_dist(strbuf *sb, const char *title, const mk_result *r)
 {
-    sb_printf(sb, "\n%s: where a buffer line is entering / leaving each queue\n  %-14s", title, "queue");
+    int qw = 0, sw = 9;   /* " %9.4f": 0.0000-1.0000 fits 6 */
+    for (int q = 0; q < MKQ_COUNT; q++)
+        if (r->visited[q] && (int)strlen(mk_queue_name((enum mk_queue)q)) > qw)
+            qw = (int)strlen(mk_queue_name((enum mk_queue)q));
     for (unsigned i = 0; i < r->space.n; i++)
-        sb_printf(sb, " %13s", r->space.name[i]);
+        if ((int)strlen(r->space.name[i]) > sw)
+            sw = (int)strlen(r->space.name[i]);
+    sb_printf(sb, "\n%s: where a buffer line is entering / leaving each queue\n  %-*s", title, qw + 6, "queue");
+    for (unsigned i = 0; i < r->space.n; i++)
+        sb_printf(sb, " %*s", sw, r->space.name[i]);
     sb_printf(sb, "\n");
     for (int q = 0; q < MKQ_COUNT; q++) {
         if (!r->visited[q])
             continue;
         for (int w = 0; w < 2; w++) {
-            sb_printf(sb, "  %-8s %-5s", mk_queue_name((enum mk_queue)q), w ? "leave" : "enter");
+            sb_printf(sb, "  %-*s %-5s", qw, mk_queue_name((enum mk_queue)q), w ? "leave" : "enter");
             for (unsigned i = 0; i < r->space.n; i++)
-                sb_printf(sb, " %13.4f", r->dist[q][w][i]);
+                sb_printf(sb, " %*.4f", sw, r->dist[q][w][i]);
             sb_printf(sb, "\n");
         }
     }
@@ -335,28 +413,47 @@ static void to_table(strbuf *sb, const pred_ctx *x)
     sb_printf(sb, "machine %s, workload %s, %u core(s), rings RX %u / TX %u, DDIO 0x%llx\n", cfg->machine.name,
               cfg->workload.name, S, cfg->workload.driver.rx_ring, cfg->workload.driver.tx_ring,
               (unsigned long long)cfg->machine.ddio_mask);
-    sb_printf(sb, "traffic %s (mean %.1f B); model %s, bounds LRU / %s\n\n", x->traffic, x->t->mean,
-              mk_variant_name(x->o->variant), markov_policy_name(x->o->upper));
+    sb_printf(sb, "traffic %s (mean %.1f B", x->traffic, x->t->mean);
+    if (x->t->oversize > 0)
+        sb_printf(sb, "; %.2f%% of the frames larger than the data room, dropped", 100 * x->t->oversize);
+    if (x->t->reordered)
+        sb_printf(sb, "; %llu packets stamped before their predecessor arrive at its time",
+                  (unsigned long long)x->t->reordered);
+    sb_printf(sb, "); model %s, bounds LRU / %s\n\n", mk_variant_name(x->o->variant), markov_policy_name(x->o->upper));
     sb_printf(sb, "                  lower     upper     mean\n");
-    sb_printf(sb, "PCIe write hit  %7.2f%%  %7.2f%%  %7.2f%%\n", 100 * p->pcie_write_hit.lower,
-              100 * p->pcie_write_hit.upper, 100 * p->pcie_write_hit.mean);
-    sb_printf(sb, "PCIe read hit   %7.2f%%  %7.2f%%  %7.2f%%\n", 100 * p->pcie_read_hit.lower,
-              100 * p->pcie_read_hit.upper, 100 * p->pcie_read_hit.mean);
-    sb_printf(sb, "CPU first hit   %7.2f%%  %7.2f%%  %7.2f%%\n", 100 * p->cpu_first_hit.lower,
-              100 * p->cpu_first_hit.upper, 100 * p->cpu_first_hit.mean);
+    static const struct {
+        const char *name;
+        enum cli_rate r;
+    } rows[] = {{"PCIe write hit", CLI_RATE_PCIE_WRITE}, {"PCIe read hit", CLI_RATE_PCIE_READ},
+                {"CPU first hit", CLI_RATE_CPU_FIRST}};
+    const mk_bounds *b[] = {&p->pcie_write_hit, &p->pcie_read_hit, &p->cpu_first_hit};
+    for (int i = 0; i < 3; i++) {
+        char lo[16], up[16], mean[16];
+        int ok = has(x, rows[i].r, *b[i]);
+        sb_printf(sb, "%-14s  %s  %s  %s\n", rows[i].name, cli_pct(lo, sizeof lo, 8, b[i]->lower, ok),
+                  cli_pct(up, sizeof up, 8, b[i]->upper, ok), cli_pct(mean, sizeof mean, 8, b[i]->mean, ok));
+    }
     sb_printf(sb, "memory          %.1f / %.1f B read + %.1f / %.1f B written per packet, %.2f / %.2f GB/s\n",
               p->mem_read_bytes_per_pkt.lower, p->mem_read_bytes_per_pkt.upper, p->mem_write_bytes_per_pkt.lower,
               p->mem_write_bytes_per_pkt.upper, p->mem_gbps.lower, p->mem_gbps.upper);
     sb_printf(sb, "I/O footprint   %.2f / %.2f MiB of buffer lines cached\n", p->footprint_bytes.lower / 1048576.0,
               p->footprint_bytes.upper / 1048576.0);
+    double cap = cache_bytes(cfg);
+    if (p->footprint_bytes.lower > cap || p->footprint_bytes.upper > cap)
+        sb_printf(sb, "note            more than the %.2f MiB the caches hold (LLC%s): a queue's lines are counted at\n"
+                      "                the mean of their states entering and leaving it, too many for long queues\n",
+                  cap / 1048576.0, cfg->machine.hierarchy == HIER_INCLUSIVE ? "" : " and L2s");
     sb_printf(sb, "queues (%s)  RX replenish %.1f   RX %.1f   TX %.1f   TX recycle %.1f   sw queue %.1f   idle %.1f\n",
               x->qsource, m[Q_RX_REPLENISH], m[Q_RX], m[Q_TX], m[Q_TX_RECYCLE], m[Q_SW], x->o->idle);
     sb_printf(sb, "solve           %d iterations, residual %.2g, %.3f ms (%d chains x %zu line classes)\n",
               p->iterations, p->residual, 1e3 * p->solve_seconds, p->solves, p->n_classes);
     if (x->sim) {
-        sb_printf(sb, "simulated       PCIe write %.2f%%   PCIe read %.2f%%   CPU first %.2f%%\n",
-                  100 * dsim_rate(x->sim->pcie_write), 100 * dsim_rate(x->sim->pcie_read),
-                  100 * dsim_rate(x->sim->cpu_first));
+        const dsim_result *r = x->sim;
+        char w[16], rd[16], cf[16];
+        sb_printf(sb, "simulated       PCIe write %s   PCIe read %s   CPU first %s\n",
+                  cli_pct(w, sizeof w, 0, dsim_rate(r->pcie_write), sim_has(x, CLI_RATE_PCIE_WRITE, r->pcie_write)),
+                  cli_pct(rd, sizeof rd, 0, dsim_rate(r->pcie_read), sim_has(x, CLI_RATE_PCIE_READ, r->pcie_read)),
+                  cli_pct(cf, sizeof cf, 0, dsim_rate(r->cpu_first), sim_has(x, CLI_RATE_CPU_FIRST, r->cpu_first)));
         sb_printf(sb, "simulated run   %llu packets injected, warm-up %llu packets received%s\n",
                   (unsigned long long)x->sim->injected, (unsigned long long)x->sim->warmup_packets,
                   x->sim->warmup_settled ? "" : " (the queues were still moving: simulate more --packets)");
@@ -375,12 +472,22 @@ int cmd_predict(int argc, char **argv)
     ddio_config_args_init(&o.args);
     o.tol = 1e-9;
     o.max_iter = 500;
-    cli_sim_init(&o.sim, PRED_DEFAULT_PACKETS, PRED_MIN_PACKETS, PRED_DEFAULT_RATE);
+    cli_sim_init(&o.sim, PRED_DEFAULT_PACKETS, PRED_DEFAULT_RATE);
+    o.sim.note[CLI_SIM_OPT_TRACE] = "traces/samples/mawi-64k.pcap, or fixed-size frames when only --pkt-size "
+                                    "is given";
+    o.sim.note[CLI_SIM_OPT_RATE] = "a --from-sim run of a trace keeps the trace's timing";
+    strbuf hb = {0};
+    help(&hb, &o.sim);
     int rc = parse(argc, argv, &o, &e);
     ddio_config *cfg = malloc(sizeof *cfg);
-    if (!cfg)
-        return cli_fail(&(ddio_err){DDIO_EXIT_IO, "out of memory"});
-    int code = cli_config_finish("predict", usage_head, rc, &o.args, cfg, &e);
+    if (!cfg) {
+        sb_free(&hb);
+        return cli_fail("predict", &(ddio_err){DDIO_EXIT_IO, "out of memory"});
+    }
+    int code = cli_config_finish("predict", hb.data, rc, &o.args, cfg, &e);
+    sb_free(&hb);
+    if (code < 0 && (cli_sim_check_frame(&o.sim, cfg, &e) != 0 || (o.queues_given && check_queues(&o, cfg, &e) != 0)))
+        code = cli_value_error("predict", &e);
     if (code >= 0) {
         free(cfg);
         return code;
@@ -413,9 +520,15 @@ int cmd_predict(int argc, char **argv)
         rc = mk_traffic_fixed(&t, pkt_size, S, &e);
         snprintf(traffic, sizeof traffic, "fixed:%u", pkt_size);
     }
+    /* Frames the simulator's NIC would drop (larger than the data room) are
+     * not in the model's traffic either: the same rule in both engines. */
+    if (rc == 0 && mk_traffic_fit(&t, cfg->workload.driver.data_room, &e) != 0) {
+        mk_traffic_free(&t);
+        rc = -1;
+    }
     if (rc != 0) {
         free(cfg);
-        return cli_fail(&e);
+        return cli_fail("predict", &e);
     }
     double *queues = calloc((size_t)S * Q_COUNT, sizeof *queues);
     double *inflight = calloc((size_t)S * 2, sizeof *inflight);
@@ -503,7 +616,8 @@ int cmd_predict(int argc, char **argv)
     }
     if (rc == 0) {
         pred_ctx x = {.cfg = cfg, .o = &o, .t = &t, .queues = queues, .qsource = qsource, .p = &p, .pps = pps,
-                      .sim = have_sim ? &sim : NULL, .traffic = traffic};
+                      .sim = have_sim ? &sim : NULL, .traffic = traffic,
+                      .is_trace = trace != NULL};
         strbuf sb = {0};
         if (o.cc.fmt == FMT_JSON) {
             char *js = to_json(&x);
@@ -521,5 +635,5 @@ int cmd_predict(int argc, char **argv)
     free(inflight);
     mk_traffic_free(&t);
     free(cfg);
-    return rc ? cli_fail(&e) : DDIO_EXIT_OK;
+    return rc ? cli_fail("predict", &e) : DDIO_EXIT_OK;
 }

@@ -128,23 +128,17 @@ int cmd_rss(int argc, char **argv)
 {
     ddio_err e = {0};
     rss_opts o = {.queues = 1, .reta_size = RSS_DEFAULT_RETA, .cc = {.fmt = FMT_TABLE}};
-    int rc = parse_opts(argc, argv, &o, &e);
-    if (rc == 1) {
-        fputs(usage, stdout);
-        return DDIO_EXIT_OK;
-    }
-    if (rc == -2)
-        return cli_usage_error("rss", usage, "%s", e.msg);
-    if (rc != 0)
-        return cli_value_error("rss", &e);
+    int rc = cli_parse_outcome("rss", parse_opts(argc, argv, &o, &e), usage, &e);
+    if (rc >= 0)
+        return rc;
     rss *r = malloc(sizeof *r);
     if (!r) {
         ddio_errf(&e, DDIO_EXIT_IO, "out of memory");
-        return cli_fail(&e);
+        return cli_fail("rss", &e);
     }
     if (rss_init(r, o.key_len ? o.key : NULL, o.key_len, o.queues, o.reta_size, &e) != 0) {
         free(r);
-        return cli_fail(&e);
+        return cli_fail("rss", &e);
     }
     int l4 = o.have_sport;
     uint32_t h = l4 ? rss_hash_ipv4_l4(r, o.src, o.dst, o.sport, o.dport) : rss_hash_ipv4(r, o.src, o.dst);
@@ -186,5 +180,5 @@ int cmd_rss(int argc, char **argv)
     free(r);
     rc = cli_write_output(o.cc.out, sb.data, &e);
     sb_free(&sb);
-    return rc ? cli_fail(&e) : DDIO_EXIT_OK;
+    return rc ? cli_fail("rss", &e) : DDIO_EXIT_OK;
 }

@@ -3,6 +3,7 @@
  * throughput, latency and memory traffic. */
 #include <cjson/cJSON.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,24 +21,9 @@ static const char usage_head[] =
     "Simulate NIC rings, cores and the cache hierarchy packet by packet and report\n"
     "the DDIO hit rates.  With no options: the skylake-6140 machine running l2fwd on\n"
     "the sample MAWI-style trace.\n"
-    "\n"
-    "traffic (the same options as predict --from-sim; the defaults are this command's):\n"
-    "  --trace FILE      pcap/pcapng trace (default: traces/samples/mawi-64k.pcap)\n"
-    "  --profile P       generate instead: fixed:SIZE | imix | mawi\n"
-    "  --flows F         generator flows (default: the profile's)\n"
-    "  --all             keep every packet of the trace (default: IPv4 TCP/UDP only)\n"
-    "  --pkt-size B      force every frame to B bytes (--rate counts these)\n"
-    "  --rate GBPS|max   offered rate (frame bytes; default: the trace's timing, a\n"
-    "                    profile 10 Gb/s; max = back to back at line rate)\n"
-    "  --packets N       packets to inject, at least 1 (the trace loops; default: the\n"
-    "                    whole trace once, a profile 100000)\n"
-    "simulation:\n"
-    "  --seed S          seed of every random choice (1)\n"
-    "  --warmup N        received packets before measuring (default: the buffers in\n"
-    "                    circulation, twice, and until the RX queues have settled,\n"
-    "                    at most half the packets)\n"
-    "  --no-desc         do not model descriptor, completion and mbuf header lines\n"
-    "  --nic-buffer B    NIC packet buffer in front of PCIe, bytes (262144)\n"
+    "\n";
+
+static const char usage_own[] =
     "  --timeline F.csv  write queue lengths and hit rates over time\n"
     "  --timeline-us T   timeline period in microseconds (10)\n"
     "  --no-model        skip the Markov model cross-check\n"
@@ -56,11 +42,20 @@ typedef struct sim_opts {
 } sim_opts;
 
 /* This command's defaults of the shared options: every packet of the trace
- * once (a profile: 100 000 generated), at the trace's own timing (a
- * profile: its generator's rate, 10 Gb/s). */
+ * once (a profile: PKTSRC_DEFAULT_PACKETS generated), at the trace's own
+ * timing (a profile: its generator's rate). */
 #define SIM_DEFAULT_PACKETS 0
-#define SIM_MIN_PACKETS 1
 #define SIM_DEFAULT_RATE 0.0
+
+/* The whole --help: the shared options (sim/cli_sim.c), this command's, the
+ * configuration's, each with its default. */
+static void help(strbuf *sb, const cli_sim *s)
+{
+    sb_printf(sb, "%s", usage_head);
+    cli_sim_usage(sb, s, 0);
+    sb_printf(sb, "%s\n", usage_own);
+    cli_config_usage(sb);
+}
 
 enum { O_TIMELINE = 300, O_TIMELINE_US, O_NOMODEL, O_SIM = 350, O_CFG = 400 };
 
@@ -102,7 +97,7 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
     }
     if (optind < argc)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
-    if (cli_sim_check(&o->sim, e))
+    if (cli_sim_check(&o->sim, 1, e))
         return -1;
     if (!d->src.trace && !d->src.profile) {
         if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o->sample_trace, sizeof o->sample_trace, e) != 0)
@@ -122,28 +117,38 @@ static void progress_bar(void *ctx, double f)
     fprintf(stderr, "\r[%.*s%*s] %3.0f%%", k, "########################################", w - k, "", 100 * f);
 }
 
+/* Whether the run has rate r (the mode has it, and it was measured). */
+static int has(const ddio_config *cfg, enum cli_rate r, dsim_hits h)
+{
+    return cli_mode_has_rate(cfg->workload.mode, r) && h.accesses > 0;
+}
+
+/* A rate measured, or null when nothing was accessed (0 / 0). */
 static void add_hits(cJSON *o, const char *name, dsim_hits h)
 {
-    cJSON_AddNumberToObject(o, name, dsim_rate(h));
+    cli_json_rate(o, name, dsim_rate(h), h.accesses > 0);
 }
 
-static void add_bounds(cJSON *o, const char *name, mk_bounds b, double sim)
+static void add_bounds(cJSON *o, const char *name, mk_bounds b, double sim, int ok)
 {
     cJSON *x = cJSON_AddObjectToObject(o, name);
-    cJSON_AddNumberToObject(x, "lower", b.lower);
-    cJSON_AddNumberToObject(x, "upper", b.upper);
-    cJSON_AddNumberToObject(x, "mean", b.mean);
+    cli_json_rate(x, "lower", b.lower, ok);
+    cli_json_rate(x, "upper", b.upper, ok);
+    cli_json_rate(x, "mean", b.mean, ok);
     /* simulated - predicted (the LRU value when the LLC runs LRU, else the mean) */
-    cJSON_AddNumberToObject(x, "sim_minus_model", sim - b.mean);
-    cJSON_AddNumberToObject(x, "sim_minus_lower", sim - b.lower);
+    cli_json_rate(x, "sim_minus_model", sim - b.mean, ok);
+    cli_json_rate(x, "sim_minus_lower", sim - b.lower, ok);
 }
 
-static void model_json(cJSON *j, const dsim_result *r, const mk_prediction *p)
+static void model_json(cJSON *j, const ddio_config *cfg, const dsim_result *r, const mk_prediction *p)
 {
     cJSON *m = cJSON_AddObjectToObject(j, "model");
-    add_bounds(m, "pcie_write_hit", p->pcie_write_hit, dsim_rate(r->pcie_write));
-    add_bounds(m, "pcie_read_hit", p->pcie_read_hit, dsim_rate(r->pcie_read));
-    add_bounds(m, "cpu_first_hit", p->cpu_first_hit, dsim_rate(r->cpu_first));
+    add_bounds(m, "pcie_write_hit", p->pcie_write_hit, dsim_rate(r->pcie_write),
+               has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write));
+    add_bounds(m, "pcie_read_hit", p->pcie_read_hit, dsim_rate(r->pcie_read),
+               has(cfg, CLI_RATE_PCIE_READ, r->pcie_read));
+    add_bounds(m, "cpu_first_hit", p->cpu_first_hit, dsim_rate(r->cpu_first),
+               has(cfg, CLI_RATE_CPU_FIRST, r->cpu_first));
     cJSON_AddNumberToObject(m, "iterations", p->iterations);
     cJSON_AddNumberToObject(m, "residual", p->residual);
 }
@@ -151,9 +156,9 @@ static void model_json(cJSON *j, const dsim_result *r, const mk_prediction *p)
 static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_result *r, const mk_prediction *p)
 {
     cJSON *j = cJSON_CreateObject();
-    add_hits(j, "pcie_write_hit", r->pcie_write);
-    add_hits(j, "pcie_read_hit", r->pcie_read);
-    add_hits(j, "cpu_first_hit", r->cpu_first);
+    cli_json_rate(j, "pcie_write_hit", dsim_rate(r->pcie_write), has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write));
+    cli_json_rate(j, "pcie_read_hit", dsim_rate(r->pcie_read), has(cfg, CLI_RATE_PCIE_READ, r->pcie_read));
+    cli_json_rate(j, "cpu_first_hit", dsim_rate(r->cpu_first), has(cfg, CLI_RATE_CPU_FIRST, r->cpu_first));
     add_hits(j, "pcie_write_full_hit", r->pcie_write_full);
     add_hits(j, "pcie_write_partial_hit", r->pcie_write_partial);
     add_hits(j, "pcie_write_hit_all", r->pcie_write_all);
@@ -199,6 +204,8 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON_AddStringToObject(in, "machine", cfg->machine.name);
     cJSON_AddStringToObject(in, "workload", cfg->workload.name);
     cJSON_AddStringToObject(in, "traffic", o->sim.d.src.trace ? o->sim.d.src.trace : o->sim.d.src.profile);
+    if (o->sim.d.src.trace)
+        cJSON_AddNumberToObject(in, "out_of_order", (double)r->reordered);
     cJSON_AddNumberToObject(in, "cores", cfg->workload.cores);
     cJSON_AddNumberToObject(in, "rx_ring", cfg->workload.driver.rx_ring);
     cJSON_AddNumberToObject(in, "tx_ring", cfg->workload.driver.tx_ring);
@@ -207,7 +214,7 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON_AddStringToObject(in, "ddio_mask", hex);
     cJSON_AddNumberToObject(in, "seed", (double)o->sim.d.seed);
     if (p)
-        model_json(j, r, p);
+        model_json(j, cfg, r, p);
     cJSON_AddNumberToObject(j, "wall_seconds", r->wall_seconds);
     cJSON_AddNumberToObject(j, "sim_mpps", r->sim_mpps);
     char *s = cJSON_Print(j);
@@ -215,18 +222,80 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     return s;
 }
 
+/* "[lower, upper]" of a bound the run has, else "n/a". */
+static const char *bounds_text(char *buf, size_t n, mk_bounds b, int ok)
+{
+    if (ok && b.mean == b.mean)
+        snprintf(buf, n, "%.2f%% [%.2f, %.2f]", 100 * b.mean, 100 * b.lower, 100 * b.upper);
+    else
+        snprintf(buf, n, "n/a");
+    return buf;
+}
+
+/* The model's line of the table. */
+static void model_line(strbuf *sb, const ddio_config *cfg, const dsim_result *r, const mk_prediction *p)
+{
+    char w[64], rd[64];
+    sb_printf(sb, "Markov model     PCIe write %s, PCIe read %s for these queues\n",
+              bounds_text(w, sizeof w, p->pcie_write_hit, has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write)),
+              bounds_text(rd, sizeof rd, p->pcie_read_hit, has(cfg, CLI_RATE_PCIE_READ, r->pcie_read)));
+}
+
+/* Whether the simulated rate v lies outside [b.lower, b.upper] as printed
+ * (two decimals of a percentage): no note for a difference one cannot see. */
+static int outside(double v, mk_bounds b)
+{
+    double x = round(1e4 * v), lo = round(1e4 * b.lower), up = round(1e4 * b.upper);
+    return x < lo || x > up;
+}
+
+/* A note when a simulated hit rate falls outside the model's bounds, which
+ * bound the model's chain, not the simulator (docs/simulator.md, "The
+ * model's bounds"): why, in one line. */
+static void bounds_note(strbuf *sb, const ddio_config *cfg, const dsim_result *r, const mk_prediction *p,
+                        const mk_traffic *t)
+{
+    const char *which = NULL;
+    if (has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write) && outside(dsim_rate(r->pcie_write), p->pcie_write_hit))
+        which = "PCIe write";
+    else if (has(cfg, CLI_RATE_PCIE_READ, r->pcie_read) && outside(dsim_rate(r->pcie_read), p->pcie_read_hit))
+        which = "PCIe read";
+    if (!which)
+        return;
+    if (t->n_sizes > 1)
+        sb_printf(sb, "note             %s outside the bounds: the model gives every frame the mean size, this\n"
+                      "                 traffic has %zu sizes; predict --from-sim --model per-line models them "
+                      "(docs/simulator.md)\n",
+                  which, t->n_sizes);
+    else
+        sb_printf(sb, "note             %s outside the bounds, which bound the model's chains: those count no\n"
+                      "                 descriptor lines and map lines to sets at random "
+                      "(--no-desc --mapping random)\n",
+                  which);
+}
+
 static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, const dsim_result *r,
-                     const mk_prediction *p)
+                     const mk_prediction *p, const mk_traffic *t)
 {
     sb_printf(sb, "machine %s, workload %s, %u core(s), rings RX %u / TX %u, DDIO 0x%llx\n", cfg->machine.name,
               cfg->workload.name, cfg->workload.cores, cfg->workload.driver.rx_ring, cfg->workload.driver.tx_ring,
               (unsigned long long)cfg->machine.ddio_mask);
-    sb_printf(sb, "traffic %s\n\n", o->sim.d.src.trace ? o->sim.d.src.trace : o->sim.d.src.profile);
-    sb_printf(sb, "hit rates        PCIe write %6.2f%% (full %.2f%%, partial %.2f%%)   PCIe read %6.2f%%   CPU first %6.2f%%\n",
-              100 * dsim_rate(r->pcie_write), 100 * dsim_rate(r->pcie_write_full), 100 * dsim_rate(r->pcie_write_partial),
-              100 * dsim_rate(r->pcie_read), 100 * dsim_rate(r->cpu_first));
-    sb_printf(sb, "with descriptors PCIe write %6.2f%%   PCIe read %6.2f%%\n", 100 * dsim_rate(r->pcie_write_all),
-              100 * dsim_rate(r->pcie_read_all));
+    sb_printf(sb, "traffic %s", o->sim.d.src.trace ? o->sim.d.src.trace : o->sim.d.src.profile);
+    if (r->reordered)
+        sb_printf(sb, " (%llu packets stamped before their predecessor arrive at its time)",
+                  (unsigned long long)r->reordered);
+    sb_printf(sb, "\n\n");
+    char w[16], wf[16], wp[16], rd[16], cf[16], wa[16], ra[16];
+    int hw = has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write);
+    sb_printf(sb, "hit rates        PCIe write %s (full %s, partial %s)   PCIe read %s   CPU first %s\n",
+              cli_pct(w, sizeof w, 7, dsim_rate(r->pcie_write), hw),
+              cli_pct(wf, sizeof wf, 0, dsim_rate(r->pcie_write_full), hw && r->pcie_write_full.accesses),
+              cli_pct(wp, sizeof wp, 0, dsim_rate(r->pcie_write_partial), hw && r->pcie_write_partial.accesses),
+              cli_pct(rd, sizeof rd, 7, dsim_rate(r->pcie_read), has(cfg, CLI_RATE_PCIE_READ, r->pcie_read)),
+              cli_pct(cf, sizeof cf, 7, dsim_rate(r->cpu_first), has(cfg, CLI_RATE_CPU_FIRST, r->cpu_first)));
+    sb_printf(sb, "with descriptors PCIe write %s   PCIe read %s\n",
+              cli_pct(wa, sizeof wa, 7, dsim_rate(r->pcie_write_all), r->pcie_write_all.accesses > 0),
+              cli_pct(ra, sizeof ra, 7, dsim_rate(r->pcie_read_all), r->pcie_read_all.accesses > 0));
     sb_printf(sb, "queues (mean)    RX replenish %.1f   RX %.1f   TX %.1f   TX recycle %.1f   sw queue %.1f\n",
               r->queue_mean[Q_RX_REPLENISH], r->queue_mean[Q_RX], r->queue_mean[Q_TX], r->queue_mean[Q_TX_RECYCLE],
               r->queue_mean[Q_SW]);
@@ -241,10 +310,10 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
     sb_printf(sb, "LLC occupancy    DDIO %llu, Shared %llu, L3* %llu lines; L2s %llu lines\n",
               (unsigned long long)r->occupancy[REG_DDIO], (unsigned long long)r->occupancy[REG_SHARED],
               (unsigned long long)r->occupancy[REG_L3], (unsigned long long)r->occupancy[REG_L2]);
-    if (p)
-        sb_printf(sb, "Markov model     PCIe write %.2f%% [%.2f, %.2f], PCIe read %.2f%% [%.2f, %.2f] for these queues\n",
-                  100 * p->pcie_write_hit.mean, 100 * p->pcie_write_hit.lower, 100 * p->pcie_write_hit.upper,
-                  100 * p->pcie_read_hit.mean, 100 * p->pcie_read_hit.lower, 100 * p->pcie_read_hit.upper);
+    if (p) {
+        model_line(sb, cfg, r, p);
+        bounds_note(sb, cfg, r, p, t);
+    }
     sb_printf(sb, "run              %.6f s simulated (%.6f s measured), %.2f s wall, %.2f M simulated packets/s\n",
               r->sim_seconds, r->measured_seconds, r->wall_seconds, r->sim_mpps);
     sb_printf(sb, "warm-up          %llu packets received%s\n", (unsigned long long)r->warmup_packets,
@@ -267,17 +336,19 @@ static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, ddio_err *e)
         fprintf(stderr, "\r%60s\r", "");
     if (rc != 0)
         return -1;
-    /* The cross-check: the Markov model for the queues this run measured. */
+    /* The cross-check: the Markov model for the queues this run measured,
+     * on the frames the simulator's NIC accepted (mk_traffic_fit). */
     mk_prediction pred, *pp = NULL;
+    mk_traffic t;
+    memset(&t, 0, sizeof t);
     if (!o->no_model) {
-        mk_traffic t;
-        memset(&t, 0, sizeof t);
         const dsim_options *d = &o->sim.d;
         if (mk_traffic_from_source(&t, &d->src, d->pkt_size, d->seed, cfg->workload.cores, 100000, e) == 0 &&
+            mk_traffic_fit(&t, cfg->workload.driver.data_room, e) == 0 &&
             mk_predict_for_sim(cfg, &t, &r, &pred, e) == 0)
             pp = &pred;
-        mk_traffic_free(&t);
         if (!pp) {
+            mk_traffic_free(&t);
             dsim_result_free(&r);
             return -1;
         }
@@ -288,10 +359,11 @@ static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, ddio_err *e)
         sb_printf(&sb, "%s\n", js);
         free(js);
     } else {
-        to_table(&sb, cfg, o, &r, pp);
+        to_table(&sb, cfg, o, &r, pp, &t);
     }
     fputs(sb.data, out);
     sb_free(&sb);
+    mk_traffic_free(&t);
     dsim_result_free(&r);
     return 0;
 }
@@ -302,12 +374,20 @@ int cmd_simulate(int argc, char **argv)
     sim_opts o;
     memset(&o, 0, sizeof o);
     ddio_config_args_init(&o.args);
-    cli_sim_init(&o.sim, SIM_DEFAULT_PACKETS, SIM_MIN_PACKETS, SIM_DEFAULT_RATE);
+    cli_sim_init(&o.sim, SIM_DEFAULT_PACKETS, SIM_DEFAULT_RATE);
+    o.sim.note[CLI_SIM_OPT_TRACE] = "traces/samples/mawi-64k.pcap";
+    strbuf hb = {0};
+    help(&hb, &o.sim);
     int rc = parse(argc, argv, &o, &e);
     ddio_config *cfg = malloc(sizeof *cfg);
-    if (!cfg)
-        return cli_fail(&(ddio_err){DDIO_EXIT_IO, "out of memory"});
-    int code = cli_config_finish("simulate", usage_head, rc, &o.args, cfg, &e);
+    if (!cfg) {
+        sb_free(&hb);
+        return cli_fail("simulate", &(ddio_err){DDIO_EXIT_IO, "out of memory"});
+    }
+    int code = cli_config_finish("simulate", hb.data, rc, &o.args, cfg, &e);
+    sb_free(&hb);
+    if (code < 0 && cli_sim_check_frame(&o.sim, cfg, &e) != 0)
+        code = cli_value_error("simulate", &e);
     if (code >= 0) {
         free(cfg);
         return code;
@@ -321,7 +401,7 @@ int cmd_simulate(int argc, char **argv)
         (o.timeline && ddio_outfile_open(&tl, o.timeline, &e) != 0)) {
         ddio_outfile_abort(&out);
         free(cfg);
-        return cli_fail(&e);
+        return cli_fail("simulate", &e);
     }
     o.sim.d.timeline = tl.f;
     rc = run_and_report(cfg, &o, out.f, &e);
@@ -334,5 +414,5 @@ int cmd_simulate(int argc, char **argv)
     else
         ddio_outfile_abort(&tl);
     free(cfg);
-    return rc ? cli_fail(&e) : DDIO_EXIT_OK;
+    return rc ? cli_fail("simulate", &e) : DDIO_EXIT_OK;
 }

@@ -36,6 +36,8 @@ static const char usage_stats[] =
     "  -o, --output FILE write the summary to FILE (atomically) instead of stdout\n"
     "  -h, --help        this help\n";
 
+_Static_assert(GEN_MIN_FRAME == 60 && GEN_MAX_FRAME == 9000, "usage_gen states the range of fixed:SIZE");
+
 static const char usage_gen[] =
     "usage: ddiosim trace gen --profile P --packets N [options] -o OUT.pcap\n"
     "\n"
@@ -44,11 +46,12 @@ static const char usage_gen[] =
     "without the 4-byte FCS.  See docs/traces.md.\n"
     "\n"
     "options:\n"
-    "  --profile P       fixed:SIZE (SIZE 64-9000) | imix (7:4:1 of 64/570/1518 B)\n"
+    "  --profile P       fixed:SIZE (SIZE 60-9000) | imix (7:4:1 of 64/570/1518 B)\n"
     "                    | mawi (backbone-like sizes, Zipf flows, Poisson arrivals)\n"
     "  --packets N       number of packets, 1-10000000000\n"
     "  --rate GBPS       offered rate counting frame bytes only (no FCS, preamble,\n"
-    "                    inter-frame gap), 0.001-1000 (10)\n"
+    "                    inter-frame gap), 0.001-1000 (10); not max: a file has no\n"
+    "                    line rate (simulate --rate max sends back to back)\n"
     "  --flows F         number of flows, 1-16777216 (1024; mawi 100000)\n"
     "  --zipf S          flow popularity exponent, 0-5; 0 = round robin (0; mawi 1)\n"
     "  --seed S          seed; the same seed writes the same bytes (1)\n"
@@ -124,8 +127,11 @@ static void stats_table(strbuf *sb, const stats_opts *o, const trace_stats *s)
     sb_printf(sb, "bytes       %llu on the wire, %llu captured (%llu packets cut by the snap length)\n",
               (unsigned long long)s->bytes, (unsigned long long)s->cap_bytes,
               (unsigned long long)s->snap_truncated);
-    sb_printf(sb, "duration    %.9f s%s\n", trace_stats_duration_s(s),
-              s->out_of_order ? " (timestamps not in order)" : "");
+    sb_printf(sb, "duration    %.9f s", trace_stats_duration_s(s));
+    if (s->out_of_order)
+        sb_printf(sb, " (%llu packets stamped before their predecessor: taken at its time)",
+                  (unsigned long long)s->out_of_order);
+    sb_printf(sb, "\n");
     sb_printf(sb, "size        mean %.2f B, min %u", trace_stats_mean(s), s->packets ? s->min_len : 0);
     for (size_t i = 0; i < NPCTS; i++)
         sb_printf(sb, ", p%g %u", pcts[i], trace_stats_percentile(s, pcts[i]));
@@ -201,19 +207,13 @@ static int trace_stats_cmd(int argc, char **argv)
 {
     ddio_err e = {0};
     stats_opts o = {.cc = {.fmt = FMT_TABLE}};
-    int rc = parse_stats(argc, argv, &o, &e);
-    if (rc == 1) {
-        fputs(usage_stats, stdout);
-        return DDIO_EXIT_OK;
-    }
-    if (rc == -2)
-        return cli_usage_error("trace stats", usage_stats, "%s", e.msg);
-    if (rc != 0)
-        return cli_value_error("trace stats", &e);
+    int rc = cli_parse_outcome("trace stats", parse_stats(argc, argv, &o, &e), usage_stats, &e);
+    if (rc >= 0)
+        return rc;
     trace_stats s;
     if (trace_stats_read(&s, o.in, o.all, &e) != 0) {
         trace_stats_free(&s);
-        return cli_fail(&e);
+        return cli_fail("trace stats", &e);
     }
     strbuf sb = {0};
     if (o.cc.fmt == FMT_JSON) {
@@ -226,7 +226,7 @@ static int trace_stats_cmd(int argc, char **argv)
     rc = cli_write_output(o.cc.out, sb.data, &e);
     sb_free(&sb);
     trace_stats_free(&s);
-    return rc ? cli_fail(&e) : DDIO_EXIT_OK;
+    return rc ? cli_fail("trace stats", &e) : DDIO_EXIT_OK;
 }
 
 /* ---- gen ------------------------------------------------------------ */
@@ -259,6 +259,11 @@ static int parse_gen(int argc, char **argv, gen_config *c, const char **out, ddi
             have_packets = 1;
             break;
         case O_RATE:
+            /* simulate's max is back to back at the machine's line rate;
+             * a trace file has no machine. */
+            if (strcmp(optarg, "max") == 0)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--rate: 'max' (back to back at line rate) needs a line "
+                                 "rate, which a trace file has not: give Gb/s, or simulate --rate max");
             if (ddio_parse_double(optarg, 0.001, 1000.0, &c->rate_gbps, "--rate", e)) return -1;
             break;
         case O_FLOWS:
@@ -311,26 +316,18 @@ static int trace_gen_cmd(int argc, char **argv)
     gen_config c;
     gen_config_default(&c);
     const char *out = NULL;
-    int rc = parse_gen(argc, argv, &c, &out, &e);
-    if (rc == 1) {
-        fputs(usage_gen, stdout);
-        return DDIO_EXIT_OK;
-    }
-    if (rc == -2)
-        return cli_usage_error("trace gen", usage_gen, "%s", e.msg);
-    if (rc != 0)
-        return cli_value_error("trace gen", &e);
+    int rc = cli_parse_outcome("trace gen", parse_gen(argc, argv, &c, &out, &e), usage_gen, &e);
+    if (rc >= 0)
+        return rc;
     if (gen_write_pcap(&c, out, &e) != 0)
-        return cli_fail(&e);
+        return cli_fail("trace gen", &e);
     return DDIO_EXIT_OK;
 }
 
 int cmd_trace(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "ddiosim trace: missing subcommand\n%s", usage_trace);
-        return DDIO_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return cli_usage_error("trace", "missing subcommand: stats or gen");
     const char *sub = argv[1];
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
         fputs(usage_trace, stdout);
@@ -340,6 +337,5 @@ int cmd_trace(int argc, char **argv)
         return trace_stats_cmd(argc - 1, argv + 1);
     if (strcmp(sub, "gen") == 0)
         return trace_gen_cmd(argc - 1, argv + 1);
-    fprintf(stderr, "ddiosim trace: unknown subcommand '%s'\n%s", sub, usage_trace);
-    return DDIO_EXIT_USAGE;
+    return cli_usage_error("trace", "unknown subcommand '%s' (stats or gen)", sub);
 }

@@ -147,7 +147,7 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
             else if (strcmp(optarg, "md") == 0) o->fmt = VD_FMT_MD;
             else return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not table, json, csv or md", optarg);
             break;
-        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "%s needs a value", argv[optind - 1]), -2;
+        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]), -2;
         default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]), -2;
         }
     }
@@ -351,15 +351,9 @@ int cmd_validate(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 ? (int)(cpus > 1024 ? 1024 : cpus) : 1;
     o.fmt = VD_FMT_TABLE;
-    int rc = parse(argc, argv, &o, &e);
-    if (rc == 1) {
-        fputs(usage, stdout);
-        return DDIO_EXIT_OK;
-    }
-    if (rc == -2)
-        return cli_usage_error("validate", usage, "%s", e.msg);
-    if (rc < 0)
-        return cli_value_error("validate", &e);
+    int rc = cli_parse_outcome("validate", parse(argc, argv, &o, &e), usage, &e);
+    if (rc >= 0)
+        return rc;
     /* Points without a pkt_size run on the sample trace; experiments given
      * with --measured need no data directory otherwise. */
     ddio_err no_trace = {0};
@@ -372,10 +366,10 @@ int cmd_validate(int argc, char **argv)
         if (ddio_datapath(DDIO_DATA_EXPERIMENTS, data, sizeof data, &e) != 0)
             return cli_value_error("validate", &e);
         if (find_experiments(data, 2, dirs, &n, &e) != 0)
-            return cli_fail(&e);
+            return cli_fail("validate", &e);
         if (n == 0) {
             ddio_errf(&e, DDIO_EXIT_USAGE, "%s: no experiment.json found", data);
-            return cli_fail(&e);
+            return cli_fail("validate", &e);
         }
     } else {
         for (int i = 0; i < o.n_dir; i++)
@@ -385,6 +379,6 @@ int cmd_validate(int argc, char **argv)
     for (int i = 0; i < n; i++)
         free(dirs[i]);
     if (rc < 0)
-        return cli_fail(&e);
+        return cli_fail("validate", &e);
     return rc;
 }

@@ -26,9 +26,10 @@ typedef struct cli_run {
 cli_run run_ddiosim(const char *args);
 void cli_run_free(cli_run *r);
 
-/* A command line that must fail with exit code 2: stderr contains `want`;
- * `usage` says whether the usage text follows (usage mistakes) or the error
- * is a single line (bad values). */
+/* A command line that must fail with exit code 2: stderr is one line,
+ * "ddiosim CMD: ...", that contains `want`; `usage` says whether it is a
+ * usage mistake, which ends in "(see 'ddiosim CMD --help')", or a bad value,
+ * which does not.  No command prints its whole usage on an error. */
 typedef struct cli_error_case {
     const char *args, *want;
     int usage;

@@ -280,7 +280,7 @@ Test(cache_replay, cli_errors)
     cli_run r = run_ddiosim(args);
     cr_expect_eq(r.status, 2);
     char want[256];
-    snprintf(want, sizeof want, "ddiosim: %s:4: address has a non-hex character 'g'\n", path);
+    snprintf(want, sizeof want, "ddiosim cache-replay: %s:4: address has a non-hex character 'g'\n", path);
     cr_expect_str_eq(r.err, want);
     cr_expect_str_eq(r.out, "", "no partial output on error");
     cli_run_free(&r);
@@ -293,15 +293,15 @@ Test(cache_replay, cli_errors)
     cli_run_free(&r);
     r = run_ddiosim("cache-replay --alloc-mask 0x1000 traces/samples/ddio-ring.din");
     cr_expect_eq(r.status, 2);
-    cr_expect_str_eq(r.err, "ddiosim: --alloc-mask: 0x1000 must select at least one of the 11 ways\n");
+    cr_expect_str_eq(r.err, "ddiosim cache-replay: --alloc-mask: 0x1000 must select at least one of the 11 ways\n");
     cli_run_free(&r);
     r = run_ddiosim("cache-replay --frobnicate");
     cr_expect_eq(r.status, 2);
-    cr_expect(strstr(r.err, "unknown option '--frobnicate'") && strstr(r.err, "usage: ddiosim cache-replay"));
+    cr_expect_str_eq(r.err, "ddiosim cache-replay: unknown option '--frobnicate' (see 'ddiosim cache-replay --help')\n");
     cli_run_free(&r);
     r = run_ddiosim("cache-replay /nonexistent.din");
     cr_expect_eq(r.status, 2);
-    cr_expect_str_eq(r.err, "ddiosim: /nonexistent.din: No such file or directory\n");
+    cr_expect_str_eq(r.err, "ddiosim cache-replay: /nonexistent.din: No such file or directory\n");
     cli_run_free(&r);
     r = run_ddiosim("cache-replay --help");
     cr_expect_eq(r.status, 0);

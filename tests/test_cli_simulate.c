@@ -425,7 +425,7 @@ Test(cli_simulate, unwritable_output_leaves_no_timeline, .timeout = 120)
              dir);
     cli_run r = run_ddiosim(args);
     cr_expect_eq(r.status, 1, "%s", r.err);
-    snprintf(want, sizeof want, "ddiosim: %s/missing/out.json: cannot create: No such file or directory\n", dir);
+    snprintf(want, sizeof want, "ddiosim simulate: %s/missing/out.json: cannot create: No such file or directory\n", dir);
     cr_expect_str_eq(r.err, want);
     cr_expect_str_eq(listing(dir, ls, sizeof ls), "");
     cli_run_free(&r);
@@ -435,7 +435,7 @@ Test(cli_simulate, unwritable_output_leaves_no_timeline, .timeout = 120)
     snprintf(args, sizeof args, "simulate " SHORT " -o %s/out.json --timeline %s/t.csv", dir, dir);
     r = run_ddiosim(args);
     cr_expect_eq(r.status, 1, "%s", r.err);
-    snprintf(want, sizeof want, "ddiosim: %s/out.json: write failed: Is a directory\n", dir);
+    snprintf(want, sizeof want, "ddiosim simulate: %s/out.json: write failed: Is a directory\n", dir);
     cr_expect_str_eq(r.err, want);
     cr_expect_str_eq(listing(dir, ls, sizeof ls), "out.json");
     cli_run_free(&r);

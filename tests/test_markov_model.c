@@ -634,7 +634,7 @@ Test(markov_model_cli, errors)
     r = run_ddiosim("predict --model fancy");
     cr_expect_eq(r.status, 2);
     cli_run_free(&r);
-    r = run_ddiosim("predict --pkt-size 1500 --queues 50,900,40,10 --max-iter 1");
+    r = run_ddiosim("predict --pkt-size 1500 --rx-ring 1024 --queues 50,900,40,10 --max-iter 1");
     cr_expect_eq(r.status, 3, "status %d: %s", r.status, r.err);
     cr_expect(strstr(r.err, "residual"), "%s", r.err);
     cr_expect_eq(count_lines_with(r.err, "ddiosim"), 1);

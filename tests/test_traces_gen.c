@@ -346,7 +346,10 @@ Test(traces_gen, cli_validation)
 {
     static const cli_error_case cases[] = {
         {"trace gen --profile jumbo --packets 5 -o /tmp/x.pcap", "--profile: 'jumbo' is not one of", 0},
-        {"trace gen --profile fixed:63 --packets 5 -o /tmp/x.pcap", "--profile fixed:SIZE: 63 is out of range", 0},
+        {"trace gen --profile fixed:59 --packets 5 -o /tmp/x.pcap", "--profile fixed:SIZE: 59 is out of range [60, 9000]",
+         0},
+        {"trace gen --profile imix --packets 5 --rate max -o /tmp/x.pcap",
+         "--rate: 'max' (back to back at line rate) needs a line rate, which a trace file has not", 0},
         {"trace gen --profile fixed:9001 --packets 5 -o /tmp/x.pcap", "9001 is out of range", 0},
         {"trace gen --profile fixed:abc --packets 5 -o /tmp/x.pcap", "--profile fixed:SIZE", 0},
         {"trace gen --profile imix --packets 0 -o /tmp/x.pcap", "--packets: 0 is out of range", 0},

@@ -302,7 +302,7 @@ static void expect_error(const char *path, const char *want_tail, int code)
 {
     char args[512], want[512];
     snprintf(args, sizeof args, "trace stats %s", path);
-    snprintf(want, sizeof want, "ddiosim: %s: %s", path, want_tail);
+    snprintf(want, sizeof want, "ddiosim trace stats: %s: %s", path, want_tail);
     cli_run r = run_ddiosim(args);
     cr_expect_eq(r.status, code, "%s", r.err);
     cr_expect_eq(strncmp(r.err, want, strlen(want)), 0, "got '%s', want '%s...'", r.err, want);

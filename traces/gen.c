@@ -508,7 +508,7 @@ __attribute__((always_inline)) static inline int next_packet(gen *g, ddio_rng *r
         len = c->fixed_size;
         break;
     }
-    assert(len >= 60 && len <= GEN_MAX_FRAME);
+    assert(len >= GEN_MIN_FRAME && len <= GEN_MAX_FRAME);
     uint32_t flow = g->zipf_on ? (uint32_t)(zipf_draw(&g->zipf, rng) - 1)
                                     : (uint32_t)(g->i % g->flows);
     assert(flow < g->flows);

@@ -21,7 +21,9 @@
 
 enum gen_profile { GEN_FIXED, GEN_IMIX, GEN_MAWI };
 
-#define GEN_MIN_FRAME 64u         /* fixed:SIZE bounds */
+/* Frame sizes of fixed:SIZE and of simulate / predict --pkt-size: from the
+ * least Ethernet frame without its FCS (pcap lengths have none) to a jumbo. */
+#define GEN_MIN_FRAME 60u
 #define GEN_MAX_FRAME 9000u
 #define GEN_MAX_FLOWS (1u << 24)  /* mawi: flow i's source address holds a 24-bit permutation of i */
 #define GEN_SRC_HOSTS 16u         /* fixed/imix: source addresses 10.0.0.1-10.0.0.16 */

@@ -270,8 +270,14 @@ int trace_reader_next(trace_reader *r, trace_pkt *pkt, ddio_err *e)
         pkt->data = data;
         trace_parse_frame(r->linktype, data, h->caplen, pkt);
         r->count[pkt->cls]++;
-        if (pkt->cls == TRACE_OK || r->keep_all)
+        if (pkt->cls == TRACE_OK || r->keep_all) {
+            if (r->returned++ && pkt->ts_ns < r->last_ts) {
+                pkt->ts_ns = r->last_ts;
+                r->reordered++;
+            }
+            r->last_ts = pkt->ts_ns;
             return 1;
+        }
     }
 }
 

@@ -57,13 +57,21 @@ typedef struct trace_reader {
     uint32_t rec_hdr;      /* classic pcap record header bytes; 0: pcapng, offsets from ftell() */
     uint64_t next_off;     /* byte offset where the next record starts (classic pcap) */
     uint64_t count[TRACE_NCLASSES];   /* records seen per class */
+    uint64_t returned;     /* packets returned so far */
+    uint64_t last_ts;      /* timestamp of the last packet returned */
+    uint64_t reordered;    /* packets returned with the previous one's timestamp (trace_reader_next) */
 } trace_reader;
 
 /* Open `path` (pcap or pcapng; "-" is standard input).  Errors: unreadable
  * file (exit 1), not a capture or unsupported link type (exit 2). */
 int trace_reader_open(trace_reader *r, const char *path, int keep_all, ddio_err *e);
 /* 1: *p filled; 0: end of file; -1: corrupt or truncated record, reported as
- * "FILE: packet K at byte OFFSET: reason" (K 1-based, OFFSET where its record starts). */
+ * "FILE: packet K at byte OFFSET: reason" (K 1-based, OFFSET where its record starts).
+ * Timestamps never go back: a packet stamped before the previous one returned
+ * (a capture merged from several queues or ports, a clock step) gets that
+ * packet's timestamp and is counted in `reordered`, so that every reader of
+ * a trace (simulate, predict, trace stats) sees the same times; the
+ * inter-arrival gap of a clamped packet is 0 (docs/traces.md). */
 int trace_reader_next(trace_reader *r, trace_pkt *p, ddio_err *e);
 void trace_reader_close(trace_reader *r);
 /* Records skipped by the filter (0 in keep_all mode). */

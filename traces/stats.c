@@ -78,8 +78,6 @@ int trace_stats_add(trace_stats *s, const trace_pkt *p, ddio_err *e)
         s->ts_min = s->ts_max = p->ts_ns;
         s->len_at_max = len;
     } else {
-        if (p->ts_ns < s->prev_ts)
-            s->out_of_order++;
         if (p->ts_ns < s->ts_min)
             s->ts_min = p->ts_ns;
         if (p->ts_ns >= s->ts_max) {
@@ -87,7 +85,6 @@ int trace_stats_add(trace_stats *s, const trace_pkt *p, ddio_err *e)
             s->len_at_max = len;
         }
     }
-    s->prev_ts = p->ts_ns;
     s->packets++;
     s->bytes += len;
     s->cap_bytes += p->cap_len;
@@ -132,6 +129,7 @@ int trace_stats_read(trace_stats *s, const char *path, int keep_all, ddio_err *e
             break;
         }
     s->records = r.records;
+    s->out_of_order = r.reordered;
     memcpy(s->count, r.count, sizeof s->count);
     trace_reader_close(&r);
     return st < 0 ? -1 : 0;

@@ -35,8 +35,8 @@ typedef struct trace_stats {
     uint64_t snap_truncated;        /* packets with caplen < len */
     uint64_t ts_min, ts_max;
     uint32_t len_at_max;            /* length of the (last) packet with ts_max */
-    uint64_t out_of_order;          /* packets whose timestamp is below the previous one */
-    uint64_t prev_ts;
+    uint64_t out_of_order;          /* trace_stats_read: packets stamped before the previous one, which
+                                       the reader clamped to its timestamp (trace_reader_next) */
     uint32_t min_len, max_len;
     uint64_t *len_count;            /* [TRACE_STATS_MAXLEN + 2]: per length, last cell = longer */
     uint64_t bins[TRACE_NBINS];

@@ -8,6 +8,7 @@
 
 #include "sim/markov/predict.h"
 #include "sim/queue/qest.h"
+#include "traces/gen.h"
 #include "validate/runner.h"
 
 /* The configuration option whose name is `option` ("--rx-ring"), or -1. */
@@ -42,8 +43,9 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
             return ddio_errf(e, DDIO_EXIT_USAGE, "unknown parameter '%s' (known: %s)", p->name, vd_param_names());
         vd_param_format(p, text[i], sizeof text[i]);
         if (strcmp(p->name, "pkt_size") == 0) {
-            if (p->value < 60 || p->value > 9000)
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--pkt-size: %s is not in [60, 9000]", text[i]);
+            if (p->value < GEN_MIN_FRAME || p->value > GEN_MAX_FRAME)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--pkt-size: %s is not in [%u, %u]", text[i], GEN_MIN_FRAME,
+                                 GEN_MAX_FRAME);
             snprintf(profile, cap, "fixed:%u", (unsigned)p->value);
             d->src.trace = NULL;
             d->src.profile = profile;
@@ -97,6 +99,10 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
                             : mk_traffic_from_source(&t, &d->src, 0, d->seed, S, 0, e);
     if (rc != 0)
         return -1;
+    if (mk_traffic_fit(&t, cfg->workload.driver.data_room, e) != 0) {   /* as the simulator's NIC */
+        mk_traffic_free(&t);
+        return -1;
+    }
     qest_input qi = {.rate_gbps = d->rate_gbps, .mean_pkt = t.mean, .ca2 = t.ca2, .share = t.share, .cpu_hit = 1.0};
     qest_result qr;
     memset(&qr, 0, sizeof qr);

@@ -57,6 +57,32 @@ int mk_traffic_fixed(mk_traffic *t, uint32_t pkt_size, uint32_t cores, ddio_err 
     return 0;
 }
 
+int mk_traffic_fit(mk_traffic *t, uint32_t data_room, ddio_err *e)
+{
+    double kept = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_sizes; i++)
+        if (t->size[i] <= data_room)
+            kept += t->weight[i];
+    if (kept == 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "every frame is larger than the data room (%u B; workload.driver.data_room): the NIC drops "
+                         "them all (one buffer per frame, no scatter)", data_room);
+    if (t->size[t->n_sizes - 1] <= data_room)
+        return 0;   /* sizes ascend: all fit, the traffic stays as it was */
+    t->oversize = 1 - kept;
+    t->mean = 0;
+    for (size_t i = 0; i < t->n_sizes; i++)
+        if (t->size[i] <= data_room) {
+            t->size[k] = t->size[i];
+            t->weight[k] = t->weight[i] / kept;
+            t->mean += t->size[k] * t->weight[k];
+            k++;
+        }
+    t->n_sizes = k;
+    return 0;
+}
+
 #define MAX_FRAME 9216u
 
 int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_size, uint64_t seed, uint32_t cores,
@@ -96,6 +122,7 @@ int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_
         if (++n >= (max_packets ? max_packets : UINT64_MAX))
             break;
     }
+    t->reordered = src.reordered;
     pktsrc_close(&src);
     if (rc < 0 || n == 0) {
         free(hist);

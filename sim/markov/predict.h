@@ -30,6 +30,9 @@ typedef struct mk_traffic {
     double *share;          /* per-core share of the packets (sum 1) */
     double ca2;             /* arrival SCV: 0 for the fixed-size generator (CBR), else 1 */
     uint64_t packets;       /* packets read to build it */
+    double oversize;        /* share of the packets dropped by mk_traffic_fit */
+    uint64_t reordered;     /* a trace: packets stamped before their predecessor (clamped by the
+                               reader, as the simulator sees them: trace_reader_next) */
 } mk_traffic;
 
 /* One fixed size, equal shares, constant bit rate. */
@@ -42,6 +45,12 @@ int mk_traffic_fixed(mk_traffic *t, uint32_t pkt_size, uint32_t cores, ddio_err 
  * the sizes. */
 int mk_traffic_from_source(mk_traffic *t, const dsim_source *src, uint32_t pkt_size, uint64_t seed, uint32_t cores,
                            uint64_t max_packets, ddio_err *e);
+/* Drop the sizes larger than `data_room`, which the simulator's NIC drops
+ * (one buffer per frame, no scatter: dsim_nic.c), and renormalise the
+ * weights and the mean; the per-core shares stay those of every packet.
+ * The traffic is untouched when every size fits.  -1 (exit 2) when none
+ * does. */
+int mk_traffic_fit(mk_traffic *t, uint32_t data_room, ddio_err *e);
 void mk_traffic_free(mk_traffic *t);
 
 typedef struct mk_bounds {

@@ -459,6 +459,7 @@ static void results(dsim *s, dsim_result *r)
     r->drop_tx = s->pre.drop_tx + s->n.drop_tx;
     r->drop_oversize = s->pre.drop_oversize + s->n.drop_oversize;
     r->dropped = r->drop_rx_ring + r->drop_nic_buffer + r->drop_tx + r->drop_oversize;
+    r->reordered = s->src.reordered;
     r->measured_packets = n->delivered;
     r->warmup_packets = s->warmup_packets;
     r->warmup_settled = s->warmup_auto ? s->warmup_settled : 1;
@@ -540,6 +541,19 @@ static int warmup_unfinished(const dsim *s, ddio_err *e)
                      (unsigned long long)s->n.drop_oversize);
 }
 
+/* The warm-up ended, but no packet was delivered between its end and the
+ * last arrival (the measured interval): every rate would be 0 / 0 and the
+ * interval's length negative.  Why, in one line. */
+static int nothing_measured(const dsim *s, ddio_err *e)
+{
+    return ddio_errf(e, DDIO_EXIT_USAGE,
+                     "nothing was measured: the warm-up (%llu packets received) ended %s the last of the %llu "
+                     "packets injected arrived; simulate more packets (--packets) or warm up fewer (--warmup)",
+                     (unsigned long long)s->warmup_packets,
+                     s->measure_end_ns < s->measure_start_ns ? "after" : "as",
+                     (unsigned long long)(s->pre.injected + s->n.injected));
+}
+
 int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -590,6 +604,8 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         rc = -1;
     if (rc == 0 && !s->measuring)
         rc = warmup_unfinished(s, e);
+    if (rc == 0 && (s->measure_end_ns <= s->measure_start_ns || s->at_end.delivered == 0))
+        rc = nothing_measured(s, e);
     if (rc == 0)
         rc = check_conservation(s, e);
     if (rc == 0) {

@@ -2,13 +2,14 @@
 
 #include "sim/queue/u63.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* One pass over a trace for its packet count, bytes and duration: what a
  * requested offered rate is scaled against. */
 static int trace_profile(const char *path, int keep_all, uint64_t *pkts, double *bytes, double *dur_ns,
-                         ddio_err *e)
+                         uint64_t *reordered, ddio_err *e)
 {
     trace_reader r;
     if (trace_reader_open(&r, path, keep_all, e) != 0)
@@ -24,6 +25,7 @@ static int trace_profile(const char *path, int keep_all, uint64_t *pkts, double 
         b += p.wire_len;
         n++;
     }
+    *reordered = r.reordered;
     trace_reader_close(&r);
     if (rc < 0)
         return -1;
@@ -51,7 +53,7 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
         s->path = trace;
         uint64_t n = 0;
         double bytes = 0, dur = 0;
-        if (trace_profile(trace, keep_all, &n, &bytes, &dur, e) != 0)
+        if (trace_profile(trace, keep_all, &n, &bytes, &dur, &s->reordered, e) != 0)
             return -1;
         double mean_len = pkt_size ? (double)pkt_size : bytes / (double)n;
         if (rate_gbps > 0 && dur > 0) {
@@ -69,7 +71,7 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
     gen_config_default(&s->gc);
     if (gen_parse_profile(profile ? profile : "mawi", &s->gc, "--profile", e) != 0)
         return -1;
-    s->gc.packets = packets ? packets : 100000;
+    s->gc.packets = packets ? packets : PKTSRC_DEFAULT_PACKETS;
     s->limit = s->gc.packets;
     s->expected = s->limit;
     s->gc.seed = seed;
@@ -112,7 +114,8 @@ static inline void place(pktsrc *s, pktsrc_pkt *p, uint64_t ts, uint32_t wire_le
         s->have_first = 1;
     }
     uint32_t len = s->pkt_size ? s->pkt_size : wire_len;
-    double raw = (double)(ts - s->first_ts) * s->scale;   /* a trace may go back in time: unsigned */
+    assert(ts >= s->first_ts);   /* the trace reader clamps timestamps that go back */
+    double raw = (double)(ts - s->first_ts) * s->scale;
     s->last_raw_ns = raw;
     double t = s->pass_offset_ns + raw;
     if (s->rate_gbps < 0)

@@ -18,6 +18,7 @@
 #include "traces/pcap.h"
 
 #define PKTSRC_WIRE_OVERHEAD 24u   /* FCS 4 + preamble 8 + inter-frame gap 12 */
+#define PKTSRC_DEFAULT_PACKETS 100000u   /* a profile's packets when the run gives none */
 #define PKTSRC_BATCH 64u           /* generated packets drawn at once */
 #define PKTSRC_TCP_CACHE_MAX (1u << 20)   /* most flows whose TCP bit is remembered */
 
@@ -52,6 +53,8 @@ typedef struct pktsrc {
     uint32_t last_len;
     double mean_gap_ns;         /* gap between two passes */
     uint64_t passes;
+    uint64_t reordered;         /* a trace: its packets stamped before the previous one, per pass
+                                   (clamped by the reader: trace_reader_next) */
     /* Generated packets not yet handed out: gbuf[gpos .. gcount). */
     uint32_t gpos, gcount;
     uint8_t *tcp_cache;         /* pktsrc_skip_tuple: the generator's per-flow TCP bits */

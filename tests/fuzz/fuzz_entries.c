@@ -266,6 +266,7 @@ static void pcap_read_all(const char *path, rec_list *ok, read_end *end)
     FZ_CHECK(raw != NULL);
     FZ_CHECK(r.linktype == pcap_datalink(raw) && trace_linktype_supported(r.linktype));
     FZ_CHECK(r.records == 0 && r.keep_all == 1);
+    uint64_t prev_ts = 0, reordered = 0;
     for (;;) {
         /* Where libpcap's own stream stands before the record: the byte
          * offset an error about this record must name. */
@@ -302,7 +303,13 @@ static void pcap_read_all(const char *path, rec_list *ok, read_end *end)
         FZ_CHECK(rc == 1);
         FZ_CHECK(!bad && !wraps);
         FZ_CHECK(r.records == before + 1);
-        FZ_CHECK(p.ts_ns == (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec);
+        /* Time never goes back: a packet stamped before the previous one
+         * takes its time and is counted (trace_reader_next). */
+        uint64_t raw_ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+        FZ_CHECK(p.ts_ns == (r.records > 1 && raw_ts < prev_ts ? prev_ts : raw_ts));
+        reordered += r.records > 1 && raw_ts < prev_ts;
+        FZ_CHECK(r.reordered == reordered);
+        prev_ts = p.ts_ns;
         FZ_CHECK(p.wire_len == h->len && p.cap_len == h->caplen && p.cap_len <= p.wire_len);
         FZ_CHECK(p.cap_len == 0 || (p.data != NULL && memcmp(p.data, rd, p.cap_len) == 0));
         check_frame(r.linktype, p.data, p.cap_len, &p);
