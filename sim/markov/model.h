@@ -59,8 +59,13 @@ void mk_space_init(mk_space *sp, enum hier_mode mode);
 int mk_space_find(const mk_space *sp, unsigned llc, unsigned l2);
 /* Table 1 column of a state (coh_col_of, the column rule of docs/cache-model.md). */
 enum coh_col mk_state_col(const mk_space *sp, unsigned s);
-/* A dirty copy exists (every buffer line is dirty: the NIC or the core wrote it). */
-int mk_state_dirty(const mk_space *sp, unsigned s);
+/* A dirty copy exists (every buffer line is dirty: the NIC or the core
+ * wrote it; docs/model.md section 3).  Inline: the eviction matrices ask
+ * it for every pair of states. */
+static inline int mk_state_dirty(const mk_space *sp, unsigned s)
+{
+    return sp->st[s].llc != REG_MEM || sp->st[s].l2 == ST_M;
+}
 
 /* ------------------------------------------------------------ access matrices */
 

@@ -47,11 +47,6 @@ enum coh_col mk_state_col(const mk_space *sp, unsigned s)
     return coh_col_of(sp->mode, (enum hier_region)sp->st[s].llc, (enum coh_state)sp->st[s].l2);
 }
 
-int mk_state_dirty(const mk_space *sp, unsigned s)
-{
-    return sp->st[s].llc != REG_MEM || sp->st[s].l2 == ST_M;
-}
-
 /* The model's L2 state of a copy in coherence state st: E and M are one
  * state, L2(E/M). */
 static unsigned model_l2(enum coh_state st)
