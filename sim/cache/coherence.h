@@ -1,9 +1,11 @@
 /* coherence.h - the paper's Table 1 as data: where a cache line goes on each
  * request, for the non-inclusive (Skylake) and inclusive (Broadwell) LLC.
  *
- * This table is the single source of truth for line movement.  The cache
- * hierarchy (hier.c) executes it on every access and the Markov model
- * (sim/markov) builds its access matrices from it; neither keeps a copy.
+ * This table, with the few rules around it below (which column a line is
+ * in; the L2 hit; the state of a new L2 copy), is the single source of truth
+ * for line movement.  The cache hierarchy (hier.c) executes it on every
+ * access and the Markov model (sim/markov) builds its access and eviction
+ * matrices from it; neither keeps a copy.
  *
  * A line's state is described by the table column it is in *before* the
  * request (enum coh_col) and each cell says what happens to its LLC copy and
@@ -21,6 +23,11 @@ enum hier_mode {
     HIER_INCLUSIVE = 1,     /* Broadwell: the LLC holds a copy of every L2 line */
     HIER_MODE_COUNT
 };
+
+/* Where a copy of a line is: an L2, one of the LLC's way groups, or only in
+ * memory (the paper's physical states; hier.c reports it, the Markov model
+ * names its states by it). */
+enum hier_region { REG_L2 = 0, REG_DDIO, REG_SHARED, REG_L3, REG_MEM, REG_COUNT };
 
 /* Requests, named after the coherence transaction they issue. */
 enum coh_req {
@@ -86,6 +93,84 @@ static inline const coh_cell *coh_lookup(enum hier_mode mode, enum coh_req req, 
     if ((unsigned)mode >= HIER_MODE_COUNT || (unsigned)req >= REQ_COUNT || (unsigned)col >= COL_COUNT)
         return NULL;
     return &coh_table[mode][req][col];
+}
+
+/* ------------------------------------------------------------ rules around the table
+ *
+ * Table 1 says what a request does to a line in a given column; the rules
+ * below say which column a line is in and what happens where the table is
+ * silent (docs/cache-model.md, "Table 1 and the choices around it").  Both
+ * engines call them: the hierarchy (hier.c) on every access, the Markov
+ * model (sim/markov) when it builds its matrices.  Inline and pure for the
+ * hierarchy's fast paths, where the request is often a constant and they
+ * fold away. */
+
+/* The column of an LLC copy in the ways of `region` (REG_DDIO, REG_L3,
+ * REG_SHARED); COL_MEM for REG_MEM (no LLC copy).  REG_L2 is not an LLC
+ * region: COL_MEM.  A table: the hierarchy's general path looks it up on
+ * every access. */
+static inline enum coh_col coh_region_col(enum hier_region region)
+{
+    static const uint8_t col[REG_COUNT] = {
+        [REG_L2] = COL_MEM, [REG_DDIO] = COL_DDIO, [REG_SHARED] = COL_SHARED, [REG_L3] = COL_L3, [REG_MEM] = COL_MEM,
+    };
+    return (enum coh_col)col[region];
+}
+
+/* The column of an L2 copy in state `l2` (ST_S, ST_E or ST_M). */
+static inline enum coh_col coh_l2_col(enum coh_state l2)
+{
+    return l2 == ST_S ? COL_L2_S : COL_L2_EM;
+}
+
+/* The column of a line whose LLC copy is in the ways of `llc` (REG_MEM:
+ * none) and whose L2 copy is in state `l2` (ST_I: none; E and M alike):
+ * an L2 copy in E or M first (inclusive: an L2 copy in any state, its LLC
+ * copy always exists), else the LLC copy's region, else an L2 copy in S,
+ * else memory. */
+static inline enum coh_col coh_col_of(enum hier_mode mode, enum hier_region llc, enum coh_state l2)
+{
+    if (l2 == ST_I)     /* first: the hierarchy's most frequent case */
+        return coh_region_col(llc);
+    if (l2 != ST_S || mode == HIER_INCLUSIVE)
+        return coh_l2_col(l2);
+    return llc != REG_MEM ? coh_region_col(llc) : COL_L2_S;
+}
+
+/* The L2 hit (Table 1's empty cells: a core request for a line in its own
+ * L2, docs/cache-model.md choice 5): the state of the L2 copy afterwards.
+ * A write makes it M (an S copy is upgraded); a read leaves it. */
+static inline enum coh_state coh_l2_hit_state(enum coh_req req, enum coh_state l2)
+{
+    return req == REQ_CORE_WR ? ST_M : l2;
+}
+
+/* The L2 hit, continued: 1 when it takes the line's LLC copy.  A write to
+ * an S copy in a non-inclusive hierarchy takes the Shared copy (and its
+ * dirt) to the writer; an inclusive LLC keeps its (stale) copy. */
+static inline int coh_l2_hit_takes_llc(enum hier_mode mode, enum coh_req req, enum coh_state l2)
+{
+    return req == REQ_CORE_WR && l2 == ST_S && mode == HIER_NONINCLUSIVE;
+}
+
+/* The state of the L2 copy a core request leaves when its own L2 missed
+ * (the cell's L2 action `l2`): L2_TO_S -> S, L2_TO_E -> E, L2_TO_M -> M,
+ * L2_TO_EM -> M if the data is `dirty` and the LLC gives it up
+ * (non-inclusive), else E (inclusive: the LLC copy keeps the dirt, choice
+ * 7).  Then the store completes after the RFO: a write leaves M (choice
+ * 2).  ST_I for an action that leaves no L2 copy (L2_KEEP, L2_DROP). */
+static inline enum coh_state coh_core_fill_state(enum hier_mode mode, enum coh_req req, enum coh_l2 l2, int dirty)
+{
+    if (l2 == L2_KEEP || l2 == L2_DROP)
+        return ST_I;
+    if (req == REQ_CORE_WR)
+        return ST_M;
+    switch (l2) {
+    case L2_TO_S: return ST_S;
+    case L2_TO_M: return ST_M;
+    case L2_TO_EM: return dirty && mode == HIER_NONINCLUSIVE ? ST_M : ST_E;
+    default: return ST_E;   /* L2_TO_E */
+    }
 }
 
 const char *coh_req_name(enum coh_req req);     /* "ItoM", "RFO(PCIe)", "PCIRdCur", "DRd", "RFO", "Evict" */

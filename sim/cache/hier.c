@@ -21,11 +21,6 @@ static const uint8_t col_region[COL_COUNT] = {
     [COL_L2_EM] = REG_L2, [COL_L2_S] = REG_L2, [COL_MEM] = REG_MEM,
 };
 
-static const uint8_t region_col[REG_COUNT] = {
-    [REG_L2] = COL_L2_EM, [REG_DDIO] = COL_DDIO, [REG_SHARED] = COL_SHARED,
-    [REG_L3] = COL_L3, [REG_MEM] = COL_MEM,
-};
-
 void hier_config_default(hier_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -217,7 +212,7 @@ static void derive_fast_paths(hier *h, int on)
     memset(h->fast_ways, 0, sizeof h->fast_ways);
     memset(h->drop_ways, 0, sizeof h->drop_ways);
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
-        h->fast_col[w] = region_col[h->way_region[w]];
+        h->fast_col[w] = coh_region_col((enum hier_region)h->way_region[w]);
         assert(h->fast_col[w] < LLC_COLS && "an LLC way's column is an LLC column");
     }
     h->core_fast = !on;
@@ -601,7 +596,7 @@ static __attribute__((noinline)) void on_llc_victim(hier *h, uint32_t way, uint6
 {
     h->stats.llc_evictions++;
     int wb = META_STATE(meta) == ST_M;
-    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, region_col[h->way_region[way]]);
+    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, coh_region_col((enum hier_region)h->way_region[way]));
     assert(cell->llc == LLC_TO_MEM);
     if (cell->l2 == L2_DROP) {
         /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
@@ -691,7 +686,7 @@ static void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hi
     h->stats.l2_evictions++;
     snoop_erase(&h->sf, line);
     uint8_t st = META_STATE(meta);
-    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, st == ST_S ? COL_L2_S : COL_L2_EM);
+    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, coh_l2_col((enum coh_state)st));
     assert(cell->defined);
     if (cell->llc == LLC_TO_CORE) {
         /* Non-inclusive: an E/M line leaves L2 for the core's L3* ways. */
@@ -785,7 +780,7 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
     cache *l2 = &h->l2[owner];
     uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
     res->hit = 1;
-    res->col = st == ST_S ? COL_L2_S : COL_L2_EM;
+    res->col = coh_l2_col((enum coh_state)st);
     res->region = REG_L2;
     if ((uint32_t)owner != core) {
         l2_take_at(h, (uint32_t)owner, line, set, (uint32_t)way);
@@ -797,12 +792,12 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
     } else {
         l2_touch(h, l2, set, (uint32_t)way);
     }
-    if (req == REQ_CORE_WR && st != ST_M) {
+    if (coh_l2_hit_state(req, (enum coh_state)st) != st) {
         /* Upgrade: a non-inclusive LLC gives up its (Shared) copy, and its
          * dirt, to the writer; an inclusive one keeps a stale copy. */
-        if (st == ST_S && h->cfg.mode == HIER_NONINCLUSIVE && llc_way >= 0)
+        if (coh_l2_hit_takes_llc(h->cfg.mode, req, (enum coh_state)st) && llc_way >= 0)
             remove_in(&h->llc, h->llc_recency, llc_set, (uint32_t)llc_way);
-        *cache_meta(l2, set, (uint32_t)way) = ST_M;
+        *cache_meta(l2, set, (uint32_t)way) = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
     }
 }
 
@@ -848,15 +843,8 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
     }
 
     /* Which Table 1 column the line is in. */
-    enum coh_col col;
-    if (owner >= 0 && (h->cfg.mode == HIER_INCLUSIVE || l2_st != ST_S))
-        col = l2_st == ST_S ? COL_L2_S : COL_L2_EM;
-    else if (llc_way >= 0)
-        col = region_col[h->way_region[llc_way]];
-    else if (owner >= 0)
-        col = COL_L2_S;
-    else
-        col = COL_MEM;
+    enum coh_col col = coh_col_of(h->cfg.mode, llc_way >= 0 ? (enum hier_region)h->way_region[llc_way] : REG_MEM,
+                                  (enum coh_state)l2_st);
     const coh_cell *cell = coh_lookup(h->cfg.mode, req, col);
     assert(cell && cell->defined && "request met a state Table 1 does not cover");
 
@@ -905,19 +893,10 @@ static __attribute__((noinline)) void access_general(hier *h, enum coh_req req, 
 
     /* New L2 copy for core requests. */
     if (is_core) {
-        uint8_t st;
-        switch ((enum coh_l2)cell->l2) {
-        case L2_TO_S: st = ST_S; break;
-        case L2_TO_E: st = ST_E; break;
-        case L2_TO_M: st = ST_M; break;
-        case L2_TO_EM:
-            /* Inclusive: the LLC keeps the dirt, the L2 copy starts clean. */
-            st = (dirty && h->cfg.mode == HIER_NONINCLUSIVE) ? ST_M : ST_E;
-            break;
-        default: assert(0 && "core request without an L2 destination"); st = ST_E;
-        }
-        if (req == REQ_CORE_WR)
-            st = ST_M;    /* the store completes after the RFO */
+        uint8_t st = (uint8_t)coh_core_fill_state(h->cfg.mode, req, (enum coh_l2)cell->l2, dirty);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        assert(st != ST_I && "core request without an L2 destination");
+#endif
         l2_insert(h, core, line, st, res);
     }
     account(h, req, res);
@@ -974,19 +953,16 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
     assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
 #endif
     l2_touch(h, l2, set, way);
-    uint32_t col = COL_L2_EM;
-    if (st == ST_S) {
-        col = COL_L2_S;
-        if (req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE) {
-            /* The upgrade takes the Shared copy and its dirt (core_l2_hit). */
-            uint32_t lset = set_known ? llc_set : cache_set(&h->llc, line);
-            uint64_t lm = match_in(&h->llc, lset, line);
-            if (lm)
-                remove_in(&h->llc, h->llc_recency, lset, (uint32_t)__builtin_ctzll(lm));
-        }
+    uint32_t col = coh_l2_col((enum coh_state)st);
+    if (coh_l2_hit_takes_llc(h->cfg.mode, req, (enum coh_state)st)) {
+        /* The upgrade takes the Shared copy and its dirt (core_l2_hit). */
+        uint32_t lset = set_known ? llc_set : cache_set(&h->llc, line);
+        uint64_t lm = match_in(&h->llc, lset, line);
+        if (lm)
+            remove_in(&h->llc, h->llc_recency, lset, (uint32_t)__builtin_ctzll(lm));
     }
     if (req == REQ_CORE_WR)
-        *meta = ST_M;
+        *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
     count_l2_hit(h, req, col, res);
     return 1;
 }
@@ -1101,10 +1077,10 @@ static __attribute__((noinline)) void pcie_wr_miss(hier *h, enum coh_req req, ui
     if (owner >= 0 && h->l2_lean && h->l2_recency) {
         uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
         const uint32_t way = l2_way_lean(h, b, line, sway);
-        col = META_STATE(b[h->l2_meta_off + way]) == ST_S ? COL_L2_S : COL_L2_EM;
+        col = coh_l2_col((enum coh_state)META_STATE(b[h->l2_meta_off + way]));
         l2_remove_lean(h, b, way, sslot);
     } else if (owner >= 0) {
-        col = l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_S ? COL_L2_S : COL_L2_EM;
+        col = coh_l2_col((enum coh_state)l2_take(h, (uint32_t)owner, line, sway, sslot));
     }
     pcie_wr_miss_at(h, req, line, llc_set, col, res);
 }
@@ -1147,7 +1123,8 @@ static inline __attribute__((always_inline)) void core_move_lean(hier *h, enum c
     assert(b + h->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
 #endif
     const uint32_t col = h->fast_col[way];
-    const uint8_t st = (META_STATE(b[h->llc.meta_off + way]) == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E;
+    const uint8_t st =
+        (uint8_t)coh_core_fill_state(HIER_NONINCLUSIVE, req, L2_TO_EM, META_STATE(b[h->llc.meta_off + way]) == ST_M);
     llc_remove_lean(h, b, way);
     keep_hit_result(res, col, col_region[col]);
     uint8_t *b2 = l2_block_lean(h, core, line);
@@ -1204,7 +1181,8 @@ static inline __attribute__((always_inline)) int access_core_move(hier *h, enum 
     res->region = col_region[col];
     res->mem_reads = 0;
     res->mem_writebacks = 0;
-    l2_insert_at_slot(h, core, line, (llc_st == ST_M || req == REQ_CORE_WR) ? ST_M : ST_E, slot, res);
+    l2_insert_at_slot(h, core, line, (uint8_t)coh_core_fill_state(HIER_NONINCLUSIVE, req, L2_TO_EM, llc_st == ST_M),
+                      slot, res);
     hier_req_stats *rs = &h->stats.req[req];
     rs->accesses++;
     rs->hits++;
@@ -1355,11 +1333,11 @@ static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum
     assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
 #endif
     repl_order_hit((uint64_t *)(void *)(b + h->l2_repl_off), way);
-    uint32_t col = st == ST_S ? COL_L2_S : COL_L2_EM;
+    uint32_t col = coh_l2_col((enum coh_state)st);
     if (req == REQ_CORE_WR)
-        *meta = ST_M;
+        *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
     count_l2_hit(h, req, col, res);
-    if (st == ST_S && req == REQ_CORE_WR && h->cfg.mode == HIER_NONINCLUSIVE)
+    if (coh_l2_hit_takes_llc(h->cfg.mode, req, (enum coh_state)st))
         drop_shared_copy_in(h, line, llc_set);
 }
 
@@ -1510,9 +1488,9 @@ static __attribute__((noinline, flatten)) void pcie_entry_wr(hier *h, uint64_t l
 static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, uint32_t llc_set, hier_result *res,
                                                        uint8_t *meta)
 {
-    *meta = ST_M;
+    *meta = (uint8_t)coh_l2_hit_state(REQ_CORE_WR, ST_S);
     count_l2_hit(h, REQ_CORE_WR, COL_L2_S, res);
-    if (h->cfg.mode == HIER_NONINCLUSIVE)
+    if (coh_l2_hit_takes_llc(h->cfg.mode, REQ_CORE_WR, ST_S))
         drop_shared_copy(h, line, llc_set);
 }
 
@@ -1534,7 +1512,7 @@ static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_r
             core_upgrade_mru(h, line, llc_set, res, meta);
             return 1;
         }
-        *meta = ST_M;
+        *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
     }
     _Static_assert(COL_L2_S == COL_L2_EM + 1, "the L2 columns are adjacent");
     const uint32_t col = COL_L2_EM + (st == ST_S);

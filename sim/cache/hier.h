@@ -17,9 +17,6 @@
 #define HIER_MAX_CORES 256
 #define HIER_MAX_COS 16
 
-/* Where a line was found (the paper's physical states). */
-enum hier_region { REG_L2 = 0, REG_DDIO, REG_SHARED, REG_L3, REG_MEM, REG_COUNT };
-
 typedef struct hier_config {
     enum hier_mode mode;
     cache_geom llc;

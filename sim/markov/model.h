@@ -1,14 +1,20 @@
-/* model.h - the analytical Markov model of buffer cache-line states (seed
- * 003, Section 4 and Appendix D): where a buffer's cache line is (physical
- * state) each time it enters and leaves a logical queue, at equilibrium.
+/* model.h - the analytical Markov model of buffer cache-line states (Wang,
+ * Xu, Wu, "Understanding I/O Direct Cache Access Performance for End Host
+ * Networking", SIGMETRICS 2022, Section 4 and Appendix D): where a buffer's
+ * cache line is (physical state) each time it enters and leaves a logical
+ * queue, at equilibrium.
  *
  * Physical states are pairs (LLC copy, L2 copy).  Access matrices are
- * generated from the cells of sim/cache/coherence.h (Table 1): each state
- * is mapped to its Table 1 column, the cell says what happens to the LLC
- * and L2 copies, and the pair is mapped back to a state.  No second copy of
- * Table 1 exists here.  Eviction matrices come from reuse distances
- * (Section 4.3.1) through sim/markov/evict.h.  docs/model.md explains every
- * choice. */
+ * generated from the cells of sim/cache/coherence.h (Table 1) and the rules
+ * around it there: each state is mapped to its Table 1 column, the cell says
+ * what happens to the LLC and L2 copies, and the pair is mapped back to a
+ * state.  No second copy of Table 1 or of those rules exists here.
+ * Eviction matrices come from reuse distances (Section 4.3.1) through
+ * sim/markov/evict.h.  docs/model.md explains every choice.
+ *
+ * The code: model_access.c (states, access matrices), model_reuse.c (reuse
+ * distances, eviction matrices), model.c (the chain and its fixed point),
+ * model_int.h (their shared types). */
 #ifndef DDIOSIM_MARKOV_MODEL_H
 #define DDIOSIM_MARKOV_MODEL_H
 
@@ -51,10 +57,15 @@ typedef struct mk_space {
 void mk_space_init(mk_space *sp, enum hier_mode mode);
 /* Index of (llc, l2) in the space, or -1. */
 int mk_space_find(const mk_space *sp, unsigned llc, unsigned l2);
-/* Table 1 column of a state (the column rule of docs/cache-model.md). */
+/* Table 1 column of a state (coh_col_of, the column rule of docs/cache-model.md). */
 enum coh_col mk_state_col(const mk_space *sp, unsigned s);
-/* A dirty copy exists (every buffer line is dirty: the NIC or the core wrote it). */
-int mk_state_dirty(const mk_space *sp, unsigned s);
+/* A dirty copy exists (every buffer line is dirty: the NIC or the core
+ * wrote it; docs/model.md section 3).  Inline: the eviction matrices ask
+ * it for every pair of states. */
+static inline int mk_state_dirty(const mk_space *sp, unsigned s)
+{
+    return sp->st[s].llc != REG_MEM || sp->st[s].l2 == ST_M;
+}
 
 /* ------------------------------------------------------------ access matrices */
 
@@ -72,8 +83,9 @@ int mk_access_matrix(const mk_space *sp, enum coh_req req, double l3_to_ddio, do
  * 0 read, 1 write, 2 flush): the product of the per-operation matrices.  A
  * core access to a line in its own L2 is an L2 hit (Table 1's empty cells;
  * docs/cache-model.md choice 5: a write upgrades S to M and, non-inclusive,
- * takes the Shared copy); a flush writes a dirty line back and drops every
- * copy.  nops = 0 gives the identity. */
+ * takes the Shared copy: coh_l2_hit_state / coh_l2_hit_takes_llc); a miss
+ * leaves the L2 copy coh_core_fill_state gives; a flush writes a dirty line
+ * back and drops every copy.  nops = 0 gives the identity. */
 int mk_cpu_matrix(const mk_space *sp, const uint8_t *ops, size_t nops, double l3_to_ddio, double l3_to_shared,
                   double *A, double *mem_read, double *wb, ddio_err *e);
 
@@ -192,7 +204,7 @@ int mk_solve(const mk_params *p, mk_result *r, ddio_err *e);
  * The cores of the per-core model (D.2) differ only in their share (beta)
  * and queue lengths, so core i's distributions and reference lists are a
  * close first iterate for core i+1: the fixed point is the same, reached in
- * fewer iterations (docs/model.md section 7).  Private layout (model.c);
+ * fewer iterations (docs/model.md section 7).  Private layout (model_int.h);
  * a start whose classes, path or hierarchy differ is ignored. */
 typedef struct mk_warm {
     int valid;
