@@ -13,6 +13,7 @@
 
 #include "configs/schema.h"
 #include "sim/common/datadir.h"
+#include "sim/common/infile.h"
 
 #define MAX_FILE_BYTES (1u << 20)
 #define BUILTIN "(built-in)"
@@ -158,11 +159,9 @@ int ddio_config_find(const char *kind, const char *name, char *path, size_t cap,
 
 static char *read_text(const char *path, size_t *len, ddio_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ddio_errf(e, DDIO_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = ddio_open_input(path, e);
+    if (!f)
         return NULL;
-    }
     char *buf = malloc(MAX_FILE_BYTES + 1);
     if (!buf) {
         fclose(f);
@@ -289,6 +288,17 @@ static int cross_check(const ddio_config *c, const cfg_ctx *mc, const cfg_ctx *w
         return cross_fail(wc, "cores,distractor.working_set", mc, "cores", e,
                           "%u core%s%s exceed the %u of machine %s", w->cores, w->cores == 1 ? "" : "s",
                           dis ? " + 1 for the distractor" : "", m->cores, m->name);
+    /* Each cache is within its limit (ddio_machine_check); all of them
+     * together, every simulated core with its L2, within the simulator's. */
+    uint64_t l2_lines = (uint64_t)m->l2.sets * m->l2.ways;
+    uint64_t llc_lines = (uint64_t)m->llc.slices * m->llc.sets_per_slice * m->llc.ways;
+    uint64_t l2s = w->cores + (uint64_t)dis, total = l2s * l2_lines + llc_lines;
+    if (total > DDIO_MAX_CACHE_LINES)
+        return cross_fail(wc, "cores,distractor.working_set", mc, "l2.sets,l2.ways,llc.sets_per_slice,llc.slices,llc.ways",
+                          e, "%llu L2s of %llu lines and an LLC of %llu lines are %llu lines, more than the %llu the "
+                          "simulator holds",
+                          (unsigned long long)l2s, (unsigned long long)l2_lines, (unsigned long long)llc_lines,
+                          (unsigned long long)total, (unsigned long long)DDIO_MAX_CACHE_LINES);
     char msg[200];
     if (dis) {
         if (cfg_check_mask(w->distractor.cat_mask, m->llc.ways, 1, msg, sizeof msg))

@@ -32,6 +32,12 @@
 #define DDIO_MAX_CLASSES HIER_MAX_COS
 #define DDIO_MAX_SEGMENTS 16
 #define DDIO_MAX_TABLES 8
+/* The most cache lines a configuration may simulate: the LLC's and every
+ * simulated core's L2's together, 2^26 (docs/configs.md).  With the snoop
+ * filter that tracks the L2 lines, a line costs the simulator 10 to 40
+ * bytes, so this bounds its memory to about 2 GB; one cache alone is held
+ * to CACHE_MAX_LINES, the same number. */
+#define DDIO_MAX_CACHE_LINES (1ull << 26)
 
 /* ------------------------------------------------------------------ machine */
 

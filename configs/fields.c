@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -113,7 +114,7 @@ static int store_number(const cfg_field *f, void *obj, double v, char *msg, size
 {
     char vs[40], los[40], his[40];
     if (!isfinite(v)) {
-        snprintf(msg, cap, "is not a finite number");
+        snprintf(msg, cap, "%g is not a finite number", v);
         return -1;
     }
     fmt_number(f->type, v, vs, sizeof vs);
@@ -152,6 +153,11 @@ static void join_names(const char *const *names, char *buf, size_t cap)
                               i ? ", " : "", names[i]);
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 static int parse_mask(const char *s, uint64_t *out)
 {
     const char *p = s;
@@ -162,9 +168,7 @@ static int parse_mask(const char *s, uint64_t *out)
         return -1;
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++) {
-        char c = p[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = hex_digit(p[i]);
         if (d < 0)
             return -1;
         v = (v << 4) | (uint64_t)d;
@@ -173,10 +177,70 @@ static int parse_mask(const char *s, uint64_t *out)
     return 0;
 }
 
+/* The code point of the UTF-8 sequence at s (n bytes available) in *cp and
+ * its length, or 0 when it is not valid UTF-8 (overlong forms, surrogates
+ * and values above U+10FFFF included, as RFC 3629 says). */
+static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
+{
+    unsigned c = s[0], v, min;
+    size_t k;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF)
+        k = 2, v = c & 0x1F, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF)
+        k = 3, v = c & 0x0F, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4)
+        k = 4, v = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    if (n < k)
+        return 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        v = v << 6 | (s[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return k;
+}
+
+/* C0, DEL and C1: what a terminal acts on instead of printing. */
+static int is_control(unsigned cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
+
+/* Text values are printed in tables, on terminals and in JSON: they must
+ * be valid UTF-8 without control characters (an escape sequence in a
+ * machine's name would reach the terminal, invalid UTF-8 would make the
+ * JSON output invalid). */
+static int check_text(const char *s, char *msg, size_t cap)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (!k) {
+            snprintf(msg, cap, "is not valid UTF-8 (byte %zu is 0x%02x)", i + 1, (unsigned char)s[i]);
+            return -1;
+        }
+        if (is_control(cp)) {
+            snprintf(msg, cap, "has a control character (U+%04X) at byte %zu", cp, i + 1);
+            return -1;
+        }
+        i += k;
+    }
+    return 0;
+}
+
 /* Strings, enum names and masks: the same text from JSON or the command line. */
 static int store_text(const cfg_field *f, void *obj, const char *s, char *msg, size_t cap)
 {
     void *p = at(obj, f->off);
+    if (check_text(s, msg, cap) != 0)
+        return -1;
     switch (f->type) {
     case CFG_STR: {
         size_t n = strlen(s);
@@ -278,8 +342,12 @@ int cfg_set_text(const cfg_field *f, void *obj, const char *text, char *msg, siz
         char *end;
         errno = 0;
         double v = strtod(text, &end);
-        if (*end || end == text || isspace((unsigned char)text[0]) || !isfinite(v)) {
+        if (*end || end == text || isspace((unsigned char)text[0]) || isnan(v)) {
             snprintf(msg, cap, "'%.64s' is not %s", text, f->type == CFG_F64 ? "a number" : "an integer");
+            return -1;
+        }
+        if (isinf(v)) {
+            snprintf(msg, cap, "'%.64s' is beyond the largest number, %g", text, DBL_MAX);
             return -1;
         }
         return store_number(f, obj, v, msg, cap);
@@ -408,6 +476,117 @@ int cfg_from_json(const cfg_table *t, void *obj, const cJSON *json, const char *
     return load_object(t, obj, json, "", "", set, file, e);
 }
 
+/* Where text[pos] is, for messages: its line and column (bytes), from 1. */
+static void line_col(const char *text, size_t pos, unsigned *line, size_t *col)
+{
+    size_t start = 0;
+    *line = 1;
+    for (size_t i = 0; i < pos; i++)
+        if (text[i] == '\n') {
+            ++*line;
+            start = i + 1;
+        }
+    *col = pos - start + 1;
+}
+
+/* A string's escape at s[0] = '\\' (n bytes available): the code point it
+ * stands for, or -1 when it is not one cJSON would decode to a single
+ * character we need to look at (\" \\ \/, a malformed escape, a surrogate). */
+static long escape_value(const char *s, size_t n)
+{
+    if (n < 2)
+        return -1;
+    switch (s[1]) {
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'u':
+        break;
+    default:
+        return -1;
+    }
+    long v = 0;
+    for (size_t i = 2; i < 6; i++) {
+        int d = i < n ? hex_digit(s[i]) : -1;
+        if (d < 0)
+            return -1;
+        v = v << 4 | d;
+    }
+    return v;
+}
+
+/* A number whose value is beyond a double's range (cJSON reads 1e999 as
+ * infinity): its length from text[i], or 0. */
+static size_t infinite_number(const char *text, size_t i, size_t end)
+{
+    size_t j = i;
+    while (j < end && text[j] && strchr("0123456789+-.eE", text[j]))
+        j++;
+    char *tok = malloc(j - i + 1);
+    if (!tok)
+        return 0;
+    memcpy(tok, text + i, j - i);
+    tok[j - i] = '\0';
+    char *stop;
+    double v = strtod(tok, &stop);
+    int inf = *stop == '\0' && isinf(v);
+    free(tok);
+    return inf ? j - i : 0;
+}
+
+/* What cJSON accepts, or refuses without saying why, in text[0, end): a
+ * string that is not valid UTF-8 or holds a control character (raw or
+ * escaped, \u0000 included: cJSON would cut the string there), a number
+ * beyond a double's range, nesting deeper than CFG_JSON_MAX_DEPTH.  The
+ * offset of the first one, with msg filled, or end when there is none. */
+static size_t json_problem(const char *text, size_t end, char *msg, size_t cap)
+{
+    int depth = 0;
+    for (size_t i = 0; i < end; i++) {
+        char c = text[i];
+        if (c == '"') {
+            for (i++; i < end && text[i] != '"';) {
+                unsigned cp;
+                size_t k = 2;
+                if (text[i] == '\\') {
+                    long v = escape_value(text + i, end - i);
+                    if (v >= 0 && is_control((unsigned)v)) {
+                        snprintf(msg, cap, "%.*s: a control character (U+%04lX) in a string", text[i + 1] == 'u' ? 6 : 2,
+                                 text + i, v);
+                        return i;
+                    }
+                } else if (!(k = utf8_decode((const unsigned char *)text + i, end - i, &cp))) {
+                    snprintf(msg, cap, "invalid UTF-8 (byte 0x%02x) in a string", (unsigned char)text[i]);
+                    return i;
+                } else if (is_control(cp)) {
+                    snprintf(msg, cap, "a control character (U+%04X) in a string", cp);
+                    return i;
+                }
+                i += k;
+            }
+        } else if (c == '[' || c == '{') {
+            if (++depth > CFG_JSON_MAX_DEPTH) {
+                snprintf(msg, cap, "nested deeper than %d levels", CFG_JSON_MAX_DEPTH);
+                return i;
+            }
+        } else if (c == ']' || c == '}') {
+            depth--;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t k = infinite_number(text, i, end);
+            if (k) {
+                snprintf(msg, cap, "the number %.*s%s is beyond the largest number, %g", k > 40 ? 40 : (int)k, text + i,
+                         k > 40 ? "..." : "", DBL_MAX);
+                return i;
+            }
+            while (i + 1 < end && text[i + 1] && strchr("0123456789+-.eE", text[i + 1]))
+                i++;
+        }
+    }
+    return end;
+}
+
 cJSON *cfg_parse_text(const char *text, size_t len, const char *file, ddio_err *e)
 {
     size_t k = 0;
@@ -424,35 +603,40 @@ cJSON *cfg_parse_text(const char *text, size_t len, const char *file, ddio_err *
         /* cJSON stops after the first value; anything but blanks after it is an error. */
         while (pos < len && isspace((unsigned char)text[pos]))
             pos++;
-        if (pos == len)
-            return j;
-        cJSON_Delete(j);
-        j = NULL;
+        if (pos < len) {
+            cJSON_Delete(j);
+            j = NULL;
+        }
     }
-    if (pos > len)
-        pos = len;
+    /* What cJSON let through, or a problem before the place it stopped
+     * (the cause: a too deep nesting), is reported first. */
+    char why[160];
+    size_t scan = j || pos >= len ? len : pos + 1;
+    size_t bad = json_problem(text, scan, why, sizeof why);
+    unsigned line;
+    size_t col;
+    if (bad < scan) {
+        cJSON_Delete(j);
+        line_col(text, bad, &line, &col);
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: line %u, column %zu: %s", file, line, col, why);
+        return NULL;
+    }
+    if (j)
+        return j;
     /* cJSON reports one past the first character of a bad bare word; show
      * the whole word ("oops", not "ops"). */
     while (pos > 0 && pos < len && isalnum((unsigned char)text[pos - 1]))
         pos--;
-    unsigned line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < pos; i++)
-        if (text[i] == '\n') {
-            line++;
-            line_start = i + 1;
-        }
+    line_col(text, pos, &line, &col);
     char near[24];
     size_t n = 0;
     for (size_t i = pos; i < len && n < 16 && text[i] != '\n'; i++)
         near[n++] = isprint((unsigned char)text[i]) ? text[i] : '?';
     near[n] = '\0';
     if (pos >= len || !n)
-        ddio_errf(e, DDIO_EXIT_USAGE, "%s: line %u, column %zu: malformed JSON: unexpected end", file, line,
-                  pos - line_start + 1);
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: line %u, column %zu: malformed JSON: unexpected end", file, line, col);
     else
-        ddio_errf(e, DDIO_EXIT_USAGE, "%s: line %u, column %zu: malformed JSON near '%s'", file, line,
-                  pos - line_start + 1, near);
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: line %u, column %zu: malformed JSON near '%s'", file, line, col, near);
     return NULL;
 }
 

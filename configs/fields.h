@@ -96,7 +96,15 @@ void cfg_walk(const cfg_table *t, const void *obj, const char *dprefix, int top,
 /* 0 if equal field by field, else 1 and the first differing path. */
 int cfg_diff(const cfg_table *t, const void *a, const void *b, char *path, size_t cap);
 
-/* Parse JSON text; a syntax error becomes "FILE: line L, column C: ...". */
+/* JSON nested deeper than this is refused (docs/configs.md): a config file
+ * nests four levels; cJSON itself gives up at 1000 without saying why. */
+#define CFG_JSON_MAX_DEPTH 64
+
+/* Parse JSON text; a syntax error becomes "FILE: line L, column C: ...",
+ * and so do what cJSON would let through or word badly: a string that is
+ * not valid UTF-8 or holds a control character (\u0000 included), a
+ * number beyond a double's range (1e999), nesting deeper than
+ * CFG_JSON_MAX_DEPTH. */
 cJSON *cfg_parse_text(const char *text, size_t len, const char *file, ddio_err *e);
 
 /* Who set each field of a struct, for error attribution. */

@@ -208,6 +208,16 @@ int ddio_machine_check(const ddio_machine *m, const cfg_ctx *c, ddio_err *e)
     if (sets > CACHE_MAX_SETS)
         return cfg_fail(c, e, "llc.sets_per_slice,llc.slices", "%u slices x %u sets is more than the %u sets supported",
                         m->llc.slices, m->llc.sets_per_slice, CACHE_MAX_SETS);
+    /* Before anything is allocated: a cache too big to simulate fails
+     * here, not gigabytes later. */
+    uint64_t l2_lines = (uint64_t)m->l2.sets * m->l2.ways;
+    if (l2_lines > CACHE_MAX_LINES)
+        return cfg_fail(c, e, "l2.sets,l2.ways", "an L2 of %u sets x %u ways is %llu lines, more than the %u one cache may hold",
+                        m->l2.sets, m->l2.ways, (unsigned long long)l2_lines, CACHE_MAX_LINES);
+    if (sets * m->llc.ways > CACHE_MAX_LINES)
+        return cfg_fail(c, e, "llc.sets_per_slice,llc.slices,llc.ways",
+                        "an LLC of %llu sets x %u ways is %llu lines, more than the %u one cache may hold",
+                        (unsigned long long)sets, m->llc.ways, (unsigned long long)(sets * m->llc.ways), CACHE_MAX_LINES);
     if (cfg_check_mask(m->ddio_mask, m->llc.ways, 0, msg, sizeof msg))
         return cfg_fail(c, e, "ddio_mask,llc.ways", "%s", msg);
     if (m->hierarchy == HIER_INCLUSIVE) {

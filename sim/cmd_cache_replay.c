@@ -9,6 +9,7 @@
 
 #include "sim/cache/replay.h"
 #include "sim/cli.h"
+#include "sim/common/infile.h"
 #include "sim/common/parse.h"
 #include "traces/din.h"
 
@@ -215,6 +216,8 @@ int cmd_cache_replay(int argc, char **argv)
     if (rc >= 0)
         return rc;
 
+    if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, (ddio_file_arg[]){{"TRACE", o.in}, {0}}, &e))
+        return cli_value_error("cache-replay", &e);
     replay r;
     if (replay_init(&r, &o.geom, &o.rc, o.alloc_mask, o.ddio_mask, &e) != 0)
         return cli_fail("cache-replay", &e);
@@ -222,9 +225,8 @@ int cmd_cache_replay(int argc, char **argv)
     const char *name = "(stdin)";
     if (o.in && strcmp(o.in, "-") != 0) {
         name = o.in;
-        in = fopen(o.in, "r");
+        in = ddio_open_input(o.in, &e);
         if (!in) {
-            ddio_errf(&e, DDIO_EXIT_USAGE, "%s: %s", o.in, strerror(errno));
             replay_free(&r);
             return cli_fail("cache-replay", &e);
         }

@@ -211,6 +211,8 @@ static int trace_stats_cmd(int argc, char **argv)
     if (rc >= 0)
         return rc;
     trace_stats s;
+    if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, (ddio_file_arg[]){{"TRACE", o.in}, {0}}, &e))
+        return cli_value_error("trace stats", &e);
     if (trace_stats_read(&s, o.in, o.all, &e) != 0) {
         trace_stats_free(&s);
         return cli_fail("trace stats", &e);
@@ -319,6 +321,8 @@ static int trace_gen_cmd(int argc, char **argv)
     int rc = cli_parse_outcome("trace gen", parse_gen(argc, argv, &c, &out, &e), usage_gen, &e);
     if (rc >= 0)
         return rc;
+    if (ddio_outfile_check((ddio_file_arg[]){{"-o", out}, {0}}, NULL, &e) != 0)
+        return cli_value_error("trace gen", &e);
     if (gen_write_pcap(&c, out, &e) != 0)
         return cli_fail("trace gen", &e);
     return DDIO_EXIT_OK;

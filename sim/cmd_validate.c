@@ -289,6 +289,13 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     long n = load_all(o, exp, n_exp, dirs, &jobs, e);
     if (n < 0)
         goto done;
+    ddio_file_arg outs[] = {{"-o", o->out}, {"--plot", o->plot}, {0}};
+    if (ddio_outfile_check(outs, NULL, e) != 0)
+        goto done;
+    for (size_t i = 0; i < n_exp; i++)
+        for (size_t k = 0; k < exp[i].n_input; k++)
+            if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--measured", exp[i].input[k]}, {0}}, e) != 0)
+                goto done;
     if (o->plot && vd_plot_check(o->plot, e) != 0)
         goto done;
     /* The output is created before the run, so a path that cannot be

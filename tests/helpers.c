@@ -48,6 +48,12 @@ char *write_temp(const char *suffix, const char *content, size_t len)
     return strdup(tmpl);
 }
 
+const char *ddiosim_bin(void)
+{
+    const char *bin = getenv("DDIOSIM_TEST_BIN");
+    return bin && *bin ? bin : DDIOSIM_BIN;
+}
+
 cli_run run_ddiosim(const char *args)
 {
     cli_run r = {-1, NULL, NULL};
@@ -57,11 +63,11 @@ cli_run run_ddiosim(const char *args)
         return r;
     close(fo);
     close(fe);
-    size_t n = strlen(args) + strlen(DDIOSIM_BIN) + strlen(DDIOSIM_SOURCE_DIR) + 128;
+    const char *bin = ddiosim_bin();
+    size_t n = strlen(args) + strlen(bin) + strlen(DDIOSIM_SOURCE_DIR) + 128;
     char *cmd = malloc(n);
     /* stdin defaults to /dev/null; a "< file" in args comes later and wins. */
-    snprintf(cmd, n, "cd '%s' && '%s' </dev/null %s >'%s' 2>'%s'", DDIOSIM_SOURCE_DIR, DDIOSIM_BIN, args,
-             outp, errp);
+    snprintf(cmd, n, "cd '%s' && '%s' </dev/null %s >'%s' 2>'%s'", DDIOSIM_SOURCE_DIR, bin, args, outp, errp);
     int st = system(cmd);
     free(cmd);
     if (st != -1 && WIFEXITED(st))

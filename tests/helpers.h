@@ -21,6 +21,10 @@ typedef struct cli_run {
     char *err;      /* captured stderr */
 } cli_run;
 
+/* The binary the CLI tests run: $DDIOSIM_TEST_BIN when set (to see a new
+ * test fail on another build, e.g. main's), else the one built with them. */
+const char *ddiosim_bin(void);
+
 /* Run `ddiosim <args>` through /bin/sh (args are shell words, may contain
  * redirections such as "< file"), from the project source directory. */
 cli_run run_ddiosim(const char *args);

@@ -301,7 +301,7 @@ Test(cache_replay, cli_errors)
     cli_run_free(&r);
     r = run_ddiosim("cache-replay /nonexistent.din");
     cr_expect_eq(r.status, 2);
-    cr_expect_str_eq(r.err, "ddiosim cache-replay: /nonexistent.din: No such file or directory\n");
+    cr_expect_str_eq(r.err, "ddiosim cache-replay: /nonexistent.din: cannot open: No such file or directory\n");
     cli_run_free(&r);
     r = run_ddiosim("cache-replay --help");
     cr_expect_eq(r.status, 0);

@@ -75,9 +75,14 @@ int din_parse_line(const char *s, size_t len, din_record *rec, const char *name,
     return 1;
 }
 
-int din_next(din_reader *r, din_record *rec, ddio_err *e)
+/* The next line of the buffer: its text without the terminator, which is
+ * LF, CRLF or a lone CR (old Mac tools and some Windows exports end lines
+ * with CR only: read as one line, such a trace was one access long).
+ * getline stops after an LF, so a CRLF pair is never split between two
+ * reads.  0 at the end of the input. */
+static int next_line(din_reader *r, const char **line, size_t *len, ddio_err *e)
 {
-    for (;;) {
+    if (r->pos >= r->len) {
         ssize_t n = getline(&r->buf, &r->cap, r->f);
         if (n < 0) {
             if (ferror(r->f))
@@ -85,11 +90,34 @@ int din_next(din_reader *r, din_record *rec, ddio_err *e)
                                  (unsigned long long)r->lineno + 1);
             return 0;
         }
-        r->lineno++;
-        if (memchr(r->buf, '\0', (size_t)n))
+        r->pos = 0;
+        r->len = (size_t)n;
+    }
+    const char *s = r->buf + r->pos;
+    size_t rest = r->len - r->pos, k = 0;
+    while (k < rest && s[k] != '\n' && s[k] != '\r')
+        k++;
+    *line = s;
+    *len = k;
+    if (k < rest)
+        k += s[k] == '\r' && k + 1 < rest && s[k + 1] == '\n' ? 2 : 1;
+    r->pos += k;
+    r->lineno++;
+    return 1;
+}
+
+int din_next(din_reader *r, din_record *rec, ddio_err *e)
+{
+    for (;;) {
+        const char *s = NULL;
+        size_t n = 0;
+        int got = next_line(r, &s, &n, e);
+        if (got <= 0)
+            return got;
+        if (memchr(s, '\0', n))
             return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%llu: NUL byte in a text trace", r->name,
                              (unsigned long long)r->lineno);
-        int rc = din_parse_line(r->buf, (size_t)n, rec, r->name, r->lineno, e);
+        int rc = din_parse_line(s, n, rec, r->name, r->lineno, e);
         if (rc != 0)
             return rc;
     }

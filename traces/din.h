@@ -1,8 +1,8 @@
 /* din.h - reader for DineroIV "din" address traces, extended for DMA.
  *
  * One access per line: `<label> <hex address> [anything]`; what follows the
- * address is ignored, as in DineroIV.  Blank lines and lines starting with
- * '#' are skipped.  Labels:
+ * address is ignored, as in DineroIV.  Lines end with LF, CRLF or CR.
+ * Blank lines and lines starting with '#' are skipped.  Labels:
  *   0 data read        1 data write        2 instruction fetch
  *   4 flush (write back and invalidate the whole cache)
  *   5 PCIe full-line write (ItoM)   6 PCIe partial write (RFO)   7 PCIe read (PCIRdCur)
@@ -29,8 +29,9 @@ typedef struct din_reader {
     FILE *f;
     const char *name;     /* for error messages ("FILE:LINE: ...") */
     uint64_t lineno;
-    char *buf;
+    char *buf;                /* what getline read last */
     size_t cap;
+    size_t pos, len;          /* buf[pos, len): not yet returned (lines ended by CR share a read) */
 } din_reader;
 
 void din_reader_init(din_reader *r, FILE *f, const char *name);

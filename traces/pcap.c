@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/common/infile.h"
+
 /* DLT_IPV4 / DLT_LINUX_SLL2 are missing from old libpcap headers. */
 #ifndef DLT_IPV4
 #define DLT_IPV4 228
@@ -169,10 +171,9 @@ int trace_reader_open(trace_reader *r, const char *path, int keep_all, ddio_err 
     if (strcmp(path, "-") == 0) {
         f = stdin;
     } else {
-        f = fopen(path, "rb");
+        f = ddio_open_input(path, e);
         if (!f)
-            return ddio_errf(e, errno == ENOENT || errno == EISDIR ? DDIO_EXIT_USAGE : DDIO_EXIT_IO,
-                             "%s: cannot open: %s", path, strerror(errno));
+            return -1;
     }
     /* Peek at the magic to know how records are laid out.  Only a regular
      * file can be rewound: a pipe or standard input is taken to be classic

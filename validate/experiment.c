@@ -20,6 +20,7 @@
 
 #include "configs/config.h"
 #include "configs/fields.h"
+#include "sim/common/infile.h"
 #include "validate/experiment.h"
 
 #define MAX_JSON_BYTES (1u << 20)
@@ -100,7 +101,25 @@ typedef struct loader {
     const char *file;           /* DIR/experiment.json, for messages */
     const char *dir;
     ddio_err *e;
+    vd_experiment *x;           /* x->input: the files read */
 } loader;
+
+/* Add path to the files the experiment reads (once). */
+static int note_input(const loader *L, const char *path)
+{
+    vd_experiment *x = L->x;
+    for (size_t i = 0; i < x->n_input; i++)
+        if (strcmp(x->input[i], path) == 0)
+            return 0;
+    char **grown = realloc(x->input, (x->n_input + 1) * sizeof *grown);
+    if (grown)
+        x->input = grown;
+    char *copy = grown ? strdup(path) : NULL;
+    if (!copy)
+        return ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
+    x->input[x->n_input++] = copy;
+    return 0;
+}
 
 static int fail(const loader *L, const char *path, const char *fmt, const char *arg)
 {
@@ -111,16 +130,18 @@ static int fail(const loader *L, const char *path, const char *fmt, const char *
 
 static char *read_text(const char *path, size_t *len, ddio_err *e)
 {
+    /* stat first: a FIFO would block the open. */
     struct stat st;
-    if (stat(path, &st) != 0)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno)), NULL;
-    if (!S_ISREG(st.st_mode))
+    memset(&st, 0, sizeof st);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a regular file", path), NULL;
-    if (st.st_size > MAX_JSON_BYTES)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes", path, MAX_JSON_BYTES), NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ddio_open_input(path, e);
     if (!f)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno)), NULL;
+        return NULL;
+    if (fstat(fileno(f), &st) == 0 && st.st_size > MAX_JSON_BYTES) {
+        fclose(f);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes", path, MAX_JSON_BYTES), NULL;
+    }
     char *buf = malloc((size_t)st.st_size + 1);
     size_t n = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
     int bad = !buf || ferror(f);
@@ -259,7 +280,7 @@ static int resolve_config(const loader *L, const char *kind, const char *key, co
     /* ddio_config_find takes a path as it is: check that it exists here. */
     if (is_path && access(path, R_OK) != 0)
         return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s: %s", L->file, key, path, strerror(errno));
-    return 0;
+    return note_input(L, path);
 }
 
 /* ------------------------------------------------------------ points */
@@ -478,12 +499,12 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
     snprintf(path, sizeof path, "%s/%s%s.csv", L->dir, prefix, d->stem[m]);
     vd_npf f, xf;
     memset(&xf, 0, sizeof xf);
-    if (vd_npf_read(path, &f, L->e) != 0)
+    if (note_input(L, path) != 0 || vd_npf_read(path, &f, L->e) != 0)
         return -1;
     int rc = 0;
     if (d->x_from) {
         snprintf(xpath, sizeof xpath, "%s/%s%s.csv", L->dir, prefix, d->x_from);
-        rc = vd_npf_read(xpath, &xf, L->e);
+        rc = note_input(L, xpath) == 0 ? vd_npf_read(xpath, &xf, L->e) : -1;
     }
     for (size_t i = 0; rc == 0 && i < f.n; i++) {
         vd_npf_row *row = &f.row[i];
@@ -550,6 +571,8 @@ static int run_rate(const loader *L, int pcm, int socket, const char *file, cons
     char path[1100];
     snprintf(path, sizeof path, "%s%s%s", file[0] == '/' ? "" : L->dir, file[0] == '/' ? "" : "/", file);
     vd_counts c;
+    if (note_input(L, path) != 0)
+        return -1;
     int rc = pcm ? vd_pcm_read(path, name, socket, &c, L->e) : vd_perf_read(path, name, &c, L->e);
     if (rc != 0)
         return -1;
@@ -750,8 +773,10 @@ int vd_experiment_load(const char *dir, vd_experiment *x, ddio_err *e)
     free(text);
     if (!j)
         return -1;
-    loader L = {.file = file, .dir = x->dir, .e = e};
-    int rc = load_json(x, j, &L);
+    loader L = {.file = file, .dir = x->dir, .e = e, .x = x};
+    int rc = note_input(&L, file);
+    if (rc == 0)
+        rc = load_json(x, j, &L);
     cJSON_Delete(j);
     if (rc == 0 && x->n == 0)
         rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s: no measured points", file);
@@ -769,4 +794,9 @@ void vd_experiment_free(vd_experiment *x)
     free(x->point);
     x->point = NULL;
     x->n = 0;
+    for (size_t i = 0; i < x->n_input; i++)
+        free(x->input[i]);
+    free(x->input);
+    x->input = NULL;
+    x->n_input = 0;
 }

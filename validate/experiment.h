@@ -62,6 +62,8 @@ typedef struct vd_experiment {
     uint32_t n_fixed;           /* the first n_fixed parameters of every point are the fixed ones */
     size_t n;
     vd_point *point;            /* sorted by series value, then x */
+    size_t n_input;
+    char **input;               /* every file read: experiment.json, the measured files, a machine / workload file */
 } vd_experiment;
 
 /* Load DIR/experiment.json and the files it names.  Errors are one line

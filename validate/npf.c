@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/common/infile.h"
 #include "validate/measure.h"
 
 #define NPF_MAX_LINE 65536
@@ -86,9 +87,9 @@ static int add_row(vd_npf *out, size_t *cap, const vd_npf_row *row, const char *
 int vd_npf_read(const char *path, vd_npf *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
+    FILE *f = ddio_open_input(path, e);
     if (!f)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno));
+        return -1;
     char *line = NULL;
     size_t linecap = 0, cap = 0;
     uint32_t ln = 0;

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "sim/common/infile.h"
 #include "validate/measure.h"
 #include "validate/text.h"
 
@@ -211,10 +212,9 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no pcm-pcie column given", path);
     if (socket < 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: socket %d is negative", path, socket);
-    FILE *fp = fopen(path, "r");
+    FILE *fp = ddio_open_input(path, e);
     if (!fp)
-        return ddio_errf(e, errno == ENOENT || errno == EISDIR ? DDIO_EXIT_USAGE : DDIO_EXIT_IO,
-                         "%s: cannot open: %s", path, strerror(errno));
+        return -1;
 
     pcm_header h = {0};
     pcm_sample s = {0};

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "sim/common/infile.h"
 #include "validate/measure.h"
 #include "validate/text.h"
 
@@ -187,10 +188,9 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
     if ((size_t)snprintf(a.name[EV_HIT], PERF_NAME_LEN, "%s_hit", name) >= PERF_NAME_LEN ||
         (size_t)snprintf(a.name[EV_MISS], PERF_NAME_LEN, "%s_miss", name) >= PERF_NAME_LEN)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: perf event name '%s' is too long", path, name);
-    FILE *fp = fopen(path, "r");
+    FILE *fp = ddio_open_input(path, e);
     if (!fp)
-        return ddio_errf(e, errno == ENOENT || errno == EISDIR ? DDIO_EXIT_USAGE : DDIO_EXIT_IO,
-                         "%s: cannot open: %s", path, strerror(errno));
+        return -1;
 
     unsigned long line = 0;
     char *buf = NULL;

@@ -27,8 +27,9 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     c->block_bytes = (c->repl_off + (uint64_t)ops->set_bytes(c->ways) + 63) & ~(uint64_t)63;
     c->blocks = ddio_table_alloc(c->block_bytes * c->nsets);
     if (!c->blocks) {
+        uint32_t nsets = c->nsets;   /* cache_free clears it */
         cache_free(c);
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for a %u-set cache", c->nsets);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for a %u-set cache", nsets);
     }
     for (uint32_t s = 0; s < c->nsets; s++)
         memset(cache_tags(c, s), 0xFF, c->tag_slots * sizeof(uint64_t));   /* CACHE_INVALID */

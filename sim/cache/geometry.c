@@ -18,6 +18,10 @@ int cache_geom_validate(const cache_geom *g, const char *what, ddio_err *e)
     if (cache_geom_total_sets(g) > CACHE_MAX_SETS)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %llu sets is more than the %u supported", what,
                          (unsigned long long)cache_geom_total_sets(g), CACHE_MAX_SETS);
+    if (cache_geom_total_sets(g) * g->ways > CACHE_MAX_LINES)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %llu sets x %u ways is %llu lines, more than the %u one cache may hold",
+                         what, (unsigned long long)cache_geom_total_sets(g), g->ways,
+                         (unsigned long long)(cache_geom_total_sets(g) * g->ways), CACHE_MAX_LINES);
     if (g->mapping == MAP_XOR && !ddio_is_pow2(g->sets_per_slice))
         return ddio_errf(e, DDIO_EXIT_USAGE,
                          "%s: the xor mapping needs a power-of-two number of sets per slice, not %u",

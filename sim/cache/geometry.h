@@ -18,6 +18,11 @@
 
 #define CACHE_MAX_WAYS 64
 #define CACHE_MAX_SETS (1u << 28)
+/* The most lines one cache may hold, 2^26 (4 GiB of 64-byte lines): the
+ * simulator keeps about 10 bytes of tags and policy state per line, and a
+ * bigger cache would rather exhaust the host's memory than simulate
+ * anything real.  Checked before anything is allocated (docs/configs.md). */
+#define CACHE_MAX_LINES (1u << 26)
 
 enum cache_mapping { MAP_MODULO = 0, MAP_XOR, MAP_RANDOM };
 

@@ -1,11 +1,23 @@
 /* outfile.h - an output file written whole or not at all.
  *
- * ddio_outfile_open creates PATH.tmpXXXXXX beside PATH with the mode a plain
- * fopen would give (0666 less the umask); the caller writes to f;
- * ddio_outfile_commit closes it and renames it over PATH, ddio_outfile_abort
- * closes and removes it.  Either one releases everything, also on error, so
- * a failed run never leaves a half-written file (only a killed one leaves
- * its temporary).  A NULL path writes to stdout: commit flushes it. */
+ * ddio_outfile_open follows PATH's symbolic links to the file they name
+ * (the target: a link given to -o is followed, not replaced) and then:
+ *   - a regular file, or none yet: creates TARGET.tmpXXXXXX beside the
+ *     target, with the target's mode (and owner, where the process may set
+ *     it) when it exists, else the mode a plain fopen would give (0666 less
+ *     the umask); ddio_outfile_commit renames it over the target, so that
+ *     readers never see a half-written file;
+ *   - anything else but a directory (a FIFO, a character device such as
+ *     /dev/null, a socket): opens it and writes to it directly, since
+ *     renaming a file over it would replace the device or pipe itself;
+ *   - a directory: refused, "PATH: is a directory" (exit 2).
+ * The caller writes to f; ddio_outfile_commit closes it (and renames the
+ * temporary into place), ddio_outfile_abort closes it and removes the
+ * temporary.  Either one releases everything, also on error, so a failed
+ * run never leaves a half-written file.  A temporary is also removed when
+ * the process is killed by SIGINT, SIGTERM or SIGHUP while it exists (see
+ * outfile.c): only an uncatchable SIGKILL or a crash leaves one.  A NULL
+ * path writes to stdout: commit flushes it. */
 #ifndef DDIOSIM_COMMON_OUTFILE_H
 #define DDIOSIM_COMMON_OUTFILE_H
 
@@ -15,13 +27,30 @@
 
 typedef struct ddio_outfile {
     FILE *f;
-    char *path;                 /* a copy of the path; NULL: stdout */
-    char *tmp;                  /* the temporary file; NULL: stdout */
+    char *path;                 /* a copy of the path given, for messages; NULL: stdout */
+    char *target;               /* the file written: path with its symbolic links followed */
+    char *tmp;                  /* the temporary renamed over target; NULL: stdout or written in place */
 } ddio_outfile;
 
 int ddio_outfile_open(ddio_outfile *o, const char *path, ddio_err *e);
 /* The stream's error flag (a failed fwrite / fputs) is reported here. */
 int ddio_outfile_commit(ddio_outfile *o, ddio_err *e);
 void ddio_outfile_abort(ddio_outfile *o);
+
+/* A file a command reads or writes, with the option that named it. */
+typedef struct ddio_file_arg {
+    const char *opt;            /* "-o", "--timeline", "--trace", "TRACE"...; NULL ends a list */
+    const char *path;           /* NULL or "-" (stdin / stdout): skipped */
+} ddio_file_arg;
+
+/* The checks a command makes before it runs, so that a mistake fails at
+ * once instead of after the run or by destroying an input: an output
+ * that is a directory ("PATH: is a directory"), two outputs that are the
+ * same file (the report would be lost), an output that is one of the
+ * inputs (the run would overwrite what it reads).  "The same file": the
+ * same device and inode when both exist, else the same path once symbolic
+ * links and the directory are resolved.  `outs` and `ins` end with an entry
+ * whose opt is NULL (ins may be NULL).  0, or -1 with e filled (exit 2). */
+int ddio_outfile_check(const ddio_file_arg *outs, const ddio_file_arg *ins, ddio_err *e);
 
 #endif

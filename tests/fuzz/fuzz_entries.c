@@ -577,10 +577,14 @@ int fuzz_din(const uint8_t *d, size_t n)
     size_t pos = 0;
     int stopped = 0;
     while (pos < n && !stopped) {
-        const uint8_t *nl = memchr(d + pos, '\n', n - pos);
-        size_t len = nl ? (size_t)(nl - (d + pos)) + 1 : n - pos;
+        /* Lines end with LF, CRLF or a lone CR. */
         const uint8_t *s = d + pos;
+        size_t len = 0;
+        while (pos + len < n && s[len] != '\n' && s[len] != '\r')
+            len++;
         pos += len;
+        if (pos < n)
+            pos += d[pos] == '\r' && pos + 1 < n && d[pos + 1] == '\n' ? 2 : 1;
         lineno++;
         din_record want, got;
         ddio_err ew, eg;

@@ -1,0 +1,33 @@
+/* infile.c - opening an input file with one set of messages (infile.h). */
+#include "sim/common/infile.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Failures of the system, not of the path the user gave. */
+static int system_failure(int err)
+{
+    return err == EIO || err == ENOMEM || err == EMFILE || err == ENFILE;
+}
+
+FILE *ddio_open_input(const char *path, ddio_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int err = errno;
+        if (err == EISDIR)
+            ddio_errf(e, DDIO_EXIT_USAGE, "%s: is a directory", path);
+        else
+            ddio_errf(e, system_failure(err) ? DDIO_EXIT_IO : DDIO_EXIT_USAGE, "%s: cannot open: %s", path,
+                      strerror(err));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: is a directory", path);
+        return NULL;
+    }
+    return f;
+}

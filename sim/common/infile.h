@@ -1,0 +1,22 @@
+/* infile.h - opening an input file the same way everywhere.
+ *
+ * Every reader of a file named on the command line or by a config (pcap
+ * and din traces, machine and workload files, measured data) opens it
+ * here, so that one mistake gets one message and one exit code wherever
+ * it is made.  A directory is refused at once, "PATH: is a directory":
+ * fopen accepts one on Linux and only the first read fails, which each
+ * reader used to word differently ("read error", exit 1, for a config).
+ * A file that cannot be opened is "PATH: cannot open: REASON". */
+#ifndef DDIOSIM_COMMON_INFILE_H
+#define DDIOSIM_COMMON_INFILE_H
+
+#include <stdio.h>
+
+#include "sim/common/err.h"
+
+/* fopen(path, "rb"), or NULL with e filled: exit 2 (bad input: missing,
+ * unreadable, a directory), or 1 when the system failed (EIO, out of
+ * memory or file descriptors). */
+FILE *ddio_open_input(const char *path, ddio_err *e);
+
+#endif
