@@ -213,8 +213,7 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: socket %d is negative", path, socket);
     FILE *fp = fopen(path, "r");
     if (!fp)
-        return ddio_errf(e, errno == ENOENT || errno == EISDIR ? DDIO_EXIT_USAGE : DDIO_EXIT_IO,
-                         "%s: cannot open: %s", path, strerror(errno));
+        return ddio_errf(e, vd_file_exit_code(errno), "%s: cannot open: %s", path, strerror(errno));
 
     pcm_header h = {0};
     pcm_sample s = {0};
@@ -252,7 +251,8 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
             break;
     }
     if (rc == 0 && ferror(fp))
-        rc = ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
+        rc = errno == EISDIR ? ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno))
+                             : ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
     free(buf);
     fclose(fp);
     if (rc != 0)

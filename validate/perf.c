@@ -189,8 +189,7 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: perf event name '%s' is too long", path, name);
     FILE *fp = fopen(path, "r");
     if (!fp)
-        return ddio_errf(e, errno == ENOENT || errno == EISDIR ? DDIO_EXIT_USAGE : DDIO_EXIT_IO,
-                         "%s: cannot open: %s", path, strerror(errno));
+        return ddio_errf(e, vd_file_exit_code(errno), "%s: cannot open: %s", path, strerror(errno));
 
     unsigned long line = 0;
     char *buf = NULL;
@@ -210,7 +209,8 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
             break;
     }
     if (rc == 0 && ferror(fp))
-        rc = ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
+        rc = errno == EISDIR ? ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno))
+                             : ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
     free(buf);
     fclose(fp);
     if (rc != 0)

@@ -1,8 +1,10 @@
 /* text.c - the comma splitting of the CSV-like outputs of pcm-pcie and
  * perf stat (validate/text.h): one implementation, so both readers agree on
- * what a field is. */
+ * what a field is; and the exit code of a file they cannot read. */
+#include <errno.h>
 #include <string.h>
 
+#include "sim/common/err.h"
 #include "validate/text.h"
 
 static int is_space(char c)
@@ -34,4 +36,10 @@ size_t vd_split_fields(char *s, char **f, size_t max)
             return n;
         s = comma + 1;
     }
+}
+
+int vd_file_exit_code(int err)
+{
+    int bad_name = err == ENOENT || err == EISDIR || err == ENOTDIR || err == ENAMETOOLONG || err == ELOOP;
+    return bad_name ? DDIO_EXIT_USAGE : DDIO_EXIT_IO;
 }

@@ -1,5 +1,5 @@
-/* text.h - line splitting shared by the measured-data readers (private to
- * validate/). */
+/* text.h - line splitting and file errors shared by the measured-data
+ * readers (private to validate/). */
 #ifndef DDIOSIM_VALIDATE_TEXT_H
 #define DDIOSIM_VALIDATE_TEXT_H
 
@@ -11,5 +11,11 @@ char *vd_trim(char *s);
 /* Split s at commas, in place, into trimmed fields; stores at most `max`
  * of them in f and returns how many there are. */
 size_t vd_split_fields(char *s, char **f, size_t max);
+
+/* The exit code for a measured file that cannot be opened or read, from
+ * errno: 2 (bad input) when the name cannot be a readable file (missing,
+ * a folder, too long, a loop, a component that is not a folder), 1 (I/O)
+ * otherwise. */
+int vd_file_exit_code(int err);
 
 #endif
