@@ -573,7 +573,18 @@ Test(validate_experiment, x_and_series_errors)
                       "@/experiment.json: values: 'ratio' is not percent or fraction");
     /* x = first column * 0.5: 65 * 0.5 is not a ring size. */
     expect_load_error("{" NPF_HEAD "\"x\": {\"param\": \"rx_ring\", \"scale\": 0.5}, " NPF_W "}", "65 90\n",
-                      "@/W.csv:1: rx_ring = 32.5 is not a whole number (x.scale / x.offset?)");
+                      "@/W.csv:1: rx_ring = 32.5: must be a whole number >= 0 (x.scale / x.offset?)");
+    /* Found by the experiment fuzz target's checks: the x of a row passed
+     * unchecked but for whole numbers (a ring of 1e30, a rate below 0 were
+     * loaded), and two rows that map to one x overwrote the first row's
+     * runs (lost, and leaked). */
+    expect_load_error("{" NPF_HEAD "\"x\": {\"param\": \"rx_ring\", \"offset\": 1e30}, " NPF_W "}", W_ROWS,
+                      "@/W.csv:1: rx_ring = 1e+30: must be a whole number >= 0 (x.scale / x.offset?)");
+    expect_load_error("{" NPF_HEAD "\"x\": {\"param\": \"rate\", \"offset\": -100}, " NPF_W "}", W_ROWS,
+                      "@/W.csv:1: rate = -36: must be > 0 (Gb/s) or \"max\" (x.scale / x.offset?)");
+    expect_load_error("{" NPF_HEAD "\"x\": {\"param\": \"extra_cycles\", \"offset\": 1e30}, " NPF_W "}", W_ROWS,
+                      "@/W.csv:2: extra_cycles = 1e+30 again (as at W.csv:1): x.scale, x.offset or x_from map two "
+                      "rows to one value");
 }
 
 Test(validate_experiment, measured_file_errors)

@@ -326,6 +326,34 @@ Test(validate_readers, perf_errors_name_the_file_the_line_or_the_event)
     }
 }
 
+/* A name that cannot be a readable file is bad input (exit 2), as for the
+ * NPF reader: a folder (fopen succeeds, the first read fails with EISDIR:
+ * it was "read error", exit 1), a name longer than the system allows, a
+ * path through a file (both were exit 1). */
+Test(validate_readers, unreadable_names_are_bad_input)
+{
+    char *f = temp_file("x\n"), through[600], longname[400];
+    snprintf(through, sizeof through, "%s/a.csv", f);
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    struct { const char *path, *want; } cases[] = {
+        {DDIOSIM_SOURCE_DIR "/tests", DDIOSIM_SOURCE_DIR "/tests: Is a directory"},
+        {longname, "%s: cannot open: File name too long"},
+        {through, "%s: cannot open: Not a directory"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *want = msg(cases[i].want, cases[i].path);
+        expect_pcm_error(cases[i].path, "ItoM", 0, DDIO_EXIT_USAGE, want);
+        vd_counts c = {0};
+        ddio_err e = {0};
+        cr_expect_eq(vd_perf_read(cases[i].path, "itom", &c, &e), -1);
+        cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE, "exit code %d for '%s'", e.exit_code, e.msg);
+        cr_expect_str_eq(e.msg, want);
+    }
+    unlink(f);
+    free(f);
+}
+
 /* ------------------------------------------------------------ counts */
 
 Test(validate_readers, rate_needs_lookups)

@@ -197,6 +197,20 @@ static int get_number(const loader *L, const cJSON *j, const char *key, const ch
     return 0;
 }
 
+/* What is wrong with the number x as a value of parameter s, or NULL. */
+static const char *number_problem(const vd_param_spec *s, double x)
+{
+    if (s->kind == VD_KIND_WORD)
+        return "must be a string";
+    if (!isfinite(x))
+        return "must be a finite number";
+    if (s->kind == VD_KIND_UINT && (x < 0 || x != floor(x) || x > 4294967295.0))
+        return "must be a whole number >= 0";
+    if (s->kind == VD_KIND_RATE && x <= 0)
+        return "must be > 0 (Gb/s) or \"max\"";
+    return NULL;
+}
+
 /* A parameter value from JSON, checked against its kind. */
 static int param_from_json(const loader *L, const char *path, const char *name, const cJSON *v, vd_param *out)
 {
@@ -219,16 +233,12 @@ static int param_from_json(const loader *L, const char *path, const char *name, 
         return fail(L, path, s->kind == VD_KIND_RATE ? "must be a number (Gb/s) or \"max\"%s"
                                                      : "must be a number, not a string%s", "");
     }
-    if (s->kind == VD_KIND_WORD)
-        return fail(L, path, "must be a string%s", "");
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+    if (s->kind != VD_KIND_WORD && !cJSON_IsNumber(v))
         return fail(L, path, "must be a finite number%s", "");
-    double x = v->valuedouble;
-    if (s->kind == VD_KIND_UINT && (x < 0 || x != floor(x) || x > 4294967295.0))
-        return fail(L, path, "must be a whole number >= 0%s", "");
-    if (s->kind == VD_KIND_RATE && x <= 0)
-        return fail(L, path, "must be > 0 (Gb/s) or \"max\"%s", "");
-    out->value = x;
+    const char *bad = number_problem(s, v->valuedouble);
+    if (bad)
+        return fail(L, path, "%s", bad);
+    out->value = v->valuedouble;
     return 0;
 }
 
@@ -473,6 +483,10 @@ static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, 
         return NULL;
     vd_param v = {.value = 0};
     if (sv) {
+        const char *bad = number_problem(vd_param_find(d->series_param), *sv);
+        if (bad)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g (the file name's prefix): %s", L->dir, where,
+                             d->series_param, *sv, bad), NULL;
         snprintf(v.name, sizeof v.name, "%s", d->series_param);
         v.value = *sv;
         if (add_param(L, p, &v, "series.param") != 0)
@@ -480,9 +494,10 @@ static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, 
     }
     snprintf(v.name, sizeof v.name, "%s", d->x_param);
     v.value = xval;
-    if (vd_param_find(d->x_param)->kind == VD_KIND_UINT && (xval < 0 || xval != floor(xval)))
-        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g is not a whole number (x.scale / x.offset?)",
-                         L->dir, where, d->x_param, xval), NULL;
+    const char *bad = number_problem(vd_param_find(d->x_param), xval);
+    if (bad)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g: %s (x.scale / x.offset?)", L->dir, where,
+                         d->x_param, xval, bad), NULL;
     if (add_param(L, p, &v, "x.param") != 0)
         return NULL;
     snprintf(p->where, sizeof p->where, "%s", where);
@@ -516,6 +531,11 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
         vd_point *p = npf_point(x, cap, base, d, L, sv, xval, where);
         if (!p) {
             rc = -1;
+            break;
+        }
+        if (p->has[m]) {   /* two rows, one x: the first would be lost */
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g again (as at %s): x.scale, x.offset or x_from "
+                           "map two rows to one value", L->dir, where, d->x_param, xval, p->source[m]);
             break;
         }
         for (uint32_t k = 0; k < row->runs; k++)

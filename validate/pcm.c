@@ -252,7 +252,8 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
             break;
     }
     if (rc == 0 && ferror(fp))
-        rc = ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
+        rc = errno == EISDIR ? ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno))
+                             : ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
     free(buf);
     fclose(fp);
     if (rc != 0)

@@ -210,7 +210,8 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
             break;
     }
     if (rc == 0 && ferror(fp))
-        rc = ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
+        rc = errno == EISDIR ? ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno))
+                             : ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
     free(buf);
     fclose(fp);
     if (rc != 0)

@@ -1,8 +1,10 @@
 /* text.c - the comma splitting of the CSV-like outputs of pcm-pcie and
  * perf stat (validate/text.h): one implementation, so both readers agree on
- * what a field is. */
+ * what a field is; and the exit code of a file they cannot read. */
+#include <errno.h>
 #include <string.h>
 
+#include "sim/common/err.h"
 #include "validate/text.h"
 
 static int is_space(char c)

@@ -1,5 +1,5 @@
-/* text.h - line splitting shared by the measured-data readers (private to
- * validate/). */
+/* text.h - line splitting and file errors shared by the measured-data
+ * readers (private to validate/). */
 #ifndef DDIOSIM_VALIDATE_TEXT_H
 #define DDIOSIM_VALIDATE_TEXT_H
 

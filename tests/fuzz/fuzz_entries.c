@@ -726,7 +726,9 @@ int fuzz_npf(const uint8_t *d, size_t n)
             bad = ln;
             break;
         }
-        char *line = (char *)dup_exact(s, len + 1);
+        char *line = malloc(len + 1);
+        FZ_CHECK(line != NULL);
+        memcpy(line, s, len);
         line[len] = '\0';
         double x, run[64];
         uint32_t runs = 0;
