@@ -337,7 +337,7 @@ Test(validate_readers, unreadable_names_are_bad_input)
     memset(longname, 'a', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
     struct { const char *path, *want; } cases[] = {
-        {DDIOSIM_SOURCE_DIR "/tests", DDIOSIM_SOURCE_DIR "/tests: Is a directory"},
+        {DDIOSIM_SOURCE_DIR "/tests", DDIOSIM_SOURCE_DIR "/tests: is a directory"},
         {longname, "%s: cannot open: File name too long"},
         {through, "%s: cannot open: Not a directory"},
     };
