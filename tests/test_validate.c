@@ -221,11 +221,11 @@ Test(validate_npf, missing_file_and_folder)
     snprintf(path, sizeof path, "%s/nope.csv", d);
     cr_expect_eq(vd_npf_read(path, &n, &e), -1);
     cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE);
-    cr_expect_str_eq(e.msg, at("@/nope.csv: No such file or directory", d));
+    cr_expect_str_eq(e.msg, at("@/nope.csv: cannot open: No such file or directory", d));
     e = (ddio_err){0};
     cr_expect_eq(vd_npf_read(d, &n, &e), -1);
     cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE);
-    cr_expect_str_eq(e.msg, at("@: Is a directory", d));
+    cr_expect_str_eq(e.msg, at("@: is a directory", d));
     cr_expect_eq(n.n, 0);
     remove_dir(d);
 }
@@ -580,7 +580,7 @@ Test(validate_experiment, measured_file_errors)
 {
     /* A metric whose file is missing: the message names the file. */
     expect_load_error("{" NPF_HEAD NPF_X "\"metrics\": {\"pcie_write_hit\": \"W\", \"pcie_read_hit\": \"R\"}}", W_ROWS,
-                      "@/R.csv: No such file or directory");
+                      "@/R.csv: cannot open: No such file or directory");
     expect_load_error("{" NPF_HEAD NPF_X NPF_W "}", "64 90 92\n128\n", "@/W.csv:2: x = 128 has no runs");
     expect_load_error("{" NPF_HEAD NPF_X NPF_W "}", "64 90 abc\n", "@/W.csv:1: run 2: 'abc' is not a finite number");
     expect_load_error("{" NPF_HEAD NPF_X NPF_W "}", "", "@/W.csv: no measurements (an empty file)");
@@ -738,7 +738,7 @@ Test(validate_experiment, not_a_folder)
                                   "experiment.json)");
     char *d = temp_dir();
     cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
-    cr_expect_str_eq(e.msg, at("@/experiment.json: No such file or directory", d));
+    cr_expect_str_eq(e.msg, at("@/experiment.json: cannot open: No such file or directory", d));
     remove_dir(d);
 }
 

@@ -109,8 +109,8 @@ static int next_line(din_reader *r, const char **line, size_t *len, ddio_err *e)
 int din_next(din_reader *r, din_record *rec, ddio_err *e)
 {
     for (;;) {
-        const char *s;
-        size_t n;
+        const char *s = NULL;
+        size_t n = 0;
         int got = next_line(r, &s, &n, e);
         if (got <= 0)
             return got;
