@@ -602,6 +602,39 @@ Test(validate_experiment, measured_file_errors)
                       "@/W.csv:1: mean 1.6 is not a rate in [0, 1] (\"values\"?)");
 }
 
+/* A measured file that is not a regular file is refused before it is
+ * opened: a FIFO blocked the open, /dev/zero was read until memory ran
+ * out.  x_from names a file in the folder, like the metrics. */
+Test(validate_experiment, measured_files_must_be_regular_files)
+{
+    char *d = experiment_dir("{" NPF_HEAD NPF_X NPF_W "}", NULL);
+    char path[600];
+    snprintf(path, sizeof path, "%s/W.csv", d);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    vd_experiment x;
+    ddio_err e = {0};
+    cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
+    cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE);
+    cr_expect_str_eq(e.msg, at("@/W.csv: not a regular file", d));
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(symlink("/dev/zero", path), 0);
+    e = (ddio_err){0};
+    cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
+    cr_expect_str_eq(e.msg, at("@/W.csv: not a regular file", d));
+    cr_assert_eq(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/experiment.json", d);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    e = (ddio_err){0};
+    cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
+    cr_expect_str_eq(e.msg, at("@/experiment.json: not a regular file", d));
+    remove_dir(d);
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"x_from\": \"../X\"}", W_ROWS,
+                      "@/experiment.json: x_from: must be a measured file's name in the folder (a string, no '/')");
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"x_from\": \"\"}", W_ROWS,
+                      "@/experiment.json: x_from: must be a non-empty string");
+}
+
 #define PERF_HEAD "\"name\": \"p\", \"source\": \"perf\", "
 #define PERF_M "\"metrics\": {\"pcie_write_hit\": \"itom\", \"pcie_read_hit\": \"pcirdcur\"}"
 #define PERF_PTS "\"points\": [{\"params\": {\"pkt_size\": 1500}, \"runs\": [\"a.csv\"]}]"

@@ -130,17 +130,13 @@ static int fail(const loader *L, const char *path, const char *fmt, const char *
 
 static char *read_text(const char *path, size_t *len, ddio_err *e)
 {
-    /* stat first: a FIFO would block the open. */
-    struct stat st;
-    memset(&st, 0, sizeof st);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a regular file", path), NULL;
-    FILE *f = ddio_open_input(path, e);
+    FILE *f = ddio_open_data(path, MAX_JSON_BYTES, e);
     if (!f)
         return NULL;
-    if (fstat(fileno(f), &st) == 0 && st.st_size > MAX_JSON_BYTES) {
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
         fclose(f);
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes", path, MAX_JSON_BYTES), NULL;
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path), NULL;
     }
     char *buf = malloc((size_t)st.st_size + 1);
     size_t n = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
@@ -419,6 +415,8 @@ static int read_npf_desc(const loader *L, const cJSON *j, npf_desc *d)
         return fail(L, "x.scale", "must not be 0%s", "");
     if (get_string(L, j, "x_from", 0, &d->x_from) != 0)
         return -1;
+    if (d->x_from && strchr(d->x_from, '/'))
+        return fail(L, "x_from", "must be a measured file's name in the folder (a string, no '/')%s", "");
     const cJSON *so = cJSON_GetObjectItemCaseSensitive(j, "series");
     if (so) {
         static const char *const skeys[] = {"param", NULL};

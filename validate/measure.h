@@ -25,6 +25,9 @@
 #define VD_NAME_LEN 32
 #define VD_TEXT_LEN 32
 #define VD_MAX_PARAMS 16
+/* Largest measured-data file a reader takes (an hour of pcm-pcie samples
+ * at one per second is about 10 MB). */
+#define VD_MAX_FILE_BYTES (256ll << 20)
 
 /* One parameter of a point: `name` is a simulate / predict option name with
  * underscores ("rx_ring"); `value` its number, or NAN with `text` set for a

@@ -87,7 +87,7 @@ static int add_row(vd_npf *out, size_t *cap, const vd_npf_row *row, const char *
 int vd_npf_read(const char *path, vd_npf *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = ddio_open_input(path, e);
+    FILE *f = ddio_open_data(path, VD_MAX_FILE_BYTES, e);
     if (!f)
         return -1;
     char *line = NULL;

@@ -212,7 +212,7 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no pcm-pcie column given", path);
     if (socket < 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: socket %d is negative", path, socket);
-    FILE *fp = ddio_open_input(path, e);
+    FILE *fp = ddio_open_data(path, VD_MAX_FILE_BYTES, e);
     if (!fp)
         return -1;
 

@@ -188,7 +188,7 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
     if ((size_t)snprintf(a.name[EV_HIT], PERF_NAME_LEN, "%s_hit", name) >= PERF_NAME_LEN ||
         (size_t)snprintf(a.name[EV_MISS], PERF_NAME_LEN, "%s_miss", name) >= PERF_NAME_LEN)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: perf event name '%s' is too long", path, name);
-    FILE *fp = ddio_open_input(path, e);
+    FILE *fp = ddio_open_data(path, VD_MAX_FILE_BYTES, e);
     if (!fp)
         return -1;
 

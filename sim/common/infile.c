@@ -31,3 +31,28 @@ FILE *ddio_open_input(const char *path, ddio_err *e)
     }
     return f;
 }
+
+FILE *ddio_open_data(const char *path, long long max_bytes, ddio_err *e)
+{
+    /* stat before the open: opening a FIFO blocks until a writer comes. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a regular file", path);
+        return NULL;
+    }
+    FILE *f = ddio_open_input(path, e);
+    if (!f)
+        return NULL;
+    /* fstat again: the path may have been replaced between the two calls. */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a regular file", path);
+        return NULL;
+    }
+    if ((long long)st.st_size > max_bytes) {
+        fclose(f);
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %lld bytes", path, max_bytes);
+        return NULL;
+    }
+    return f;
+}

@@ -19,4 +19,11 @@
  * memory or file descriptors). */
 FILE *ddio_open_input(const char *path, ddio_err *e);
 
+/* ddio_open_input for a measured-data file, which is a record on disk:
+ * anything but a regular file (a FIFO, /dev/zero, a terminal) is refused
+ * before it is opened, "PATH: not a regular file", so that a wrong path
+ * can neither block the open nor be read forever; so is a file larger
+ * than max_bytes, "PATH: larger than N bytes".  Exit 2 for both. */
+FILE *ddio_open_data(const char *path, long long max_bytes, ddio_err *e);
+
 #endif
