@@ -2,6 +2,7 @@
 #include "tests/helpers.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,4 +123,30 @@ int count_lines_with(const char *s, const char *needle)
         p = nl ? nl + 1 : NULL;
     }
     return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+const char *dir_listing(const char *dir, char *buf, size_t cap)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    char *names[64];
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && n < 64)
+            names[n++] = strdup(de->d_name);
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        k += (size_t)snprintf(buf + k, k < cap ? cap - k : 0, "%s%s", i ? "," : "", names[i]);
+        free(names[i]);
+    }
+    return buf;
 }

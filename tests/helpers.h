@@ -48,5 +48,8 @@ char *slurp(const char *path, size_t *len);
 char *write_temp(const char *suffix, const char *content, size_t len);
 /* Number of lines in s that contain `needle`. */
 int count_lines_with(const char *s, const char *needle);
+/* The names in `dir` (at most 64), sorted and comma-separated ("" when
+ * empty), into buf; returns buf. */
+const char *dir_listing(const char *dir, char *buf, size_t cap);
 
 #endif

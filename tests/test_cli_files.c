@@ -7,7 +7,6 @@
 #define _DEFAULT_SOURCE 1
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,30 +28,6 @@ static char *fresh_dir(void)
     char *dir = strdup("/tmp/ddiosim-files-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
     return dir;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The names in `dir`, sorted and comma-separated ("" when empty). */
-static const char *listing(const char *dir, char *buf, size_t cap)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "%s", dir);
-    char *names[64];
-    size_t n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && n < 64)
-            names[n++] = strdup(de->d_name);
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
-    size_t k = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        k += (size_t)snprintf(buf + k, k < cap ? cap - k : 0, "%s%s", i ? "," : "", names[i]);
-        free(names[i]);
-    }
-    return buf;
 }
 
 /* Remove dir and what it holds, one level of sub-folders included. */
@@ -125,7 +100,7 @@ Test(cli_files, output_follows_a_symbolic_link)
     cr_assert_eq(lstat(link, &st), 0);
     cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
     cr_expect_eq(file_size(real), want);
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "link.pcap,real.pcap");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "link.pcap,real.pcap");
 
     /* A dangling link (to a file in a sub-folder): its target is created. */
     char sub[400], target[500];
@@ -140,7 +115,7 @@ Test(cli_files, output_follows_a_symbolic_link)
     cr_expect(S_ISLNK(st.st_mode), "the dangling link was replaced by a file");
     snprintf(target, sizeof target, "%s/new.pcap", sub);
     cr_expect_eq(file_size(target), want);
-    cr_expect_str_eq(listing(sub, ls, sizeof ls), "new.pcap");
+    cr_expect_str_eq(dir_listing(sub, ls, sizeof ls), "new.pcap");
     remove_dir(dir);
 }
 
@@ -216,7 +191,7 @@ Test(cli_files, output_writes_a_fifo_in_place, .timeout = 120)
     cr_assert_eq(lstat(fifo, &st), 0);
     cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
     cr_expect_eq(file_size(copy), want);
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "copy,fifo");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "copy,fifo");
 
     snprintf(args, sizeof args, "config show --format json -o %s", fifo);
     read_fifo_while(fifo, args, copy, 0);
@@ -225,7 +200,7 @@ Test(cli_files, output_writes_a_fifo_in_place, .timeout = 120)
     char *text = slurp(copy, NULL);
     cr_expect(text && strstr(text, "\"name\":\t\"skylake-6140\""), "%s", text ? text : "(none)");
     free(text);
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "copy,fifo");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "copy,fifo");
     remove_dir(dir);
 }
 
@@ -258,7 +233,7 @@ static int kill_when_temps_exist(char *const argv[], const char *dir, const char
     /* 60 s at most: the sanitizer build starts slowly under load. */
     for (int tries = 0; tries < 12000 && !found; tries++) {
         char ls[2000], want[200];
-        listing(dir, ls, sizeof ls);
+        dir_listing(dir, ls, sizeof ls);
         found = 1;
         for (const char *p = prefixes; *p;) {
             size_t n = strcspn(p, ",");
@@ -284,7 +259,7 @@ Test(cli_files, sigterm_removes_the_temporary_of_trace_gen, .timeout = 120)
     char *argv[] = {"ddiosim", "trace", "gen", "--profile", "imix", "--packets", "10000000000", "-o", "big.pcap", NULL};
     int st = kill_when_temps_exist(argv, dir, "big.pcap", SIGTERM);
     cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status 0x%x", st);
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "");
     remove_dir(dir);
 }
 
@@ -295,7 +270,7 @@ Test(cli_files, sigint_removes_the_temporaries_of_simulate, .timeout = 120)
                     "--no-model", "-o", "out.json", "--timeline", "t.csv", NULL};
     int st = kill_when_temps_exist(argv, dir, "out.json,t.csv", SIGINT);
     cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "status 0x%x", st);
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "");
     remove_dir(dir);
 }
 
@@ -320,7 +295,7 @@ Test(cli_files, output_that_is_a_folder_is_refused_at_once, .timeout = 120)
         cr_expect_eq(r.status, 2, "%s: %s", args, r.err);
         snprintf(want, sizeof want, ": %s: is a directory", dir);
         expect_error_line(r.err, want, args);
-        cr_expect_str_eq(listing(dir, ls, sizeof ls), "", "%s", args);
+        cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "", "%s", args);
         cli_run_free(&r);
     }
     remove_dir(dir);

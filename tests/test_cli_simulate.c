@@ -78,33 +78,6 @@ static char *fresh_dir(void)
     return dir;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in `dir`, sorted and comma-separated ("" when empty), into buf. */
-static const char *listing(const char *dir, char *buf, size_t cap)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "%s", dir);
-    char *names[64];
-    size_t n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && n < 64)
-            names[n++] = strdup(de->d_name);
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
-    size_t k = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        k += (size_t)snprintf(buf + k, cap - k, "%s%s", i ? "," : "", names[i]);
-        free(names[i]);
-    }
-    return buf;
-}
-
 /* Remove dir with its files and empty subdirectories. */
 static void remove_dir(char *dir)
 {
@@ -361,14 +334,14 @@ Test(cli_simulate, outputs_are_whole_or_absent, .timeout = 120)
         cli_run r = run_ddiosim(args);
         cr_expect_eq(r.status, 2, "%s: %d", args, r.status);
         cr_expect(strstr(r.err, fails[i].want), "%s: %s", args, r.err);
-        cr_expect_str_eq(listing(dir, ls, sizeof ls), "", "%s", args);
+        cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "", "%s", args);
         cli_run_free(&r);
     }
     snprintf(args, sizeof args, "simulate " SHORT " --format json -o %s/out.json --timeline %s/t.csv", dir, dir);
     cli_run r = run_ddiosim(args);
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "");
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "out.json,t.csv");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "out.json,t.csv");
     char path[400];
     snprintf(path, sizeof path, "%s/out.json", dir);
     char *text = slurp(path, NULL);
@@ -425,7 +398,7 @@ Test(cli_simulate, unwritable_output_leaves_no_timeline, .timeout = 120)
     cr_expect_eq(r.status, 1, "%s", r.err);
     snprintf(want, sizeof want, "ddiosim simulate: %s/missing/out.json: cannot create: No such file or directory\n", dir);
     cr_expect_str_eq(r.err, want);
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "");
     cli_run_free(&r);
 
     snprintf(want, sizeof want, "%s/out.json", dir);
@@ -435,7 +408,7 @@ Test(cli_simulate, unwritable_output_leaves_no_timeline, .timeout = 120)
     cr_expect_eq(r.status, 2, "%s", r.err);
     snprintf(want, sizeof want, "ddiosim simulate: %s/out.json: is a directory\n", dir);
     cr_expect_str_eq(r.err, want);
-    cr_expect_str_eq(listing(dir, ls, sizeof ls), "out.json");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "out.json");
     cli_run_free(&r);
     remove_dir(dir);
 }
