@@ -221,23 +221,15 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
     uint64_t sum[2] = {0, 0};       /* hit, miss */
     uint32_t samples = 0;
     long max_socket = -1;
-    unsigned long line = 0;
-    char *buf = NULL, *f[PCM_MAX_FIELDS];
-    size_t cap = 0;
+    vd_lines r = {.f = fp, .path = path};
+    char *t, *f[PCM_MAX_FIELDS];
     int rc = 0;
-    ssize_t len;
-    while ((len = getline(&buf, &cap, fp)) >= 0) {
-        line++;
-        if (memchr(buf, '\0', (size_t)len)) {
-            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: NUL byte in a text file", path, line);
-            break;
-        }
-        char *t = vd_trim(buf);
+    while ((t = vd_next_line(&r, &rc, e)) != NULL) {
         if (is_header(t)) {
             if (h.line && (rc = sample_close(&s, &h, socket, sum, &samples, path, e)) != 0)
                 break;
             size_t n = vd_split_fields(t, f, PCM_MAX_FIELDS);
-            if ((rc = header_open(&h, f, n, column, path, line, e)) != 0)
+            if ((rc = header_open(&h, f, n, column, path, r.line, e)) != 0)
                 break;
             continue;
         }
@@ -248,19 +240,16 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
         if (strcmp(t, "(Aggregate)") == 0)
             continue;
         size_t n = vd_split_fields(t, f, PCM_MAX_FIELDS);
-        if ((rc = take_row(&s, &h, f, n, socket, &max_socket, path, line, e)) != 0)
+        if ((rc = take_row(&s, &h, f, n, socket, &max_socket, path, r.line, e)) != 0)
             break;
     }
-    if (rc == 0 && ferror(fp))
-        rc = errno == EISDIR ? ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno))
-                             : ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
-    free(buf);
+    free(r.buf);
     fclose(fp);
     if (rc != 0)
         return rc;
     if (!h.line)
         return ddio_errf(e, DDIO_EXIT_USAGE,
-                         line ? "%s: no pcm-pcie -csv header (a line starting Skt,...)" : "%s: empty file",
+                         r.line ? "%s: no pcm-pcie -csv header (a line starting Skt,...)" : "%s: empty file",
                          path);
     if ((rc = sample_close(&s, &h, socket, sum, &samples, path, e)) != 0)
         return rc;

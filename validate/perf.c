@@ -192,27 +192,16 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
     if (!fp)
         return -1;
 
-    unsigned long line = 0;
-    char *buf = NULL;
-    size_t cap = 0;
+    vd_lines r = {.f = fp, .path = path};
+    char *t;
     int rc = 0;
-    ssize_t len;
-    while ((len = getline(&buf, &cap, fp)) >= 0) {
-        line++;
-        if (memchr(buf, '\0', (size_t)len)) {
-            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: NUL byte in a text file", path, line);
-            break;
-        }
-        char *t = vd_trim(buf);
+    while ((t = vd_next_line(&r, &rc, e)) != NULL) {
         if (!*t || *t == '#')
             continue;
-        if ((rc = take_line(&a, t, path, line, e)) != 0)
+        if ((rc = take_line(&a, t, path, r.line, e)) != 0)
             break;
     }
-    if (rc == 0 && ferror(fp))
-        rc = errno == EISDIR ? ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", path, strerror(errno))
-                             : ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", path, line + 1);
-    free(buf);
+    free(r.buf);
     fclose(fp);
     if (rc != 0)
         return rc;

@@ -1,7 +1,9 @@
-/* text.c - the comma splitting of the CSV-like outputs of pcm-pcie and
- * perf stat (validate/text.h): one implementation, so both readers agree on
- * what a field is; and the exit code of a file they cannot read. */
+/* text.c - the line reading and comma splitting of the CSV-like outputs of
+ * pcm-pcie and perf stat (validate/text.h): one implementation, so both
+ * readers agree on what a line and a field are, and word errors alike. */
 #include <errno.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <string.h>
 
 #include "sim/common/err.h"
@@ -36,4 +38,22 @@ size_t vd_split_fields(char *s, char **f, size_t max)
             return n;
         s = comma + 1;
     }
+}
+
+char *vd_next_line(vd_lines *r, int *rc, ddio_err *e)
+{
+    *rc = 0;
+    ssize_t len = getline(&r->buf, &r->cap, r->f);
+    if (len < 0) {
+        if (ferror(r->f))
+            *rc = errno == EISDIR ? ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", r->path, strerror(errno))
+                                  : ddio_errf(e, DDIO_EXIT_IO, "%s:%lu: read error", r->path, r->line + 1);
+        return NULL;
+    }
+    r->line++;
+    if (memchr(r->buf, '\0', (size_t)len)) {
+        *rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: NUL byte in a text file", r->path, r->line);
+        return NULL;
+    }
+    return vd_trim(r->buf);
 }

@@ -4,6 +4,9 @@
 #define DDIOSIM_VALIDATE_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "sim/common/err.h"
 
 /* s without leading and trailing blanks (cut in place). */
 char *vd_trim(char *s);
@@ -11,5 +14,19 @@ char *vd_trim(char *s);
 /* Split s at commas, in place, into trimmed fields; stores at most `max`
  * of them in f and returns how many there are. */
 size_t vd_split_fields(char *s, char **f, size_t max);
+
+/* Reading a text file line by line: set f and path, the rest to 0. */
+typedef struct vd_lines {
+    FILE *f;
+    const char *path;
+    char *buf;              /* getline's buffer: free it when done */
+    size_t cap;
+    unsigned long line;     /* number of the line last returned */
+} vd_lines;
+
+/* The next line, trimmed; NULL at the end of the file (*rc = 0) or on an
+ * error (*rc = -1, e filled: "PATH:LINE: NUL byte in a text file", exit 2;
+ * a read error, exit 1). */
+char *vd_next_line(vd_lines *r, int *rc, ddio_err *e);
 
 #endif
