@@ -1,10 +1,10 @@
-#define _DEFAULT_SOURCE 1   /* wait4 */
 /* bench_sim.c - simulator throughput: simulated packets per wall second for
  * l2fwd on the default machine, 1500 B packets and the MAWI-style mix, 1 and
  * 4 cores, at line rate.  Baseline in the same process: the packet
  * generator alone (the floor any trace-driven run pays).  Each run is forked
  * so its peak memory can be read, showing memory does not grow with the
  * number of packets. */
+#define _DEFAULT_SOURCE 1   /* wait4 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

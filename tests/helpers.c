@@ -1,3 +1,5 @@
+/* helpers.c - the shared test helpers of helpers.h: run the ddiosim binary,
+ * read and write temporary files, list a folder. */
 #define _DEFAULT_SOURCE 1
 #include "tests/helpers.h"
 

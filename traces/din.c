@@ -1,3 +1,5 @@
+/* din.c - the DineroIV "din" address-trace reader, extended for DMA
+ * (din.h). */
 #include "traces/din.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* gen.c - deterministic synthetic traffic (gen.h): fixed size, IMIX and a
+ * MAWI-like mix. */
 #include "traces/gen.h"
 
 #include <assert.h>

@@ -1,3 +1,5 @@
+/* rss.c - Receive Side Scaling as NICs do it (rss.h): the Toeplitz hash
+ * and an indirection table. */
 #include "traces/rss.h"
 
 #include <string.h>

@@ -1,3 +1,5 @@
+/* stats.c - the summary of a packet trace (stats.h): counts, sizes, flows,
+ * offered rate. */
 #include "traces/stats.h"
 
 #include <assert.h>

@@ -1,3 +1,6 @@
+/* cache.c - one set-associative cache level (cache.h): allocation of the
+ * tag, valid and metadata arrays, and way-masked victim choice through the
+ * replacement policy's ops. */
 #include "sim/cache/cache.h"
 
 #include <stdlib.h>

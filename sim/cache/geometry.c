@@ -1,3 +1,5 @@
+/* geometry.c - validation of a cache shape and the address -> (slice, set)
+ * mappings of geometry.h (modulo, the XOR slice hash, random). */
 #include "sim/cache/geometry.h"
 
 #include <string.h>

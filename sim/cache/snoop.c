@@ -1,3 +1,5 @@
+/* snoop.c - the snoop filter (snoop.h): which cores' L2s hold each line,
+ * so that a DMA or a core request finds the copies it must snoop. */
 #include "sim/cache/snoop.h"
 
 #include <assert.h>

@@ -1,3 +1,5 @@
+/* err.c - filling a one-line error report (err.h); nothing below the CLI
+ * prints. */
 #include "sim/common/err.h"
 
 #include <stdarg.h>

@@ -1,3 +1,5 @@
+/* mem.c - allocation of the simulator's large tables (mem.h): zeroed
+ * anonymous mappings, huge pages advised where the kernel allows. */
 #define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "sim/common/mem.h"
 

@@ -1,3 +1,5 @@
+/* parse.c - strict number parsing (parse.h): a whole string or an error
+ * naming it, never a silent prefix. */
 #include "sim/common/parse.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* rng.c - the deterministic PRNG every random choice draws from (rng.h):
+ * xoshiro256**, seeded by splitmix64. */
 #include "sim/common/rng.h"
 #include "sim/common/hash.h"
 

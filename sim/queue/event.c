@@ -1,3 +1,5 @@
+/* event.c - the discrete-event engine (event.h): a binary min-heap of
+ * (time, push order) keys over a slot table of events. */
 #include "sim/queue/event.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* mempool.c - DPDK's rte_mempool of mbufs (mempool.h): the common ring, the
+ * per-lcore caches and the buffer address layout. */
 #include "sim/queue/mempool.h"
 
 #include <assert.h>

@@ -1,3 +1,5 @@
+/* pcie.c - the PCIe link model (pcie.h) of Neugebauer et al., "Understanding
+ * PCIe performance for end host networking", SIGCOMM 2018. */
 #include "sim/queue/pcie.h"
 
 #include <string.h>

@@ -1,3 +1,5 @@
+/* pktsrc.c - the packets a simulation injects (pktsrc.h): a trace or the
+ * generator, retimed to the offered rate and looped. */
 #include "sim/queue/pktsrc.h"
 
 #include "sim/queue/u63.h"

@@ -1,3 +1,5 @@
+/* qmodel.c - the textbook single-server queueing results (qmodel.h) behind
+ * the simulator's "queueing estimate". */
 #include "sim/queue/qmodel.h"
 
 #include <math.h>

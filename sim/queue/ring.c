@@ -1,3 +1,5 @@
+/* ring.c - a fixed-capacity FIFO of buffer indices shaped like DPDK's
+ * rte_ring (ring.h). */
 #include "sim/queue/ring.h"
 
 #include <stdlib.h>
