@@ -470,7 +470,7 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
     pair_init(h, &c);
     /* 9 - 12 ways: the block layout pcie_run's tight loop has as constants. */
     if (llc_ways >= 9 && llc_ways <= 12)
-        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && h[0].fast->llc_repl_off == 120);
+        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && hier_fast_of(&h[0])->llc_repl_off == 120);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
@@ -525,11 +525,11 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
     }
     pair_expect_same_places(h, lines, 6000);
     if (mode == HIER_NONINCLUSIVE)   /* inclusive: any LLC line may have an L2 copy, no fast ways */
-        cr_assert(h[0].fast->tight_lines > total / 4, "the tight loop took %llu of %llu lines",
-                  (unsigned long long)h[0].fast->tight_lines, (unsigned long long)total);
+        cr_assert(hier_fast_of(&h[0])->tight_lines > total / 4, "the tight loop took %llu of %llu lines",
+                  (unsigned long long)hier_fast_of(&h[0])->tight_lines, (unsigned long long)total);
     else
-        cr_assert_eq(h[0].fast->tight_lines, 0);
-    cr_assert_eq(h[1].fast->tight_lines, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->tight_lines, 0);
+    cr_assert_eq(hier_fast_of(&h[1])->tight_lines, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -606,8 +606,8 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     c.core_cos[2] = 0;
     hier h[2];
     pair_init(h, &c);
-    cr_assert_eq(h[0].fast->rd_miss_fast, mode == HIER_NONINCLUSIVE);
-    cr_assert_eq(h[1].fast->rd_miss_fast, 0);
+    cr_assert_eq(hier_fast_of(&h[0])->rd_miss_fast, mode == HIER_NONINCLUSIVE);
+    cr_assert_eq(hier_fast_of(&h[1])->rd_miss_fast, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 120;
@@ -680,9 +680,9 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
         cr_assert_gt(shared_with_copy, 50);
     /* Read runs found lines in an L2 in E/M through the snoop filter first. */
     if (mode == HIER_NONINCLUSIVE)
-        cr_assert_gt(h[0].fast->rd_owned, 50, "%llu", (unsigned long long)h[0].fast->rd_owned);
+        cr_assert_gt(hier_fast_of(&h[0])->rd_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->rd_owned);
     else
-        cr_assert_eq(h[0].fast->rd_owned, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->rd_owned, 0);
     if (mode == HIER_NONINCLUSIVE)
         for (int col = COL_SHARED; col <= COL_MEM; col++)
             cr_assert_gt(col_seen[col], 50, "column %s met %llu times", coh_col_name((enum coh_col)col),
@@ -711,11 +711,11 @@ static void core_move_equal(const char *policy, uint64_t seed)
     hier_config c = pair_config(HIER_NONINCLUSIVE, policy, policy);
     hier h[2];
     pair_init(h, &c);
-    cr_assert_neq(h[0].fast->core_move_ways, 0);
-    cr_assert_eq(h[1].fast->core_move_ways, 0);
+    cr_assert_neq(hier_fast_of(&h[0])->core_move_ways, 0);
+    cr_assert_eq(hier_fast_of(&h[1])->core_move_ways, 0);
     /* LRU at both ends: the move from the layouts in h (hier_fast.c core_move_lean). */
-    cr_assert_eq(h[0].fast->move_lean, strcmp(policy, "lru") == 0);
-    cr_assert_eq(h[1].fast->move_lean, 0);
+    cr_assert_eq(hier_fast_of(&h[0])->move_lean, strcmp(policy, "lru") == 0);
+    cr_assert_eq(hier_fast_of(&h[1])->move_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 90;
@@ -819,9 +819,9 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
         pair_expect_same_places(h, lines + 6, i);
     }
     if (mode == HIER_NONINCLUSIVE)
-        cr_assert_gt(h[0].fast->hint_moves, 200, "%llu moves from a hint", (unsigned long long)h[0].fast->hint_moves);
+        cr_assert_gt(hier_fast_of(&h[0])->hint_moves, 200, "%llu moves from a hint", (unsigned long long)hier_fast_of(&h[0])->hint_moves);
     else
-        cr_assert_eq(h[0].fast->hint_moves, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->hint_moves, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -873,10 +873,10 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
         pair_expect_same_places(h, lines, i);
     }
     /* PCIe reads of L2 (E/M) lines asked the snoop filter first (hier_fast.c pcie_entry). */
-    if (h[0].fast->llc_lean && h[0].fast->rd_miss_fast)
-        cr_assert_gt(h[0].fast->rd_owned, 50, "%llu", (unsigned long long)h[0].fast->rd_owned);
+    if (hier_fast_of(&h[0])->llc_lean && hier_fast_of(&h[0])->rd_miss_fast)
+        cr_assert_gt(hier_fast_of(&h[0])->rd_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->rd_owned);
     else
-        cr_assert_eq(h[0].fast->rd_owned, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->rd_owned, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -899,7 +899,7 @@ Test(cache_hier, fixed_request_entries_equal_general_path)
     access_set_equal(HIER_INCLUSIVE, "drrip", 135, 1);
 }
 
-/* The lean own-L2 hit (hier_fast.c core_l2_mru / core_entry_in: L2 geometry read from h->fast, the S
+/* The lean own-L2 hit (hier_fast.c core_l2_mru / core_entry_in: L2 geometry read from the fast state, the S
  * upgrade's Shared-copy drop out of line) and the lean PCIe LLC hit of a
  * line whose set is known (pcie_lean) against the general path, through
  * hier_access and hier_access_set; L2s with 1, 2, 4 and 8 sets (lean) and
@@ -912,10 +912,10 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
     c.l2.ways = 3;
     hier h[2];
     pair_init(h, &c);
-    cr_assert_eq(h[0].fast->l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets, l2_policy);
-    cr_assert_eq(h[1].fast->l2_lean, 0, "a general-only hierarchy takes no fast path");
-    cr_assert_eq(h[0].fast->llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
-    cr_assert_eq(h[1].fast->llc_lean, 0);
+    cr_assert_eq(hier_fast_of(&h[0])->l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets, l2_policy);
+    cr_assert_eq(hier_fast_of(&h[1])->l2_lean, 0, "a general-only hierarchy takes no fast path");
+    cr_assert_eq(hier_fast_of(&h[0])->llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
+    cr_assert_eq(hier_fast_of(&h[1])->llc_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 40;
@@ -967,9 +967,9 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
     hier h[2];
     pair_init(h, &c);
     const int fast = mode == HIER_NONINCLUSIVE;
-    cr_assert_eq(h[0].fast->wr_miss_fast[REQ_PCIE_WR_FULL], fast);
-    cr_assert_eq(h[0].fast->wr_miss_fast[REQ_PCIE_WR_PART], fast);
-    cr_assert_eq(h[1].fast->wr_miss_fast[REQ_PCIE_WR_FULL] | h[1].fast->wr_miss_fast[REQ_PCIE_WR_PART], 0);
+    cr_assert_eq(hier_fast_of(&h[0])->wr_miss_fast[REQ_PCIE_WR_FULL], fast);
+    cr_assert_eq(hier_fast_of(&h[0])->wr_miss_fast[REQ_PCIE_WR_PART], fast);
+    cr_assert_eq(hier_fast_of(&h[1])->wr_miss_fast[REQ_PCIE_WR_FULL] | hier_fast_of(&h[1])->wr_miss_fast[REQ_PCIE_WR_PART], 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 150;
@@ -996,10 +996,10 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
                      coh_col_name((enum coh_col)col), (unsigned long long)col_seen[col]);
     cr_assert_gt(h[0].stats.llc_evictions, 100);
     /* Writes with a known set asked the snoop filter first (pcie_entry). */
-    if (fast && h[0].fast->llc_lean && h[0].fast->l2_lean)
-        cr_assert_gt(h[0].fast->wr_owned, 50, "%llu", (unsigned long long)h[0].fast->wr_owned);
+    if (fast && hier_fast_of(&h[0])->llc_lean && hier_fast_of(&h[0])->l2_lean)
+        cr_assert_gt(hier_fast_of(&h[0])->wr_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->wr_owned);
     else
-        cr_assert_eq(h[0].fast->wr_owned, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->wr_owned, 0);
     pair_expect_same_state_and_free(h);
 }
 

@@ -73,8 +73,7 @@ int hier_init(hier *h, const hier_config *c, ddio_err *e)
     if (cache_init(&h->llc, &c->llc, &c->llc_repl, e) != 0)
         return -1;
     h->l2 = calloc(c->cores, sizeof *h->l2);
-    h->fast = calloc(1, sizeof *h->fast);
-    if (!h->l2 || !h->fast) {
+    if (!h->l2) {
         hier_free(h);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
@@ -104,7 +103,6 @@ void hier_free(hier *h)
         for (uint32_t i = 0; i < h->cfg.cores; i++)
             cache_free(&h->l2[i]);
     free(h->l2);
-    free(h->fast);
     cache_free(&h->llc);
     snoop_free(&h->sf);
     memset(h, 0, sizeof *h);
@@ -120,7 +118,7 @@ void hier_reset_stats(hier *h)
 /* Remove `line`, found in (set, way) of `core`'s L2; returns its state. */
 static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, uint32_t way)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[core];
     uint8_t st = META_STATE(*cache_meta(l2, set, way));
     remove_in(l2, f->l2_recency, set, way);
@@ -131,7 +129,7 @@ static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, u
 /* Put the absent `line` in `core`'s L2 in state `state`. */
 static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[core];
     uint32_t set = l2_set_of(h, line);
     cache_evicted ev;
@@ -166,7 +164,7 @@ static inline __attribute__((always_inline)) void account(hier *h, enum coh_req 
 static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uint64_t line, uint32_t set,
                         int way, int llc_way, uint32_t llc_set, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[owner];
     uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
     res->hit = 1;
@@ -195,7 +193,7 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
 __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, uint64_t llc_match, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     assert(req < REQ_EVICT);
     memset(res, 0, sizeof *res);
     const int is_core = req == REQ_CORE_RD || req == REQ_CORE_WR;

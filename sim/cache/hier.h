@@ -65,7 +65,9 @@ typedef struct hier_where {
     uint8_t llc_state;  /* enum coh_state, ST_I if absent */
 } hier_where;
 
-struct hier_fast;   /* sim/cache/hier_int.h */
+/* Room for the fast paths' state, struct hier_fast (sim/cache/hier_int.h,
+ * which checks that it fits). */
+#define HIER_FAST_ROOM 2560
 
 typedef struct hier {
     hier_config cfg;
@@ -75,8 +77,11 @@ typedef struct hier {
     uint8_t way_region[CACHE_MAX_WAYS];
     hier_stats stats;
     /* The fast paths' state, derived at init from the above and the
-     * coherence table (private: sim/cache/hier_int.h). */
-    struct hier_fast *fast;
+     * coherence table: private (hier_int.h, hier_fast_of).  Kept here, not
+     * behind a pointer: the fast paths reach it at an offset from h, one
+     * load less per entry (through a pointer the simulator ran 2.9 % more
+     * instructions per packet). */
+    _Alignas(8) unsigned char fast_room[HIER_FAST_ROOM];
 } hier;
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */

@@ -20,7 +20,7 @@
  *    may have an L2 (S) copy, so those ways are fast only for cells that
  *    keep the L2 copy as it is (L2_KEEP: a PCIe read), where it does not
  *    matter whether there is one.  Cells that keep the line in place and
- *    drop the L2 copy (a PCIe write to a Shared-way line: h->fast->drop_ways)
+ *    drop the L2 copy (a PCIe write to a Shared-way line: drop_ways)
  *    take the same path after taking the L2 copy the snoop filter names.
  *  - a core request for a line in its own L2: an L2 hit, which Table 1 has
  *    no row for (core_l2_hit).  In E or M it touches neither the LLC nor
@@ -40,7 +40,7 @@
  *    snoop.h there (order moves, snoop filter stores) out of line.
  *  - the entry points (access_entry) do the two most frequent cases in a
  *    frame-less prologue and tail-call the rest: a core's own-L2 hit
- *    (core_l2_mru, with the L2 block layout copied into h->fast), a PCIe request
+ *    (core_l2_mru, with the L2 block layout copied into the fast state), a PCIe request
  *    with a known set meeting a plain LLC_KEEP cell (pcie_lean); a core
  *    request that misses its L2 goes straight to the LLC move (core_miss).
  *    A core request that is not on its L2 set's two most recent ways asks
@@ -68,7 +68,7 @@ static int recency_inline(const repl_policy *p)
  * orders (l2_nibble) and its policy state sits in the set blocks. */
 static void l2_lean_init(hier *h)
 {
-    struct hier_fast *f = h->fast;
+    struct hier_fast *f = hier_fast_of(h);
     const cache *l2 = &h->l2[0];
     f->l2_mask_map = l2->map.kind == MAP_MODULO && (l2->map.total_mask || l2->nsets == 1);
     f->l2_set_mask = f->l2_mask_map ? l2->map.total_mask : 0;
@@ -88,7 +88,7 @@ static void l2_lean_init(hier *h)
 
 static void derive_fast_paths(hier *h, int on)
 {
-    struct hier_fast *f = h->fast;
+    struct hier_fast *f = hier_fast_of(h);
     memset(f->fast_ways, 0, sizeof f->fast_ways);
     memset(f->drop_ways, 0, sizeof f->drop_ways);
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
@@ -202,7 +202,7 @@ __attribute__((noinline)) uint32_t hier_llc_insert_fill(hier *h, uint64_t line, 
 static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line,
                                                                     uint8_t state, uint64_t slot, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[core];
     uint32_t set = l2_set_of(h, line);
     cache_evicted ev;
@@ -237,11 +237,11 @@ static inline __attribute__((always_inline)) void keep_hit_result(hier_result *r
 }
 
 /* Fast path 1: a PCIe request meeting an LLC_KEEP cell in a way with no L2
- * copy (h->fast->fast_ways).  Returns the hit (always 1). */
+ * copy (fast_ways).  Returns the hit (always 1). */
 static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint32_t set, uint64_t match,
                                   hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
@@ -275,7 +275,7 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
                                                                  uint64_t line, int set_known, uint32_t llc_set,
                                                                  hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[core];
     uint32_t set = l2_set_of(h, line);
     uint64_t m = match_in(l2, set, line);
@@ -306,7 +306,7 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
 /* Fast path 3 (a PCIe read the LLC misses) is pcie_rd_miss_at, in
  * hier_int.h: the DMA runs use it too. */
 
-/* Fast path 5 (h->fast->wr_miss_fast[req], non-inclusive): a PCIe write of a
+/* Fast path 5 (wr_miss_fast[req], non-inclusive): a PCIe write of a
  * line no LLC way holds.  Its cells, checked at init: the line goes to the
  * DDIO ways (LLC_TO_DDIO), modified (the request writes: hier_access_general's
  * `dirty`), and an L2 copy, in E/M or S, is dropped (L2_DROP); a line only
@@ -316,7 +316,7 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
 static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum coh_req req, uint64_t line,
                                                                   uint32_t llc_set, uint32_t col, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set == cache_set(&h->llc, line) && find_in(&h->llc, llc_set, line) < 0);
     assert(snoop_get(&h->sf, line) < 0 && "the caller drops the L2 copy");
@@ -345,7 +345,7 @@ static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum 
 __attribute__((noinline)) void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint32_t sway, col = COL_MEM;
     uint64_t sslot = 0;
     int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
@@ -360,11 +360,11 @@ __attribute__((noinline)) void hier_pcie_wr_miss(hier *h, enum coh_req req, uint
     pcie_wr_miss_at(h, req, line, llc_set, col, res);
 }
 
-/* remove_in's stores (LRU / BIP: h->fast->llc_lean, h->fast->llc_recency) for way
+/* remove_in's stores (LRU / BIP: llc_lean, llc_recency) for way
  * `way` of the LLC set block `b`, from h->llc's layout. */
 static inline __attribute__((always_inline)) void llc_remove_lean(hier *h, uint8_t *b, uint32_t way)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(f->llc_lean && f->llc_recency && way < h->llc.ways);
     assert((uint64_t)(b - h->llc.blocks) % h->llc.block_bytes == 0);
@@ -383,7 +383,7 @@ static __attribute__((noinline)) void l2_insert_victim(hier *h, uint32_t core, u
     l2_insert_at_slot(h, core, line, state, slot, res);
 }
 
-/* access_core_move's work (h->fast->move_lean) from the layouts in h->fast: the line
+/* access_core_move's work (move_lean) from the layouts in the fast state: the line
  * leaves way `way` of LLC set `set` (remove_in's stores, LRU / BIP) and
  * goes to `core`'s L2, into the first empty way (fill_in's choice, with
  * LRU's MRU insertion) and the snoop filter at `slot` (snoop_find's, no
@@ -393,7 +393,7 @@ static inline __attribute__((always_inline)) void core_move_lean(hier *h, enum c
                                                                  uint64_t line, uint32_t set, uint32_t way,
                                                                  uint64_t slot, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(f->move_lean && b == (uint8_t *)cache_tags(&h->llc, set) && cache_tags(&h->llc, set)[way] == line);
@@ -425,7 +425,7 @@ static inline __attribute__((always_inline)) void core_move_lean(hier *h, enum c
     rs->mem_writebacks += res->mem_writebacks;
 }
 
-/* Fast path 4 (h->fast->core_move_ways, non-inclusive): a core request for a
+/* Fast path 4 (core_move_ways, non-inclusive): a core request for a
  * line the LLC holds in a way whose cells move it to the requester's L2
  * (LLC_DROP, L2_TO_EM: E, or M if it was dirty or is written) when no L2
  * has a copy; a Shared-way line may have one (another core's: the own L2
@@ -435,7 +435,7 @@ static inline __attribute__((always_inline)) int access_core_move(hier *h, enum 
                                                                   uint64_t line, uint32_t set, uint64_t match,
                                                                   hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint32_t way = (uint32_t)__builtin_ctzll(match);
     /* Probed for every way: the L2 fill puts the entry at the slot found. */
     uint64_t slot = snoop_find(&h->sf, line);
@@ -478,7 +478,7 @@ static inline __attribute__((always_inline)) void access_matched(hier *h, enum c
 static inline __attribute__((always_inline)) void access_one(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                              int set_known, uint32_t llc_set, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(!set_known || llc_set == cache_set(&h->llc, line));
 #endif
@@ -503,7 +503,7 @@ static __attribute__((noinline)) void access_rest_matched(hier *h, enum coh_req 
 static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_req req, uint64_t line, uint32_t set,
                                                             hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
     /* The most recent way was tried (pcie_mru): the search at once. */
     const int mw = way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
@@ -531,7 +531,7 @@ static inline __attribute__((always_inline)) void access_matched(hier *h, enum c
                                                                  uint64_t line, uint32_t set, uint64_t match,
                                                                  hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     if (req < REQ_EVICT && (match & f->drop_ways[req])) {
         uint32_t sway;
         uint64_t sslot = 0;
@@ -574,7 +574,7 @@ static __attribute__((noinline)) void access_rest(hier *h, enum coh_req req, uin
  * Shared copy (and its dirt) goes to the writer (core_l2_hit). */
 static inline __attribute__((always_inline)) void drop_shared_copy_in(hier *h, uint64_t line, uint32_t llc_set)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
     if (f->llc_lean && f->llc_recency) {
@@ -594,10 +594,10 @@ static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_
     drop_shared_copy_in(h, line, llc_set);
 }
 
-/* Fast path 2 once more, lean (h->fast->l2_lean: the L2s map by a mask and keep
+/* Fast path 2 once more, lean (l2_lean: the L2s map by a mask and keep
  * LRU / BIP nibble orders): the own-L2 hit of a core request that is not
  * on the most recent way (core_l2_mru took those), with the L2 geometry
- * read from h->fast and the Shared copy's drop of an S upgrade as a tail call.
+ * read from the fast state and the Shared copy's drop of an S upgrade as a tail call.
  * The same work as access_core_fast; returns 0 (nothing done) on an L2
  * miss. */
 /* core_l2_lean's hit on `way` of the own L2 set block `b`. */
@@ -605,7 +605,7 @@ static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum
                                                                    uint64_t line, uint32_t llc_set, uint8_t *b,
                                                                    uint32_t way, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     (void)core;
     uint8_t *meta = b + f->l2_meta_off + way;
     uint8_t st = META_STATE(*meta);
@@ -630,7 +630,7 @@ static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum
 static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                             uint32_t llc_set, uint64_t slot, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line));
@@ -660,7 +660,7 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
 static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint8_t *b = l2_block_lean(h, core, line);
     /* The most recent way was tried (core_l2_mru): the second most recent
      * (a line used again after one other line of its set, such as a
@@ -693,7 +693,7 @@ static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum co
 static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                  hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     if (req == REQ_PCIE_RD && f->rd_miss_fast) {
         /* A descriptor the driver just wrote: in its L2 in E/M, so in no
          * LLC way (non-inclusive); the snoop filter before the search. */
@@ -783,7 +783,7 @@ static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, u
 static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                             uint32_t llc_set, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     const uint8_t *b = f->l2_blocks[core] + (line & f->l2_set_mask) * f->l2_block_bytes;
     const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + f->l2_repl_off) & 0xF;
     if (((const uint64_t *)(const void *)b)[w0] != line)
@@ -812,7 +812,7 @@ static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_r
 static inline __attribute__((always_inline)) int pcie_mru(hier *h, enum coh_req req, uint64_t line, uint32_t set,
                                                          hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
     const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + f->llc_repl_off) & 0xF;
     if (((const uint64_t *)(const void *)b)[w0] != line || !((f->fast_ways[req] >> w0) & 1))
@@ -835,7 +835,7 @@ static inline __attribute__((always_inline)) int pcie_mru(hier *h, enum coh_req 
 static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh_req req, uint32_t core,
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && f->l2_lean && core < h->cfg.cores) {
         if (core_l2_mru(h, req, core, line, llc_set, res))
             return;
@@ -894,14 +894,14 @@ void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res
 }
 
 /* A core request for a line whose DMA hint names an LLC way of
- * h->fast->core_move_ways that holds it: when no L2 has a copy (the snoop filter
+ * core_move_ways that holds it: when no L2 has a copy (the snoop filter
  * probe access_core_move makes anyway), the own-L2 lookup would miss and
  * the LLC lookup find that way, so the move is done at once.  Anything
  * else goes through the entry as hier_access_set. */
 static inline __attribute__((always_inline)) void hint_move_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                                uint32_t set, uint32_t way, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((1ull << way) == match_in(&h->llc, set, line));
     assert(core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 || find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
@@ -939,7 +939,7 @@ static __attribute__((noinline, flatten)) void hint_move_wr(hier *h, uint32_t co
 static inline __attribute__((always_inline)) void access_hint_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                                  uint64_t hint, hier_result *res)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
     const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 63;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS

@@ -16,7 +16,7 @@
  * order, at most 16 ways, so no way is lost). */
 void hier_run_derive(hier *h)
 {
-    struct hier_fast *f = h->fast;
+    struct hier_fast *f = hier_fast_of(h);
     const uint64_t no63 = ~(1ull << 63);
     f->run_plain[0] = f->fast_ways[REQ_PCIE_RD] & ~f->drop_ways[REQ_PCIE_RD] & no63;
     f->run_plain[1] = f->fast_ways[REQ_PCIE_WR_FULL] & ~f->drop_ways[REQ_PCIE_WR_FULL] & no63;
@@ -35,12 +35,10 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
 /* pcie_run's tight loop over the hints hp..he of lines line..: full lines
  * whose hint names both the set and a way of `plain_tight` holding the
  * line; returns where it stopped.  `block_bytes`, `meta_off`, `repl_off`:
- * the LLC's block layout, constants at the usual call; `fast_col`:
- * h->fast->fast_col. */
+ * the LLC's block layout, constants at the usual call. */
 static inline __attribute__((always_inline)) const uint64_t *
 tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t line, uintptr_t blocks_m1,
-            uint64_t block_bytes, uint32_t meta_off, uint32_t repl_off, uint64_t plain_tight, const uint8_t *fast_col,
-            uint32_t *cnt)
+            uint64_t block_bytes, uint32_t meta_off, uint32_t repl_off, uint64_t plain_tight, uint32_t *cnt)
 {
     for (; hp < he; hp++, line++) {
         const uint64_t hv = *hp;
@@ -65,14 +63,14 @@ tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t
         repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
         if (write)
             blk[meta_off + w] = ST_M;
-        cnt[fast_col[w]]++;
+        cnt[hier_fast_of(h)->fast_col[w]]++;
     }
     return hp;
 }
 
 /* The lines first.. of one DMA, in order: hier_access for each, with the
  * fast path's work done on locals (the metadata byte stores may alias any
- * field of h and h->fast, so what the loop reads is copied first) and its counters
+ * field of h, the fast state included, so what the loop reads is copied first) and its counters
  * added at the end.  `hints` (optional): per line, 0 or (set + 1) << 8 |
  * way where the line was found last time (HINT_NO_WAY: only the set is
  * known); the set of a line never changes, and the way is trusted only if
@@ -81,7 +79,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                                                                int head_partial, int tail_partial,
                                                                uint32_t *part_hits, uint64_t *hints)
 {
-    struct hier_fast *const f = h->fast;
+    struct hier_fast *const f = hier_fast_of(h);
     const cache_view v = cache_view_of(&h->llc);
     const uint32_t slots = h->llc.tag_slots, ways = h->llc.ways;
     const enum coh_req req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
@@ -157,10 +155,10 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 const uint64_t *const he = hints + base + (end > i ? end : i);
                 uint64_t line = first + base + i;
                 if (geom12)   /* the layout as constants: fewer live registers */
-                    hp = tight_lines(h, write, hp, he, line, blocks_m1, 128, 104, 120, plain_tight, f->fast_col, cnt);
+                    hp = tight_lines(h, write, hp, he, line, blocks_m1, 128, 104, 120, plain_tight, cnt);
                 else
                     hp = tight_lines(h, write, hp, he, line, blocks_m1, v.block_bytes, v.meta_off, repl_off,
-                                     plain_tight, f->fast_col, cnt);
+                                     plain_tight, cnt);
                 i = (uint32_t)(hp - (hints + base));
                 hits += i - start;
                 f->tight_lines += i - start;
@@ -330,22 +328,33 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
     rs->hit_col[COL_SHARED] += cnt[COL_SHARED];
     rs->accesses += sum;
     rs->hits += sum;
-    *part_hits = phits;
+    if (part_hits)
+        *part_hits = phits;
     return hits;
 }
 
 /* pcie_run is compiled once per (write, hints or not): the hint tests
  * leave the line loop. */
+uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
+                             uint32_t *part_hits, uint64_t *hints)
+{
+    if (hints)
+        return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, NULL);
+}
+
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
+{
+    if (hints)
+        return pcie_run(h, 0, first, n, 0, 0, NULL, hints);
+    return pcie_run(h, 0, first, n, 0, 0, NULL, NULL);
+}
+
 uint32_t hier_dma_run(hier *h, const hier_dma *d, uint64_t *hints, uint32_t *part_hits)
 {
-    uint32_t ph = 0, hits;
-    if (!d->write)
-        hits = hints ? pcie_run(h, 0, d->first, d->n, 0, 0, &ph, hints) : pcie_run(h, 0, d->first, d->n, 0, 0, &ph, NULL);
-    else if (hints)
-        hits = pcie_run(h, 1, d->first, d->n, d->head_partial, d->tail_partial, &ph, hints);
-    else
-        hits = pcie_run(h, 1, d->first, d->n, d->head_partial, d->tail_partial, &ph, NULL);
+    if (d->write)
+        return hier_pcie_write_run(h, d->first, d->n, d->head_partial, d->tail_partial, part_hits, hints);
     if (part_hits)
-        *part_hits = ph;
-    return hits;
+        *part_hits = 0;
+    return hier_pcie_read_run(h, d->first, d->n, hints);
 }

@@ -111,9 +111,8 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     /* The packet's lines: ItoM for full lines, RFO for a partial one. */
     line_span sp = dsim_data_span(s, buf, s->buf_len[buf]);
     uint32_t part_hits, parts = sp.n == 1 ? (sp.head_partial || sp.tail_partial) : sp.head_partial + sp.tail_partial;
-    const hier_dma d = {.first = sp.first, .n = sp.n, .write = 1, .head_partial = (uint8_t)sp.head_partial,
-                        .tail_partial = (uint8_t)sp.tail_partial};
-    uint32_t hits = hier_dma_run(&s->h, &d, dsim_line_hints(s, buf, sp.n), &part_hits);
+    uint32_t hits = hier_pcie_write_run(&s->h, sp.first, sp.n, sp.head_partial, sp.tail_partial, &part_hits,
+                                        dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_write, sp.n, hits);
     dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);   /* the rest are full (results) */
     if (s->desc_access)   /* the completion (CQE) */
@@ -192,8 +191,7 @@ static int tx_fetch_one(dsim *s, uint64_t now)
                        cs->tx_wqe_set[tx_slot(s, cs->tx_wqe_fetch)]);
     cs->tx_wqe_fetch++;
     line_span sp = dsim_data_span(s, buf, len);
-    const hier_dma d = {.first = sp.first, .n = sp.n};
-    uint32_t hits = hier_dma_run(&s->h, &d, dsim_line_hints(s, buf, sp.n), NULL);
+    uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
     /* The data's completions end no earlier than the WQE's
      * (pcie_link_read_nonposted_ps): the fetch is ready then. */
