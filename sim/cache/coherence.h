@@ -173,6 +173,22 @@ static inline enum coh_state coh_core_fill_state(enum hier_mode mode, enum coh_r
     }
 }
 
+/* Whether a request hits (choice 10): the line was in the hierarchy before
+ * it, in an L2 (any core's) or in the LLC; only in memory, a miss.  (The
+ * uncore counts snoop-filter hits, L2-only lines, as hits.) */
+static inline int coh_col_hit(enum coh_col col)
+{
+    return col != COL_MEM;
+}
+
+/* The state of a new LLC copy (choice 1, dirty tracking): M when its data
+ * differs from memory (`dirty`: a PCIe or core write since it was read,
+ * or dirt it takes over), else E, where Table 1 prints M. */
+static inline enum coh_state coh_llc_fill_state(int dirty)
+{
+    return dirty ? ST_M : ST_E;
+}
+
 const char *coh_req_name(enum coh_req req);     /* "ItoM", "RFO(PCIe)", "PCIRdCur", "DRd", "RFO", "Evict" */
 const char *coh_col_name(enum coh_col col);
 const char *hier_mode_name(enum hier_mode mode);

@@ -126,6 +126,62 @@ static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, u
     return st;
 }
 
+/* The LLC victim `line` (its metadata `meta`) has left way `way`: Table 1's
+ * eviction row of its column.  Out of line: most fills find an empty way. */
+static __attribute__((noinline)) void llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
+                                                 hier_result *res)
+{
+    h->stats.llc_evictions++;
+    int wb = META_STATE(meta) == ST_M;
+    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, coh_region_col((enum hier_region)h->way_region[way]));
+    assert(cell->llc == LLC_TO_MEM);
+    if (cell->l2 == L2_DROP) {
+        /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
+        uint32_t sway;
+        uint64_t sslot = 0;
+        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+        if (owner >= 0)
+            wb |= l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_M;
+    }
+    if (wb)
+        res->mem_writebacks++;
+}
+
+uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->llc, set, line) < 0);
+#endif
+    cache_evicted ev;
+    uint32_t way = fill_in(&h->llc, f->llc_recency, f->llc_lru_fill, set, mask, line, state, &ev);
+    if (__builtin_expect(ev.line != CACHE_INVALID, 0))
+        llc_victim(h, way, ev.line, ev.meta, res);
+    return way;
+}
+
+void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_result *res)
+{
+    h->stats.l2_evictions++;
+    snoop_erase(&h->sf, line);
+    uint8_t st = META_STATE(meta);
+    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, coh_l2_col((enum coh_state)st));
+    assert(cell->defined);
+    if (cell->llc == LLC_TO_CORE) {
+        /* Non-inclusive: an E/M line leaves L2 for the core's L3* ways. */
+        h->stats.l2_to_llc++;
+        hier_llc_insert(h, line, cache_set(&h->llc, line), core_mask(h, core),
+                        (uint8_t)coh_llc_fill_state(st == ST_M), res);
+    } else if (cell->llc == LLC_KEEP && cell->llc_state == ST_M && st == ST_M) {
+        /* Inclusive: a dirty L2 victim is written into its LLC copy. */
+        uint32_t set = cache_set(&h->llc, line);
+        int way = find_in(&h->llc, set, line);
+        assert(way >= 0 && "inclusive LLC lost an L2 line");
+        *cache_meta(&h->llc, set, (uint32_t)way) = ST_M;
+    }
+}
+
 /* Put the absent `line` in `core`'s L2 in state `state`. */
 static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier_result *res)
 {
@@ -137,8 +193,14 @@ static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier
     /* The victim's snoop entry goes first: with every L2 full the filter
      * (sized for all L2 lines) has no room for one more. */
     if (ev.line != CACHE_INVALID)
-        on_l2_victim(h, core, ev.line, ev.meta, res);
+        hier_l2_victim(h, core, ev.line, ev.meta, res);
     snoop_put_way(&h->sf, line, (int)core, way);
+}
+
+/* hier_llc_insert for a line whose set is not known yet. */
+static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
+{
+    hier_llc_insert(h, line, cache_set(&h->llc, line), mask, state, res);
 }
 
 /* --- one access ---------------------------------------------------------- */
@@ -239,7 +301,7 @@ __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, ui
 
     res->col = (uint8_t)col;
     res->region = col_region(col);
-    res->hit = col != COL_MEM;
+    res->hit = (uint8_t)coh_col_hit(col);
     res->mem_reads = cell->mem_read;
     int dirty = l2_st == ST_M || llc_st == ST_M || is_pcie_write;
 
@@ -263,16 +325,16 @@ __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, ui
         break;
     case LLC_TO_DDIO:
         assert(llc_way < 0);
-        llc_insert_at(h, line, llc_set, h->cfg.ddio_mask, dirty ? ST_M : ST_E, res);
+        hier_llc_insert(h, line, llc_set, h->cfg.ddio_mask, (uint8_t)coh_llc_fill_state(dirty), res);
         break;
     case LLC_TO_SHARED:
         assert(llc_way < 0);
-        llc_insert_at(h, line, llc_set, h->cfg.shared_mask, dirty ? ST_M : ST_E, res);
+        hier_llc_insert(h, line, llc_set, h->cfg.shared_mask, (uint8_t)coh_llc_fill_state(dirty), res);
         break;
     case LLC_TO_CORE:
         /* Inclusive miss: L3(E) + an L2 copy that carries any later write. */
         assert(llc_way < 0);
-        llc_insert_at(h, line, llc_set, core_mask(h, core), ST_E, res);
+        hier_llc_insert(h, line, llc_set, core_mask(h, core), ST_E, res);
         dirty = 0;
         break;
     case LLC_TO_MEM:
@@ -327,7 +389,7 @@ int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirt
     if (core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 ||
         find_in(&h->llc, cache_set(&h->llc, line), line) >= 0)
         return -1;
-    uint8_t st = dirty ? ST_M : ST_E;
+    uint8_t st = (uint8_t)coh_llc_fill_state(dirty);
     int incl = h->cfg.mode == HIER_INCLUSIVE;
     switch (col) {
     case COL_DDIO:

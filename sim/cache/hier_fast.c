@@ -187,14 +187,6 @@ static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b,
 }
 
 
-/* llc_insert_inline's out-of-line fill (any policy, and an LLC set with no
- * empty way in `mask`: a victim). */
-__attribute__((noinline)) uint32_t hier_llc_insert_fill(hier *h, uint64_t line, uint32_t set, uint64_t mask,
-                                                      uint8_t state, hier_result *res)
-{
-    return llc_insert_generic(h, line, set, mask, state, res);
-}
-
 /* l2_insert of a line no L2 holds, whose snoop filter slot (snoop_find:
  * the empty slot its entry goes to) the caller found: without an L2 victim
  * the filter is unchanged until the put, so the entry goes there; with one
@@ -208,7 +200,7 @@ static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uin
     cache_evicted ev;
     uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, set, l2->full_mask, line, state, &ev);
     if (ev.line != CACHE_INVALID) {
-        on_l2_victim(h, core, ev.line, ev.meta, res);
+        hier_l2_victim(h, core, ev.line, ev.meta, res);
         snoop_put_way(&h->sf, line, (int)core, way);
     } else {
         snoop_put_way_at(&h->sf, slot, line, (int)core, way);
@@ -322,15 +314,15 @@ static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum 
     assert(snoop_get(&h->sf, line) < 0 && "the caller drops the L2 copy");
 #endif
     const uint8_t mem_reads = f->wr_mem_read[req][col];
-    res->hit = col != COL_MEM;
+    res->hit = (uint8_t)coh_col_hit((enum coh_col)col);
     res->col = (uint8_t)col;
     res->region = col_region(col);
     res->mem_reads = mem_reads;
     res->mem_writebacks = 0;
-    llc_insert_inline(h, line, llc_set, f->wr_miss_mask, ST_M, res);
+    llc_insert_inline(h, line, llc_set, f->wr_miss_mask, ST_M, res);   /* M: the request writes (choice 1) */
     hier_req_stats *rs = &h->stats.req[req];
     rs->accesses++;
-    if (col != COL_MEM) {
+    if (res->hit) {
         rs->hits++;
         rs->hit_col[col]++;
     } else {

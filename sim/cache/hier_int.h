@@ -86,10 +86,15 @@ void hier_run_derive(hier *h);
 void hier_access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set,
                          uint64_t llc_match, hier_result *res);
 
-/* hier_fast.c: allocate the absent `line` in its LLC set `set` inside
- * `mask`, any policy (llc_insert_inline's slow half). */
-uint32_t hier_llc_insert_fill(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state,
-                              hier_result *res);
+/* hier.c: allocate the absent `line` in its LLC set `set` inside `mask`
+ * in state `state`, any policy; a victim leaves by Table 1's eviction row
+ * (its write-back counted in `res`).  Returns the way. */
+uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res);
+
+/* hier.c: the L2 victim `line` of `core` (its metadata byte `meta`) has
+ * left the L2: Table 1's eviction row of its state (non-inclusive, E/M to
+ * the core's LLC ways; inclusive, its dirt into the LLC copy). */
+void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_result *res);
 
 /* hier_fast.c: a PCIe write (full or partial) of a line no LLC way holds
  * (wr_miss_fast[req]); `llc_set` is the line's LLC set. */
@@ -347,15 +352,14 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
     repl_order_remove(o, way, ways);
 }
 
-/* --- moving lines: the takes, fills and evictions of every path --------------
+/* --- taking a line out of an L2 ----------------------------------------------
  *
- * Here rather than in hier.c so that the fast paths' entries (`flatten`)
- * inline them as when everything was one file.  Static and not `inline`:
- * GCC decides as for a function of the file (`unused`: no warning where a
- * file does not call one). */
+ * Every path's (the general one's evictions and flush, the fast paths'
+ * drops): inline, as when everything was one file. */
 
-/* l2_take_at with the line's snoop filter slot known (snoop_get_slot). */
-static __attribute__((unused)) uint8_t l2_take_at_slot(hier *h, uint32_t core, uint32_t set, uint32_t way, uint64_t slot)
+/* l2_take with the line's set and way in `core`'s L2 and its snoop filter
+ * slot known (snoop_get_slot); returns the line's state. */
+static inline uint8_t l2_take_at_slot(hier *h, uint32_t core, uint32_t set, uint32_t way, uint64_t slot)
 {
     struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[core];
@@ -367,84 +371,13 @@ static __attribute__((unused)) uint8_t l2_take_at_slot(hier *h, uint32_t core, u
 
 /* Remove `line` from `core`'s L2 (`way`, `slot`: the snoop filter's way and
  * slot, snoop_get_slot); returns its state. */
-static __attribute__((unused)) uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint64_t slot)
+static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t way, uint64_t slot)
 {
     uint32_t set = l2_set_of(h, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(h->sf.keys[slot] == line && "a snoop filter slot that is not the line's");
 #endif
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
-}
-
-/* The LLC victim `line` (its metadata `meta`) leaves way `way`: Table 1's
- * eviction row of its column. */
-static __attribute__((unused, noinline)) void on_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
-                                                          hier_result *res)
-{
-    h->stats.llc_evictions++;
-    int wb = META_STATE(meta) == ST_M;
-    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, coh_region_col((enum hier_region)h->way_region[way]));
-    assert(cell->llc == LLC_TO_MEM);
-    if (cell->l2 == L2_DROP) {
-        /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
-        uint32_t sway;
-        uint64_t sslot = 0;
-        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-        if (owner >= 0)
-            wb |= l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_M;
-    }
-    if (wb)
-        res->mem_writebacks++;
-}
-
-/* The absent `line` into LLC set `set` (any policy). */
-static inline __attribute__((always_inline)) uint32_t llc_insert_generic(hier *h, uint64_t line, uint32_t set,
-                                                                         uint64_t mask, uint8_t state,
-                                                                         hier_result *res)
-{
-    struct hier_fast *const f = hier_fast_of(h);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(set == cache_set(&h->llc, line));
-    assert(find_in(&h->llc, set, line) < 0);
-#endif
-    cache_evicted ev;
-    uint32_t way = fill_in(&h->llc, f->llc_recency, f->llc_lru_fill, set, mask, line, state, &ev);
-    if (__builtin_expect(ev.line != CACHE_INVALID, 0))
-        on_llc_victim(h, way, ev.line, ev.meta, res);
-    return way;
-}
-
-
-/* Allocate the absent `line` in its LLC set `set`. */
-static __attribute__((unused)) void llc_insert_at(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
-{
-    llc_insert_generic(h, line, set, mask, state, res);
-}
-
-static __attribute__((unused)) void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hier_result *res)
-{
-    llc_insert_at(h, line, cache_set(&h->llc, line), mask, state, res);
-}
-
-/* The L2 victim `line` of `core` leaves: Table 1's eviction row of its state. */
-static __attribute__((unused)) void on_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_result *res)
-{
-    h->stats.l2_evictions++;
-    snoop_erase(&h->sf, line);
-    uint8_t st = META_STATE(meta);
-    const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, coh_l2_col((enum coh_state)st));
-    assert(cell->defined);
-    if (cell->llc == LLC_TO_CORE) {
-        /* Non-inclusive: an E/M line leaves L2 for the core's L3* ways. */
-        h->stats.l2_to_llc++;
-        llc_insert(h, line, core_mask(h, core), st == ST_M ? ST_M : ST_E, res);
-    } else if (cell->llc == LLC_KEEP && cell->llc_state == ST_M && st == ST_M) {
-        /* Inclusive: a dirty L2 victim is written into its LLC copy. */
-        uint32_t set = cache_set(&h->llc, line);
-        int way = find_in(&h->llc, set, line);
-        assert(way >= 0 && "inclusive LLC lost an L2 line");
-        *cache_meta(&h->llc, set, (uint32_t)way) = ST_M;
-    }
 }
 
 /* --- the fast paths' helpers the DMA runs share ------------------------------ */
@@ -510,7 +443,7 @@ static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t
  * With LRU on the set blocks' order words (llc_lean, llc_lru_fill), a set
  * with an empty way in `mask` (the usual case: the Shared and DDIO ways'
  * lines move on to the L2s) is filled here with fill_in's stores; the
- * rest goes through hier_llc_insert_fill. */
+ * rest goes through hier_llc_insert. */
 static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h, uint64_t line, uint32_t set,
                                                                         uint64_t mask, uint8_t state,
                                                                         hier_result *res)
@@ -538,7 +471,7 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
             return way;
         }
     }
-    return hier_llc_insert_fill(h, line, set, mask, state, res);
+    return hier_llc_insert(h, line, set, mask, state, res);
 }
 
 /* Fast path 3 (rd_miss_fast): a PCIe read of a line a
@@ -561,15 +494,14 @@ static inline __attribute__((always_inline)) uint32_t pcie_rd_miss_at(hier *h, u
     res->mem_writebacks = 0;
     uint32_t col = COL_MEM;
     if (meta) {
-        uint8_t st = META_STATE(*meta);
-        col = COL_L2_S;
-        if (st != ST_S) {
-            col = COL_L2_EM;
-            *meta = ST_S;
-            way = llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, st == ST_M ? ST_M : ST_E, res);
+        const enum coh_state st = (enum coh_state)META_STATE(*meta);
+        col = coh_l2_col(st);
+        if (col == COL_L2_EM) {
+            *meta = ST_S;   /* L2_TO_S */
+            way = llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, (uint8_t)coh_llc_fill_state(st == ST_M), res);
         }
     }
-    res->hit = col != COL_MEM;
+    res->hit = (uint8_t)coh_col_hit((enum coh_col)col);
     res->col = (uint8_t)col;
     res->region = col_region(col);
     res->mem_reads = f->rd_mem_read[col];
