@@ -690,7 +690,7 @@ static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum co
         /* A descriptor the driver just wrote: in its L2 in E/M, so in no
          * LLC way (non-inclusive); the snoop filter before the search. */
         uint8_t *meta = l2_meta_of(h, line);
-        if (meta && META_STATE(*meta) != ST_S) {
+        if (meta && coh_l2_col((enum coh_state)META_STATE(*meta)) == COL_L2_EM) {
             f->rd_owned++;
             pcie_rd_miss_at(h, line, llc_set, meta, res);
             return;
@@ -705,7 +705,7 @@ static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum co
         if (owner >= 0) {
             uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
             const uint32_t way = l2_way_lean(h, b, line, sway);
-            if (META_STATE(b[f->l2_meta_off + way]) != ST_S) {
+            if (coh_l2_col((enum coh_state)META_STATE(b[f->l2_meta_off + way])) == COL_L2_EM) {
                 f->wr_owned++;
                 l2_remove_lean(h, b, way, sslot);
                 pcie_wr_miss_at(h, req, line, llc_set, COL_L2_EM, res);
@@ -755,11 +755,6 @@ static __attribute__((noinline, flatten)) void pcie_entry_wr(hier *h, uint64_t l
     pcie_entry_in(h, REQ_PCIE_WR_FULL, line, llc_set, res);
 }
 
-/* The most frequent access of all, in the entry itself with few enough
- * live values for a frame-less leaf: a core request whose line is the
- * most recent way of its own L2 set (core_l2_lean's hit without the order
- * update, which would leave the word as it is, repl_order_hit); a write
- * to an S line is a tail call (core_upgrade_mru).  Returns 1 when done. */
 /* core_l2_mru's write to its own L2 (S) line on the most recent way: the
  * upgrade to M, which also drops a non-inclusive LLC's Shared copy
  * (core_l2_hit); `meta` is the line's L2 metadata byte. */
@@ -772,6 +767,11 @@ static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, u
         drop_shared_copy(h, line, llc_set);
 }
 
+/* The most frequent access of all, in the entry itself with few enough
+ * live values for a frame-less leaf: a core request whose line is the
+ * most recent way of its own L2 set (core_l2_lean's hit without the order
+ * update, which would leave the word as it is, repl_order_hit); a write
+ * to an S line is a tail call (core_upgrade_mru).  Returns 1 when done. */
 static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                             uint32_t llc_set, hier_result *res)
 {
@@ -787,15 +787,16 @@ static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_r
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
 #endif
     if (req == REQ_CORE_WR) {
+        /* Only a write to an S copy may take the LLC's copy
+         * (coh_l2_hit_takes_llc): out of line, where the mode is tested,
+         * so that the entry keeps no frame. */
         if (st == ST_S) {
             core_upgrade_mru(h, line, llc_set, res, meta);
             return 1;
         }
         *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
     }
-    _Static_assert(COL_L2_S == COL_L2_EM + 1, "the L2 columns are adjacent");
-    const uint32_t col = COL_L2_EM + (st == ST_S);
-    count_l2_hit(h, req, col, res);
+    count_l2_hit(h, req, coh_l2_col((enum coh_state)st), res);
     return 1;
 }
 

@@ -245,7 +245,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                  * in no LLC way (non-inclusive), so the snoop filter
                  * (which access_pcie_rd_miss asks anyway) goes first. */
                 rd_meta = l2_meta_of(h, line);
-                if (rd_meta && META_STATE(*rd_meta) != ST_S) {
+                if (rd_meta && coh_l2_col((enum coh_state)META_STATE(*rd_meta)) == COL_L2_EM) {
                     hier_result r;
                     uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &r);
                     hits++;
