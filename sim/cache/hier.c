@@ -118,10 +118,7 @@ void hier_reset_stats(hier *h)
 /* Remove `line`, found in (set, way) of `core`'s L2; returns its state. */
 static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, uint32_t way)
 {
-    struct hier_fast *const f = hier_fast_of(h);
-    cache *l2 = &h->l2[core];
-    uint8_t st = META_STATE(*cache_meta(l2, set, way));
-    remove_in(l2, f->l2_recency, set, way);
+    uint8_t st = l2_remove_at(h, core, set, way);
     snoop_erase(&h->sf, line);
     return st;
 }
@@ -205,22 +202,6 @@ static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hie
 
 /* --- one access ---------------------------------------------------------- */
 
-static inline __attribute__((always_inline)) void account(hier *h, enum coh_req req, hier_result *res)
-{
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    if (res->hit) {
-        rs->hits++;
-        rs->hit_col[res->col]++;
-        if (res->region == REG_L2 && (req == REQ_CORE_RD || req == REQ_CORE_WR))
-            rs->l2_hits++;
-    } else {
-        rs->misses++;
-    }
-    rs->mem_reads += res->mem_reads;
-    rs->mem_writebacks += res->mem_writebacks;
-}
-
 /* A core request for a line some L2 holds: served by L2 (Table 1 has no
  * row for it).  A line in another core's L2 migrates to the requester. */
 static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uint64_t line, uint32_t set,
@@ -289,7 +270,7 @@ __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, ui
 
     if (is_core && owner >= 0) {
         core_l2_hit(h, req, core, owner, line, l2_set, l2_way, llc_way, llc_set, res);
-        account(h, req, res);
+        count_access(h, req, res);
         return;
     }
 
@@ -350,7 +331,7 @@ __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, ui
 #endif
         l2_insert(h, core, line, st, res);
     }
-    account(h, req, res);
+    count_access(h, req, res);
 }
 
 /* --- outside Table 1: flush, place, locate --------------------------------- */

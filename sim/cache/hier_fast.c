@@ -320,16 +320,7 @@ static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum 
     res->mem_reads = mem_reads;
     res->mem_writebacks = 0;
     llc_insert_inline(h, line, llc_set, f->wr_miss_mask, ST_M, res);   /* M: the request writes (choice 1) */
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    if (res->hit) {
-        rs->hits++;
-        rs->hit_col[col]++;
-    } else {
-        rs->misses++;
-    }
-    rs->mem_reads += mem_reads;
-    rs->mem_writebacks += res->mem_writebacks;
+    count_access(h, req, res);
 }
 
 /* pcie_wr_miss_at after asking the snoop filter for an L2 copy (and
@@ -525,11 +516,7 @@ static inline __attribute__((always_inline)) void access_matched(hier *h, enum c
 {
     struct hier_fast *const f = hier_fast_of(h);
     if (req < REQ_EVICT && (match & f->drop_ways[req])) {
-        uint32_t sway;
-        uint64_t sslot = 0;
-        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-        if (owner >= 0)
-            l2_take(h, (uint32_t)owner, line, sway, sslot);
+        l2_drop_any(h, line);
         access_llc_fast(h, req, line, set, match, res);
         return;
     }

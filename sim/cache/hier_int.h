@@ -165,6 +165,23 @@ static inline uint64_t core_mask(const hier *h, uint32_t core)
     return h->cfg.cos_mask[h->cfg.core_cos[core]];
 }
 
+/* The counters of one access of `req` that gave `res`. */
+static inline __attribute__((always_inline)) void count_access(hier *h, enum coh_req req, const hier_result *res)
+{
+    hier_req_stats *rs = &h->stats.req[req];
+    rs->accesses++;
+    if (res->hit) {
+        rs->hits++;
+        rs->hit_col[res->col]++;
+        if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && res->region == REG_L2)
+            rs->l2_hits++;
+    } else {
+        rs->misses++;
+    }
+    rs->mem_reads += res->mem_reads;
+    rs->mem_writebacks += res->mem_writebacks;
+}
+
 /* --- lookups ---------------------------------------------------------------- */
 
 /* The set of `line` in every L2 (they share one geometry): a mask when
@@ -357,14 +374,21 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
  * Every path's (the general one's evictions and flush, the fast paths'
  * drops): inline, as when everything was one file. */
 
+/* Remove the line in (set, way) of `core`'s L2 from that L2 (the caller
+ * erases its snoop filter entry); returns its state. */
+static inline uint8_t l2_remove_at(hier *h, uint32_t core, uint32_t set, uint32_t way)
+{
+    cache *l2 = &h->l2[core];
+    uint8_t st = META_STATE(*cache_meta(l2, set, way));
+    remove_in(l2, hier_fast_of(h)->l2_recency, set, way);
+    return st;
+}
+
 /* l2_take with the line's set and way in `core`'s L2 and its snoop filter
  * slot known (snoop_get_slot); returns the line's state. */
 static inline uint8_t l2_take_at_slot(hier *h, uint32_t core, uint32_t set, uint32_t way, uint64_t slot)
 {
-    struct hier_fast *const f = hier_fast_of(h);
-    cache *l2 = &h->l2[core];
-    uint8_t st = META_STATE(*cache_meta(l2, set, way));
-    remove_in(l2, f->l2_recency, set, way);
+    uint8_t st = l2_remove_at(h, core, set, way);
     snoop_erase_slot(&h->sf, slot);
     return st;
 }
@@ -438,6 +462,21 @@ static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t
     l2_remove_lean(h, b, way, slot);
 }
 
+/* Drop the L2 copy of `line`, if an L2 holds one: a PCIe write's L2_DROP
+ * on a line the LLC keeps in a Shared way (drop_ways), by l2_drop_lean
+ * when the L2 layout allows it, else l2_take. */
+static inline __attribute__((always_inline)) void l2_drop_any(hier *h, uint64_t line)
+{
+    const struct hier_fast *const f = hier_fast_of(h);
+    uint32_t sway;
+    uint64_t sslot = 0;
+    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+    if (owner >= 0 && f->l2_lean && f->l2_recency)   /* remove_in's inline form */
+        l2_drop_lean(h, (uint32_t)owner, line, sway, sslot);
+    else if (owner >= 0)
+        l2_take(h, (uint32_t)owner, line, sway, sslot);
+}
+
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
  * Shared-way copy, a PCIe write's DDIO copy, about once per packet each).
  * With LRU on the set blocks' order words (llc_lean, llc_lru_fill), a set
@@ -505,16 +544,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_rd_miss_at(hier *h, u
     res->col = (uint8_t)col;
     res->region = col_region(col);
     res->mem_reads = f->rd_mem_read[col];
-    hier_req_stats *rs = &h->stats.req[REQ_PCIE_RD];
-    rs->accesses++;
-    if (res->hit) {
-        rs->hits++;
-        rs->hit_col[col]++;
-    } else {
-        rs->misses++;
-    }
-    rs->mem_reads += res->mem_reads;
-    rs->mem_writebacks += res->mem_writebacks;
+    count_access(h, REQ_PCIE_RD, res);
     return way;
 }
 

@@ -181,13 +181,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                         assert(w == (hv & 0xFF) && set == cache_set(&h->llc, dline));
                         assert((1ull << w) == match_in(&h->llc, set, dline));
 #endif
-                        uint32_t sway;
-                        uint64_t sslot = 0;
-                        int owner = snoop_get_slot(&h->sf, dline, &sway, &sslot);
-                        if (owner >= 0 && f->l2_lean && f->l2_recency)   /* remove_in's inline form */
-                            l2_drop_lean(h, (uint32_t)owner, dline, sway, sslot);
-                        else if (owner >= 0)
-                            l2_take(h, (uint32_t)owner, dline, sway, sslot);
+                        l2_drop_any(h, dline);
                         repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
                         blk[v.meta_off + w] = ST_M;
                         cnt[f->fast_col[w]]++;
@@ -267,13 +261,7 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                 assert(match == match_in(&h->llc, set, line));
 #endif
                 if (match & drop) {
-                    uint32_t sway;
-                    uint64_t sslot = 0;
-                    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-                    if (owner >= 0 && f->l2_lean && f->l2_recency)   /* remove_in's inline form */
-                        l2_drop_lean(h, (uint32_t)owner, line, sway, sslot);
-                    else if (owner >= 0)
-                        l2_take(h, (uint32_t)owner, line, sway, sslot);
+                    l2_drop_any(h, line);
                 }
                 uint8_t *meta = cache_view_meta(v, set, way);
                 if (f->llc_nibble) {
