@@ -372,7 +372,7 @@ static void pair_expect_same_state_and_free(hier h[2])
         hier_free(&h[k]);
 }
 
-/* The fast paths (hier.c: LLC_KEEP cells in ways without L2 copies, a core's
+/* The fast paths (hier_fast.c, hier_run.c: LLC_KEEP cells in ways without L2 copies, a core's
  * own L2 hits, inline LRU updates, the DMA run calls) against the general
  * path alone: the same random requests, single and in runs, must give the
  * same results, the same counters and every line in the same place. */
@@ -587,7 +587,7 @@ Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
     own_l2_shared_equal(HIER_NONINCLUSIVE, "drrip");
 }
 
-/* The PCIe fast paths around the Shared ways (hier.c): a write to a
+/* The PCIe fast paths around the Shared ways (hier_fast.c): a write to a
  * Shared-way line that drops its L2(S) copy (drop_ways), a read of a line
  * the non-inclusive LLC misses (in a core's L2 in E/M -> Shared + L2(S), in L2(S), in memory:
  * access_pcie_rd_miss) and of a line in the Shared ways with or without an
@@ -765,7 +765,7 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
     core_move_equal("drrip", 24);
 }
 
-/* hier_access_hint (a core request with a DMA hint word: the move from
+/* hier_access with a hint (a core request with a DMA hint word: the move from
  * the hint's LLC way without the L2 and LLC lookups), and every other core
  * request through hier_core_rd_hint / hier_core_wr_hint, against hier_access on
  * a general-only hierarchy.  The hints come from the write and read runs
