@@ -202,19 +202,60 @@ static void llc_insert(hier *h, uint64_t line, uint64_t mask, uint8_t state, hie
 
 /* --- one access ---------------------------------------------------------- */
 
-/* A core request for a line some L2 holds: served by L2 (Table 1 has no
- * row for it).  A line in another core's L2 migrates to the requester. */
-static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uint64_t line, uint32_t set,
-                        int way, int llc_way, uint32_t llc_set, hier_result *res)
+/* Where a line is before a request (hier_access_general). */
+typedef struct line_place {
+    int llc_way;        /* -1: not in the LLC */
+    uint8_t llc_st;     /* its LLC copy's state, ST_I if none */
+    int owner;          /* the core whose L2 holds it, -1: none */
+    uint32_t l2_set;    /* there: its set, way and state (ST_I if none) */
+    int l2_way;
+    uint8_t l2_st;
+} line_place;
+
+/* Find `line` (LLC set `llc_set`, where cache_match gave `llc_match`) in
+ * the LLC and the L2s. */
+static void find_line(hier *h, uint64_t line, uint32_t llc_set, uint64_t llc_match, line_place *p)
 {
-    struct hier_fast *const f = hier_fast_of(h);
-    cache *l2 = &h->l2[owner];
-    uint8_t st = META_STATE(*cache_meta(l2, set, (uint32_t)way));
+    p->llc_way = llc_match ? __builtin_ctzll(llc_match) : -1;
+    p->llc_st = p->llc_way >= 0 ? META_STATE(*cache_meta(&h->llc, llc_set, (uint32_t)p->llc_way)) : ST_I;
+    /* Non-inclusive, only a line the Shared ways hold can also have an L2
+     * copy (the S copy a PCIe read leaves); skip the snoop filter otherwise. */
+    p->owner = -1;
+    uint32_t sway = 0;
+    if (h->cfg.mode == HIER_INCLUSIVE || p->llc_way < 0 || ((h->cfg.shared_mask >> p->llc_way) & 1))
+        p->owner = snoop_get_way(&h->sf, line, &sway);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    else
+        assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
+#endif
+    p->l2_st = ST_I;
+    p->l2_set = 0;
+    p->l2_way = -1;
+    if (p->owner >= 0) {
+        p->l2_set = l2_set_of(h, line);
+        p->l2_way = (int)l2_way_of(h, (uint32_t)p->owner, p->l2_set, line, sway);
+        p->l2_st = META_STATE(*cache_meta(&h->l2[p->owner], p->l2_set, (uint32_t)p->l2_way));
+    }
+    /* Hierarchy invariants. */
+    assert(h->cfg.mode != HIER_NONINCLUSIVE || !(p->llc_way >= 0 && (p->l2_st == ST_E || p->l2_st == ST_M)));
+    assert(h->cfg.mode != HIER_INCLUSIVE || p->owner < 0 || p->llc_way >= 0);
+}
+
+/* A core request for a line some L2 holds (`p`): served by L2 (Table 1
+ * has no row for it, choices 5 and 6).  A line in another core's L2
+ * migrates to the requester. */
+static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set,
+                        const line_place *p, hier_result *res)
+{
+    const enum coh_state st = (enum coh_state)p->l2_st;
+    cache *l2 = &h->l2[p->owner];
+    uint32_t set = p->l2_set;
+    int way = p->l2_way;
     res->hit = 1;
-    res->col = coh_l2_col((enum coh_state)st);
+    res->col = coh_l2_col(st);
     res->region = REG_L2;
-    if ((uint32_t)owner != core) {
-        l2_take_at(h, (uint32_t)owner, line, set, (uint32_t)way);
+    if ((uint32_t)p->owner != core) {
+        l2_take_at(h, (uint32_t)p->owner, line, set, (uint32_t)way);
         l2_insert(h, core, line, st, res);
         l2 = &h->l2[core];
         set = l2_set_of(h, line);
@@ -223,107 +264,88 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, int owner, uin
     } else {
         l2_touch(h, l2, set, (uint32_t)way);
     }
-    if (coh_l2_hit_state(req, (enum coh_state)st) != st) {
+    if (coh_l2_hit_state(req, st) != st) {
         /* Upgrade: a non-inclusive LLC gives up its (Shared) copy, and its
          * dirt, to the writer; an inclusive one keeps a stale copy. */
-        if (coh_l2_hit_takes_llc(h->cfg.mode, req, (enum coh_state)st) && llc_way >= 0)
-            remove_in(&h->llc, f->llc_recency, llc_set, (uint32_t)llc_way);
-        *cache_meta(l2, set, (uint32_t)way) = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
+        if (coh_l2_hit_takes_llc(h->cfg.mode, req, st) && p->llc_way >= 0)
+            remove_in(&h->llc, hier_fast_of(h)->llc_recency, llc_set, (uint32_t)p->llc_way);
+        *cache_meta(l2, set, (uint32_t)way) = (uint8_t)coh_l2_hit_state(req, st);
     }
 }
 
-/* Every request, cell by cell (hier_int.h). */
+/* The LLC half of `cell` for the line at `p` (`dirty`: its data differs
+ * from memory, or the request writes).  Returns whether the dirt is still
+ * the new L2 copy's to carry: an inclusive miss leaves it with the L2. */
+static int llc_action(hier *h, const coh_cell *cell, uint32_t core, uint64_t line, uint32_t llc_set,
+                      const line_place *p, int dirty, hier_result *res)
+{
+    switch ((enum coh_llc)cell->llc) {
+    case LLC_KEEP:
+        if (p->llc_way >= 0) {
+            llc_touch(h, llc_set, (uint32_t)p->llc_way);
+            if (dirty)
+                *cache_meta(&h->llc, llc_set, (uint32_t)p->llc_way) = ST_M;
+        }
+        return dirty;
+    case LLC_DROP:
+        assert(p->llc_way >= 0);
+        remove_in(&h->llc, hier_fast_of(h)->llc_recency, llc_set, (uint32_t)p->llc_way);
+        return dirty;
+    case LLC_TO_DDIO:
+        assert(p->llc_way < 0);
+        hier_llc_insert(h, line, llc_set, h->cfg.ddio_mask, (uint8_t)coh_llc_fill_state(dirty), res);
+        return dirty;
+    case LLC_TO_SHARED:
+        assert(p->llc_way < 0);
+        hier_llc_insert(h, line, llc_set, h->cfg.shared_mask, (uint8_t)coh_llc_fill_state(dirty), res);
+        return dirty;
+    case LLC_TO_CORE:
+        /* Inclusive miss: L3(E) + an L2 copy that carries any later write. */
+        assert(p->llc_way < 0);
+        hier_llc_insert(h, line, llc_set, core_mask(h, core), ST_E, res);
+        return 0;
+    case LLC_TO_MEM:
+        break;
+    }
+    assert(0 && "eviction row used for an access");
+    return dirty;
+}
+
+/* Every request, cell by cell (hier_int.h): find the line, read the cell
+ * of its column, carry out the cell's L2 action, then its LLC action, then
+ * a core request's new L2 copy. */
 __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                  uint32_t llc_set, uint64_t llc_match, hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
     assert(req < REQ_EVICT);
     memset(res, 0, sizeof *res);
     const int is_core = req == REQ_CORE_RD || req == REQ_CORE_WR;
     const int is_pcie_write = req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART;
     assert(!is_core || core < h->cfg.cores);
-
-    int llc_way = llc_match ? __builtin_ctzll(llc_match) : -1;
-    uint8_t llc_st = llc_way >= 0 ? META_STATE(*cache_meta(&h->llc, llc_set, (uint32_t)llc_way)) : ST_I;
-    /* Non-inclusive, only a line the Shared ways hold can also have an L2
-     * copy (the S copy a PCIe read leaves); skip the snoop filter otherwise. */
-    int owner = -1;
-    uint32_t sway = 0;
-    if (h->cfg.mode == HIER_INCLUSIVE || llc_way < 0 || ((h->cfg.shared_mask >> llc_way) & 1))
-        owner = snoop_get_way(&h->sf, line, &sway);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    else
-        assert(snoop_get(&h->sf, line) < 0 && "a DDIO/L3* line with an L2 copy");
-#endif
-    uint8_t l2_st = ST_I;
-    uint32_t l2_set = 0;
-    int l2_way = -1;
-    if (owner >= 0) {
-        cache *l2 = &h->l2[owner];
-        l2_set = l2_set_of(h, line);
-        l2_way = (int)l2_way_of(h, (uint32_t)owner, l2_set, line, sway);
-        l2_st = META_STATE(*cache_meta(l2, l2_set, (uint32_t)l2_way));
-    }
-    /* Hierarchy invariants. */
-    assert(h->cfg.mode != HIER_NONINCLUSIVE || !(llc_way >= 0 && (l2_st == ST_E || l2_st == ST_M)));
-    assert(h->cfg.mode != HIER_INCLUSIVE || owner < 0 || llc_way >= 0);
-
-    if (is_core && owner >= 0) {
-        core_l2_hit(h, req, core, owner, line, l2_set, l2_way, llc_way, llc_set, res);
+    line_place p;
+    find_line(h, line, llc_set, llc_match, &p);
+    if (is_core && p.owner >= 0) {
+        core_l2_hit(h, req, core, line, llc_set, &p, res);
         count_access(h, req, res);
         return;
     }
 
-    /* Which Table 1 column the line is in. */
-    enum coh_col col = coh_col_of(h->cfg.mode, llc_way >= 0 ? (enum hier_region)h->way_region[llc_way] : REG_MEM,
-                                  (enum coh_state)l2_st);
+    enum coh_col col = coh_col_of(h->cfg.mode, p.llc_way >= 0 ? (enum hier_region)h->way_region[p.llc_way] : REG_MEM,
+                                  (enum coh_state)p.l2_st);
     const coh_cell *cell = coh_lookup(h->cfg.mode, req, col);
     assert(cell && cell->defined && "request met a state Table 1 does not cover");
-
     res->col = (uint8_t)col;
     res->region = col_region(col);
     res->hit = (uint8_t)coh_col_hit(col);
     res->mem_reads = cell->mem_read;
-    int dirty = l2_st == ST_M || llc_st == ST_M || is_pcie_write;
 
-    /* L2 copy first: a dropped copy hands its dirt to `dirty`. */
-    if (cell->l2 == L2_DROP && owner >= 0)
-        l2_take_at(h, (uint32_t)owner, line, l2_set, (uint32_t)l2_way);
-    else if (cell->l2 == L2_TO_S && owner >= 0)
-        *cache_meta(&h->l2[owner], l2_set, (uint32_t)l2_way) = ST_S;
-
-    switch ((enum coh_llc)cell->llc) {
-    case LLC_KEEP:
-        if (llc_way >= 0) {
-            llc_touch(h, llc_set, (uint32_t)llc_way);
-            if (dirty)
-                *cache_meta(&h->llc, llc_set, (uint32_t)llc_way) = ST_M;
-        }
-        break;
-    case LLC_DROP:
-        assert(llc_way >= 0);
-        remove_in(&h->llc, f->llc_recency, llc_set, (uint32_t)llc_way);
-        break;
-    case LLC_TO_DDIO:
-        assert(llc_way < 0);
-        hier_llc_insert(h, line, llc_set, h->cfg.ddio_mask, (uint8_t)coh_llc_fill_state(dirty), res);
-        break;
-    case LLC_TO_SHARED:
-        assert(llc_way < 0);
-        hier_llc_insert(h, line, llc_set, h->cfg.shared_mask, (uint8_t)coh_llc_fill_state(dirty), res);
-        break;
-    case LLC_TO_CORE:
-        /* Inclusive miss: L3(E) + an L2 copy that carries any later write. */
-        assert(llc_way < 0);
-        hier_llc_insert(h, line, llc_set, core_mask(h, core), ST_E, res);
-        dirty = 0;
-        break;
-    case LLC_TO_MEM:
-        assert(0 && "eviction row used for an access");
-        break;
-    }
-
-    /* New L2 copy for core requests. */
+    /* The L2 copy first: a dropped copy hands its dirt to `dirty`. */
+    int dirty = p.l2_st == ST_M || p.llc_st == ST_M || is_pcie_write;
+    if (cell->l2 == L2_DROP && p.owner >= 0)
+        l2_take_at(h, (uint32_t)p.owner, line, p.l2_set, (uint32_t)p.l2_way);
+    else if (cell->l2 == L2_TO_S && p.owner >= 0)
+        *cache_meta(&h->l2[p.owner], p.l2_set, (uint32_t)p.l2_way) = ST_S;
+    dirty = llc_action(h, cell, core, line, llc_set, &p, dirty, res);
     if (is_core) {
         uint8_t st = (uint8_t)coh_core_fill_state(h->cfg.mode, req, (enum coh_l2)cell->l2, dirty);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS

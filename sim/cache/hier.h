@@ -86,6 +86,10 @@ typedef struct hier {
 
 /* Defaults: the Skylake-SP Xeon Gold 6140 of the ddio-bench data. */
 void hier_config_default(hier_config *c);
+
+/* 0 if `c` describes a hierarchy hier_init can build (geometries, core
+ * count, way masks that select existing ways, Shared ways exactly when
+ * non-inclusive, CAT classes); else -1 with the first problem in `e`. */
 int hier_config_validate(const hier_config *c, ddio_err *e);
 
 /* An empty hierarchy of configuration `c` (validated: -1 and `e` if it is
@@ -172,7 +176,12 @@ void hier_occupancy(const hier *h, uint64_t llc_lines[REG_COUNT]);
 /* Zero the counters (`stats`), keeping the lines where they are. */
 void hier_reset_stats(hier *h);
 
+/* The name of region `r` as the outputs print it ("L2", "DDIO", "Shared",
+ * "L3*", "Memory"); "?" out of range. */
 const char *hier_region_name(enum hier_region r);
+
+/* The hierarchy mode named `s` ("non-inclusive" or "noninclusive",
+ * "inclusive") into *out: 0, or -1 with a usage error in `e`. */
 int hier_parse_mode(const char *s, enum hier_mode *out, ddio_err *e);
 
 #endif

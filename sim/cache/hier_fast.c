@@ -86,11 +86,11 @@ static void l2_lean_init(hier *h)
             f->l2_lean = 0;
 }
 
-static void derive_fast_paths(hier *h, int on)
+/* What the cache layouts and policies allow (each off with `on`): inline
+ * replacement work, the lean entries' layouts, the LLC ways' columns. */
+static void derive_layouts(hier *h, int on)
 {
     struct hier_fast *f = hier_fast_of(h);
-    memset(f->fast_ways, 0, sizeof f->fast_ways);
-    memset(f->drop_ways, 0, sizeof f->drop_ways);
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
         f->fast_col[w] = coh_region_col((enum hier_region)h->way_region[w]);
         assert(f->fast_col[w] < LLC_COLS && "an LLC way's column is an LLC column");
@@ -106,14 +106,16 @@ static void derive_fast_paths(hier *h, int on)
     f->llc_lean = f->llc_nibble && h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
                   h->llc.repl->stride == h->llc.block_bytes;
     f->l2_lru_fill = f->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
-    f->rd_miss_fast = 0;
-    memset(f->wr_miss_fast, 0, sizeof f->wr_miss_fast);
-    f->core_move_ways = 0;
     l2_lean_init(h);
     /* core_move_lean: LLC removal (LRU / BIP) and L2 fill (LRU) from the layouts in f. */
     f->move_lean = f->llc_lean && f->llc_recency && f->l2_lean && f->l2_lru_fill;
-    if (on || h->cfg.mode != HIER_NONINCLUSIVE)
-        return;   /* inclusive: any LLC line may have an L2 copy */
+}
+
+/* Fast path 3 (rd_miss_fast): whether a PCIe read the LLC misses meets
+ * the cells pcie_rd_miss_at carries out, and their memory reads. */
+static void derive_pcie_rd_miss(hier *h)
+{
+    struct hier_fast *f = hier_fast_of(h);
     const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
     const coh_cell *rd_s = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_S);
     const coh_cell *rd_mem = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_MEM);
@@ -123,9 +125,14 @@ static void derive_fast_paths(hier *h, int on)
     f->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
     f->rd_mem_read[COL_L2_S] = rd_s->mem_read;
     f->rd_mem_read[COL_MEM] = rd_mem->mem_read;
-    /* A PCIe write the LLC misses: every such cell allocates the line in the
-     * DDIO ways (M: the request writes) and drops any L2 copy; only in
-     * memory there is none to act on. */
+}
+
+/* Fast path 5 (wr_miss_fast): a PCIe write the LLC misses, when every such
+ * cell allocates the line in the DDIO ways (M: the request writes) and
+ * drops any L2 copy (only in memory there is none to act on). */
+static void derive_pcie_wr_miss(hier *h)
+{
+    struct hier_fast *f = hier_fast_of(h);
     f->wr_miss_mask = h->cfg.ddio_mask;
     for (int q = REQ_PCIE_WR_FULL; q <= REQ_PCIE_WR_PART; q++) {
         const coh_cell *em = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_EM);
@@ -138,6 +145,13 @@ static void derive_fast_paths(hier *h, int on)
         f->wr_mem_read[q][COL_L2_S] = s->mem_read;
         f->wr_mem_read[q][COL_MEM] = mem->mem_read;
     }
+}
+
+/* Fast path 4 (core_move_ways): the LLC ways whose cells move a core's
+ * line to its L2 (LLC_DROP, L2_TO_EM, no memory read) for reads and writes. */
+static void derive_core_move(hier *h)
+{
+    struct hier_fast *f = hier_fast_of(h);
     for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
         const coh_cell *rd = coh_lookup(h->cfg.mode, REQ_CORE_RD, (enum coh_col)f->fast_col[w]);
         const coh_cell *wr = coh_lookup(h->cfg.mode, REQ_CORE_WR, (enum coh_col)f->fast_col[w]);
@@ -145,6 +159,13 @@ static void derive_fast_paths(hier *h, int on)
             wr->l2 == L2_TO_EM && !rd->mem_read && !wr->mem_read)
             f->core_move_ways |= 1ull << w;
     }
+}
+
+/* Fast path 1 (fast_ways, drop_ways): the LLC ways where a PCIe request's
+ * cell keeps the line in place (LLC_KEEP) and reads no memory. */
+static void derive_keep_ways(hier *h)
+{
+    struct hier_fast *f = hier_fast_of(h);
     for (int q = 0; q < REQ_EVICT; q++) {
         if (q == REQ_CORE_RD || q == REQ_CORE_WR)
             continue;   /* a core request always leaves an L2 copy */
@@ -160,6 +181,24 @@ static void derive_fast_paths(hier *h, int on)
                 f->fast_ways[q] |= 1ull << w;
         }
     }
+}
+
+/* Every fast path's state from the table and the layouts, or (`on`) none. */
+static void derive_fast_paths(hier *h, int on)
+{
+    struct hier_fast *f = hier_fast_of(h);
+    memset(f->fast_ways, 0, sizeof f->fast_ways);
+    memset(f->drop_ways, 0, sizeof f->drop_ways);
+    f->rd_miss_fast = 0;
+    memset(f->wr_miss_fast, 0, sizeof f->wr_miss_fast);
+    f->core_move_ways = 0;
+    derive_layouts(h, on);
+    if (on || h->cfg.mode != HIER_NONINCLUSIVE)
+        return;   /* inclusive: any LLC line may have an L2 copy */
+    derive_pcie_rd_miss(h);
+    derive_pcie_wr_miss(h);
+    derive_core_move(h);
+    derive_keep_ways(h);
 }
 
 void hier_set_general_only(hier *h, int on)
