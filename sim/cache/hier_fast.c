@@ -4,9 +4,12 @@
  * check it.  Also the public entry, hier_access.
  *
  * Most accesses of a forwarding run meet one of a few situations, each of
- * which the general path (hier_access_general) executes with work that does not
- * change its outcome.  The fast paths do only the work that matters and are
- * derived here from the coherence table, never written as rules of their own:
+ * which the general path (hier_access_general) executes with work that does
+ * not change its outcome.  The fast paths do only the work that matters and
+ * are derived here from the coherence table, never written as rules of
+ * their own: where one needs a rule around the table (the column of an L2
+ * copy, the L2 hit, the state of a new copy, what is a hit), it calls
+ * coherence.h's inline function, which folds to the test it would write.
  *
  *  - a PCIe request for a line the LLC holds in way w, when the cell of
  *    (request, column of w) keeps the line where it is (LLC_KEEP), reads no
@@ -28,7 +31,7 @@
  *    write to a non-inclusive hierarchy looks it up, to drop the Shared
  *    copy it upgrades from.  The snoop filter is not asked: a line lives in
  *    one L2 at most.
- *  - a PCIe write of a line the LLC misses (pcie_wr_miss): its cells put
+ *  - a PCIe write of a line the LLC misses (hier_pcie_wr_miss): its cells put
  *    the line in the DDIO ways and drop any L2 copy; with a known set and
  *    a lean L2, the snoop filter is asked before the LLC search (a
  *    completion line the driver read sits in its L2 in E/M, so in no LLC
@@ -40,12 +43,15 @@
  *    snoop.h there (order moves, snoop filter stores) out of line.
  *  - the entry points (access_entry) do the two most frequent cases in a
  *    frame-less prologue and tail-call the rest: a core's own-L2 hit
- *    (core_l2_mru, with the L2 block layout copied into the fast state), a PCIe request
- *    with a known set meeting a plain LLC_KEEP cell (pcie_lean); a core
- *    request that misses its L2 goes straight to the LLC move (core_miss).
- *    A core request that is not on its L2 set's two most recent ways asks
- *    the snoop filter instead of searching the L2 (core_entry): it names
- *    the way of an own-L2 line, and a move puts the entry at the slot found.
+ *    (core_l2_mru, with the L2 block layout copied into the fast state), a
+ *    PCIe request with a known set meeting a plain LLC_KEEP cell
+ *    (pcie_lean); a core request that misses its L2 goes straight to the
+ *    LLC move (core_miss).  A core request that is not on its L2 set's two
+ *    most recent ways asks the snoop filter instead of searching the L2
+ *    (core_entry): it names the way of an own-L2 line, and a move puts the
+ *    entry at the slot found.  The entries for one request each
+ *    (hier_core_rd_set, ...; hier_int.h) compile them once more with the
+ *    request a constant, for the simulator.
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
@@ -334,8 +340,8 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
     return 1;
 }
 
-/* Fast path 3 (a PCIe read the LLC misses) is pcie_rd_miss_at, in
- * hier_int.h: the DMA runs use it too. */
+/* Fast path 3 (a PCIe read the LLC misses) is hier_int.h's
+ * pcie_rd_miss_at: the DMA runs use it too. */
 
 /* Fast path 5 (wr_miss_fast[req], non-inclusive): a PCIe write of a
  * line no LLC way holds.  Its cells, checked at init: the line goes to the
@@ -613,12 +619,10 @@ static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_
 }
 
 /* Fast path 2 once more, lean (l2_lean: the L2s map by a mask and keep
- * LRU / BIP nibble orders): the own-L2 hit of a core request that is not
- * on the most recent way (core_l2_mru took those), with the L2 geometry
- * read from the fast state and the Shared copy's drop of an S upgrade as a tail call.
- * The same work as access_core_fast; returns 0 (nothing done) on an L2
- * miss. */
-/* core_l2_lean's hit on `way` of the own L2 set block `b`. */
+ * LRU / BIP nibble orders): the own-L2 hit of a core request on `way` of
+ * its L2 set block `b` (core_entry_in found it; core_l2_mru took the most
+ * recent way), with the L2 geometry read from the fast state.  The same
+ * work as access_core_fast. */
 static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum coh_req req, uint32_t core,
                                                                    uint64_t line, uint32_t llc_set, uint8_t *b,
                                                                    uint32_t way, hier_result *res)

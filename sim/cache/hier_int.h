@@ -1,7 +1,9 @@
 /* hier_int.h - the hierarchy's private half: what hier.c (the semantics),
  * hier_fast.c (the fast paths derived from it) and hier_run.c (the DMA
- * runs) share, and what the tests look at.  Only sim/cache/hier*.c and
- * tests/ include it; everything here may change with the fast paths.
+ * runs) share, and what the tests look at.  Only sim/cache/hier*.c, the
+ * tests and the simulator (sim/queue/dsim_int.h: the fixed-request
+ * entries, for speed) include it; everything here may change with the
+ * fast paths.
  *
  * The fast paths' state (struct hier_fast) is derived from the coherence
  * table and the cache layouts at hier_init, and again by
@@ -513,15 +515,15 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
     return hier_llc_insert(h, line, set, mask, state, res);
 }
 
-/* Fast path 3 (rd_miss_fast): a PCIe read of a line a
- * non-inclusive LLC does not hold.  Its cells, checked at init: in an L2 in
- * E/M the line leaves an S copy there and its data (dirty or not) goes to
- * the Shared ways (LLC_TO_SHARED, L2_TO_S); in an L2 in S or only in memory
- * nothing moves (LLC_KEEP, L2_KEEP).  hier_access_general's work for these
- * cells without the table walk; `llc_set` is the line's LLC set. */
-/* access_pcie_rd_miss's cells once the L2 copy is known: `meta`, the
- * owner's metadata byte of the line, or NULL when no L2 holds it.  Returns
- * the Shared way a copy went to, or UINT32_MAX. */
+/* Fast path 3 (rd_miss_fast): a PCIe read of a line a non-inclusive LLC
+ * does not hold, once the L2 copy is known (`meta`: the owner's metadata
+ * byte of the line, or NULL when no L2 holds it).  Its cells, checked at
+ * init: in an L2 in E/M the line leaves an S copy there and its data
+ * (dirty or not) goes to the Shared ways (LLC_TO_SHARED, L2_TO_S); in an
+ * L2 in S or only in memory nothing moves (LLC_KEEP, L2_KEEP).
+ * hier_access_general's work for these cells without the table walk;
+ * `llc_set` is the line's LLC set.  Returns the Shared way a copy went to,
+ * or UINT32_MAX.  Here, not in hier_fast.c: the DMA runs use it too. */
 static inline __attribute__((always_inline)) uint32_t pcie_rd_miss_at(hier *h, uint64_t line, uint32_t llc_set,
                                                                       uint8_t *meta, hier_result *res)
 {
@@ -565,6 +567,7 @@ static inline __attribute__((always_inline)) uint8_t *l2_meta_of(hier *h, uint64
     return cache_meta(&h->l2[owner], set, l2_way_of(h, (uint32_t)owner, set, line, sway));
 }
 
+/* Fast path 3 for a line whose L2 copy is not known yet. */
 static inline __attribute__((always_inline)) uint32_t access_pcie_rd_miss(hier *h, uint64_t line, uint32_t llc_set,
                                                                           hier_result *res)
 {
