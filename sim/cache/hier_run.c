@@ -171,6 +171,61 @@ static inline __attribute__((always_inline)) uint8_t *run_hinted(const run *r, c
     return blk;
 }
 
+/* Line k of a write run, a full line, when its hint names a drop way that
+ * holds it (a packet's first line: in the Shared way its last read run's
+ * copy went to, with the core's L2 (S) copy, which is dropped): the tight
+ * loop's work.  Returns 1 when done. */
+static inline __attribute__((always_inline)) int tight_drop_line(hier *h, run *r, uint32_t *cnt,
+                                                                 const uint64_t *hints, uint32_t k)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    uint32_t w;
+    uint8_t *blk = run_hinted(r, hints, k, r->drop_tight, &w);
+    if (!blk)
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint32_t set = (uint32_t)(hints[k] >> 8) - 1;
+    assert(w == (hints[k] & 0xFF) && set == cache_set(&h->llc, r->first + k));
+    assert((1ull << w) == match_in(&h->llc, set, r->first + k));
+#endif
+    l2_drop_any(h, r->first + k);
+    repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
+    blk[r->v.meta_off + w] = ST_M;
+    cnt[f->fast_col[w]]++;
+    r->hits++;
+    f->tight_lines++;
+    return 1;
+}
+
+/* The partial last line k of a write run (most runs' tail), when its hint
+ * names a plain way of the partial write that holds it: the tight loop's
+ * work, counted as partial.  Returns 1 when done. */
+static inline __attribute__((always_inline)) int tight_part_line(hier *h, run *r, const uint64_t *hints, uint32_t k)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    uint32_t w;
+    uint8_t *blk = run_hinted(r, hints, k, r->plain_part, &w);
+    if (!blk)
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint32_t set = (uint32_t)(hints[k] >> 8) - 1;
+    assert(w == (hints[k] & 0xFF) && set == cache_set(&h->llc, r->first + k));
+    assert((1ull << w) == match_in(&h->llc, set, r->first + k));
+    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, r->first + k) < 0) &&
+           "a DDIO/L3* line with an L2 copy");
+#endif
+    repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
+    blk[r->v.meta_off + w] = ST_M;
+    hier_req_stats *rp = &h->stats.req[REQ_PCIE_WR_PART];
+    rp->accesses++;
+    rp->hits++;
+    rp->hit_col[f->fast_col[w]]++;
+    r->phits++;
+    r->hits++;
+    f->tight_lines++;
+    return 1;
+}
+
 /* What the tight part of a run left for line i: its general work, the
  * next line, or the end of the chunk. */
 enum { TIGHT_LINE = 0, TIGHT_NEXT, TIGHT_BREAK };
@@ -206,44 +261,10 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
     if (i == m)
         return TIGHT_BREAK;
     const uint32_t k = base + i;
-    uint32_t w;
-    uint8_t *blk;
-    if (write && k != r->part_last && (blk = run_hinted(r, hints, k, r->drop_tight, &w))) {
-        /* A packet's first line: in the Shared way its last read run's
-         * copy went to, with the core's L2 (S) copy, which is dropped. */
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-        const uint32_t set = (uint32_t)(hints[k] >> 8) - 1;
-        assert(w == (hints[k] & 0xFF) && set == cache_set(&h->llc, r->first + k));
-        assert((1ull << w) == match_in(&h->llc, set, r->first + k));
-#endif
-        l2_drop_any(h, r->first + k);
-        repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
-        blk[r->v.meta_off + w] = ST_M;
-        cnt[f->fast_col[w]]++;
-        r->hits++;
-        f->tight_lines++;
+    if (write && k != r->part_last && tight_drop_line(h, r, cnt, hints, k))
         return TIGHT_NEXT;
-    }
-    if (write && k == r->part_last && (blk = run_hinted(r, hints, k, r->plain_part, &w))) {
-        /* The partial last line (most runs' tail), counted as partial. */
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-        const uint32_t set = (uint32_t)(hints[k] >> 8) - 1;
-        assert(w == (hints[k] & 0xFF) && set == cache_set(&h->llc, r->first + k));
-        assert((1ull << w) == match_in(&h->llc, set, r->first + k));
-        assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, r->first + k) < 0) &&
-               "a DDIO/L3* line with an L2 copy");
-#endif
-        repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
-        blk[r->v.meta_off + w] = ST_M;
-        hier_req_stats *rp = &h->stats.req[REQ_PCIE_WR_PART];
-        rp->accesses++;
-        rp->hits++;
-        rp->hit_col[f->fast_col[w]]++;
-        r->phits++;
-        r->hits++;
-        f->tight_lines++;
+    if (write && k == r->part_last && tight_part_line(h, r, hints, k))
         return TIGHT_BREAK;   /* the last line of the run */
-    }
     return TIGHT_LINE;
 }
 
