@@ -58,8 +58,9 @@ struct hier_fast {
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
     /* Counters of the tests, which check that each fast path is taken: */
     uint64_t tight_lines;           /* DMA run lines the tight loop took */
-    uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found first through the snoop filter in an L2 in E/M */
-    uint64_t wr_owned;              /* PCIe writes with a known set found first through the snoop filter in an L2 in E/M */
+    uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found */
+                                    /* first through the snoop filter in an L2 in E/M */
+    uint64_t wr_owned;              /* PCIe writes with a known set found so */
     uint64_t hint_moves;            /* core moves done from a hint's way (access_hint_in) */
 };
 

@@ -143,9 +143,11 @@ static inline __attribute__((always_inline)) void run_prefetch(hier *h, const ru
              * before the blocks, which is harmless (a prefetch never
              * faults): no test per line. */
             const uint64_t hv = *hp;
-            const uint8_t *b = (const uint8_t *)(r->blocks_m1 + (hv >> 8) * r->v.block_bytes);   /* cache_view_tags of the hint's set */
+            /* cache_view_tags of the hint's set */
+            const uint8_t *b = (const uint8_t *)(r->blocks_m1 + (hv >> 8) * r->v.block_bytes);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-            assert((!hv || b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, r->first + (uint64_t)(hp - hints)))) &&
+            const uint64_t line = r->first + (uint64_t)(hp - hints);
+            assert((!hv || b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, line))) &&
                    "a line hint with a wrong set");
 #endif
             __builtin_prefetch(b);
@@ -418,7 +420,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
                     continue;
             }
             const uint32_t k = base + i;
-            const uint32_t set = !hints ? sets[i] : hints[k] ? (uint32_t)(hints[k] >> 8) - 1 : cache_set(&h->llc, first + k);
+            const uint32_t set = !hints   ? sets[i]
+                                 : hints[k] ? (uint32_t)(hints[k] >> 8) - 1
+                                            : cache_set(&h->llc, first + k);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
             assert(set == cache_set(&h->llc, first + k) && "a line hint with a wrong set");
 #endif
