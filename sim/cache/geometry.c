@@ -1,3 +1,6 @@
+/* geometry.c - cache shapes (geometry.h): validating one, and the
+ * address -> set mappings' set-up (modulo, xor with its slice hash masks,
+ * random) and names. */
 #include "sim/cache/geometry.h"
 
 #include <string.h>

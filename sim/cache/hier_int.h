@@ -60,7 +60,7 @@ struct hier_fast {
     uint64_t tight_lines;           /* DMA run lines the tight loop took */
     uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found */
                                     /* first through the snoop filter in an L2 in E/M */
-    uint64_t wr_owned;              /* PCIe writes with a known set found so */
+    uint64_t wr_owned;              /* PCIe writes with a known set found the same way */
     uint64_t hint_moves;            /* core moves done from a hint's way (access_hint_in) */
 };
 

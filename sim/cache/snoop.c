@@ -1,3 +1,6 @@
+/* snoop.c - the snoop filter (snoop.h), which core's L2 holds a line: its
+ * table's allocation, and the insertions and erasures (backward-shift
+ * deletion) that do not fit inline. */
 #include "sim/cache/snoop.h"
 
 #include <assert.h>
