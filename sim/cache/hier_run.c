@@ -161,16 +161,34 @@ static inline __attribute__((always_inline)) void run_prefetch(hier *h, const ru
 }
 
 /* Line k of a write run, when its hint names a way of `ways` that holds
- * it: its set block, way and line (for the tight loop's work), else NULL. */
-static inline __attribute__((always_inline)) uint8_t *run_hinted(const run *r, const uint64_t *hints, uint32_t k,
-                                                                 uint64_t ways, uint32_t *w)
+ * it: its set block, and its way in *w, else NULL. */
+static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, const run *r, const uint64_t *hints,
+                                                                 uint32_t k, uint64_t ways, uint32_t *w)
 {
     const uint64_t hv = hints[k];
     *w = (uint32_t)hv & 63;
     uint8_t *blk = (uint8_t *)(r->blocks_m1 + (hv >> 8) * r->v.block_bytes);
     if (hv < 0x100 || !((ways >> *w) & 1) || ((const uint64_t *)(const void *)blk)[*w] != r->first + k)
         return NULL;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint32_t set = (uint32_t)(hv >> 8) - 1;
+    assert(*w == (hv & 0xFF) && set == cache_set(&h->llc, r->first + k));
+    assert((1ull << *w) == match_in(&h->llc, set, r->first + k));
+#else
+    (void)h;
+#endif
     return blk;
+}
+
+/* The tight loop's work for the line in way w of LLC set block `blk`, a
+ * write run's LLC_KEEP: the order word, the dirty state, the counts but
+ * the column's. */
+static inline __attribute__((always_inline)) void tight_hit(hier *h, run *r, uint8_t *blk, uint32_t w)
+{
+    repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
+    blk[r->v.meta_off + w] = ST_M;
+    r->hits++;
+    hier_fast_of(h)->tight_lines++;
 }
 
 /* Line k of a write run, a full line, when its hint names a drop way that
@@ -180,22 +198,13 @@ static inline __attribute__((always_inline)) uint8_t *run_hinted(const run *r, c
 static inline __attribute__((always_inline)) int tight_drop_line(hier *h, run *r, uint32_t *cnt,
                                                                  const uint64_t *hints, uint32_t k)
 {
-    struct hier_fast *const f = hier_fast_of(h);
     uint32_t w;
-    uint8_t *blk = run_hinted(r, hints, k, r->drop_tight, &w);
+    uint8_t *blk = run_hinted(h, r, hints, k, r->drop_tight, &w);
     if (!blk)
         return 0;
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    const uint32_t set = (uint32_t)(hints[k] >> 8) - 1;
-    assert(w == (hints[k] & 0xFF) && set == cache_set(&h->llc, r->first + k));
-    assert((1ull << w) == match_in(&h->llc, set, r->first + k));
-#endif
     l2_drop_any(h, r->first + k);
-    repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
-    blk[r->v.meta_off + w] = ST_M;
-    cnt[f->fast_col[w]]++;
-    r->hits++;
-    f->tight_lines++;
+    tight_hit(h, r, blk, w);
+    cnt[hier_fast_of(h)->fast_col[w]]++;
     return 1;
 }
 
@@ -204,27 +213,20 @@ static inline __attribute__((always_inline)) int tight_drop_line(hier *h, run *r
  * work, counted as partial.  Returns 1 when done. */
 static inline __attribute__((always_inline)) int tight_part_line(hier *h, run *r, const uint64_t *hints, uint32_t k)
 {
-    struct hier_fast *const f = hier_fast_of(h);
     uint32_t w;
-    uint8_t *blk = run_hinted(r, hints, k, r->plain_part, &w);
+    uint8_t *blk = run_hinted(h, r, hints, k, r->plain_part, &w);
     if (!blk)
         return 0;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    const uint32_t set = (uint32_t)(hints[k] >> 8) - 1;
-    assert(w == (hints[k] & 0xFF) && set == cache_set(&h->llc, r->first + k));
-    assert((1ull << w) == match_in(&h->llc, set, r->first + k));
     assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, r->first + k) < 0) &&
            "a DDIO/L3* line with an L2 copy");
 #endif
-    repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
-    blk[r->v.meta_off + w] = ST_M;
+    tight_hit(h, r, blk, w);
     hier_req_stats *rp = &h->stats.req[REQ_PCIE_WR_PART];
     rp->accesses++;
     rp->hits++;
-    rp->hit_col[f->fast_col[w]]++;
+    rp->hit_col[hier_fast_of(h)->fast_col[w]]++;
     r->phits++;
-    r->hits++;
-    f->tight_lines++;
     return 1;
 }
 
