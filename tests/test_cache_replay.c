@@ -1,5 +1,5 @@
 /* test_cache_replay.c - replay against a textbook LRU cache, the binomial
- * model of random-mapped LRU caches (seed 003, Eq. 2), the set mappings,
+ * model of random-mapped LRU caches (Wang, Xu, Wu, SIGMETRICS 2022, Eq. 2), the set mappings,
  * and the din reader / cache-replay CLI. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -101,7 +101,7 @@ Test(cache_replay, cli_modulo_lru_equals_textbook)
     free(ref.lines);
 }
 
-/* Seed 003, Eq. 2: with random set mapping and LRU, a cyclic stream over T
+/* Wang, Xu, Wu (SIGMETRICS 2022), Eq. 2: with random set mapping and LRU, a cyclic stream over T
  * unique lines hits with probability F_B(N-1; T, 1/C). */
 Test(cache_replay, cyclic_lru_matches_binomial_cdf, .timeout = 120)
 {
@@ -162,7 +162,7 @@ Test(cache_replay, xor_mapping_matches_published_hash)
 
 Test(cache_replay, xor_mapping_4k_aligned_uses_32_sets_per_slice)
 {
-    /* Seed 003, Appendix D.5: 4 KiB-aligned lines reach only 32 of the 2048
+    /* Wang, Xu, Wu (SIGMETRICS 2022), Appendix D.5: 4 KiB-aligned lines reach only 32 of the 2048
      * sets of each slice. */
     cache_geom g = {.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR};
     cache_mapper m;

@@ -2,7 +2,7 @@
  * by the hierarchy, one assertion per cell (destination region and state).
  *
  * The expected outcomes below are written out by hand from the paper's
- * Table 1 (seed 003, Section 3.4.3) and docs/cache-model.md, independently of
+ * Table 1 (Wang, Xu, Wu, SIGMETRICS 2022, Section 3.4.3) and docs/cache-model.md, independently of
  * sim/cache/coherence.c, so a wrong table entry fails here. */
 #include <criterion/criterion.h>
 #include <string.h>

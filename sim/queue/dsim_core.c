@@ -425,7 +425,7 @@ void core_poll(dsim *s, uint32_t c)
         core_idle_work(s, c);
 }
 
-/* The LLC distractor of seed 003, Algorithm 2: x[i] = 1 + x[i - s] over a
+/* The LLC distractor of Wang, Xu, Wu (SIGMETRICS 2022), Algorithm 2: x[i] = 1 + x[i - s] over a
  * working set of L bytes, one step every access_interval_ns. */
 void distractor_run(dsim *s)
 {
