@@ -115,6 +115,7 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
         mk_predict_opts po;
         mk_predict_opts_default(&po);
         po.upper = mk_upper_policy(&cfg->machine);
+        po.seed = d->seed;
         po.queues = qr.per_core;
         po.inflight = qr.inflight;
         po.pps = qr.accepted_pps;

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 const char *markov_policy_name(markov_policy p)
 {
@@ -129,27 +130,27 @@ double markov_hit_qlru(double T, unsigned N, double C, unsigned terms)
     return eq3_real(T, N, C, (double)N + (double)terms - 1);
 }
 
-double markov_survive(const markov_region *r, double T)
+/* Eq. 3's cut of region r (k_last; < N for LRU). */
+static double region_k_last(const markov_region *r)
 {
     switch (r->policy) {
-    case MARKOV_LRU:
-        return markov_hit_lru(T, r->ways, r->sets);
-    case MARKOV_BIP:
-        return markov_hit_bip(T, r->ways, r->sets);
-    case MARKOV_QLRU: {
-        double k_last = r->qlru_k_last > 0 ? r->qlru_k_last
-                                           : (double)r->ways + MARKOV_QLRU_TERMS - 1;
-        return markov_hit_eq3(T, r->ways, r->sets, k_last);
-    }
+    case MARKOV_LRU: return -1.0;
+    case MARKOV_BIP: return INFINITY;
+    case MARKOV_QLRU: return r->qlru_k_last > 0 ? r->qlru_k_last : (double)r->ways + MARKOV_QLRU_TERMS - 1;
     }
     assert(0 && "unknown markov_policy");
-    return 0.0;
+    return -1.0;
+}
+
+double markov_survive(const markov_region *r, double T)
+{
+    return eq3_real(T, r->ways, r->sets, region_k_last(r));
 }
 
 /* ---- Eq. 4 --------------------------------------------------------------- */
 
 typedef struct eq4_ctx {
-    double T2, N2, T3;
+    double T2, N2, T3, T3out;
     const markov_region *l3;
     enum markov_eq4_form form;
 } eq4_ctx;
@@ -166,18 +167,24 @@ static double eq4_weight(double t, void *vctx)
     double rest = 1 - elapsed;
     if (rest < 0)
         rest = 0;       /* evicted at (or, for the mixed last term, just after) the end */
-    return markov_survive(c->l3, rest * c->T3);
+    return markov_survive_mix(c->l3, rest * c->T3, rest * c->T3out);
 }
 
 double markov_l2_to_l3(double T_l2, unsigned N_l2, double C_l2,
                        const markov_region *l3, double T_l3, enum markov_eq4_form form)
+{
+    return markov_l2_to_l3_mix(T_l2, N_l2, C_l2, l3, T_l3, 0.0, form);
+}
+
+double markov_l2_to_l3_mix(double T_l2, unsigned N_l2, double C_l2, const markov_region *l3, double T_l3,
+                           double T_l3_out, enum markov_eq4_form form)
 {
     double q = 1 - check_C(C_l2), w, t0 = split(T_l2, &w);
     check_T(T_l3);
     if (N_l2 == 0)
         return 0.0;     /* degenerate: no L2 way to leave from */
     /* q = 0 (one L2 set) is fine: f_NB is then a point mass at t = 0. */
-    eq4_ctx c = {.T2 = T_l2, .N2 = N_l2, .T3 = T_l3, .l3 = l3, .form = form};
+    eq4_ctx c = {.T2 = T_l2, .N2 = N_l2, .T3 = T_l3, .T3out = T_l3_out, .l3 = l3, .form = form};
     double t_last = form == MARKOV_EQ4_EXACT ? t0 - N_l2 : t0;
     double s = 0.0;
     if (t_last >= 0)
@@ -237,6 +244,159 @@ double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, doub
             s += tail * cdf_real((double)N - 1 - a, T, p);
     }
     return s > 1 ? 1.0 : s;
+}
+
+/* ---- the set mapping's mixture (evict.h, markov_setmix) ------------------ */
+
+/* Eq. 3's weight of a line with k other lines in its set: it stays (k < N)
+ * or the insertion protected it ((N-1)/(k+1), N <= k <= k_last). */
+static double eq3_h(double k, unsigned N, double k_last)
+{
+    if (k < N)
+        return 1.0;
+    return k <= k_last ? ((double)N - 1) / (k + 1) : 0.0;
+}
+
+/* Eq. 3 for a set holding Bin(c, q) other lines: eq3_pair at n = c, p = q. */
+static double eq3_at(double c, unsigned N, double q, double k_last)
+{
+    if (N == 0)
+        return 0.0;
+    if (c == 0 || q <= 0)
+        return 1.0;
+    if (q >= 1)
+        return eq3_h(c, N, k_last);
+    double v[2];
+    eq3_pair(c, N, q, k_last, v);
+    return v[0];
+}
+
+/* The share of the footprint a window of T of its lines covers. */
+static double mix_q(const markov_setmix *m, double T)
+{
+    double q = T / m->pop;
+    return q > 1 ? 1.0 : q < 0 ? 0.0 : q;
+}
+
+/* E h(B + Y) for the mixture B at q and Y ~ Bin(n, p), n integer:
+ * H(b) = E h(b + Y) for b = 0..cmax, then B's pmf for each c by the
+ * recursion f_{c+1}(b) = (1-q) f_c(b) + q f_c(b-1).  O(cmax^2 + cmax |Y|). */
+static double eq3_mix_out(const markov_setmix *m, unsigned N, double q, double n, double p, double k_last)
+{
+    unsigned cmax = m->c[m->n - 1];
+    double *H = calloc(2 * ((size_t)cmax + 1), sizeof *H);
+    assert(H && "out of memory");
+    double *f = H + cmax + 1;
+    double mass = 0, ymax = k_last < N ? (double)N - 1 : k_last;   /* h(b + y) = 0 beyond */
+    for (double y = 0; y <= n && y <= ymax && mass < 1 - 1e-15; y++) {
+        double fy = markov_binom_pmf(y, n, p);
+        mass += fy;
+        for (unsigned b = 0; b <= cmax; b++)
+            H[b] += fy * eq3_h(b + y, N, k_last);
+    }
+    double s = 0;
+    f[0] = 1;
+    unsigned c = 0;
+    for (unsigned k = 0; k < m->n; k++) {
+        for (; c < m->c[k]; c++) {
+            for (unsigned b = c + 1; b > 0; b--)
+                f[b] = (1 - q) * f[b] + q * f[b - 1];
+            f[0] *= 1 - q;
+        }
+        double t = 0;
+        for (unsigned b = 0; b <= c; b++)
+            t += f[b] * H[b];
+        s += m->w[k] * t;
+    }
+    free(H);
+    return s;
+}
+
+double markov_survive_mix(const markov_region *r, double T, double T_out)
+{
+    const markov_setmix *m = r->mix;
+    if (!m)
+        return markov_survive(r, T);
+    check_T(T);
+    check_T(T_out);
+    double k_last = region_k_last(r), q = mix_q(m, T - T_out > 0 ? T - T_out : 0);
+    double s = 0;
+    if (T_out > 0) {
+        double p = check_C(r->sets), w, n0 = split(T_out, &w);
+        s = eq3_mix_out(m, r->ways, q, n0, p, k_last);
+        if (w > 0)
+            s = (1 - w) * s + w * eq3_mix_out(m, r->ways, q, n0 + 1, p, k_last);
+    } else {
+        for (unsigned k = 0; k < m->n; k++)
+            s += m->w[k] * eq3_at(m->c[k], r->ways, q, k_last);
+    }
+    return s > 1 ? 1.0 : s;
+}
+
+/* P(Bin(c, r) + Y <= k), Y ~ Bin(n_out, p) at a real n_out. */
+static double cdf_plus(double k, double c, double r, double n_out, double p)
+{
+    if (k < 0)
+        return 0.0;
+    if (n_out <= 0)
+        return markov_binom_cdf(k, c, r);
+    double s = 0;
+    for (double y = 0; y <= k; y++)
+        s += pmf_real(y, n_out, p) * markov_binom_cdf(k - y, c, r);
+    return s;
+}
+
+/* The DDIO and L3* shares of the footprint (multinomial: they sum to <= 1)
+ * and the L3* share of the lines not in the DDIO window. */
+static void overlap_q(const markov_setmix *m, double T_D, double T_L, double *qD, double *r)
+{
+    double a = T_D / m->pop, b = T_L / m->pop;
+    if (a + b > 1) {
+        a /= a + b;
+        b = 1 - a;
+    }
+    *qD = a;
+    *r = a < 1 ? b / (1 - a) : 0.0;
+    if (*r > 1)
+        *r = 1.0;
+}
+
+/* Eq. 9 (tail = 0) or Eq. 10 (tail = 1) under the mixture. */
+static double overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
+                          const markov_setmix *m, int tail)
+{
+    double p = check_C(C), qD, r;
+    check_T(T);
+    check_T(T_out);
+    check_T(T_D);
+    overlap_q(m, T_D, T - T_out > 0 ? T - T_out : 0, &qD, &r);
+    double s = 0;
+    for (unsigned k = 0; k < m->n; k++) {
+        double c = m->c[k], t = 0;
+        for (unsigned i = 0; i < a && i < N && i <= c; i++)
+            t += markov_binom_pmf(i, c, qD) * cdf_plus((double)N - 1 - i, c - i, r, T_out, p);
+        if (tail && a < N)
+            for (double i = a; i <= c; i++)
+                t += markov_binom_pmf(i, c, qD) * cdf_plus((double)N - 1 - a, c - i, r, T_out, p);
+        s += m->w[k] * t;
+    }
+    return s > 1 ? 1.0 : s;
+}
+
+double markov_hit_ddio_overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
+                                   const markov_setmix *mix)
+{
+    if (!mix)
+        return markov_hit_ddio_overlap(T, T_D, N, a, C);
+    return overlap_mix(T, T_out, T_D, N, a, C, mix, 0);
+}
+
+double markov_hit_l3_overlap_mix(double T, double T_out, double T_io, unsigned N, unsigned a, double C,
+                                 const markov_setmix *mix)
+{
+    if (!mix)
+        return markov_hit_l3_overlap(T, T_io, N, a, C);
+    return overlap_mix(T, T_out, T_io, N, a, C, mix, 1);
 }
 
 /* ---- Eq. 12 -------------------------------------------------------------- */
