@@ -248,6 +248,8 @@ double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, doub
 
 /* ---- the set mapping's mixture (evict.h, markov_setmix) ------------------ */
 
+#define CACHE_WAYS_MAX 64   /* N <= 64 (Eq. 12's bound; a cache has at most 64 ways) */
+
 /* Eq. 3's weight of a line with k other lines in its set: it stays (k < N)
  * or the insertion protected it ((N-1)/(k+1), N <= k <= k_last). */
 static double eq3_h(double k, unsigned N, double k_last)
@@ -257,129 +259,164 @@ static double eq3_h(double k, unsigned N, double k_last)
     return k <= k_last ? ((double)N - 1) / (k + 1) : 0.0;
 }
 
-/* Eq. 3 for a set holding Bin(c, q) other lines: eq3_pair at n = c, p = q. */
-static double eq3_at(double c, unsigned N, double q, double k_last)
+/* The hypergeometric pmf into f[0..c]: of c marked lines among pop, how
+ * many a uniform draw of m (integer, 0..pop) without replacement takes.
+ * From the mode outward by the ratio of neighbouring terms, normalised:
+ * relative error ~c eps, no factorials. */
+static void hyper_pmf(double pop, unsigned c, double m, double *f)
 {
-    if (N == 0)
-        return 0.0;
-    if (c == 0 || q <= 0)
-        return 1.0;
-    if (q >= 1)
-        return eq3_h(c, N, k_last);
-    double v[2];
-    eq3_pair(c, N, q, k_last, v);
-    return v[0];
-}
-
-/* The share of the footprint a window of T of its lines covers. */
-static double mix_q(const markov_setmix *m, double T)
-{
-    double q = T / m->pop;
-    return q > 1 ? 1.0 : q < 0 ? 0.0 : q;
-}
-
-/* E h(B + Y) for the mixture B at q and Y ~ Bin(n, p), n integer:
- * H(b) = E h(b + Y) for b = 0..cmax, then B's pmf for each c by the
- * recursion f_{c+1}(b) = (1-q) f_c(b) + q f_c(b-1).  O(cmax^2 + cmax |Y|). */
-static double eq3_mix_out(const markov_setmix *m, unsigned N, double q, double n, double p, double k_last)
-{
-    unsigned cmax = m->c[m->n - 1];
-    double *H = calloc(2 * ((size_t)cmax + 1), sizeof *H);
-    assert(H && "out of memory");
-    double *f = H + cmax + 1;
-    double mass = 0, ymax = k_last < N ? (double)N - 1 : k_last;   /* h(b + y) = 0 beyond */
-    for (double y = 0; y <= n && y <= ymax && mass < 1 - 1e-15; y++) {
-        double fy = markov_binom_pmf(y, n, p);
-        mass += fy;
-        for (unsigned b = 0; b <= cmax; b++)
-            H[b] += fy * eq3_h(b + y, N, k_last);
+    for (unsigned k = 0; k <= c; k++)
+        f[k] = 0.0;
+    double lo = c + m - pop > 0 ? c + m - pop : 0, hi = m < c ? m : c;
+    double mode = floor((c + 1.0) * (m + 1) / (pop + 2));
+    mode = mode < lo ? lo : mode > hi ? hi : mode;
+    unsigned md = (unsigned)mode;
+    double s = f[md] = 1.0;
+    for (double k = mode; k < hi; k++) {
+        unsigned i = (unsigned)k;
+        f[i + 1] = f[i] * (c - k) * (m - k) / ((k + 1) * (pop - c - m + k + 1));
+        s += f[i + 1];
     }
+    for (double k = mode; k > lo; k--) {
+        unsigned i = (unsigned)k;
+        f[i - 1] = f[i] * k * (pop - c - m + k) / ((c - k + 1) * (m - k + 1));
+        s += f[i - 1];
+    }
+    for (unsigned k = 0; k <= c; k++)
+        f[k] /= s;
+}
+
+static double *scratch(size_t n)
+{
+    double *f = malloc((n ? n : 1) * sizeof *f);
+    assert(f && "out of memory");
+    return f;
+}
+
+/* sum_k w_k sum_b Hyp(pop, c_k, m)(b) H(b), m integer. */
+static double mix_dot(const markov_setmix *mx, double m, const double *H, double *f)
+{
     double s = 0;
-    f[0] = 1;
-    unsigned c = 0;
-    for (unsigned k = 0; k < m->n; k++) {
-        for (; c < m->c[k]; c++) {
-            for (unsigned b = c + 1; b > 0; b--)
-                f[b] = (1 - q) * f[b] + q * f[b - 1];
-            f[0] *= 1 - q;
-        }
+    for (unsigned k = 0; k < mx->n; k++) {
+        unsigned c = mx->c[k];
+        hyper_pmf(mx->pop, c, m, f);
         double t = 0;
         for (unsigned b = 0; b <= c; b++)
             t += f[b] * H[b];
-        s += m->w[k] * t;
+        s += mx->w[k] * t;
     }
-    free(H);
     return s;
 }
 
 double markov_survive_mix(const markov_region *r, double T, double T_out)
 {
-    const markov_setmix *m = r->mix;
-    if (!m)
+    const markov_setmix *mx = r->mix;
+    if (!mx)
         return markov_survive(r, T);
     check_T(T);
     check_T(T_out);
-    double k_last = region_k_last(r), q = mix_q(m, T - T_out > 0 ? T - T_out : 0);
-    double s = 0;
-    if (T_out > 0) {
-        double p = check_C(r->sets), w, n0 = split(T_out, &w);
-        s = eq3_mix_out(m, r->ways, q, n0, p, k_last);
-        if (w > 0)
-            s = (1 - w) * s + w * eq3_mix_out(m, r->ways, q, n0 + 1, p, k_last);
-    } else {
-        for (unsigned k = 0; k < m->n; k++)
-            s += m->w[k] * eq3_at(m->c[k], r->ways, q, k_last);
+    if (r->ways == 0)
+        return 0.0;
+    /* The footprint's part; lines beyond the footprint count as outside it. */
+    double m = T - T_out > 0 ? T - T_out : 0, out = T_out;
+    if (m > mx->pop) {
+        out += m - mx->pop;
+        m = mx->pop;
     }
+    unsigned cmax = mx->c[mx->n - 1];
+    double k_last = region_k_last(r), p = check_C(r->sets);
+    double *H = scratch(2 * ((size_t)cmax + 1)), *f = H + cmax + 1;
+    /* H(b) = E h(b + Y), Y ~ Bin(out, 1/C) (h(b) itself when out = 0). */
+    double ymax = k_last < r->ways ? (double)r->ways - 1 : k_last, mass = 0;
+    for (unsigned b = 0; b <= cmax; b++)
+        H[b] = 0.0;
+    for (double y = 0; y <= ymax && mass < 1 - 1e-16; y++) {
+        double fy = out > 0 ? pmf_real(y, out, p) : y == 0;
+        if (out > 0 && fy == 0 && y > out / r->sets)
+            break;
+        mass += fy;
+        for (unsigned b = 0; b <= cmax; b++)
+            H[b] += fy * eq3_h(b + y, r->ways, k_last);
+    }
+    double w, m0 = split(m, &w);
+    double s = mix_dot(mx, m0, H, f);
+    if (w > 0)
+        s = (1 - w) * s + w * mix_dot(mx, m0 + 1, H, f);
+    free(H);
     return s > 1 ? 1.0 : s;
 }
 
-/* P(Bin(c, r) + Y <= k), Y ~ Bin(n_out, p) at a real n_out. */
-static double cdf_plus(double k, double c, double r, double n_out, double p)
+/* P(Hyp + Y <= k) for the pmf f[0..c] and Y ~ Bin(n_out, p) at a real n_out. */
+static double cdf_plus(double k, const double *f, unsigned c, double n_out, double p)
 {
     if (k < 0)
         return 0.0;
+    double F[CACHE_WAYS_MAX], acc = 0;    /* F[j] = P(Hyp <= j), j <= k */
+    unsigned kk = (unsigned)k;
+    assert(kk < CACHE_WAYS_MAX);
+    for (unsigned j = 0; j <= kk; j++) {
+        acc += j <= c ? f[j] : 0.0;
+        F[j] = acc;
+    }
     if (n_out <= 0)
-        return markov_binom_cdf(k, c, r);
+        return F[kk];
     double s = 0;
-    for (double y = 0; y <= k; y++)
-        s += pmf_real(y, n_out, p) * markov_binom_cdf(k - y, c, r);
+    for (unsigned y = 0; y <= kk; y++)
+        s += pmf_real(y, n_out, p) * F[kk - y];
     return s;
 }
 
-/* The DDIO and L3* shares of the footprint (multinomial: they sum to <= 1)
- * and the L3* share of the lines not in the DDIO window. */
-static void overlap_q(const markov_setmix *m, double T_D, double T_L, double *qD, double *r)
+/* Eq. 9 (tail = 0) or Eq. 10 (tail = 1) for integer window sizes: of the c
+ * other lines of the set, i come in the DDIO window (mD of pop), then of
+ * the c - i left, the L3* window (mL of the pop - mD left) takes some. */
+static double overlap_int(const markov_setmix *mx, double mD, double mL, double T_out, unsigned N, unsigned a,
+                          double p, int tail, double *fD, double *fL)
 {
-    double a = T_D / m->pop, b = T_L / m->pop;
-    if (a + b > 1) {
-        a /= a + b;
-        b = 1 - a;
+    double s = 0;
+    for (unsigned k = 0; k < mx->n; k++) {
+        unsigned c = mx->c[k];
+        double t = 0;
+        hyper_pmf(mx->pop, c, mD, fD);
+        for (unsigned i = 0; i <= c; i++) {
+            int in_ddio = i < a;
+            if (fD[i] == 0 || (!in_ddio && !tail) || (in_ddio && i >= N))
+                continue;
+            hyper_pmf(mx->pop - mD, c - i, mL, fL);
+            t += fD[i] * cdf_plus((double)N - 1 - (in_ddio ? i : a), fL, c - i, T_out, p);
+        }
+        s += mx->w[k] * t;
     }
-    *qD = a;
-    *r = a < 1 ? b / (1 - a) : 0.0;
-    if (*r > 1)
-        *r = 1.0;
+    return s;
 }
 
-/* Eq. 9 (tail = 0) or Eq. 10 (tail = 1) under the mixture. */
+/* Eq. 9 / 10 under the mixture: the real window sizes mixed bilinearly
+ * from their neighbouring integers, as Eq. 9 and 10 themselves. */
 static double overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
-                          const markov_setmix *m, int tail)
+                          const markov_setmix *mx, int tail)
 {
-    double p = check_C(C), qD, r;
+    double p = check_C(C);
     check_T(T);
     check_T(T_out);
     check_T(T_D);
-    overlap_q(m, T_D, T - T_out > 0 ? T - T_out : 0, &qD, &r);
-    double s = 0;
-    for (unsigned k = 0; k < m->n; k++) {
-        double c = m->c[k], t = 0;
-        for (unsigned i = 0; i < a && i < N && i <= c; i++)
-            t += markov_binom_pmf(i, c, qD) * cdf_plus((double)N - 1 - i, c - i, r, T_out, p);
-        if (tail && a < N)
-            for (double i = a; i <= c; i++)
-                t += markov_binom_pmf(i, c, qD) * cdf_plus((double)N - 1 - a, c - i, r, T_out, p);
-        s += m->w[k] * t;
+    if (a >= N)
+        tail = 0;       /* Eq. 10's i >= a terms need a < N */
+    double pop = mx->pop, mD = T_D, mL = T - T_out > 0 ? T - T_out : 0;
+    if (mD + mL > pop) {
+        mD = fmin(mD * (pop / (mD + mL)), pop);
+        mL = pop - mD;
     }
+    unsigned cmax = mx->c[mx->n - 1];
+    double *fD = scratch(2 * ((size_t)cmax + 1)), *fL = fD + cmax + 1;
+    double wD, wL, d0 = split(mD, &wD), l0 = split(mL, &wL), s = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double wt = (i ? wD : 1 - wD) * (j ? wL : 1 - wL);
+            /* The neighbouring integers stay within the footprint. */
+            double dd = fmin(d0 + i, pop), ll = fmin(l0 + j, pop - dd);
+            if (wt > 0)
+                s += wt * overlap_int(mx, dd, ll, T_out, N, a, p, tail, fD, fL);
+        }
+    free(fD);
     return s > 1 ? 1.0 : s;
 }
 

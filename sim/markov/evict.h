@@ -41,12 +41,14 @@ typedef enum markov_policy {
  * section 12): of the `pop` lines of other buffers a line competes with,
  * share w[k] of the lines have exactly c[k] of them in their own set.  The
  * paper assumes a uniform random mapping, c ~ Bin(pop, 1/C); a real mapping
- * and address layout give another distribution (mk_setmix_build).  A window
- * of T such lines is taken as a uniform thinning of them, each with
- * probability q = T / pop, so the lines in the set are the mixture
- *     sum_k w[k] Bin(c[k], q)
- * in place of Bin(T, 1/C): the same when w is Bin(pop, 1/C) (binomial
- * thinning).  c ascending, w > 0, sum w = 1. */
+ * and address layout give another distribution (mk_setmix_build).  A reuse
+ * distance of T unique lines is taken as a uniform draw of T of the pop
+ * lines without replacement, so the lines that land in the set are the
+ * mixture of hypergeometrics
+ *     sum_k w[k] Hyp(pop, c[k], T)
+ * in place of Bin(T, 1/C): exactly Bin(T, 1/C) when w is Bin(pop, 1/C)
+ * (any fixed T of pop lines placed independently at random put Bin(T, 1/C)
+ * in a set).  c ascending, w > 0, sum w = 1. */
 typedef struct markov_setmix {
     double pop;             /* lines of other buffers, >= 1 */
     unsigned n;             /* distinct counts */
@@ -88,9 +90,12 @@ double markov_survive(const markov_region *r, double T);
 
 /* The same for a distance T of which T_out (<= T) are lines outside the
  * buffer footprint (table lines): with r->mix, the footprint part T - T_out
- * is the mixture of markov_setmix and T_out adds Bin(T_out, 1/C) lines; the
- * policy's formula (Eq. 2 / 3) is then taken over that count.  Without
- * r->mix, markov_survive(r, T). */
+ * (at most pop; the rest counts as outside) puts the mixture of
+ * markov_setmix in the set and T_out adds Bin(T_out, 1/C) lines; the
+ * policy's weight (Eq. 2 / 3: 1 below N lines, (N-1)/(k+1) for the
+ * protected k) is summed over that count: exact, O(sum_k c_k) per call,
+ * twice for a real T (the neighbouring integers mixed as everywhere here).
+ * Without r->mix, markov_survive(r, T). */
 double markov_survive_mix(const markov_region *r, double T, double T_out);
 
 /* How Eq. 4 counts the L2 accesses that precede the line's L2 eviction. */
@@ -138,12 +143,14 @@ double markov_hit_ddio_overlap(double T, double T_D, unsigned N, unsigned a, dou
  *   sum_{i=0}^{T_io} f_B(i; T_io, 1/C) F_B(N-1-min(i, a); T, 1/C). */
 double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, double C);
 
-/* Eq. 9 and Eq. 10 under a set mapping: T_D, all buffer lines, and T, of
- * which T_out outside the footprint, are thinnings of the c other buffer
- * lines in the set, each in the DDIO window with q_D = T_D / pop, else in
- * the L3* window with (T - T_out) / pop (a multinomial split; both shares
- * scaled to sum 1 if they exceed it); T_out adds Bin(T_out, 1/C).  mix =
- * NULL: markov_hit_ddio_overlap / markov_hit_l3_overlap. */
+/* Eq. 9 and Eq. 10 under a set mapping: the DDIO window (T_D lines, all
+ * buffer lines) and the L3* one (T, of which T_out outside the footprint)
+ * are disjoint uniform draws from the pop lines (multivariate
+ * hypergeometric; scaled to pop together when they exceed it), T_out adds
+ * Bin(T_out, 1/C).  With the random mapping's occupancy these are Eq. 9 /
+ * 10 exactly (disjoint lines land independently).  mix = NULL:
+ * markov_hit_ddio_overlap / markov_hit_l3_overlap.  Cost: O(sum_k c_k^2)
+ * per call (Eq. 10), four times for real window sizes. */
 double markov_hit_ddio_overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
                                    const markov_setmix *mix);
 double markov_hit_l3_overlap_mix(double T, double T_out, double T_io, unsigned N, unsigned a, double C,
