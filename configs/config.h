@@ -71,6 +71,7 @@ typedef struct ddio_l2_spec {
 typedef struct ddio_llc_spec {
     uint32_t slices, sets_per_slice, ways, line_size;
     enum cache_mapping mapping;
+    uint32_t frame_bytes;   /* skx18: huge-page size placed at random physical frames; 0: none */
     enum ddio_policy policy;
     double bip_epsilon;     /* BIP / BRRIP long-insertion probability */
 } ddio_llc_spec;

@@ -14,7 +14,7 @@ _Static_assert(sizeof(enum ddio_policy) == sizeof(int), "enums are stored as int
 
 static const char *const policy_names[] = {"lru", "bip", "srrip", "qlru", "brrip", "drrip", "dip", NULL};
 /* Same order as enum cache_mapping / enum hier_mode. */
-static const char *const mapping_names[] = {"modulo", "xor", "random", NULL};
+static const char *const mapping_names[] = {"modulo", "xor", "random", "skx18", NULL};
 static const char *const hierarchy_names[] = {"non-inclusive", "inclusive", NULL};
 
 const char *ddio_policy_name(enum ddio_policy p)
@@ -60,7 +60,11 @@ static const cfg_field machine_fields[] = {
     M("llc.ways", CFG_U32, llc.ways, .lo = 1, .hi = CACHE_MAX_WAYS, .doc = "LLC associativity"),
     M("llc.line_size", CFG_U32, llc.line_size, .lo = 16, .hi = 4096, .flags = CFG_POW2, .doc = "LLC line, bytes"),
     M("llc.mapping", CFG_ENUM, llc.mapping, .names = mapping_names,
-      .doc = "address to set: modulo, xor (Intel-like slice hash), random (the model's assumption)"),
+      .doc = "address to set: modulo, xor (Intel-like slice hash), random (the model's assumption), skx18 "
+             "(the measured hash of 18-slice Skylake-SP)"),
+    M("llc.frame_bytes", CFG_U32, llc.frame_bytes, .lo = 1 << 17, .hi = 1 << 30, .flags = CFG_POW2 | CFG_ZERO_OK,
+      .doc = "skx18: page size the OS places at random physical frames (DPDK's huge pages), bytes; 0: "
+             "addresses are physical"),
     M("llc.policy", CFG_ENUM, llc.policy, .names = policy_names, .doc = "LLC replacement policy"),
     M("llc.bip_epsilon", CFG_F64, llc.bip_epsilon, .lo = 0, .hi = 1,
       .doc = "BIP/BRRIP probability of an MRU (long) insertion"),
@@ -261,7 +265,8 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
     out->mode = m->hierarchy;
     out->llc = (cache_geom){.line_size = m->llc.line_size, .slices = m->llc.slices,
                             .sets_per_slice = m->llc.sets_per_slice, .ways = m->llc.ways,
-                            .mapping = m->llc.mapping, .seed = 1};
+                            .mapping = m->llc.mapping, .seed = 1,
+                            .frame_shift = m->llc.frame_bytes ? (uint32_t)__builtin_ctz(m->llc.frame_bytes) : 0};
     repl_config_default(&out->llc_repl);
     snprintf(out->llc_repl.name, sizeof out->llc_repl.name, "%s", ddio_policy_name(m->llc.policy));
     out->llc_repl.bip_epsilon = m->llc.bip_epsilon;

@@ -135,7 +135,7 @@ static const struct {
     [DDIO_CFG_OPT_DDIO_WAYS] = {"--ddio-ways K", "DDIO allocates in the K leftmost LLC ways"},
     [DDIO_CFG_OPT_DDIO_MASK] = {"--ddio-mask HEX", "DDIO way mask (IIO_LLC_WAYS); not with --ddio-ways"},
     [DDIO_CFG_OPT_POLICY] = {"--policy P", "LLC replacement: lru, bip, srrip, qlru, brrip, drrip, dip"},
-    [DDIO_CFG_OPT_MAPPING] = {"--mapping M", "LLC set mapping: modulo, xor, random"},
+    [DDIO_CFG_OPT_MAPPING] = {"--mapping M", "LLC set mapping: modulo, xor, random, skx18"},
     [DDIO_CFG_OPT_SET] = {"--set PATH=VALUE", "any field: machine.llc.ways=16, workload.driver.rx_free_thresh=64"},
     [DDIO_CFG_OPT_RX_RING_TOTAL] = {"--rx-ring-total N", "RX descriptors of all cores: each core's ring is N / "
                                                          "cores rounded up to a power of two (as mlx5 does); not "

@@ -617,6 +617,7 @@ int cmd_predict(int argc, char **argv)
         po.eigen = o.eigen;
         po.tol = o.tol;
         po.max_iter = o.max_iter;
+        po.seed = o.sim.d.seed;
         rc = mk_predict(cfg, &t, &po, &p, &e);
     }
     if (rc == 0) {

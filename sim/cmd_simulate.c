@@ -345,7 +345,7 @@ static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, ddio_err *e)
         const dsim_options *d = &o->sim.d;
         if (mk_traffic_from_source(&t, &d->src, d->pkt_size, d->seed, cfg->workload.cores, 100000, e) == 0 &&
             mk_traffic_fit(&t, cfg->workload.driver.data_room, e) == 0 &&
-            mk_predict_for_sim(cfg, &t, &r, &pred, e) == 0)
+            mk_predict_for_sim(cfg, &t, &r, d->seed, &pred, e) == 0)
             pp = &pred;
         if (!pp) {
             mk_traffic_free(&t);

@@ -20,6 +20,7 @@
 
 #define MAX_EXPERIMENTS 64
 #define MAX_LIMITS 16
+#define MAX_SETS 16
 #define DEFAULT_PACKETS 300000
 
 static const char usage[] =
@@ -37,6 +38,8 @@ static const char usage[] =
     "                     the results do not depend on it\n"
     "  --packets N        simulator: packets injected per point (300000)\n"
     "  --seed S           simulator: seed of every point (1)\n"
+    "  --set PATH=VALUE   a machine or workload field for every point, after the\n"
+    "                     experiment's own (machine.llc.policy=bip); repeatable\n"
     "  --max-mae PP       exit 1 when an overall mean absolute error (any engine,\n"
     "                     any metric) is above PP percentage points; or\n"
     "  --max-mae ENGINE:METRIC=PP  the same for one (sim:pcie_write_hit=6.5);\n"
@@ -60,12 +63,14 @@ typedef struct val_opts {
     uint64_t packets, seed;
     mae_limit limit[MAX_LIMITS];
     int n_limit;
+    const char *set[MAX_SETS];
+    int n_set;
     enum vd_format fmt;
     const char *out, *plot;
     char sample_trace[DDIO_DATA_PATH_MAX];  /* in the data directory; "" if there is none */
 } val_opts;
 
-enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT };
+enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT, O_SET };
 
 static int parse_limit(const char *s, val_opts *o, ddio_err *e)
 {
@@ -104,7 +109,8 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
         {"jobs", required_argument, 0, O_JOBS},         {"packets", required_argument, 0, O_PACKETS},
         {"seed", required_argument, 0, O_SEED},         {"max-mae", required_argument, 0, O_MAXMAE},
         {"format", required_argument, 0, O_FORMAT},     {"output", required_argument, 0, 'o'},
-        {"plot", required_argument, 0, O_PLOT},         {"help", no_argument, 0, 'h'},
+        {"plot", required_argument, 0, O_PLOT},         {"set", required_argument, 0, O_SET},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     uint64_t v;
@@ -139,6 +145,11 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
             break;
         case O_MAXMAE:
             if (parse_limit(optarg, o, e)) return -1;
+            break;
+        case O_SET:
+            if (o->n_set >= MAX_SETS)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--set: at most %d overrides", MAX_SETS);
+            o->set[o->n_set++] = optarg;
             break;
         case O_FORMAT:
             if (strcmp(optarg, "table") == 0) o->fmt = VD_FMT_TABLE;
@@ -224,8 +235,20 @@ static long load_all(val_opts *o, vd_experiment *exp, size_t n_exp, char **dirs,
         free(cfg);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
+    /* The overrides alone first: a bad one is the option's error, not a point's. */
+    ddio_config_args a;
+    ddio_config_args_init(&a);
+    for (int i = 0; i < o->n_set; i++)
+        if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, o->set[i], e) != 0) {
+            free(cfg);
+            return -1;
+        }
+    if (o->n_set && ddio_config_resolve(&a, cfg, NULL, e) != 0) {
+        free(cfg);
+        return -1;
+    }
     vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = 1,
-                      .trace = o->sample_trace};
+                      .trace = o->sample_trace, .sets = o->set, .n_sets = o->n_set};
     size_t k = 0;
     for (size_t i = 0; i < n_exp; i++)
         for (size_t p = 0; p < exp[i].n; p++, k++) {
@@ -309,7 +332,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         goto done;
     }
     vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
-                      .trace = o->sample_trace};
+                      .trace = o->sample_trace, .sets = o->set, .n_sets = o->n_set};
     if (vd_run_all(jobs, (size_t)n, &ro, out, e) < 0)
         goto done;
     /* A point that failed to run is reported, not averaged away. */
@@ -322,7 +345,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
                 goto done;
             }
     vd_set s = {.n_exp = n_exp, .exp = exp, .out = out, .engines = o->engines, .packets = o->packets,
-                .seed = o->seed};
+                .seed = o->seed, .sets = o->set, .n_sets = o->n_set};
     char *text = vd_report(&s, o->fmt);
     if (!text) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");

@@ -196,7 +196,7 @@ Test(configs_errors, cli_override_errors)
     expect_override_error(DDIO_CFG_OPT_DDIO_MASK, "0xg", "--ddio-mask: '0xg' is not a hexadecimal way mask like \"0x600\"");
     expect_override_error(DDIO_CFG_OPT_POLICY, "plru",
                           "--policy: 'plru' is not one of lru, bip, srrip, qlru, brrip, drrip, dip");
-    expect_override_error(DDIO_CFG_OPT_MAPPING, "hash", "--mapping: 'hash' is not one of modulo, xor, random");
+    expect_override_error(DDIO_CFG_OPT_MAPPING, "hash", "--mapping: 'hash' is not one of modulo, xor, random, skx18");
     expect_override_error(DDIO_CFG_OPT_SET, "workload.driver.rx_ring=1000",
                           "--set workload.driver.rx_ring: 1000 is not a power of two");
     expect_override_error(DDIO_CFG_OPT_SET, "machine.llc.wayz=3", "--set machine.llc.wayz: no such field");

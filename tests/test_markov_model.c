@@ -200,7 +200,7 @@ Test(markov_model_evict, every_matrix_stochastic)
                         mk_geom gg = g;
                         gg.overlap = ov;
                         gg.ddio.policy = gg.shared.policy = gg.l3.policy = pols[pi];
-                        mk_dist d = {T[a], T[b] / 2, T[b], T[a] / 20};
+                        mk_dist d = {T[a], T[b] / 2, T[b], T[a] / 20, 0};
                         mk_wait w;
                         mk_wait_probs(&gg, &d, &w);
                         mk_space sp;
@@ -235,10 +235,10 @@ static void two_state_params(mk_params *p, mk_class *cl)
     cl->used = 1;
     p->classes = cl;
     p->n_classes = 1;
-    p->geom.ddio = (markov_region){64, 2, MARKOV_LRU, 0};
-    p->geom.shared = (markov_region){64, 2, MARKOV_LRU, 0};
-    p->geom.l3 = (markov_region){64, 7, MARKOV_LRU, 0};
-    p->geom.l2 = (markov_region){16, 4, MARKOV_LRU, 0};
+    p->geom.ddio = (markov_region){64, 2, MARKOV_LRU, 0, NULL};
+    p->geom.shared = (markov_region){64, 2, MARKOV_LRU, 0, NULL};
+    p->geom.l3 = (markov_region){64, 7, MARKOV_LRU, 0, NULL};
+    p->geom.l2 = (markov_region){16, 4, MARKOV_LRU, 0, NULL};
     p->count_read_refs = 0;
     p->L[MKQ_RXR] = 50;
     p->L[MKQ_RX] = 20;

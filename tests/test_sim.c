@@ -528,7 +528,7 @@ Test(sim, warmup_waits_for_the_ring_to_fill, .timeout = 180)
     mk_traffic t;
     cr_assert_eq(mk_traffic_fixed(&t, 1500, 1, &e), 0, "%s", e.msg);
     mk_prediction p;
-    cr_assert_eq(mk_predict_for_sim(&cfg, &t, &settled, &p, &e), 0, "%s", e.msg);
+    cr_assert_eq(mk_predict_for_sim(&cfg, &t, &settled, 1, &p, &e), 0, "%s", e.msg);
     cr_expect(fabs(p.pcie_write_hit.lower - ws) < 0.02, "write: model %.4f, sim %.4f", p.pcie_write_hit.lower, ws);
     cr_expect(fabs(p.pcie_read_hit.lower - rs) < 0.02, "read: model %.4f, sim %.4f", p.pcie_read_hit.lower, rs);
     mk_traffic_free(&t);

@@ -1021,6 +1021,36 @@ Test(validate_cli, json_points_and_summary)
     remove_dir(d);
 }
 
+/* --set applies to every point, after the experiment's own parameters, is
+ * named in the report, and a bad one is the option's error before any run. */
+Test(validate_cli, set_overrides_every_point)
+{
+    char *d = tiny_dir();
+    cJSON *base = validate_json(d, "--jobs 1 --engine model");
+    cJSON *small = validate_json(d, "--jobs 1 --engine model --set machine.llc.sets_per_slice=16");
+    const cJSON *sets = get(get(small, "run"), "sets");
+    cr_assert_eq(cJSON_GetArraySize(sets), 1);
+    cr_expect_str_eq(sets->child->valuestring, "machine.llc.sets_per_slice=16");
+    cr_expect_eq(cJSON_GetArraySize(get(get(base, "run"), "sets")), 0);
+    for (int i = 0; i < 4; i++) {
+        double b = num(get(cJSON_GetArrayItem(get(base, "points"), i), "model"), "mean");
+        double s = num(get(cJSON_GetArrayItem(get(small, "points"), i), "model"), "mean");
+        cr_expect_lt(s, b - 0.1, "point %d: an LLC of 16 sets per slice holds less (%g vs %g)", i, s, b);
+    }
+    cJSON_Delete(base);
+    cJSON_Delete(small);
+    cli_run r = validate(d, "--set machine.llc.nope=1");
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.out, "");
+    cr_expect_str_eq(r.err, "ddiosim validate: --set machine.llc.nope: no such field\n");
+    cli_run_free(&r);
+    r = validate(d, "--format md --engine model --set machine.llc.ways=16");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_neq(strstr(r.out, "Overrides of every point: --set machine.llc.ways=16."), NULL);
+    cli_run_free(&r);
+    remove_dir(d);
+}
+
 Test(validate_cli, engine_model_has_no_sim)
 {
     char *d = tiny_dir();

@@ -191,13 +191,26 @@ static void summary_table(buf *b, const vd_set *s)
     each_stat(s, summary_row, b);
 }
 
+/* " Overrides of every point: --set A --set B." or nothing. */
+static void overrides(buf *b, const vd_set *s)
+{
+    if (!s->n_sets)
+        return;
+    bprintf(b, " Overrides of every point:");
+    for (int i = 0; i < s->n_sets; i++)
+        bprintf(b, " --set %s", s->sets[i]);
+    bprintf(b, ".");
+}
+
 static void table(buf *b, const vd_set *s)
 {
     size_t k = 0;
     bprintf(b, "hit rates in %%; errors in percentage points (predicted - measured); queues: mean packets per core,\n"
                "RX/RX replenish/TX/TX recycle (sim: measured by the run of %llu packets, seed %llu; model: the\n"
-               "queueing estimate)\n",
+               "queueing estimate).",
             (unsigned long long)s->packets, (unsigned long long)s->seed);
+    overrides(b, s);
+    bprintf(b, "\n");
     for (size_t x = 0; x < s->n_exp; x++) {
         const vd_experiment *e = &s->exp[x];
         char fl[256];
@@ -335,6 +348,9 @@ static char *json(const vd_set *s)
     cJSON *run = cJSON_AddObjectToObject(j, "run");
     cJSON_AddNumberToObject(run, "packets", (double)s->packets);
     cJSON_AddNumberToObject(run, "seed", (double)s->seed);
+    cJSON *sets = cJSON_AddArrayToObject(run, "sets");
+    for (int i = 0; i < s->n_sets; i++)
+        cJSON_AddItemToArray(sets, cJSON_CreateString(s->sets[i]));
     cJSON *eng = cJSON_AddArrayToObject(run, "engines");
     for (int e = 0; e < VD_ENG_COUNT; e++)
         if (s->engines & (e == VD_ENG_SIM ? VD_ENGINE_SIM : VD_ENGINE_MODEL))
@@ -435,8 +451,10 @@ static void md(buf *b, const vd_set *s)
 {
     bprintf(b, "### Summary\n\nPercentage points, predicted - measured; the model's prediction is the mean of "
                "its LRU and BIP bounds; \"in bounds\": points whose measured mean lies within them.  Simulator: "
-               "%llu packets per point, seed %llu.\n\n",
+               "%llu packets per point, seed %llu.",
             (unsigned long long)s->packets, (unsigned long long)s->seed);
+    overrides(b, s);
+    bprintf(b, "\n\n");
     bprintf(b, "| experiment | engine | metric | n | MAE | max | bias | in bounds |\n|---|---|---|---:|---:|---:|---:|---:|\n");
     each_stat(s, summary_md, b);
     size_t k = 0;

@@ -25,6 +25,8 @@ typedef struct vd_set {
     const vd_outcome *out;
     int engines;                /* VD_ENGINE_* bits that ran */
     uint64_t packets, seed;     /* the simulator's run, for the header */
+    const char *const *sets;    /* the --set overrides of every point, for the header */
+    int n_sets;
 } vd_set;
 
 typedef struct vd_stat {

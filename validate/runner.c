@@ -59,6 +59,9 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
                 return -1;
         }
     }
+    for (int i = 0; i < o->n_sets; i++)
+        if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, o->sets[i], e) != 0)
+            return -1;
     if (!d->src.trace && !d->src.profile)
         return ddio_errf(e, DDIO_EXIT_IO, "no pkt_size, and no sample trace to run the point on "
                                           "(no data directory: see ddiosim help files)");
@@ -112,6 +115,7 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
         mk_predict_opts po;
         mk_predict_opts_default(&po);
         po.upper = mk_upper_policy(&cfg->machine);
+        po.seed = d->seed;
         po.queues = qr.per_core;
         po.inflight = qr.inflight;
         po.pps = qr.accepted_pps;

@@ -37,6 +37,8 @@ typedef struct vd_run_opts {
     int jobs;                   /* worker threads, >= 1 */
     const char *trace;          /* the traffic of points that give no pkt_size: the sample
                                    trace (NULL or "": such a point is an error) */
+    const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
+    int n_sets;
 } vd_run_opts;
 
 /* The estimate a point's model made, and the simulator's run. */
@@ -59,7 +61,7 @@ typedef struct vd_outcome {
 } vd_outcome;
 
 /* The configuration and simulator options of job j (config overrides in
- * parameter order, after the machine and workload files).  Errors: the
+ * parameter order, after the machine and workload files, then o->sets).  Errors: the
  * option's one-line message ("--rx-ring: 1000 is not a power of two"). */
 int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
                   size_t cap, ddio_err *e);

@@ -1,6 +1,6 @@
 /* geometry.c - cache shapes (geometry.h): validating one, and the
  * address -> set mappings' set-up (modulo, xor with its slice hash masks,
- * random) and names. */
+ * random, skx18 with its permutation tables and frames) and names. */
 #include "sim/cache/geometry.h"
 
 #include <string.h>
@@ -29,8 +29,16 @@ int cache_geom_validate(const cache_geom *g, const char *what, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_USAGE,
                          "%s: the xor mapping needs a power-of-two number of sets per slice, not %u",
                          what, g->sets_per_slice);
-    if (g->mapping != MAP_MODULO && g->mapping != MAP_XOR && g->mapping != MAP_RANDOM)
+    if (g->mapping != MAP_MODULO && g->mapping != MAP_XOR && g->mapping != MAP_RANDOM && g->mapping != MAP_SKX18)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: unknown set mapping", what);
+    if (g->mapping == MAP_SKX18 && (g->slices != 18 || g->sets_per_slice != 2048 || g->line_size != 64))
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "%s: the skx18 mapping is that of 18 slices x 2048 sets of 64-byte lines, not %u x %u of %u",
+                         what, g->slices, g->sets_per_slice, g->line_size);
+    if (g->frame_shift && (g->mapping != MAP_SKX18 || g->frame_shift < 17 || g->frame_shift > 30))
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "%s: page frames of 2^%u bytes: only with the skx18 mapping, 128 KiB to 1 GiB", what,
+                         g->frame_shift);
     return 0;
 }
 
@@ -49,6 +57,25 @@ static uint64_t slice_mask(int bit)
     return ddio_mix64(0xD1B54A32D192ED03ull + (uint64_t)bit) & 0x0000FFFFFFFFFFC0ull;
 }
 
+/* The skx18 permutation tables: the hash is linear over GF(2) in the
+ * address bits above the base sequence, so a chunk's part is the XOR of its
+ * bits' columns. */
+static void skx18_init(cache_mapper *m, const cache_geom *g)
+{
+    for (int k = 0; k < 2; k++)
+        for (uint32_t v = 0; v < 1024; v++) {
+            uint64_t addr = ((uint64_t)v << (12 + 10 * k)) << 6;
+            uint16_t p = 0;
+            for (int bit = 0; bit < SKX18_PERM_BITS; bit++)
+                p |= (uint16_t)(__builtin_parityll(addr & skx18_masks[bit]) << bit);
+            m->pfold[k][v] = p;
+        }
+    if (g->frame_shift) {
+        m->frame_lines_shift = g->frame_shift - m->line_shift;
+        m->frame_mask = (1ull << (SKX18_PA_BITS - g->frame_shift)) - 1;
+    }
+}
+
 void cache_mapper_init(cache_mapper *m, const cache_geom *g)
 {
     memset(m, 0, sizeof *m);
@@ -63,6 +90,10 @@ void cache_mapper_init(cache_mapper *m, const cache_geom *g)
      * turns into remainder 0 as it should). */
     m->slice_div = g->slices < 65536 ? g->slices : 65536;
     m->slice_mul = (uint32_t)(UINT32_MAX / m->slice_div + 1);
+    if (g->mapping == MAP_SKX18) {
+        skx18_init(m, g);
+        return;
+    }
     if (g->mapping != MAP_XOR)
         return;
     /* lfold[k][v] = hash of the address of line v << 11k; the hash is linear
@@ -95,8 +126,10 @@ int cache_parse_mapping(const char *s, enum cache_mapping *out, ddio_err *e)
         *out = MAP_XOR;
     else if (strcmp(s, "random") == 0)
         *out = MAP_RANDOM;
+    else if (strcmp(s, "skx18") == 0)
+        *out = MAP_SKX18;
     else
-        return ddio_errf(e, DDIO_EXIT_USAGE, "mapping '%s' is not one of modulo, xor, random", s);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "mapping '%s' is not one of modulo, xor, random, skx18", s);
     return 0;
 }
 
@@ -106,6 +139,7 @@ const char *cache_mapping_name(enum cache_mapping m)
     case MAP_MODULO: return "modulo";
     case MAP_XOR: return "xor";
     case MAP_RANDOM: return "random";
+    case MAP_SKX18: return "skx18";
     }
     return "?";
 }

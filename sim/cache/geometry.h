@@ -8,12 +8,20 @@
  *           address bits (Intel-like complex addressing; see docs/cache-model.md).
  *   random  set = (mix64(line ^ seed) * total sets) >> 64, i.e. a fixed
  *           pseudo-random permutation of the line numbers scaled onto the
- *           sets: the model's "uniformly and randomly mapped" assumption. */
+ *           sets: the model's "uniformly and randomly mapped" assumption.
+ *   skx18   the slice hash measured on 18-slice Skylake-SP / Cascade Lake
+ *           Xeons (hash_skx18.h), set_in_slice = the index bits as for xor.
+ *           Only for 18 slices x 2048 sets of 64-byte lines.  With
+ *           frame_shift, the simulator's addresses are virtual: each page of
+ *           2^frame_shift bytes sits at a pseudo-random physical frame below
+ *           256 GiB (seeded), as DPDK's huge pages do, and the hash sees the
+ *           physical address. */
 #ifndef DDIOSIM_CACHE_GEOMETRY_H
 #define DDIOSIM_CACHE_GEOMETRY_H
 
 #include <stdint.h>
 #include "sim/common/err.h"
+#include "sim/cache/hash_skx18.h"
 #include "sim/common/hash.h"
 
 #define CACHE_MAX_WAYS 64
@@ -24,7 +32,7 @@
  * anything real.  Checked before anything is allocated (docs/configs.md). */
 #define CACHE_MAX_LINES (1u << 26)
 
-enum cache_mapping { MAP_MODULO = 0, MAP_XOR, MAP_RANDOM };
+enum cache_mapping { MAP_MODULO = 0, MAP_XOR, MAP_RANDOM, MAP_SKX18 };
 
 typedef struct cache_geom {
     uint32_t line_size;       /* bytes, a power of two, 16..4096 */
@@ -32,7 +40,8 @@ typedef struct cache_geom {
     uint32_t sets_per_slice;  /* >= 1; a power of two for the xor mapping */
     uint32_t ways;            /* 1..64 */
     enum cache_mapping mapping;
-    uint64_t seed;            /* random mapping only */
+    uint64_t seed;            /* random mapping, skx18's frames */
+    uint32_t frame_shift;     /* skx18: log2 of the page size placed at random frames, 17..30; 0: addresses are physical */
 } cache_geom;
 
 /* Check the geometry; `what` names it in the error ("--sets", "llc"...). */
@@ -68,6 +77,12 @@ typedef struct cache_mapper {
      * address bits 6..47 for lines of 16 B or more (higher address bits are
      * outside every mask, so their tables hold zeros). */
     uint16_t lfold[CACHE_XOR_TABLES][1u << CACHE_XOR_TABLE_BITS];
+    /* skx18: pfold[k][v] = the permutation bits of v in line-number bits
+     * 12 + 10k .. 21 + 10k (address bits 18..37); frame_shift in lines
+     * (0: no frames) and the frame-number mask below 2^38 bytes. */
+    uint16_t pfold[2][1024];
+    uint32_t frame_lines_shift;
+    uint64_t frame_mask;
 } cache_mapper;
 
 void cache_mapper_init(cache_mapper *m, const cache_geom *g);
@@ -89,6 +104,23 @@ static inline uint32_t cache_xor_slice(const cache_mapper *m, uint32_t h)
     return (uint32_t)(((uint64_t)(uint32_t)(m->slice_mul * h) * m->slice_div) >> 32);
 }
 
+/* skx18: the physical line of a line, through its page's frame. */
+static inline uint64_t cache_skx18_line(const cache_mapper *m, uint64_t line)
+{
+    if (!m->frame_lines_shift)
+        return line;
+    uint64_t in_page = line & ((1ull << m->frame_lines_shift) - 1);
+    uint64_t frame = ddio_mix64((line >> m->frame_lines_shift) ^ m->seed) & m->frame_mask;
+    return frame << m->frame_lines_shift | in_page;
+}
+
+/* skx18: the slice of a physical line. */
+static inline uint32_t cache_skx18_slice(const cache_mapper *m, uint64_t pline)
+{
+    uint32_t p = m->pfold[0][(pline >> 12) & 1023] ^ m->pfold[1][(pline >> 22) & 1023];
+    return skx18_base[(pline & (SKX18_BASE_LEN - 1)) ^ p];
+}
+
 /* Global set index of a line number (address >> log2(line_size)).  Inline:
  * it is on the path of every simulated access. */
 static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
@@ -102,6 +134,9 @@ static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
         uint32_t in_slice = (uint32_t)(line & (m->sets_per_slice - 1));
         return cache_xor_slice(m, cache_xor_slice_hash(m, line)) * m->sets_per_slice + in_slice;
     }
+    case MAP_SKX18:
+        return cache_skx18_slice(m, cache_skx18_line(m, line)) * m->sets_per_slice +
+               (uint32_t)(line & (m->sets_per_slice - 1));
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 const char *markov_policy_name(markov_policy p)
 {
@@ -129,27 +130,27 @@ double markov_hit_qlru(double T, unsigned N, double C, unsigned terms)
     return eq3_real(T, N, C, (double)N + (double)terms - 1);
 }
 
-double markov_survive(const markov_region *r, double T)
+/* Eq. 3's cut of region r (k_last; < N for LRU). */
+static double region_k_last(const markov_region *r)
 {
     switch (r->policy) {
-    case MARKOV_LRU:
-        return markov_hit_lru(T, r->ways, r->sets);
-    case MARKOV_BIP:
-        return markov_hit_bip(T, r->ways, r->sets);
-    case MARKOV_QLRU: {
-        double k_last = r->qlru_k_last > 0 ? r->qlru_k_last
-                                           : (double)r->ways + MARKOV_QLRU_TERMS - 1;
-        return markov_hit_eq3(T, r->ways, r->sets, k_last);
-    }
+    case MARKOV_LRU: return -1.0;
+    case MARKOV_BIP: return INFINITY;
+    case MARKOV_QLRU: return r->qlru_k_last > 0 ? r->qlru_k_last : (double)r->ways + MARKOV_QLRU_TERMS - 1;
     }
     assert(0 && "unknown markov_policy");
-    return 0.0;
+    return -1.0;
+}
+
+double markov_survive(const markov_region *r, double T)
+{
+    return eq3_real(T, r->ways, r->sets, region_k_last(r));
 }
 
 /* ---- Eq. 4 --------------------------------------------------------------- */
 
 typedef struct eq4_ctx {
-    double T2, N2, T3;
+    double T2, N2, T3, T3out;
     const markov_region *l3;
     enum markov_eq4_form form;
 } eq4_ctx;
@@ -166,18 +167,24 @@ static double eq4_weight(double t, void *vctx)
     double rest = 1 - elapsed;
     if (rest < 0)
         rest = 0;       /* evicted at (or, for the mixed last term, just after) the end */
-    return markov_survive(c->l3, rest * c->T3);
+    return markov_survive_mix(c->l3, rest * c->T3, rest * c->T3out);
 }
 
 double markov_l2_to_l3(double T_l2, unsigned N_l2, double C_l2,
                        const markov_region *l3, double T_l3, enum markov_eq4_form form)
+{
+    return markov_l2_to_l3_mix(T_l2, N_l2, C_l2, l3, T_l3, 0.0, form);
+}
+
+double markov_l2_to_l3_mix(double T_l2, unsigned N_l2, double C_l2, const markov_region *l3, double T_l3,
+                           double T_l3_out, enum markov_eq4_form form)
 {
     double q = 1 - check_C(C_l2), w, t0 = split(T_l2, &w);
     check_T(T_l3);
     if (N_l2 == 0)
         return 0.0;     /* degenerate: no L2 way to leave from */
     /* q = 0 (one L2 set) is fine: f_NB is then a point mass at t = 0. */
-    eq4_ctx c = {.T2 = T_l2, .N2 = N_l2, .T3 = T_l3, .l3 = l3, .form = form};
+    eq4_ctx c = {.T2 = T_l2, .N2 = N_l2, .T3 = T_l3, .T3out = T_l3_out, .l3 = l3, .form = form};
     double t_last = form == MARKOV_EQ4_EXACT ? t0 - N_l2 : t0;
     double s = 0.0;
     if (t_last >= 0)
@@ -237,6 +244,196 @@ double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, doub
             s += tail * cdf_real((double)N - 1 - a, T, p);
     }
     return s > 1 ? 1.0 : s;
+}
+
+/* ---- the set mapping's mixture (evict.h, markov_setmix) ------------------ */
+
+#define CACHE_WAYS_MAX 64   /* N <= 64 (Eq. 12's bound; a cache has at most 64 ways) */
+
+/* Eq. 3's weight of a line with k other lines in its set: it stays (k < N)
+ * or the insertion protected it ((N-1)/(k+1), N <= k <= k_last). */
+static double eq3_h(double k, unsigned N, double k_last)
+{
+    if (k < N)
+        return 1.0;
+    return k <= k_last ? ((double)N - 1) / (k + 1) : 0.0;
+}
+
+/* The hypergeometric pmf into f[0..c]: of c marked lines among pop, how
+ * many a uniform draw of m (integer, 0..pop) without replacement takes.
+ * From the mode outward by the ratio of neighbouring terms, normalised:
+ * relative error ~c eps, no factorials. */
+static void hyper_pmf(double pop, unsigned c, double m, double *f)
+{
+    for (unsigned k = 0; k <= c; k++)
+        f[k] = 0.0;
+    double lo = c + m - pop > 0 ? c + m - pop : 0, hi = m < c ? m : c;
+    double mode = floor((c + 1.0) * (m + 1) / (pop + 2));
+    mode = mode < lo ? lo : mode > hi ? hi : mode;
+    unsigned md = (unsigned)mode;
+    double s = f[md] = 1.0;
+    for (double k = mode; k < hi; k++) {
+        unsigned i = (unsigned)k;
+        f[i + 1] = f[i] * (c - k) * (m - k) / ((k + 1) * (pop - c - m + k + 1));
+        s += f[i + 1];
+    }
+    for (double k = mode; k > lo; k--) {
+        unsigned i = (unsigned)k;
+        f[i - 1] = f[i] * k * (pop - c - m + k) / ((c - k + 1) * (m - k + 1));
+        s += f[i - 1];
+    }
+    for (unsigned k = 0; k <= c; k++)
+        f[k] /= s;
+}
+
+static double *scratch(size_t n)
+{
+    double *f = malloc((n ? n : 1) * sizeof *f);
+    assert(f && "out of memory");
+    return f;
+}
+
+/* sum_k w_k sum_b Hyp(pop, c_k, m)(b) H(b), m integer. */
+static double mix_dot(const markov_setmix *mx, double m, const double *H, double *f)
+{
+    double s = 0;
+    for (unsigned k = 0; k < mx->n; k++) {
+        unsigned c = mx->c[k];
+        hyper_pmf(mx->pop, c, m, f);
+        double t = 0;
+        for (unsigned b = 0; b <= c; b++)
+            t += f[b] * H[b];
+        s += mx->w[k] * t;
+    }
+    return s;
+}
+
+double markov_survive_mix(const markov_region *r, double T, double T_out)
+{
+    const markov_setmix *mx = r->mix;
+    if (!mx)
+        return markov_survive(r, T);
+    check_T(T);
+    check_T(T_out);
+    if (r->ways == 0)
+        return 0.0;
+    /* The footprint's part; lines beyond the footprint count as outside it. */
+    double m = T - T_out > 0 ? T - T_out : 0, out = T_out;
+    if (m > mx->pop) {
+        out += m - mx->pop;
+        m = mx->pop;
+    }
+    unsigned cmax = mx->c[mx->n - 1];
+    double k_last = region_k_last(r), p = check_C(r->sets);
+    double *H = scratch(2 * ((size_t)cmax + 1)), *f = H + cmax + 1;
+    /* H(b) = E h(b + Y), Y ~ Bin(out, 1/C) (h(b) itself when out = 0). */
+    double ymax = k_last < r->ways ? (double)r->ways - 1 : k_last, mass = 0;
+    for (unsigned b = 0; b <= cmax; b++)
+        H[b] = 0.0;
+    for (double y = 0; y <= ymax && mass < 1 - 1e-16; y++) {
+        double fy = out > 0 ? pmf_real(y, out, p) : y == 0;
+        if (out > 0 && fy == 0 && y > out / r->sets)
+            break;
+        mass += fy;
+        for (unsigned b = 0; b <= cmax; b++)
+            H[b] += fy * eq3_h(b + y, r->ways, k_last);
+    }
+    double w, m0 = split(m, &w);
+    double s = mix_dot(mx, m0, H, f);
+    if (w > 0)
+        s = (1 - w) * s + w * mix_dot(mx, m0 + 1, H, f);
+    free(H);
+    return s > 1 ? 1.0 : s;
+}
+
+/* P(Hyp + Y <= k) for the pmf f[0..c] and Y ~ Bin(n_out, p) at a real n_out. */
+static double cdf_plus(double k, const double *f, unsigned c, double n_out, double p)
+{
+    if (k < 0)
+        return 0.0;
+    double F[CACHE_WAYS_MAX], acc = 0;    /* F[j] = P(Hyp <= j), j <= k */
+    unsigned kk = (unsigned)k;
+    assert(kk < CACHE_WAYS_MAX);
+    for (unsigned j = 0; j <= kk; j++) {
+        acc += j <= c ? f[j] : 0.0;
+        F[j] = acc;
+    }
+    if (n_out <= 0)
+        return F[kk];
+    double s = 0;
+    for (unsigned y = 0; y <= kk; y++)
+        s += pmf_real(y, n_out, p) * F[kk - y];
+    return s;
+}
+
+/* Eq. 9 (tail = 0) or Eq. 10 (tail = 1) for integer window sizes: of the c
+ * other lines of the set, i come in the DDIO window (mD of pop), then of
+ * the c - i left, the L3* window (mL of the pop - mD left) takes some. */
+static double overlap_int(const markov_setmix *mx, double mD, double mL, double T_out, unsigned N, unsigned a,
+                          double p, int tail, double *fD, double *fL)
+{
+    double s = 0;
+    for (unsigned k = 0; k < mx->n; k++) {
+        unsigned c = mx->c[k];
+        double t = 0;
+        hyper_pmf(mx->pop, c, mD, fD);
+        for (unsigned i = 0; i <= c; i++) {
+            int in_ddio = i < a;
+            if (fD[i] == 0 || (!in_ddio && !tail) || (in_ddio && i >= N))
+                continue;
+            hyper_pmf(mx->pop - mD, c - i, mL, fL);
+            t += fD[i] * cdf_plus((double)N - 1 - (in_ddio ? i : a), fL, c - i, T_out, p);
+        }
+        s += mx->w[k] * t;
+    }
+    return s;
+}
+
+/* Eq. 9 / 10 under the mixture: the real window sizes mixed bilinearly
+ * from their neighbouring integers, as Eq. 9 and 10 themselves. */
+static double overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
+                          const markov_setmix *mx, int tail)
+{
+    double p = check_C(C);
+    check_T(T);
+    check_T(T_out);
+    check_T(T_D);
+    if (a >= N)
+        tail = 0;       /* Eq. 10's i >= a terms need a < N */
+    double pop = mx->pop, mD = T_D, mL = T - T_out > 0 ? T - T_out : 0;
+    if (mD + mL > pop) {
+        mD = fmin(mD * (pop / (mD + mL)), pop);
+        mL = pop - mD;
+    }
+    unsigned cmax = mx->c[mx->n - 1];
+    double *fD = scratch(2 * ((size_t)cmax + 1)), *fL = fD + cmax + 1;
+    double wD, wL, d0 = split(mD, &wD), l0 = split(mL, &wL), s = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double wt = (i ? wD : 1 - wD) * (j ? wL : 1 - wL);
+            /* The neighbouring integers stay within the footprint. */
+            double dd = fmin(d0 + i, pop), ll = fmin(l0 + j, pop - dd);
+            if (wt > 0)
+                s += wt * overlap_int(mx, dd, ll, T_out, N, a, p, tail, fD, fL);
+        }
+    free(fD);
+    return s > 1 ? 1.0 : s;
+}
+
+double markov_hit_ddio_overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
+                                   const markov_setmix *mix)
+{
+    if (!mix)
+        return markov_hit_ddio_overlap(T, T_D, N, a, C);
+    return overlap_mix(T, T_out, T_D, N, a, C, mix, 0);
+}
+
+double markov_hit_l3_overlap_mix(double T, double T_out, double T_io, unsigned N, unsigned a, double C,
+                                 const markov_setmix *mix)
+{
+    if (!mix)
+        return markov_hit_l3_overlap(T, T_io, N, a, C);
+    return overlap_mix(T, T_out, T_io, N, a, C, mix, 1);
 }
 
 /* ---- Eq. 12 -------------------------------------------------------------- */

@@ -37,12 +37,32 @@ typedef enum markov_policy {
  * the sum from infinity to 3" (k <= 3) is markov_hit_eq3(T, N, C, 3). */
 #define MARKOV_QLRU_TERMS 3u
 
+/* How a set mapping spreads the buffer lines over the sets (docs/model.md
+ * section 12): of the `pop` lines of other buffers a line competes with,
+ * share w[k] of the lines have exactly c[k] of them in their own set.  The
+ * paper assumes a uniform random mapping, c ~ Bin(pop, 1/C); a real mapping
+ * and address layout give another distribution (mk_setmix_build).  A reuse
+ * distance of T unique lines is taken as a uniform draw of T of the pop
+ * lines without replacement, so the lines that land in the set are the
+ * mixture of hypergeometrics
+ *     sum_k w[k] Hyp(pop, c[k], T)
+ * in place of Bin(T, 1/C): exactly Bin(T, 1/C) when w is Bin(pop, 1/C)
+ * (any fixed T of pop lines placed independently at random put Bin(T, 1/C)
+ * in a set).  c ascending, w > 0, sum w = 1. */
+typedef struct markov_setmix {
+    double pop;             /* lines of other buffers, >= 1 */
+    unsigned n;             /* distinct counts */
+    unsigned *c;
+    double *w;
+} markov_setmix;
+
 /* One cache region as Eq. 2 / 3 see it. */
 typedef struct markov_region {
     double sets;            /* C >= 1 */
     unsigned ways;          /* N: the ways the region's lines may occupy */
     markov_policy policy;
     double qlru_k_last;     /* QLRU: last k of Eq. 3's sum; 0 = N + MARKOV_QLRU_TERMS - 1 */
+    const markov_setmix *mix;   /* the set mapping's occupancy; NULL: uniform random (the paper) */
 } markov_region;
 
 const char *markov_policy_name(markov_policy p);
@@ -64,8 +84,19 @@ double markov_hit_bip(double T, unsigned N, double C);
  * MARKOV_QLRU_TERMS by default, 0 terms = LRU). */
 double markov_hit_qlru(double T, unsigned N, double C, unsigned terms);
 
-/* The survival probability of region r at reuse distance T, by its policy. */
+/* The survival probability of region r at reuse distance T, by its policy
+ * (the paper's random mapping; r->mix is not looked at). */
 double markov_survive(const markov_region *r, double T);
+
+/* The same for a distance T of which T_out (<= T) are lines outside the
+ * buffer footprint (table lines): with r->mix, the footprint part T - T_out
+ * (at most pop; the rest counts as outside) puts the mixture of
+ * markov_setmix in the set and T_out adds Bin(T_out, 1/C) lines; the
+ * policy's weight (Eq. 2 / 3: 1 below N lines, (N-1)/(k+1) for the
+ * protected k) is summed over that count: exact, O(sum_k c_k) per call,
+ * twice for a real T (the neighbouring integers mixed as everywhere here).
+ * Without r->mix, markov_survive(r, T). */
+double markov_survive_mix(const markov_region *r, double T, double T_out);
 
 /* How Eq. 4 counts the L2 accesses that precede the line's L2 eviction. */
 enum markov_eq4_form {
@@ -97,6 +128,10 @@ enum markov_eq4_form {
  * T_l2 = 2500, ~1-2 ms at 1e4 (L2 16 ways x 1024 sets; docs/model-math.md). */
 double markov_l2_to_l3(double T_l2, unsigned N_l2, double C_l2,
                        const markov_region *l3, double T_l3, enum markov_eq4_form form);
+/* The same with T_l3_out of T_l3 outside the buffer footprint: the L3*
+ * survival is markov_survive_mix(l3, f T_l3, f T_l3_out) at elapsed share f. */
+double markov_l2_to_l3_mix(double T_l2, unsigned N_l2, double C_l2, const markov_region *l3, double T_l3,
+                           double T_l3_out, enum markov_eq4_form form);
 
 /* Eq. 9 (Appendix D.1, L3* overlapping DDIO ways): a line in the a DDIO ways
  * of an N-way LRU set survives T_D unique DDIO and T unique L3* accesses:
@@ -107,6 +142,19 @@ double markov_hit_ddio_overlap(double T, double T_D, unsigned N, unsigned a, dou
  * DDIO accesses, the latter occupying at most a ways of its set:
  *   sum_{i=0}^{T_io} f_B(i; T_io, 1/C) F_B(N-1-min(i, a); T, 1/C). */
 double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, double C);
+
+/* Eq. 9 and Eq. 10 under a set mapping: the DDIO window (T_D lines, all
+ * buffer lines) and the L3* one (T, of which T_out outside the footprint)
+ * are disjoint uniform draws from the pop lines (multivariate
+ * hypergeometric; scaled to pop together when they exceed it), T_out adds
+ * Bin(T_out, 1/C).  With the random mapping's occupancy these are Eq. 9 /
+ * 10 exactly (disjoint lines land independently).  mix = NULL:
+ * markov_hit_ddio_overlap / markov_hit_l3_overlap.  Cost: O(sum_k c_k^2)
+ * per call (Eq. 10), four times for real window sizes. */
+double markov_hit_ddio_overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
+                                   const markov_setmix *mix);
+double markov_hit_l3_overlap_mix(double T, double T_out, double T_io, unsigned N, unsigned a, double C,
+                                 const markov_setmix *mix);
 
 /* Eq. 12: in an n-way LRU set receiving unique lines, each restricted to the
  * m leftmost ways with probability alpha, the probability that an

@@ -105,6 +105,8 @@ typedef struct mk_geom {
 /* Reuse distances of one wait: unique lines accessed in each region. */
 typedef struct mk_dist {
     double ddio, shared, l3, l2;
+    double l3_out;          /* of l3: lines outside the buffer footprint (tables; the set mapping's
+                               mixture leaves them uniformly random) */
 } mk_dist;
 
 /* Survival and movement probabilities of a wait (filled by mk_wait_probs). */

@@ -18,33 +18,37 @@ void mk_wait_probs(const mk_geom *g, const mk_dist *d, mk_wait *w)
 {
     memset(w, 0, sizeof *w);
     w->s_l2 = markov_survive(&g->l2, d->l2);
+    /* The LLC regions' survivals follow the set mapping when the regions
+     * carry its mixture (docs/model.md section 12); d->l3_out of L3*'s
+     * lines are table lines, outside the buffer footprint. */
     if (!g->overlap) {
-        w->s_ddio = markov_survive(&g->ddio, d->ddio);
-        w->s_shared = markov_survive(&g->shared, d->shared);
-        w->s_l3 = markov_survive(&g->l3, d->l3);
-        w->l2_to_l3 = markov_l2_to_l3(d->l2, g->l2.ways, g->l2.sets, &g->l3, d->l3, g->eq4);
+        w->s_ddio = markov_survive_mix(&g->ddio, d->ddio, 0);
+        w->s_shared = markov_survive_mix(&g->shared, d->shared, 0);
+        w->s_l3 = markov_survive_mix(&g->l3, d->l3, d->l3_out);
+        w->l2_to_l3 = markov_l2_to_l3_mix(d->l2, g->l2.ways, g->l2.sets, &g->l3, d->l3, d->l3_out, g->eq4);
         return;
     }
     /* Appendix D.1: L3* (and Shared) fills may use the DDIO ways.  Eq. 9 /
      * 10 are LRU formulas; the unrestricted stream is L3* + Shared. */
-    double T = d->l3 + d->shared, C = g->l3.sets;
+    double T = d->l3 + d->shared, C = g->l3.sets, To = d->l3_out;
     double tot = d->ddio + T;
     w->place_ddio = markov_placement_prob(g->all_ways, g->ddio_ways, tot > 0 ? d->ddio / tot : 0);
     markov_region inner = g->l3;
     inner.ways = g->all_ways - g->ddio_ways;
     if (g->l3.policy == MARKOV_LRU) {
-        w->s_ddio = markov_hit_ddio_overlap(T, d->ddio, g->all_ways, g->ddio_ways, C);
-        w->s_l3 = markov_hit_l3_overlap(T, d->ddio, g->all_ways, g->ddio_ways, C);
+        w->s_ddio = markov_hit_ddio_overlap_mix(T, To, d->ddio, g->all_ways, g->ddio_ways, C, g->l3.mix);
+        w->s_l3 = markov_hit_l3_overlap_mix(T, To, d->ddio, g->all_ways, g->ddio_ways, C, g->l3.mix);
     } else {
         /* BIP / QLRU: no overlap formula in the paper.  Effective partition:
          * the DDIO ways take the DDIO fills plus the share Eq. 12 of the
          * unrestricted ones, the other ways the rest (docs/model.md). */
         markov_region dd = g->ddio;
-        w->s_ddio = markov_survive(&dd, d->ddio + w->place_ddio * T);
-        w->s_l3 = markov_survive(&inner, (1 - w->place_ddio) * T);
+        w->s_ddio = markov_survive_mix(&dd, d->ddio + w->place_ddio * T, w->place_ddio * To);
+        w->s_l3 = markov_survive_mix(&inner, (1 - w->place_ddio) * T, (1 - w->place_ddio) * To);
     }
     w->s_shared = w->s_l3;
-    w->l2_to_l3 = markov_l2_to_l3(d->l2, g->l2.ways, g->l2.sets, &inner, (1 - w->place_ddio) * T, g->eq4);
+    w->l2_to_l3 = markov_l2_to_l3_mix(d->l2, g->l2.ways, g->l2.sets, &inner, (1 - w->place_ddio) * T,
+                                      (1 - w->place_ddio) * To, g->eq4);
 }
 
 static double region_survival(const mk_wait *w, unsigned reg)
@@ -245,6 +249,7 @@ static void distances(const ctx *x, double W, mk_dist *d)
     d->ddio = p->S * lines[RG_DDIO];
     d->shared = p->S * lines[RG_SHARED];
     d->l3 = p->S * (lines[RG_L3] + a * p->tables.write_fraction);
+    d->l3_out = p->S * a * p->tables.write_fraction;
     d->l2 = lines[RG_L2] + a;
 }
 
@@ -338,7 +343,7 @@ void mk_stage_wait(ctx *x, const mk_class *c, const stage *st, int need4, mk_wai
      * mixture of the products - docs/model.md). */
     memset(mix, 0, sizeof *mix);
     double mass = 0;
-    mk_dist dprev = {-1, -1, -1, -1};
+    mk_dist dprev = {-1, -1, -1, -1, 0};
     double qk = 1;      /* (1 - ext)^k */
     for (int k = 0; k <= MK_EXT_MAX; k++, qk *= 1 - ext) {
         double wk = ext * qk;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim/markov/setmap.h"
 #include "sim/queue/pktsrc.h"
 #include "traces/rss.h"
 
@@ -178,10 +179,10 @@ void mk_geom_from_machine(const ddio_machine *m, mk_geom *g)
     memset(g, 0, sizeof *g);
     double sets = (double)m->llc.slices * m->llc.sets_per_slice;
     uint64_t cm = core_mask(m), io = m->ddio_mask | m->shared_mask;
-    g->ddio = (markov_region){sets, (unsigned)__builtin_popcountll(m->ddio_mask), MARKOV_LRU, 0};
-    g->shared = (markov_region){sets, (unsigned)__builtin_popcountll(m->shared_mask), MARKOV_LRU, 0};
-    g->l3 = (markov_region){sets, (unsigned)__builtin_popcountll(cm & ~io), MARKOV_LRU, 0};
-    g->l2 = (markov_region){m->l2.sets, m->l2.ways, MARKOV_LRU, 0};
+    g->ddio = (markov_region){sets, (unsigned)__builtin_popcountll(m->ddio_mask), MARKOV_LRU, 0, NULL};
+    g->shared = (markov_region){sets, (unsigned)__builtin_popcountll(m->shared_mask), MARKOV_LRU, 0, NULL};
+    g->l3 = (markov_region){sets, (unsigned)__builtin_popcountll(cm & ~io), MARKOV_LRU, 0, NULL};
+    g->l2 = (markov_region){m->l2.sets, m->l2.ways, MARKOV_LRU, 0, NULL};
     g->eq4 = MARKOV_EQ4_EXACT;
     if (cm & m->ddio_mask) {
         /* Appendix D.1: the core's fills may land in the DDIO ways. */
@@ -370,6 +371,7 @@ void mk_predict_opts_default(mk_predict_opts *o)
     o->count_read_refs = 1;
     o->tol = 1e-9;
     o->max_iter = 500;
+    o->seed = 1;
 }
 
 static double now_s(void)
@@ -400,11 +402,41 @@ static void tables_of(const ddio_workload *w, uint32_t ls, mk_tables *t)
     t->write_fraction = t->per_packet > 0 ? wf / t->per_packet : 0;
 }
 
-int mk_predict_for_sim(const ddio_config *cfg, const mk_traffic *t, const dsim_result *r, mk_prediction *out,
-                       ddio_err *e)
+/* The set mapping's mixture over the buffers in circulation: per core its
+ * whole cycle (the queues it is given, at least the RX ring, which the
+ * driver keeps full), data lines of the packet's mean line count
+ * (docs/model.md section 12).  mix->n = 0 when one buffer circulates. */
+static int footprint_mix(const ddio_config *cfg, const mk_predict_opts *o, const mk_class *cls, size_t ncls,
+                         markov_setmix *mix, ddio_err *e)
+{
+    const ddio_workload *w = &cfg->workload;
+    double lines = 0;
+    for (size_t c = 0; c < ncls; c++)
+        lines += cls[c].weight;
+    uint32_t *bufs = calloc(w->cores, sizeof *bufs);
+    if (!bufs)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < w->cores; c++) {
+        double L = o->idle;
+        for (int q = 0; q < Q_COUNT; q++)
+            L += o->queues[(size_t)c * Q_COUNT + q];
+        long k = lround(L);
+        bufs[c] = k > (long)w->driver.rx_ring ? (uint32_t)k : w->driver.rx_ring;
+        total += bufs[c];
+    }
+    long nl = lround(lines);
+    int rc = total < 2 ? 0 : mk_setmix_build(cfg, o->seed, bufs, nl > 1 ? (uint32_t)nl : 1, mix, e);
+    free(bufs);
+    return rc;
+}
+
+int mk_predict_for_sim(const ddio_config *cfg, const mk_traffic *t, const dsim_result *r, uint64_t seed,
+                       mk_prediction *out, ddio_err *e)
 {
     mk_predict_opts po;
     mk_predict_opts_default(&po);
+    po.seed = seed;
     po.queues = r->queue_len;
     po.inflight = r->inflight;
     po.pps = r->mpps * 1e6;
@@ -435,6 +467,16 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
     mk_params_default(&p);
     p.mode = m->hierarchy;
     mk_geom_from_machine(m, &p.geom);
+    markov_setmix mix;
+    memset(&mix, 0, sizeof mix);
+    if (!o->random_sets && mk_mapping_mixed(m->llc.mapping)) {
+        if (footprint_mix(cfg, o, cls, ncls, &mix, e) != 0) {
+            free(cls);
+            return -1;
+        }
+        if (mix.n)
+            p.geom.ddio.mix = p.geom.shared.mix = p.geom.l3.mix = &mix;
+    }
     p.path = w->mode == DDIO_MODE_RECEIVE ? MK_RX_ONLY : w->mode == DDIO_MODE_SEND ? MK_TX_ONLY : MK_FORWARD;
     p.classes = cls;
     p.n_classes = ncls;
@@ -467,6 +509,7 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
     uint32_t *ord = malloc((runs ? runs : 1) * sizeof *ord);
     if (!ord) {
         free(cls);
+        mk_setmix_free(&mix);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
     for (uint32_t i = 0; i < runs; i++) {
@@ -530,6 +573,7 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
                 mk_warm_free(&warm[0]);
                 mk_warm_free(&warm[1]);
                 free(cls);
+                mk_setmix_free(&mix);
                 return -1;
             }
             out->solves++;
@@ -559,6 +603,7 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
     mk_warm_free(&warm[0]);
     mk_warm_free(&warm[1]);
     free(cls);
+    mk_setmix_free(&mix);
     set_bounds(&out->pcie_write_hit, lo[0], up[0]);
     set_bounds(&out->pcie_read_hit, lo[1], up[1]);
     set_bounds(&out->cpu_first_hit, lo[2], up[2]);

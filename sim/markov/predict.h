@@ -70,6 +70,9 @@ typedef struct mk_predict_opts {
     int max_iter;
     int cold;                   /* per-core: start every core's fixed point from memory instead of
                                    the previous core's (warm start, the default); for tests */
+    uint64_t seed;              /* the simulator's seed: the LLC mapping's (random, skx18 frames); 1 */
+    int random_sets;            /* 1: the paper's uniform random set mapping whatever the machine's
+                                   (0, default: the machine's mapping through setmap.h) */
 } mk_predict_opts;
 
 void mk_predict_opts_default(mk_predict_opts *o);
@@ -103,8 +106,8 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
 
 /* The cross-check of `ddiosim simulate`: the model (basic variant, the
  * machine's policy bounds) for the queue lengths, in-flight split and packet
- * rate a simulator run measured. */
-int mk_predict_for_sim(const ddio_config *cfg, const mk_traffic *t, const dsim_result *r, mk_prediction *out,
-                       ddio_err *e);
+ * rate a simulator run with `seed` measured. */
+int mk_predict_for_sim(const ddio_config *cfg, const mk_traffic *t, const dsim_result *r, uint64_t seed,
+                       mk_prediction *out, ddio_err *e);
 
 #endif
