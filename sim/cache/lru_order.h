@@ -2,7 +2,7 @@
  * 4-bit field i holds the way at recency position i (0 = most recent); the
  * fields past the last way hold 0, so the LRU way is o >> 4 (ways - 1).
  * Shared by the LRU/BIP policy (repl_lru.c) and the LRU replay kernel
- * (replay.c), which both keep a set's order in this form. */
+ * (replay_kernel.h), which both keep a set's order in this form. */
 #ifndef DDIOSIM_CACHE_LRU_ORDER_H
 #define DDIOSIM_CACHE_LRU_ORDER_H
 
