@@ -21,8 +21,9 @@ static inline uint8_t *rrpv_of(repl_policy *p, uint32_t set)
     return repl_line_state(p, set);
 }
 
-static uint32_t rrip_set_bytes(uint32_t ways)
+static uint32_t rrip_set_bytes(const char *name, uint32_t ways)
 {
+    (void)name;
     return ways;   /* one RRPV byte per line */
 }
 
