@@ -58,11 +58,10 @@ static trace run_seq(const char *policy, uint32_t ways, const char *seq)
         cache_evicted ev;
         t.hm[n++] = cache_access(&c, line, c.full_mask, 1, &ev) ? 'H' : 'M';
     }
-    const uint8_t *a = repl_line_state(c.repl, 0);
     for (uint32_t w = 0; w < ways; w++) {
         uint64_t tag = cache_tags(&c, 0)[w];
         t.tags[w] = tag == CACHE_INVALID ? '-' : (char)('A' + tag - 1);
-        t.ages[w] = (char)('0' + a[w]);
+        t.ages[w] = (char)('0' + repl_qlru_age(c.repl, 0, w));
     }
     cache_free(&c);
     return t;
@@ -187,7 +186,7 @@ Test(cache_qlru, randomised_insertion)
         uint32_t set = cache_set(&c, line);
         cache_evicted ev;
         cr_assert_eq(cache_access(&c, line, c.full_mask, 1, &ev), 0);
-        at[repl_line_state(c.repl, set)[cache_find(&c, set, line)]]++;
+        at[repl_qlru_age(c.repl, set, (uint32_t)cache_find(&c, set, line))]++;
     }
     cr_expect_eq(at[0] + at[2], 0);
     cr_expect(at[1] > 880 && at[1] < 1120, "%u insertions at age 1 of 16000", at[1]);
@@ -200,7 +199,7 @@ Test(cache_qlru, randomised_insertion)
         uint32_t set = cache_set(&c, line);
         cache_evicted ev;
         cache_access(&c, line, c.full_mask, 1, &ev);
-        at[repl_line_state(c.repl, set)[cache_find(&c, set, line)]]++;
+        at[repl_qlru_age(c.repl, set, (uint32_t)cache_find(&c, set, line))]++;
     }
     cr_expect(at[3] > 880 && at[3] < 1120, "%u insertions at age 3 of 16000", at[3]);
     cr_expect_eq(at[1] + at[3], 16000);
@@ -245,7 +244,9 @@ Test(cache_qlru, victim_rule_with_a_way_mask)
         const uint64_t hits[] = {3, 3, 4};
         for (int k = 0; k < 3; k++)
             cr_assert_eq(cache_access(&c, hits[k], c.full_mask, 1, &ev), 1);
-        const uint8_t *a = repl_line_state(c.repl, 0);
+        int a[4];
+        for (uint32_t w = 0; w < 4; w++)
+            a[w] = repl_qlru_age(c.repl, 0, w);
         /* R2 filled right to left: C is in way 1, D in way 0. */
         if (i == 2)
             cr_expect(a[0] == 1 && a[1] == 0 && a[2] == 3 && a[3] == 3, "R2 ages %u%u%u%u", a[0], a[1], a[2],
@@ -359,7 +360,7 @@ Test(cache_qlru, names)
  * reference the module must match access for access. */
 typedef struct ref_set {
     int n, h[4], m, r, u, umo;
-    int tag[16], age[16];   /* tag -1: empty */
+    int tag[64], age[64];   /* tag -1: empty */
 } ref_set;
 
 static void ref_init(ref_set *s, int n, int hx, int hy, int m, int r, int u, int umo)
@@ -396,7 +397,7 @@ static void ref_update(ref_set *s, int i)
 }
 
 /* One access inside `mask`; returns 1 on a hit. */
-static int ref_access(ref_set *s, int line, unsigned mask)
+static int ref_access(ref_set *s, int line, uint64_t mask)
 {
     for (int w = 0; w < s->n; w++)
         if (s->tag[w] == line) {
@@ -423,7 +424,7 @@ static int ref_access(ref_set *s, int line, unsigned mask)
                     oldest = w;
             }
         if (way < 0)
-            way = s->r == 1 ? __builtin_ctz(mask) : oldest;
+            way = s->r == 1 ? __builtin_ctzll(mask) : oldest;
     }
     s->tag[way] = line;
     s->age[way] = s->m;
@@ -432,12 +433,14 @@ static int ref_access(ref_set *s, int line, unsigned mask)
     return 0;
 }
 
-Test(cache_qlru, matches_a_reference_on_random_sequences)
+/* Every deterministic variant (5 H x 4 M x 3 R x 4 U x UMO, less R0 / R2
+ * with U2 / U3: 320 policies) on `accesses` accesses to `ways` + 3 lines of
+ * one set of `ways` ways, with flushes and random way masks; returns the
+ * number of policies run. */
+static int against_reference(uint32_t ways, int accesses)
 {
-    /* Every deterministic variant: 5 H x 4 M x 3 R x 4 U x UMO, less R0 / R2
-     * with U2 / U3: 320 policies, each on 3000 accesses to 9 lines of one
-     * 6-way set, with flushes and random way masks. */
     static const int hx[] = {2, 2, 1, 1, 0}, hy[] = {1, 0, 1, 0, 0};
+    const uint64_t full = ways == 64 ? UINT64_MAX : (1ull << ways) - 1;
     int policies = 0;
     for (int h = 0; h < 5; h++)
         for (int m = 0; m < 4; m++)
@@ -449,43 +452,52 @@ Test(cache_qlru, matches_a_reference_on_random_sequences)
                         char name[40];
                         snprintf(name, sizeof name, "QLRU_H%d%d_M%d_R%d_U%d%s", hx[h], hy[h], m, r, u,
                                  umo ? "_UMO" : "");
-                        const uint32_t n = 6;
                         cache c;
-                        make_cache(&c, name, 1, 1, n, 0);
+                        make_cache(&c, name, 1, 1, ways, 0);
                         ref_set s;
-                        ref_init(&s, (int)n, hx[h], hy[h], m, r, u, umo);
+                        ref_init(&s, (int)ways, hx[h], hy[h], m, r, u, umo);
                         ddio_rng rng;
-                        ddio_rng_seed(&rng, 7 + (uint64_t)policies);
-                        for (int k = 0; k < 3000; k++) {
-                            const int line = (int)ddio_rng_below(&rng, 9) + 1;
+                        ddio_rng_seed(&rng, 7 + (uint64_t)policies + ways);
+                        for (int k = 0; k < accesses; k++) {
+                            const int line = (int)ddio_rng_below(&rng, ways + 3) + 1;
                             if (ddio_rng_below(&rng, 10) == 0) {   /* flush */
                                 int w = cache_find(&c, 0, (uint64_t)line);
-                                for (uint32_t x = 0; x < n; x++)
+                                for (uint32_t x = 0; x < ways; x++)
                                     if (s.tag[x] == line)
                                         s.tag[x] = -1;
                                 if (w >= 0)
                                     cache_remove(&c, 0, (uint32_t)w);
                                 continue;
                             }
-                            const unsigned mask = ddio_rng_below(&rng, 4) == 0
-                                                      ? (unsigned)ddio_rng_below(&rng, (1u << n) - 1) + 1
-                                                      : (1u << n) - 1;
+                            uint64_t mask = full;
+                            if (ddio_rng_below(&rng, 4) == 0)
+                                while (!(mask = ddio_rng_next(&rng) & full))
+                                    ;
                             cache_evicted ev;
                             int hit = cache_access(&c, (uint64_t)line, mask, 1, &ev);
                             int want = ref_access(&s, line, mask);
                             cr_assert_eq(hit, want, "%s: access %d to line %d", name, k, line);
-                            const uint8_t *a = repl_line_state(c.repl, 0);
-                            for (uint32_t x = 0; x < n; x++) {
+                            for (uint32_t x = 0; x < ways; x++) {
                                 uint64_t t = cache_tags(&c, 0)[x];
                                 cr_assert_eq(t == CACHE_INVALID ? -1 : (int)t, s.tag[x], "%s: access %d way %u",
                                              name, k, x);
-                                cr_assert_eq(a[x], s.age[x], "%s: access %d: age of way %u", name, k, x);
+                                cr_assert_eq(repl_qlru_age(c.repl, 0, x), s.age[x], "%s, %u ways: access %d: age of "
+                                             "way %u", name, ways, k, x);
                             }
                         }
                         cache_free(&c);
                         policies++;
                     }
-    cr_expect_eq(policies, 320);
+    return policies;
+}
+
+Test(cache_qlru, matches_a_reference_on_random_sequences)
+{
+    /* Ages packed 2 bits per way up to 32 ways, one byte per way beyond. */
+    cr_expect_eq(against_reference(6, 3000), 320);
+    cr_expect_eq(against_reference(32, 1500), 320);
+    cr_expect_eq(against_reference(40, 1000), 320);
+    cr_expect_eq(against_reference(64, 500), 320);
 }
 
 /* The hits of `n` random reads (full masks, no flush) on a 16-set cache. */
@@ -613,7 +625,7 @@ Test(cache_qlru, duel_follower_uses_the_whole_policy_it_is_switched_to)
     for (uint64_t k = 0; k < 4; k++)
         cache_access(&c, 5 + 64 * k, c.full_mask, 1, &ev);
     cache_access(&c, 5, c.full_mask, 1, &ev);
-    cr_expect_eq(repl_line_state(c.repl, 5)[0], 1);
+    cr_expect_eq(repl_qlru_age(c.repl, 5, 0), 1);
     /* 40 misses in the A-leader set 0 take PSEL above mid: B from now on. */
     for (uint64_t k = 0; k < 40; k++)
         cache_access(&c, 0 + 64 * (100 + k), c.full_mask, 1, &ev);
@@ -623,7 +635,7 @@ Test(cache_qlru, duel_follower_uses_the_whole_policy_it_is_switched_to)
     for (uint64_t k = 0; k < 4; k++)
         cache_access(&c, 6 + 64 * k, c.full_mask, 1, &ev);
     cache_access(&c, 6, c.full_mask, 1, &ev);
-    cr_expect_eq(repl_line_state(c.repl, 6)[0], 0);
+    cr_expect_eq(repl_qlru_age(c.repl, 6, 0), 0);
     cache_free(&c);
 }
 

@@ -162,6 +162,9 @@ extern const repl_ops repl_srrip_ops, repl_brrip_ops; /* repl_rrip.c */
 extern const repl_ops repl_qlru_ops;                  /* repl_qlru.c */
 extern const repl_ops repl_drrip_ops, repl_dip_ops, repl_duel_ops;   /* repl_duel.c */
 
+/* QLRU family (and duels of it) only: the age of (set, way), 0..3. */
+int repl_qlru_age(const repl_policy *p, uint32_t set, uint32_t way);
+
 /* Dueling policies only: current PSEL and its midpoint (-1 for others). */
 int repl_duel_psel(const repl_policy *p, uint32_t *psel, uint32_t *mid);
 /* Dueling policies only: 1 when `set` is a leader of the first policy, 2 of

@@ -40,6 +40,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "sim/cache/repl.h"
@@ -52,6 +53,8 @@ typedef struct qlru_params {
     uint8_t miss_rare;  /* MR<a><b>: b (with probability 1/16); = miss otherwise */
     uint8_t rand;       /* MR: insertions draw */
     uint8_t r, u, umo;
+    uint64_t full;      /* every way of the set */
+    uint64_t lo;        /* packed sets: bit 2w for every way w */
 } qlru_params;
 
 /* --- names --------------------------------------------------------------- */
@@ -158,86 +161,153 @@ static int qlru_parse(const char *name, char *msg, size_t cap)
 
 /* --- the rules ----------------------------------------------------------- */
 
-static inline uint8_t *ages_of(repl_policy *p, uint32_t set)
+/* Up to 32 ways the ages are 2-bit fields of one 64-bit word (way w at bits
+ * 2w, 2w+1; fields past the last way stay 0), so that "is a way at 3", the
+ * largest age and U's lift are a few word operations: a hit, the most
+ * common call, usually costs a load, two logic operations and a store.
+ * Wider sets keep one byte per way.  `lo` has bit 2w set for every way. */
+#define PACKED_WAYS 32
+
+static inline uint64_t *word_of(repl_policy *p, uint32_t set)
 {
-    return repl_line_state(p, set);
+    return (uint64_t *)(void *)repl_line_state(p, set);
 }
 
-/* U after an access to way i (i < 0: a UMO miss, every way is "other"). */
-static inline void age(const qlru_params *q, uint8_t *a, uint32_t n, int32_t i)
+/* Bit 2w set where way w is at age 3. */
+static inline uint64_t at3(uint64_t x, uint64_t lo) { return x & (x >> 1) & lo; }
+
+/* The largest age among the fields of `lo` (x is 0 elsewhere). */
+static inline uint32_t max_age(uint64_t x, uint64_t lo)
 {
+    if (at3(x, lo))
+        return AGE_MAX;
+    if (x & (lo << 1))
+        return 2;
+    return x ? 1 : 0;
+}
+
+/* U on a packed set after an access to way i (i < 0: a UMO miss). */
+static inline uint64_t age_packed(const qlru_params *q, uint64_t x, uint64_t lo, int32_t i)
+{
+    /* The ways that age: all, or all but i (U1, U3). */
+    const uint64_t o = (q->u & 1) && i >= 0 ? lo & ~(1ull << (2 * i)) : lo;
     if (q->u <= 1) {
-        /* U0, or U1 with i < 0: lift the oldest way of the set to 3.  U1: the
-         * oldest of the others, and way i stays. */
-        const int skip = q->u == 1 ? i : -1;
+        /* U0, U1: lift the oldest of those ways to 3, each field by the
+         * same amount (none overflows: each is at most the oldest). */
+        const uint64_t fields = o | (o << 1);
+        return x + (uint64_t)(AGE_MAX - max_age(x & fields, o)) * o;
+    }
+    /* U2, U3: one step when no way, i included, is at 3. */
+    return at3(x, lo) ? x : x + o;
+}
+
+/* U on a byte-per-way set, the same rules. */
+static void age_bytes(const qlru_params *q, uint8_t *a, uint32_t n, int32_t i)
+{
+    const int32_t skip = (q->u & 1) && i >= 0 ? i : -1;
+    if (q->u <= 1) {
         uint8_t m = 0;
-        int any = 0;
         for (uint32_t w = 0; w < n; w++)
-            if ((int32_t)w != skip) {
-                m = a[w] > m ? a[w] : m;
-                any = 1;
-            }
-        if (!any || m == AGE_MAX)
-            return;
+            if ((int32_t)w != skip && a[w] > m)
+                m = a[w];
         const uint8_t d = (uint8_t)(AGE_MAX - m);
-        for (uint32_t w = 0; w < n; w++)
+        for (uint32_t w = 0; w < n && d; w++)
             if ((int32_t)w != skip)
                 a[w] = (uint8_t)(a[w] + d);
         return;
     }
-    /* U2 / U3: one step when no way (i included) has age 3. */
     if (memchr(a, AGE_MAX, n))
         return;
-    const int skip = q->u == 3 ? i : -1;
     for (uint32_t w = 0; w < n; w++)
         if ((int32_t)w != skip)
             a[w]++;
 }
 
+static inline uint32_t age_of(repl_policy *p, uint32_t set, uint32_t way)
+{
+    if (p->ways <= PACKED_WAYS)
+        return (uint32_t)(*word_of(p, set) >> (2 * way)) & 3;
+    return repl_line_state(p, set)[way];
+}
+
+int repl_qlru_age(const repl_policy *p, uint32_t set, uint32_t way)
+{
+    return (int)age_of((repl_policy *)(uintptr_t)p, set, way);
+}
+
+/* Way w's age becomes v, then U runs for an access to w (unless UMO). */
+static inline void set_and_age(repl_policy *p, const qlru_params *q, uint32_t set, uint32_t w, uint32_t v)
+{
+    if (p->ways <= PACKED_WAYS) {
+        uint64_t *x = word_of(p, set);
+        uint64_t y = (*x & ~(3ull << (2 * w))) | (uint64_t)v << (2 * w);
+        *x = q->umo ? y : age_packed(q, y, q->lo, (int32_t)w);
+        return;
+    }
+    uint8_t *a = repl_line_state(p, set);
+    a[w] = (uint8_t)v;
+    if (!q->umo)
+        age_bytes(q, a, p->ways, (int32_t)w);
+}
+
 static void qlru_hit(repl_policy *p, uint32_t set, uint32_t way)
 {
     const qlru_params *q = p->priv;
-    uint8_t *a = ages_of(p, set);
-    a[way] = q->hit[a[way]];
-    if (!q->umo)
-        age(q, a, p->ways, (int32_t)way);
+    set_and_age(p, q, set, way, q->hit[age_of(p, set, way)]);
+}
+
+static void qlru_fill(repl_policy *p, uint32_t set, uint32_t way)
+{
+    const qlru_params *q = p->priv;
+    set_and_age(p, q, set, way, q->rand && ddio_rng_below(&p->rng, 16) == 0 ? q->miss_rare : q->miss);
+}
+
+/* Bit 2w set for each bit w of a 32-bit mask. */
+static inline uint64_t spread(uint64_t m)
+{
+    m = (m | (m << 16)) & 0x0000FFFF0000FFFFull;
+    m = (m | (m << 8)) & 0x00FF00FF00FF00FFull;
+    m = (m | (m << 4)) & 0x0F0F0F0F0F0F0F0Full;
+    m = (m | (m << 2)) & 0x3333333333333333ull;
+    return (m | (m << 1)) & 0x5555555555555555ull;
 }
 
 static uint32_t qlru_fill_way(repl_policy *p, uint32_t set, uint64_t mask, uint64_t empty)
 {
     const qlru_params *q = p->priv;
-    uint8_t *a = ages_of(p, set);
-    if (q->umo)
-        age(q, a, p->ways, -1);
+    const int packed = p->ways <= PACKED_WAYS;
+    if (q->umo) {
+        if (packed)
+            *word_of(p, set) = age_packed(q, *word_of(p, set), q->lo, -1);
+        else
+            age_bytes(q, repl_line_state(p, set), p->ways, -1);
+    }
     if (empty)
         return q->r == 2 ? 63u - (uint32_t)__builtin_clzll(empty) : (uint32_t)__builtin_ctzll(empty);
-    uint32_t best = (uint32_t)__builtin_ctzll(mask);
-    uint8_t best_age = 0;
+    if (packed) {
+        const uint64_t x = *word_of(p, set);
+        const uint64_t c = at3(x, mask == q->full ? q->lo : spread(mask));
+        if (c)
+            return (uint32_t)__builtin_ctzll(c) / 2;
+    }
+    /* Byte sets, and no way of age 3 in the mask (only when the mask is not
+     * the whole set): R1 the mask's lowest way, R0 / R2 its oldest. */
+    uint32_t best = (uint32_t)__builtin_ctzll(mask), best_age = 0;
     for (uint64_t m = mask; m; m &= m - 1) {
-        const uint32_t w = (uint32_t)__builtin_ctzll(m);
-        if (a[w] == AGE_MAX)
+        const uint32_t w = (uint32_t)__builtin_ctzll(m), a = age_of(p, set, w);
+        if (a == AGE_MAX)
             return w;
-        if (a[w] > best_age) {
-            best_age = a[w];
+        if (a > best_age) {
+            best_age = a;
             best = w;
         }
     }
-    /* No way of age 3 in the mask (only when the mask is not the set). */
     return q->r == 1 ? (uint32_t)__builtin_ctzll(mask) : best;
 }
 
 static uint32_t qlru_victim(repl_policy *p, uint32_t set, uint64_t mask)
 {
     return qlru_fill_way(p, set, mask, 0);
-}
-
-static void qlru_fill(repl_policy *p, uint32_t set, uint32_t way)
-{
-    const qlru_params *q = p->priv;
-    uint8_t *a = ages_of(p, set);
-    a[way] = q->rand && ddio_rng_below(&p->rng, 16) == 0 ? q->miss_rare : q->miss;
-    if (!q->umo)
-        age(q, a, p->ways, (int32_t)way);
 }
 
 static void qlru_invalidate(repl_policy *p, uint32_t set, uint32_t way)
@@ -248,7 +318,7 @@ static void qlru_invalidate(repl_policy *p, uint32_t set, uint32_t way)
 static uint32_t qlru_set_bytes(const char *name, uint32_t ways)
 {
     (void)name;
-    return ways;   /* one age byte per way */
+    return ways <= PACKED_WAYS ? 8 : ways;
 }
 
 static int qlru_init(repl_policy *p, ddio_err *e)
@@ -261,13 +331,19 @@ static int qlru_init(repl_policy *p, ddio_err *e)
         free(q);
         return ddio_errf(e, DDIO_EXIT_USAGE, "policy %s", msg);
     }
+    q->full = p->ways >= 64 ? UINT64_MAX : (1ull << p->ways) - 1;
+    q->lo = p->ways <= PACKED_WAYS ? spread(q->full) : 0;
     p->priv = q;
     return 0;
 }
 
 static void qlru_init_set(repl_policy *p, uint32_t set)
 {
-    memset(ages_of(p, set), AGE_MAX, p->ways);
+    const qlru_params *q = p->priv;
+    if (p->ways <= PACKED_WAYS)
+        *word_of(p, set) = AGE_MAX * q->lo;
+    else
+        memset(repl_line_state(p, set), AGE_MAX, p->ways);
 }
 
 static void qlru_free(repl_policy *p)
