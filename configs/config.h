@@ -71,6 +71,7 @@ typedef struct ddio_llc_spec {
     double bip_epsilon;     /* BIP / BRRIP long-insertion probability */
     uint32_t duel_leaders;  /* set dueling: leader sets per policy (per slice for duel:A,B); 0 = the policy's */
     uint32_t psel_bits;     /* set dueling: PSEL width */
+    bool qlru_mask_age;     /* QLRU, partial way mask with no way at age 3: age the mask's ways (repl.h) */
 } ddio_llc_spec;
 
 typedef struct ddio_nic_spec {

@@ -65,6 +65,10 @@ static const cfg_field machine_fields[] = {
              "drrip, 16 for duel:A,B (the L2 uses it too)"),
     M("llc.psel_bits", CFG_U32, llc.psel_bits, .lo = 1, .hi = 30,
       .doc = "set dueling: PSEL counter width, bits (the L2 uses it too)"),
+    M("llc.qlru_mask_age", CFG_BOOL, llc.qlru_mask_age,
+      .doc = "QLRU policies, a fill whose partial way mask (DDIO, CAT) holds no way of age 3: false = evict the "
+             "mask's oldest way (R1: its lowest) and age nothing, true = age the mask's ways until one is at 3 "
+             "(neither is published)"),
     M("hierarchy", CFG_ENUM, hierarchy, .names = hierarchy_names,
       .doc = "non-inclusive (Skylake-SP) or inclusive (Broadwell) LLC"),
     M("ddio_mask", CFG_MASK, ddio_mask, .doc = "LLC ways PCIe writes allocate into (IIO_LLC_WAYS)"),
@@ -269,6 +273,7 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
     out->llc_repl.bip_epsilon = m->llc.bip_epsilon;
     out->llc_repl.duel_leaders = m->llc.duel_leaders;
     out->llc_repl.psel_bits = m->llc.psel_bits;
+    out->llc_repl.qlru_mask_age = m->llc.qlru_mask_age;
     /* The private L2 is one slice indexed by the low line-number bits. */
     out->l2 = (cache_geom){.line_size = m->l2.line_size, .slices = 1, .sets_per_slice = m->l2.sets,
                            .ways = m->l2.ways, .mapping = MAP_MODULO, .seed = 1};
@@ -277,6 +282,7 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
     out->l2_repl.bip_epsilon = m->llc.bip_epsilon;
     out->l2_repl.duel_leaders = m->llc.duel_leaders;
     out->l2_repl.psel_bits = m->llc.psel_bits;
+    out->l2_repl.qlru_mask_age = m->llc.qlru_mask_age;
     out->cores = cores;
     out->ddio_mask = m->ddio_mask;
     out->shared_mask = m->shared_mask;

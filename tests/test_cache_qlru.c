@@ -16,8 +16,8 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static void make_cache(cache *c, const char *policy, uint32_t slices, uint32_t sets, uint32_t ways,
-                       uint32_t leaders)
+static void make_cache_opt(cache *c, const char *policy, uint32_t slices, uint32_t sets, uint32_t ways,
+                           uint32_t leaders, uint32_t mask_age)
 {
     cache_geom g = {.line_size = 64, .slices = slices, .sets_per_slice = sets, .ways = ways,
                     .mapping = MAP_MODULO};
@@ -25,8 +25,15 @@ static void make_cache(cache *c, const char *policy, uint32_t slices, uint32_t s
     repl_config_default(&rc);
     snprintf(rc.name, sizeof rc.name, "%s", policy);
     rc.duel_leaders = leaders;
+    rc.qlru_mask_age = mask_age;
     ddio_err e;
     cr_assert_eq(cache_init(c, &g, &rc, &e), 0, "%s: %s", policy, e.msg);
+}
+
+static void make_cache(cache *c, const char *policy, uint32_t slices, uint32_t sets, uint32_t ways,
+                       uint32_t leaders)
+{
+    make_cache_opt(c, policy, slices, sets, ways, leaders, 0);
 }
 
 typedef struct trace {
@@ -261,6 +268,29 @@ Test(cache_qlru, victim_rule_with_a_way_mask)
     }
 }
 
+Test(cache_qlru, young_lines_in_a_partial_mask)
+{
+    /* A 2-way "DDIO" mask (ways 2, 3) in a 4-way set whose ways 0, 1 stay
+     * empty at age 3, H11 M1 R0 U0.  A, B fill ways 2, 3 at 1: 3311, and U0
+     * lifts nothing (the set's oldest is at 3).  C finds no 3 in the mask:
+     * by default the mask's leftmost oldest, way 2, goes and nothing ages
+     * (3311 again); so does D, and B, never evicted, hits.  With
+     * qlru_mask_age the mask's ways are lifted to 3 first (3333): C takes
+     * way 2 (3313), D way 3, the one at 3 (B's), and B misses. */
+    for (uint32_t mask_age = 0; mask_age < 2; mask_age++) {
+        cache c;
+        make_cache_opt(&c, "QLRU_H11_M1_R0_U0", 1, 1, 4, 0, mask_age);
+        char hm[8] = {0};
+        const uint64_t seq[] = {1, 2, 3, 4, 2};
+        for (int i = 0; i < 5; i++) {
+            cache_evicted ev;
+            hm[i] = cache_access(&c, seq[i], 0xC, 1, &ev) ? 'H' : 'M';
+        }
+        cr_expect_str_eq(hm, mask_age ? "MMMMM" : "MMMMH", "qlru_mask_age %u", mask_age);
+        cache_free(&c);
+    }
+}
+
 Test(cache_qlru, ageing_digits)
 {
     /* U0 vs U1 (H11 M1 R0), "A B C D E F G H D".  U0: after D 3333; E, F, G,
@@ -359,13 +389,14 @@ Test(cache_qlru, names)
 /* The definitions once more, written as plainly as possible: a one-set
  * reference the module must match access for access. */
 typedef struct ref_set {
-    int n, h[4], m, r, u, umo;
+    int n, h[4], m, r, u, umo, mask_age;
     int tag[64], age[64];   /* tag -1: empty */
 } ref_set;
 
-static void ref_init(ref_set *s, int n, int hx, int hy, int m, int r, int u, int umo)
+static void ref_init(ref_set *s, int n, int hx, int hy, int m, int r, int u, int umo, int mask_age)
 {
     memset(s, 0, sizeof *s);
+    s->mask_age = mask_age;
     s->n = n;
     s->h[3] = hx, s->h[2] = hy, s->h[1] = 0, s->h[0] = 0;
     s->m = m, s->r = r, s->u = u, s->umo = umo;
@@ -423,6 +454,14 @@ static int ref_access(ref_set *s, int line, uint64_t mask)
                 if (oldest < 0 || s->age[w] > s->age[oldest])
                     oldest = w;
             }
+        const uint64_t full = s->n == 64 ? UINT64_MAX : (1ull << s->n) - 1;
+        if (way < 0 && s->mask_age && mask != full) {   /* lift the mask's ways, the oldest to 3 */
+            const int d = 3 - s->age[oldest];
+            for (int w = 0; w < s->n; w++)
+                if ((mask >> w) & 1)
+                    s->age[w] += d;
+            way = oldest;
+        }
         if (way < 0)
             way = s->r == 1 ? __builtin_ctzll(mask) : oldest;
     }
@@ -437,7 +476,7 @@ static int ref_access(ref_set *s, int line, uint64_t mask)
  * with U2 / U3: 320 policies) on `accesses` accesses to `ways` + 3 lines of
  * one set of `ways` ways, with flushes and random way masks; returns the
  * number of policies run. */
-static int against_reference(uint32_t ways, int accesses)
+static int against_reference(uint32_t ways, int accesses, uint32_t mask_age)
 {
     static const int hx[] = {2, 2, 1, 1, 0}, hy[] = {1, 0, 1, 0, 0};
     const uint64_t full = ways == 64 ? UINT64_MAX : (1ull << ways) - 1;
@@ -453,9 +492,9 @@ static int against_reference(uint32_t ways, int accesses)
                         snprintf(name, sizeof name, "QLRU_H%d%d_M%d_R%d_U%d%s", hx[h], hy[h], m, r, u,
                                  umo ? "_UMO" : "");
                         cache c;
-                        make_cache(&c, name, 1, 1, ways, 0);
+                        make_cache_opt(&c, name, 1, 1, ways, 0, mask_age);
                         ref_set s;
-                        ref_init(&s, (int)ways, hx[h], hy[h], m, r, u, umo);
+                        ref_init(&s, (int)ways, hx[h], hy[h], m, r, u, umo, (int)mask_age);
                         ddio_rng rng;
                         ddio_rng_seed(&rng, 7 + (uint64_t)policies + ways);
                         for (int k = 0; k < accesses; k++) {
@@ -494,10 +533,13 @@ static int against_reference(uint32_t ways, int accesses)
 Test(cache_qlru, matches_a_reference_on_random_sequences)
 {
     /* Ages packed 2 bits per way up to 32 ways, one byte per way beyond. */
-    cr_expect_eq(against_reference(6, 3000), 320);
-    cr_expect_eq(against_reference(32, 1500), 320);
-    cr_expect_eq(against_reference(40, 1000), 320);
-    cr_expect_eq(against_reference(64, 500), 320);
+    cr_expect_eq(against_reference(6, 3000, 0), 320);
+    cr_expect_eq(against_reference(32, 1500, 0), 320);
+    cr_expect_eq(against_reference(40, 1000, 0), 320);
+    cr_expect_eq(against_reference(64, 500, 0), 320);
+    /* The other rule for a partial mask without a way at 3. */
+    cr_expect_eq(against_reference(6, 3000, 1), 320);
+    cr_expect_eq(against_reference(40, 1000, 1), 320);
 }
 
 /* The hits of `n` random reads (full masks, no flush) on a 16-set cache. */

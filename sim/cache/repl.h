@@ -67,6 +67,10 @@ typedef struct repl_config {
     uint32_t duel_leaders;  /* dueling: leader sets per policy; 0 = the duel's default (repl_duel.c) */
     uint32_t psel_bits;     /* dueling: PSEL counter width (10) */
     uint32_t sets_per_slice; /* dueling leader rule per slice; 0 = every set is one slice (cache_init sets it) */
+    /* QLRU, a miss whose partial way mask has no way of age 3: 0 = take the
+     * mask's oldest way (R1: its lowest), ageing nothing; 1 = age the mask's
+     * ways until one is at 3, then take the leftmost at 3 (repl_qlru.c). */
+    uint32_t qlru_mask_age;
     uint64_t seed;          /* for the policies' coin flips */
 } repl_config;
 

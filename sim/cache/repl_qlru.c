@@ -34,6 +34,12 @@
  * the empty way R says, else the leftmost way of age 3 in the mask, else
  * (possible only when the mask is not the whole set) R1's lowest way of the
  * mask, or for R0 / R2 the leftmost way of the mask with the largest age.
+ * Nothing ages then, so two young lines in a 2-way DDIO mask of a set whose
+ * other ways are old stay young, and the leftmost is evicted again and again
+ * while the other stays.  repl_config.qlru_mask_age chooses the other
+ * plausible hardware: the mask's ways age until the oldest is at 3 (as
+ * SRRIP's victim search does), and the leftmost of those goes.  Neither is
+ * published.
  *
  * Abel and Reineke name SRRIP (repl_rrip.c) QLRU_H00_M2_R0_U0_UMO; see
  * docs/cache-model.md for when the two agree. */
@@ -53,6 +59,7 @@ typedef struct qlru_params {
     uint8_t miss_rare;  /* MR<a><b>: b (with probability 1/16); = miss otherwise */
     uint8_t rand;       /* MR: insertions draw */
     uint8_t r, u, umo;
+    uint8_t mask_age;   /* repl_config.qlru_mask_age */
     uint64_t full;      /* every way of the set */
     uint64_t lo;        /* packed sets: bit 2w for every way w */
 } qlru_params;
@@ -291,7 +298,9 @@ static uint32_t qlru_fill_way(repl_policy *p, uint32_t set, uint64_t mask, uint6
             return (uint32_t)__builtin_ctzll(c) / 2;
     }
     /* Byte sets, and no way of age 3 in the mask (only when the mask is not
-     * the whole set): R1 the mask's lowest way, R0 / R2 its oldest. */
+     * the whole set): R1 the mask's lowest way, R0 / R2 its oldest; or, with
+     * mask_age, the mask's ways age until the oldest is at 3 and the
+     * leftmost of those goes (every R). */
     uint32_t best = (uint32_t)__builtin_ctzll(mask), best_age = 0;
     for (uint64_t m = mask; m; m &= m - 1) {
         const uint32_t w = (uint32_t)__builtin_ctzll(m), a = age_of(p, set, w);
@@ -301,6 +310,17 @@ static uint32_t qlru_fill_way(repl_policy *p, uint32_t set, uint64_t mask, uint6
             best_age = a;
             best = w;
         }
+    }
+    if (q->mask_age && mask != q->full) {
+        const uint32_t d = AGE_MAX - best_age;
+        if (packed) {
+            *word_of(p, set) += (uint64_t)d * spread(mask);
+        } else {
+            uint8_t *a = repl_line_state(p, set);
+            for (uint64_t m = mask; m; m &= m - 1)
+                a[__builtin_ctzll(m)] = (uint8_t)(a[__builtin_ctzll(m)] + d);
+        }
+        return best;
     }
     return q->r == 1 ? (uint32_t)__builtin_ctzll(mask) : best;
 }
@@ -332,6 +352,7 @@ static int qlru_init(repl_policy *p, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_USAGE, "policy %s", msg);
     }
     q->full = p->ways >= 64 ? UINT64_MAX : (1ull << p->ways) - 1;
+    q->mask_age = p->cfg.qlru_mask_age != 0;
     q->lo = p->ways <= PACKED_WAYS ? spread(q->full) : 0;
     p->priv = q;
     return 0;
