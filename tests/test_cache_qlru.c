@@ -488,7 +488,7 @@ static int against_reference(uint32_t ways, int accesses, uint32_t mask_age)
                     for (int umo = 0; umo < 2; umo++) {
                         if (u >= 2 && r != 1)
                             continue;
-                        char name[40];
+                        char name[80];
                         snprintf(name, sizeof name, "QLRU_H%d%d_M%d_R%d_U%d%s", hx[h], hy[h], m, r, u,
                                  umo ? "_UMO" : "");
                         cache c;

@@ -45,11 +45,12 @@ typedef struct duel {
     uint32_t region;                    /* REGION: sets per region, 0 = no leaders */
     uint32_t slice_sets, groups, group_sets;   /* DIAGONAL; groups = 0: no leaders */
     int split;              /* 1: A and B differ beyond insertion, each op asks the set's policy */
+    uint8_t *role;          /* split: role_of() per set, so that a hit costs no division */
 } duel;
 
 enum { FOLLOWER = 0, LEADER_A, LEADER_B };
 
-static int leader_of(const duel *d, uint32_t set)
+static int role_of(const duel *d, uint32_t set)
 {
     if (d->rule == REGION) {
         if (!d->region)
@@ -63,6 +64,11 @@ static int leader_of(const duel *d, uint32_t set)
     if (g >= d->groups || s % d->group_sets != g % d->group_sets)
         return FOLLOWER;
     return (g & 2) ? LEADER_B : LEADER_A;
+}
+
+static inline int leader_of(const duel *d, uint32_t set)
+{
+    return d->role ? d->role[set] : role_of(d, set);
 }
 
 /* The policy `set` uses now. */
@@ -182,6 +188,19 @@ static int duel_init_with(repl_policy *p, const repl_ops *a, const char *a_name,
     }
     d->split = !(a->on_hit == b->on_hit && a->victim == b->victim && a->on_invalidate == b->on_invalidate &&
                  a->fill_way == b->fill_way && !d->a.priv && !d->b.priv);
+    if (d->split) {
+        d->role = malloc(p->nsets);
+        if (!d->role) {
+            if (b->free)
+                b->free(&d->b);
+            if (a->free)
+                a->free(&d->a);
+            free(d);
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        }
+        for (uint32_t set = 0; set < p->nsets; set++)
+            d->role[set] = (uint8_t)role_of(d, set);
+    }
     p->priv = d;
     p->state = d->a.state;
     return 0;
@@ -250,6 +269,7 @@ static void duel_free(repl_policy *p)
             d->b.ops->free(&d->b);
         if (d->a.ops->free)
             d->a.ops->free(&d->a);
+        free(d->role);
         free(d);
     }
     p->priv = NULL;
