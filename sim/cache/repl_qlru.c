@@ -1,4 +1,4 @@
-/* repl_qlru.c - the QLRU family: the 2-bit "quad-age LRU" policies that
+/* repl_qlru.c - the QLRU family: the policies with a 2-bit age per line that
  * A. Abel and J. Reineke measured in Intel's L2 and L3 caches ("nanoBench: A
  * Low-Overhead Tool for Running Microbenchmarks on x86 Systems", ISPASS
  * 2020; A. Abel, "Automatic Generation of Models of Microarchitectures",
