@@ -158,7 +158,7 @@ typedef struct ddio_driver {
     uint32_t sw_tx_queue;           /* software queue before the TX ring (FastClick); 0 = none */
 } ddio_driver;
 
-/* An LLC co-runner (seed 003, Algorithm 2) on one extra core. */
+/* An LLC co-runner (Wang, Xu, Wu, SIGMETRICS 2022, Algorithm 2) on one extra core. */
 typedef struct ddio_distractor {
     uint64_t working_set;           /* bytes; 0 = no distractor */
     uint32_t stride;                /* bytes between two accesses */

@@ -137,7 +137,7 @@ void ddio_machine_default(ddio_machine *m)
     m->n_classes = 1;
     m->cat_class[0] = 0x7ff;
     m->n_core_class = 0;
-    /* Seed 003 Table 3, skylake column (measured on the Gold 6132, same
+    /* Wang, Xu, Wu (SIGMETRICS 2022) Table 3, skylake column (measured on the Gold 6132, same
      * microarchitecture; PCIRdCur at 100 Gb/s).  Core latencies: estimates,
      * see docs/configs.md. */
     m->latency_ns = (ddio_latency){
@@ -184,7 +184,7 @@ void ddio_machine_derive(ddio_machine *m, const uint8_t *set, const char **src, 
     const char *hier_src = src && src[ihier] ? src[ihier] : ways_src;
     uint32_t w = m->llc.ways;
     /* Intel's default IIO_LLC_WAYS are the two leftmost ways and the Shared
-     * ways the two rightmost (seed 003, Section 3.4.3). */
+     * ways the two rightmost (Wang, Xu, Wu, SIGMETRICS 2022, Section 3.4.3). */
     if (!set[iddio]) {
         m->ddio_mask = ddio_leftmost_ways(2, w);
         if (src) src[iddio] = ways_src;

@@ -392,16 +392,16 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return code;
     }
-    /* Both outputs are created before the run, so that a path that cannot
-     * be written fails at once, and renamed into place after it: the
-     * timeline only once the main output is written, so that a failed
-     * command leaves neither (docs/simulator.md, "Files"). */
     if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {0}},
             (ddio_file_arg[]){{"--trace", o.sim.d.src.trace}, {"--machine", cfg->machine_file},
                               {"--workload", cfg->workload_file}, {0}}, &e) != 0) {
         free(cfg);
         return cli_value_error("simulate", &e);
     }
+    /* Both outputs are created before the run, so that a path that cannot
+     * be written fails at once, and renamed into place after it: the
+     * timeline only once the main output is written, so that a failed
+     * command leaves neither (docs/simulator.md, "Files"). */
     ddio_outfile out, tl = {0};
     if (ddio_outfile_open(&out, cli_out_path(o.cc.out), &e) != 0 ||
         (o.timeline && ddio_outfile_open(&tl, o.timeline, &e) != 0)) {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cache/hier.h"
+#include "sim/cache/hier_int.h"
 #include "sim/common/rng.h"
 
 static void small(hier *h, enum hier_mode mode, uint32_t cores, enum cache_mapping map)
@@ -35,25 +35,25 @@ Test(cache_hier, forwarding_cycle_skylake)
     small(&h, HIER_NONINCLUSIVE, 1, MAP_MODULO);
     hier_result r;
     uint64_t L = 100;
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, L, &r);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, L, 0, &r);
     cr_expect(!r.hit);
     cr_expect_eq(hier_locate(&h, L).llc_region, REG_DDIO);
-    hier_access(&h, REQ_CORE_RD, 0, L, &r);
+    hier_access(&h, REQ_CORE_RD, 0, L, 0, &r);
     cr_expect(r.hit);
     cr_expect_eq(r.region, REG_DDIO);
-    hier_access(&h, REQ_CORE_WR, 0, L, &r);
+    hier_access(&h, REQ_CORE_WR, 0, L, 0, &r);
     cr_expect(r.hit);
     cr_expect_eq(r.region, REG_L2);
     hier_where w = hier_locate(&h, L);
     cr_expect_eq(w.l2_state, ST_M);
     cr_expect_eq(w.llc_region, REG_MEM);
-    hier_access(&h, REQ_PCIE_RD, 0, L, &r);
+    hier_access(&h, REQ_PCIE_RD, 0, L, 0, &r);
     cr_expect(r.hit);
     cr_expect_eq(r.col, COL_L2_EM);
     w = hier_locate(&h, L);
     cr_expect_eq(w.llc_region, REG_SHARED);
     cr_expect_eq(w.l2_state, ST_S);
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, L, &r);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, L, 0, &r);
     cr_expect(r.hit);
     cr_expect_eq(r.col, COL_SHARED);
     w = hier_locate(&h, L);
@@ -79,9 +79,9 @@ Test(cache_hier, core_write_upgrade_of_shared_copy)
     hier h;
     small(&h, HIER_NONINCLUSIVE, 1, MAP_MODULO);
     hier_result r;
-    hier_access(&h, REQ_CORE_WR, 0, 7, &r);
-    hier_access(&h, REQ_PCIE_RD, 0, 7, &r);          /* Shared(M) + L2(S) */
-    hier_access(&h, REQ_CORE_WR, 0, 7, &r);          /* upgrade */
+    hier_access(&h, REQ_CORE_WR, 0, 7, 0, &r);
+    hier_access(&h, REQ_PCIE_RD, 0, 7, 0, &r);          /* Shared(M) + L2(S) */
+    hier_access(&h, REQ_CORE_WR, 0, 7, 0, &r);          /* upgrade */
     cr_expect(r.hit);
     cr_expect_eq(r.col, COL_L2_S);
     hier_where w = hier_locate(&h, 7);
@@ -95,9 +95,9 @@ Test(cache_hier, remote_l2_migrates)
     hier h;
     small(&h, HIER_NONINCLUSIVE, 2, MAP_MODULO);
     hier_result r;
-    hier_access(&h, REQ_CORE_WR, 0, 9, &r);
+    hier_access(&h, REQ_CORE_WR, 0, 9, 0, &r);
     cr_expect_eq(hier_locate(&h, 9).l2_core, 0);
-    hier_access(&h, REQ_CORE_RD, 1, 9, &r);
+    hier_access(&h, REQ_CORE_RD, 1, 9, 0, &r);
     cr_expect(r.hit);
     cr_expect_eq(r.region, REG_L2);
     hier_where w = hier_locate(&h, 9);
@@ -114,9 +114,9 @@ Test(cache_hier, cat_class_of_core_decides_l3star_ways)
     small(&h, HIER_NONINCLUSIVE, 2, MAP_MODULO);
     hier_result r;
     /* L2 has 4 sets x 2 ways (modulo): lines 0, 4, 8 share L2 set 0. */
-    hier_access(&h, REQ_CORE_WR, 1, 0, &r);
-    hier_access(&h, REQ_CORE_WR, 1, 4, &r);
-    hier_access(&h, REQ_CORE_WR, 1, 8, &r);
+    hier_access(&h, REQ_CORE_WR, 1, 0, 0, &r);
+    hier_access(&h, REQ_CORE_WR, 1, 4, 0, &r);
+    hier_access(&h, REQ_CORE_WR, 1, 8, 0, &r);
     cr_assert_eq(hier_locate(&h, 0).llc_region, REG_L3);
     uint32_t set = cache_set(&h.llc, 0);
     cr_expect_eq(cache_find(&h.llc, set, 0), 3);
@@ -171,7 +171,7 @@ static void random_walk(enum hier_mode mode, enum cache_mapping map, uint64_t se
         uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
         uint64_t line = ddio_rng_below(&rng, 200);
         hier_result r;
-        hier_access(&h, q, core, line, &r);
+        hier_access(&h, q, core, line, 0, &r);
         hier_where w = hier_locate(&h, line);
         if (!r.hit && (q == REQ_PCIE_WR_FULL || q == REQ_PCIE_WR_PART))
             cr_assert_eq(w.llc_region, REG_DDIO, "PCIe write miss allocated outside the DDIO ways");
@@ -278,13 +278,13 @@ Test(cache_hier, clflush_writes_back_and_drops)
     hier h;
     small(&h, HIER_NONINCLUSIVE, 1, MAP_MODULO);
     hier_result r;
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, 5, &r);   /* DDIO(M) */
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, 5, 0, &r);   /* DDIO(M) */
     hier_flush(&h, 5, &r);
     cr_expect(r.hit);
     cr_expect_eq(r.region, REG_DDIO);
     cr_expect_eq(r.mem_writebacks, 1);
     cr_expect_eq(hier_locate(&h, 5).llc_region, REG_MEM);
-    hier_access(&h, REQ_CORE_RD, 0, 6, &r);        /* L2(S), clean */
+    hier_access(&h, REQ_CORE_RD, 0, 6, 0, &r);        /* L2(S), clean */
     hier_flush(&h, 6, &r);
     cr_expect_eq(r.region, REG_L2);
     cr_expect_eq(r.mem_writebacks, 0);
@@ -301,6 +301,23 @@ Test(cache_hier, clflush_writes_back_and_drops)
  * Each fast-path test runs the same requests through two hierarchies of one
  * configuration, the second on the general path only, and compares every
  * result, every line's place, the counters and the raw set blocks. */
+
+/* A write DMA of n lines from `first` (the first / last written in part
+ * when head / tail) through the public entry, hier_dma_run. */
+static uint32_t write_run(hier *h, uint64_t first, uint32_t n, int head, int tail, uint64_t *hints,
+                          uint32_t *part_hits)
+{
+    const hier_dma d = {.first = first, .n = n, .write = 1, .head_partial = (uint8_t)head,
+                        .tail_partial = (uint8_t)tail};
+    return hier_dma_run(h, &d, hints, part_hits);
+}
+
+/* A read DMA of n lines from `first`, the same way. */
+static uint32_t read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
+{
+    const hier_dma d = {.first = first, .n = n};
+    return hier_dma_run(h, &d, hints, NULL);
+}
 
 /* The small hierarchy the fast-path tests start from (each adjusts it):
  * LLC 2 slices x 4 sets x 6 ways (xor), L2 2 sets x 2 ways, 3 cores, DDIO
@@ -372,8 +389,8 @@ static void pair_expect_same_state_and_free(hier h[2])
         hier_free(&h[k]);
 }
 
-/* The fast paths (hier.c: LLC_KEEP cells in ways without L2 copies, a core's
- * own L2 hits, inline LRU updates, the DMA run calls) against the general
+/* The fast paths (hier_fast.c, hier_run.c: LLC_KEEP cells in ways without
+ * L2 copies, a core's own L2 hits, inline LRU updates, the DMA runs) against the general
  * path alone: the same random requests, single and in runs, must give the
  * same results, the same counters and every line in the same place. */
 static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, const char *policy, uint64_t seed)
@@ -401,21 +418,21 @@ static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, con
             if (kind == 0) {
                 int head = (int)ddio_rng_below(&rng, 2), tail = (int)ddio_rng_below(&rng, 2);
                 uint32_t ph, ref = 0, ref_ph = 0;
-                uint32_t hits = hier_pcie_write_run(&h[0], line, n, head, tail, &ph, i % 2 ? hints + line : NULL);
+                uint32_t hits = write_run(&h[0], line, n, head, tail, i % 2 ? hints + line : NULL, &ph);
                 for (uint32_t j = 0; j < n; j++) {
                     int partial = (j == 0 && head) || (j == n - 1 && tail);
                     hier_result r;
-                    hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, line + j, &r);
+                    hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, line + j, 0, &r);
                     ref += r.hit;
                     ref_ph += (uint32_t)(r.hit && partial);
                 }
                 cr_assert_eq(hits, ref);
                 cr_assert_eq(ph, ref_ph);
             } else {
-                uint32_t hits = hier_pcie_read_run(&h[0], line, n, i % 2 ? hints + line : NULL), ref = 0;
+                uint32_t hits = read_run(&h[0], line, n, i % 2 ? hints + line : NULL), ref = 0;
                 for (uint32_t j = 0; j < n; j++) {
                     hier_result r;
-                    hier_access(&h[1], REQ_PCIE_RD, 0, line + j, &r);
+                    hier_access(&h[1], REQ_PCIE_RD, 0, line + j, 0, &r);
                     ref += r.hit;
                 }
                 cr_assert_eq(hits, ref);
@@ -428,8 +445,8 @@ static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, con
         } else {
             enum coh_req q = (enum coh_req)(kind - 2 < REQ_EVICT ? kind - 2 : REQ_CORE_RD);
             hier_result a, b;
-            hier_access(&h[0], q, core, line, &a);
-            hier_access(&h[1], q, core, line, &b);
+            hier_access(&h[0], q, core, line, 0, &a);
+            hier_access(&h[1], q, core, line, 0, &b);
             pair_expect_same_result(&a, &b, i, coh_req_name(q), (unsigned long long)line);
         }
         if (i % 1000 == 0 || i == 29999)
@@ -473,7 +490,7 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
     pair_init(h, &c);
     /* 9 - 12 ways: the block layout pcie_run's tight loop has as constants. */
     if (llc_ways >= 9 && llc_ways <= 12)
-        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && h[0].llc_repl_off == 120);
+        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && hier_fast_of(&h[0])->llc_repl_off == 120);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
@@ -487,11 +504,11 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
         uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, BUF_LINES);
         int head = ddio_rng_below(&rng, 4) == 0, tail = ddio_rng_below(&rng, 2) == 0;
         uint32_t ph, ref = 0, ref_ph = 0;
-        uint32_t hits = hier_pcie_write_run(&h[0], first, n, head, tail, &ph, hints + b * BUF_LINES);
+        uint32_t hits = write_run(&h[0], first, n, head, tail, hints + b * BUF_LINES, &ph);
         for (uint32_t j = 0; j < n; j++) {
             int partial = (j == 0 && head) || (j == n - 1 && tail);
             hier_result r;
-            hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, first + j, &r);
+            hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, first + j, 0, &r);
             ref += r.hit;
             ref_ph += (uint32_t)(r.hit && partial);
         }
@@ -504,21 +521,21 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
         uint64_t l2line = kind < 2 ? first + ddio_rng_below(&rng, n) : BUFS * BUF_LINES + ddio_rng_below(&rng, OTHER);
         for (int k = 0; k < 2; k++) {
             hier_result a, bb;
-            hier_access(&h[0], REQ_CORE_RD, core, first, &a);
-            hier_access(&h[1], REQ_CORE_RD, core, first, &bb);
+            hier_access(&h[0], REQ_CORE_RD, core, first, 0, &a);
+            hier_access(&h[1], REQ_CORE_RD, core, first, 0, &bb);
             pair_expect_same_result(&a, &bb, i, "core read", (unsigned long long)first);
             if (k == 1 || kind < 5) {
                 enum coh_req q = kind % 2 ? REQ_CORE_WR : REQ_CORE_RD;
-                hier_access(&h[0], q, core, l2line, &a);
-                hier_access(&h[1], q, core, l2line, &bb);
+                hier_access(&h[0], q, core, l2line, 0, &a);
+                hier_access(&h[1], q, core, l2line, 0, &bb);
                 pair_expect_same_result(&a, &bb, i, "core access", (unsigned long long)l2line);
             }
         }
-        hits = hier_pcie_read_run(&h[0], first, n, hints + b * BUF_LINES);
+        hits = read_run(&h[0], first, n, hints + b * BUF_LINES);
         ref = 0;
         for (uint32_t j = 0; j < n; j++) {
             hier_result r;
-            hier_access(&h[1], REQ_PCIE_RD, 0, first + j, &r);
+            hier_access(&h[1], REQ_PCIE_RD, 0, first + j, 0, &r);
             ref += r.hit;
         }
         total += n;
@@ -528,11 +545,11 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
     }
     pair_expect_same_places(h, lines, 6000);
     if (mode == HIER_NONINCLUSIVE)   /* inclusive: any LLC line may have an L2 copy, no fast ways */
-        cr_assert(h[0].tight_lines > total / 4, "the tight loop took %llu of %llu lines",
-                  (unsigned long long)h[0].tight_lines, (unsigned long long)total);
+        cr_assert(hier_fast_of(&h[0])->tight_lines > total / 4, "the tight loop took %llu of %llu lines",
+                  (unsigned long long)hier_fast_of(&h[0])->tight_lines, (unsigned long long)total);
     else
-        cr_assert_eq(h[0].tight_lines, 0);
-    cr_assert_eq(h[1].tight_lines, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->tight_lines, 0);
+    cr_assert_eq(hier_fast_of(&h[1])->tight_lines, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -567,9 +584,9 @@ static void own_l2_shared_equal(enum hier_mode mode, const char *policy)
         hier_result a[3], b[3];
         for (int k = 0; k < 2; k++) {
             hier_result *r = k ? b : a;
-            hier_access(&h[k], REQ_CORE_WR, core, line, &r[0]);
-            hier_access(&h[k], REQ_PCIE_RD, 0, line, &r[1]);
-            hier_access(&h[k], last, core, line, &r[2]);
+            hier_access(&h[k], REQ_CORE_WR, core, line, 0, &r[0]);
+            hier_access(&h[k], REQ_PCIE_RD, 0, line, 0, &r[1]);
+            hier_access(&h[k], last, core, line, 0, &r[2]);
         }
         cr_assert_eq(memcmp(a, b, sizeof a), 0, "line %llu", (unsigned long long)line);
         if (mode == HIER_NONINCLUSIVE)   /* inclusive: the PCIe read dropped the L2 copy */
@@ -591,7 +608,7 @@ Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
     own_l2_shared_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1");
 }
 
-/* The PCIe fast paths around the Shared ways (hier.c): a write to a
+/* The PCIe fast paths around the Shared ways (hier_fast.c): a write to a
  * Shared-way line that drops its L2(S) copy (drop_ways), a read of a line
  * the non-inclusive LLC misses (in a core's L2 in E/M -> Shared + L2(S), in L2(S), in memory:
  * access_pcie_rd_miss) and of a line in the Shared ways with or without an
@@ -610,8 +627,8 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     c.core_cos[2] = 0;
     hier h[2];
     pair_init(h, &c);
-    cr_assert_eq(h[0].rd_miss_fast, mode == HIER_NONINCLUSIVE);
-    cr_assert_eq(h[1].rd_miss_fast, 0);
+    cr_assert_eq(hier_fast_of(&h[0])->rd_miss_fast, mode == HIER_NONINCLUSIVE);
+    cr_assert_eq(hier_fast_of(&h[1])->rd_miss_fast, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 120;
@@ -626,31 +643,31 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
         if (kind < 2) {
             /* Into a core's L2 (E from a read, M from a write). */
             enum coh_req q = kind ? REQ_CORE_WR : REQ_CORE_RD;
-            hier_access(&h[0], q, core, line, &a);
-            hier_access(&h[1], q, core, line, &b);
+            hier_access(&h[0], q, core, line, 0, &a);
+            hier_access(&h[1], q, core, line, 0, &b);
         } else if (kind == 2) {
             /* PCIe writes, single and in runs: a Shared-way line with an
              * L2(S) copy takes the drop_ways fast path; every other time
              * the line is put there first (a core write, a PCIe read). */
             if (i % 2)
                 for (int k = 0; k < 2; k++) {
-                    hier_access(&h[k], REQ_CORE_WR, core, line, &a);
-                    hier_access(&h[k], REQ_PCIE_RD, 0, line, &a);
+                    hier_access(&h[k], REQ_CORE_WR, core, line, 0, &a);
+                    hier_access(&h[k], REQ_PCIE_RD, 0, line, 0, &a);
                 }
             hier_where w = hier_locate(&h[0], line);
             shared_with_copy += w.llc_region == REG_SHARED && w.l2_core >= 0;
             if (i % 3) {
                 enum coh_req q = i % 3 == 1 ? REQ_PCIE_WR_FULL : REQ_PCIE_WR_PART;
-                hier_access(&h[0], q, 0, line, &a);
-                hier_access(&h[1], q, 0, line, &b);
+                hier_access(&h[0], q, 0, line, 0, &a);
+                hier_access(&h[1], q, 0, line, 0, &b);
             } else {
                 uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 8), ph, ref = 0, ref_ph = 0;
                 int head = i % 2, tail = (i / 2) % 2;
-                uint32_t hits = hier_pcie_write_run(&h[0], line, n, head, tail, &ph, i % 4 ? hints + line : NULL);
+                uint32_t hits = write_run(&h[0], line, n, head, tail, i % 4 ? hints + line : NULL, &ph);
                 for (uint32_t j = 0; j < n; j++) {
                     int partial = (j == 0 && head) || (j == n - 1 && tail);
                     hier_result r;
-                    hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, line + j, &r);
+                    hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, line + j, 0, &r);
                     ref += r.hit;
                     ref_ph += (uint32_t)(r.hit && partial);
                 }
@@ -659,10 +676,10 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
             }
         } else if (kind == 3) {
             uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 8);
-            uint32_t ha = hier_pcie_read_run(&h[0], line, n, i % 2 ? hints + line : NULL), hb = 0;
+            uint32_t ha = read_run(&h[0], line, n, i % 2 ? hints + line : NULL), hb = 0;
             for (uint32_t j = 0; j < n; j++) {
                 hier_result r;
-                hier_access(&h[1], REQ_PCIE_RD, 0, line + j, &r);
+                hier_access(&h[1], REQ_PCIE_RD, 0, line + j, 0, &r);
                 hb += r.hit;
             }
             cr_assert_eq(ha, hb, "read run %d", i);
@@ -673,8 +690,8 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
                                : w.l2_core >= 0 ? (w.l2_state == ST_S ? COL_L2_S : COL_L2_EM)
                                                 : COL_MEM;
             col_seen[col]++;
-            hier_access(&h[0], REQ_PCIE_RD, 0, line, &a);
-            hier_access(&h[1], REQ_PCIE_RD, 0, line, &b);
+            hier_access(&h[0], REQ_PCIE_RD, 0, line, 0, &a);
+            hier_access(&h[1], REQ_PCIE_RD, 0, line, 0, &b);
         }
         pair_expect_same_result(&a, &b, i, kind < 2 ? "core" : kind == 2 ? "PCIe write" : "PCIe read",
                                 (unsigned long long)line);
@@ -684,9 +701,9 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
         cr_assert_gt(shared_with_copy, 50);
     /* Read runs found lines in an L2 in E/M through the snoop filter first. */
     if (mode == HIER_NONINCLUSIVE)
-        cr_assert_gt(h[0].rd_owned, 50, "%llu", (unsigned long long)h[0].rd_owned);
+        cr_assert_gt(hier_fast_of(&h[0])->rd_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->rd_owned);
     else
-        cr_assert_eq(h[0].rd_owned, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->rd_owned, 0);
     if (mode == HIER_NONINCLUSIVE)
         for (int col = COL_SHARED; col <= COL_MEM; col++)
             cr_assert_gt(col_seen[col], 50, "column %s met %llu times", coh_col_name((enum coh_col)col),
@@ -704,7 +721,7 @@ Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
     pcie_read_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 15);
 }
 
-/* The core fast path for LLC lines (hier.c access_core_move): a core read or
+/* The core fast path for LLC lines (hier_fast.c access_core_move): a core read or
  * write of a line in the DDIO, L3* or Shared ways, clean or dirty, with or
  * without another core's L2(S) copy (then the general path migrates it),
  * L2s small enough that the moves evict (E/M victims go to L3*, whose own
@@ -716,11 +733,11 @@ static void core_move_equal(const char *policy, uint64_t seed)
     hier_config c = pair_config(HIER_NONINCLUSIVE, policy, policy);
     hier h[2];
     pair_init(h, &c);
-    cr_assert_neq(h[0].core_move_ways, 0);
-    cr_assert_eq(h[1].core_move_ways, 0);
-    /* LRU at both ends: the move from the layouts in h (hier.c core_move_lean). */
-    cr_assert_eq(h[0].move_lean, strcmp(policy, "lru") == 0);
-    cr_assert_eq(h[1].move_lean, 0);
+    cr_assert_neq(hier_fast_of(&h[0])->core_move_ways, 0);
+    cr_assert_eq(hier_fast_of(&h[1])->core_move_ways, 0);
+    /* LRU at both ends: the move from the layouts in h (hier_fast.c core_move_lean). */
+    cr_assert_eq(hier_fast_of(&h[0])->move_lean, strcmp(policy, "lru") == 0);
+    cr_assert_eq(hier_fast_of(&h[1])->move_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 90;
@@ -750,8 +767,8 @@ static void core_move_equal(const char *policy, uint64_t seed)
                 shared_remote += w.llc_region == REG_SHARED && w.l2_core >= 0;
             }
         }
-        hier_access(&h[0], q, core, line, &a);
-        hier_access(&h[1], q, core, line, &b);
+        hier_access(&h[0], q, core, line, 0, &a);
+        hier_access(&h[1], q, core, line, 0, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines, i);
     }
@@ -771,7 +788,7 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
     core_move_equal("QLRU_H11_M1_R0_U0", 25);
 }
 
-/* hier_access_hint (a core request with a DMA hint word: the move from
+/* hier_access with a hint (a core request with a DMA hint word: the move from
  * the hint's LLC way without the L2 and LLC lookups), and every other core
  * request through hier_core_rd_hint / hier_core_wr_hint, against hier_access on
  * a general-only hierarchy.  The hints come from the write and read runs
@@ -796,13 +813,13 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
             /* DMA runs keep the hints (a write run drops L2 (S) copies, a read run makes them). */
             uint32_t n = 1 + (uint32_t)ddio_rng_below(&rng, 6), ph, ha, hb = 0;
             if (kind == 0)
-                ha = hier_pcie_write_run(&h[0], line, n, i % 2, (i / 2) % 2, &ph, hints + line);
+                ha = write_run(&h[0], line, n, i % 2, (i / 2) % 2, hints + line, &ph);
             else
-                ha = hier_pcie_read_run(&h[0], line, n, hints + line);
+                ha = read_run(&h[0], line, n, hints + line);
             for (uint32_t j = 0; j < n; j++) {
                 int partial = kind == 0 && ((j == 0 && i % 2) || (j == n - 1 && (i / 2) % 2));
                 enum coh_req q = kind == 1 ? REQ_PCIE_RD : partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL;
-                hier_access(&h[1], q, 0, line + j, &b);
+                hier_access(&h[1], q, 0, line + j, 0, &b);
                 hb += b.hit;
             }
             cr_assert_eq(ha, hb, "run %d", i);
@@ -812,22 +829,23 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
         uint64_t hint = hints[line];
         if (kind == 3 || !hint) {
             uint32_t way = (uint32_t)ddio_rng_below(&rng, c.llc.ways + 1);
-            hint = (uint64_t)(hier_llc_set(&h[0], line) + 1) << 8 | (way == c.llc.ways ? 0xFF : way);
+            hint = hint_word(cache_set(&h[0].llc, line), way == c.llc.ways ? HINT_NO_WAY : way);
         }
         if (i % 2 && q == REQ_CORE_RD)   /* the fixed-request hint entries */
             hier_core_rd_hint(&h[0], core, line, hint, &a);
         else if (i % 2 && q == REQ_CORE_WR)
             hier_core_wr_hint(&h[0], core, line, hint, &a);
         else
-            hier_access_hint(&h[0], q, core, line, hint, &a);
-        hier_access(&h[1], q, core, line, &b);
+            hier_access(&h[0], q, core, line, hint, &a);
+        hier_access(&h[1], q, core, line, 0, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines + 6, i);
     }
     if (mode == HIER_NONINCLUSIVE)
-        cr_assert_gt(h[0].hint_moves, 200, "%llu moves from a hint", (unsigned long long)h[0].hint_moves);
+        cr_assert_gt(hier_fast_of(&h[0])->hint_moves, 200, "%llu moves from a hint",
+                     (unsigned long long)hier_fast_of(&h[0])->hint_moves);
     else
-        cr_assert_eq(h[0].hint_moves, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->hint_moves, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -845,11 +863,11 @@ Test(cache_hier, access_with_hint_equals_general_path)
 static void access_by_turn(hier *h, int i, enum coh_req q, uint32_t core, uint64_t line, hier_result *r)
 {
     if (i % 3 == 1)
-        hier_access_set(h, q, core, line, hier_llc_set(h, line), r);
+        hier_access_set(h, q, core, line, cache_set(&h->llc, line), r);
     else if (i % 3 == 2)
-        hier_access_set_fixed(h, q, core, line, hier_llc_set(h, line), r);
+        hier_access_set_fixed(h, q, core, line, cache_set(&h->llc, line), r);
     else
-        hier_access(h, q, core, line, r);
+        hier_access(h, q, core, line, 0, r);
 }
 
 /* hier_access_set (the caller passes the LLC set, hier_llc_set) on the fast
@@ -872,18 +890,18 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
         enum coh_req q = reqs[ddio_rng_below(&rng, 5)];
         hier_result a, b;
         if (fixed)
-            hier_access_set_fixed(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
+            hier_access_set_fixed(&h[0], q, core, line, cache_set(&h[0].llc, line), &a);
         else
-            hier_access_set(&h[0], q, core, line, hier_llc_set(&h[0], line), &a);
-        hier_access(&h[1], q, core, line, &b);
+            hier_access_set(&h[0], q, core, line, cache_set(&h[0].llc, line), &a);
+        hier_access(&h[1], q, core, line, 0, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines, i);
     }
-    /* PCIe reads of L2 (E/M) lines asked the snoop filter first (hier.c pcie_entry). */
-    if (h[0].llc_lean && h[0].rd_miss_fast)
-        cr_assert_gt(h[0].rd_owned, 50, "%llu", (unsigned long long)h[0].rd_owned);
+    /* PCIe reads of L2 (E/M) lines asked the snoop filter first (hier_fast.c pcie_entry). */
+    if (hier_fast_of(&h[0])->llc_lean && hier_fast_of(&h[0])->rd_miss_fast)
+        cr_assert_gt(hier_fast_of(&h[0])->rd_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->rd_owned);
     else
-        cr_assert_eq(h[0].rd_owned, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->rd_owned, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -908,7 +926,7 @@ Test(cache_hier, fixed_request_entries_equal_general_path)
     access_set_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 136, 1);
 }
 
-/* The lean own-L2 hit (hier.c core_l2_lean: L2 geometry read from h, the S
+/* The lean own-L2 hit (hier_fast.c core_l2_mru / core_entry_in: L2 geometry read from the fast state, the S
  * upgrade's Shared-copy drop out of line) and the lean PCIe LLC hit of a
  * line whose set is known (pcie_lean) against the general path, through
  * hier_access and hier_access_set; L2s with 1, 2, 4 and 8 sets (lean) and
@@ -921,10 +939,11 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
     c.l2.ways = 3;
     hier h[2];
     pair_init(h, &c);
-    cr_assert_eq(h[0].l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets, l2_policy);
-    cr_assert_eq(h[1].l2_lean, 0, "a general-only hierarchy takes no fast path");
-    cr_assert_eq(h[0].llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
-    cr_assert_eq(h[1].llc_lean, 0);
+    cr_assert_eq(hier_fast_of(&h[0])->l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets,
+                 l2_policy);
+    cr_assert_eq(hier_fast_of(&h[1])->l2_lean, 0, "a general-only hierarchy takes no fast path");
+    cr_assert_eq(hier_fast_of(&h[0])->llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
+    cr_assert_eq(hier_fast_of(&h[1])->llc_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 40;
@@ -937,7 +956,7 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
         enum coh_req q = reqs[ddio_rng_below(&rng, 7)];
         hier_result a, b;
         access_by_turn(&h[0], i, q, core, line, &a);
-        hier_access(&h[1], q, core, line, &b);
+        hier_access(&h[1], q, core, line, 0, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         l2_hits += a.region == REG_L2 && (q == REQ_CORE_RD || q == REQ_CORE_WR);
         pair_expect_same_places(h, lines, i);
@@ -958,7 +977,7 @@ Test(cache_hier, lean_l2_hits_equal_general_path)
     lean_l2_equal(HIER_INCLUSIVE, "bip", 4, 1, 47);
 }
 
-/* The PCIe write of a line the LLC misses (hier.c pcie_wr_miss: the line
+/* The PCIe write of a line the LLC misses (hier_fast.c hier_pcie_wr_miss: the line
  * in an L2 in E/M or S, or only in memory, goes to the DDIO ways and any L2
  * copy is dropped), full and partial, through hier_access_set (the snoop
  * filter first for an L2 (E/M) line: pcie_entry) and hier_access (after
@@ -977,9 +996,10 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
     hier h[2];
     pair_init(h, &c);
     const int fast = mode == HIER_NONINCLUSIVE;
-    cr_assert_eq(h[0].wr_miss_fast[REQ_PCIE_WR_FULL], fast);
-    cr_assert_eq(h[0].wr_miss_fast[REQ_PCIE_WR_PART], fast);
-    cr_assert_eq(h[1].wr_miss_fast[REQ_PCIE_WR_FULL] | h[1].wr_miss_fast[REQ_PCIE_WR_PART], 0);
+    cr_assert_eq(hier_fast_of(&h[0])->wr_miss_fast[REQ_PCIE_WR_FULL], fast);
+    cr_assert_eq(hier_fast_of(&h[0])->wr_miss_fast[REQ_PCIE_WR_PART], fast);
+    cr_assert_eq(hier_fast_of(&h[1])->wr_miss_fast[REQ_PCIE_WR_FULL], 0);
+    cr_assert_eq(hier_fast_of(&h[1])->wr_miss_fast[REQ_PCIE_WR_PART], 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 150;
@@ -997,7 +1017,7 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
         }
         hier_result a, b;
         access_by_turn(&h[0], i, q, core, line, &a);
-        hier_access(&h[1], q, core, line, &b);
+        hier_access(&h[1], q, core, line, 0, &b);
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines, i);
     }
@@ -1006,10 +1026,10 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
                      coh_col_name((enum coh_col)col), (unsigned long long)col_seen[col]);
     cr_assert_gt(h[0].stats.llc_evictions, 100);
     /* Writes with a known set asked the snoop filter first (pcie_entry). */
-    if (fast && h[0].llc_lean && h[0].l2_lean)
-        cr_assert_gt(h[0].wr_owned, 50, "%llu", (unsigned long long)h[0].wr_owned);
+    if (fast && hier_fast_of(&h[0])->llc_lean && hier_fast_of(&h[0])->l2_lean)
+        cr_assert_gt(hier_fast_of(&h[0])->wr_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->wr_owned);
     else
-        cr_assert_eq(h[0].wr_owned, 0);
+        cr_assert_eq(hier_fast_of(&h[0])->wr_owned, 0);
     pair_expect_same_state_and_free(h);
 }
 

@@ -1,5 +1,5 @@
 /* test_cache_replay.c - replay against a textbook LRU cache, the binomial
- * model of random-mapped LRU caches (seed 003, Eq. 2), the set mappings,
+ * model of random-mapped LRU caches (Wang, Xu, Wu, SIGMETRICS 2022, Eq. 2), the set mappings,
  * and the din reader / cache-replay CLI. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -101,7 +101,7 @@ Test(cache_replay, cli_modulo_lru_equals_textbook)
     free(ref.lines);
 }
 
-/* Seed 003, Eq. 2: with random set mapping and LRU, a cyclic stream over T
+/* Wang, Xu, Wu (SIGMETRICS 2022), Eq. 2: with random set mapping and LRU, a cyclic stream over T
  * unique lines hits with probability F_B(N-1; T, 1/C). */
 Test(cache_replay, cyclic_lru_matches_binomial_cdf, .timeout = 120)
 {
@@ -162,7 +162,7 @@ Test(cache_replay, xor_mapping_matches_published_hash)
 
 Test(cache_replay, xor_mapping_4k_aligned_uses_32_sets_per_slice)
 {
-    /* Seed 003, Appendix D.5: 4 KiB-aligned lines reach only 32 of the 2048
+    /* Wang, Xu, Wu (SIGMETRICS 2022), Appendix D.5: 4 KiB-aligned lines reach only 32 of the 2048
      * sets of each slice. */
     cache_geom g = {.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR};
     cache_mapper m;
@@ -501,6 +501,87 @@ Test(cache_replay, lru_kernel_folds_long_runs, .timeout = 120)
         replay_free(&fast);
         replay_free(&slow);
     }
+    free(ops);
+    free(addrs);
+}
+
+/* The x86-64-v3 kernel (replay_x86.c) against the portable one (replay.c)
+ * directly, on random traces from fixed seeds: every op, flushes, runs of
+ * one op and mixed ones, lines near each other, far apart (high bits set)
+ * and sharing their low 32 bits; each tag-slot count (4, 8, 12, 16; 11 ways
+ * with the xor mapping is an instance of its own), both kernel mappings, a
+ * whole-set and a partial allocation mask.  Replayed in chunks of random
+ * length, the two must count the same hits and leave the same counters,
+ * the same count of non-full sets and byte for byte the same set blocks
+ * after every chunk.  Skipped where only the portable kernel runs. */
+Test(cache_replay, x86_kernel_equals_portable_kernel, .timeout = 120)
+{
+    if (replay_best_isa() == REPLAY_ISA_BASE)
+        cr_skip_test("only the portable kernel in this build or on this CPU");
+    const uint32_t ways[] = {4, 7, 11, 12, 16};
+    const uint8_t kinds[] = {OP_READ, OP_WRITE, OP_IFETCH, OP_PCIE_WR_FULL, OP_PCIE_WR_PART, OP_PCIE_RD};
+    enum { N = 200000 };
+    uint8_t *ops = malloc(N);
+    uint64_t *addrs = malloc(N * sizeof *addrs);
+    cr_assert(ops && addrs);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 2026);
+    for (size_t wi = 0; wi < sizeof ways / sizeof *ways; wi++)
+        for (int map = 0; map < 2; map++)
+            for (int part = 0; part < 2; part++) {
+                const uint32_t w = ways[wi];
+                cache_geom g = {.line_size = 64, .slices = 3, .sets_per_slice = 64, .ways = w,
+                                .mapping = map ? MAP_MODULO : MAP_XOR, .seed = 3};
+                repl_config rc;
+                repl_config_default(&rc);
+                const uint64_t full = (1ull << w) - 1, alloc = part ? full & ~1ull : full;
+                const uint64_t ddio = (1ull << (w - 1)) | (1ull << (w - 2));
+                const uint64_t universe = 2ull * 3 * 64 * w;   /* twice the capacity */
+                const uint64_t high = part ? 0x2B5A5ull << 22 : 0;
+                uint8_t run_op = OP_READ;
+                uint32_t run_left = 0;
+                for (size_t i = 0; i < N; i++) {
+                    if (run_left == 0) {
+                        run_op = ddio_rng_below(&rng, 3) ? kinds[ddio_rng_below(&rng, 6)] : OP_COUNT;
+                        run_left = 1 + (uint32_t)ddio_rng_below(&rng, 40);
+                    }
+                    run_left--;
+                    ops[i] = i % 50000 == 49999 ? OP_FLUSH
+                             : run_op < OP_COUNT ? run_op : kinds[ddio_rng_below(&rng, 6)];
+                    uint64_t line = high + ddio_rng_below(&rng, universe);
+                    if (ddio_rng_below(&rng, 16) == 0)
+                        line += ddio_rng_below(&rng, 4) << 32;
+                    addrs[i] = line * 64 + ddio_rng_below(&rng, 64);
+                }
+                replay port, x86;
+                ddio_err e;
+                cr_assert_eq(replay_init(&port, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
+                cr_assert_eq(replay_init(&x86, &g, &rc, alloc, ddio, &e), 0, "%s", e.msg);
+                port.isa = REPLAY_ISA_BASE;
+                uint64_t hp = 0, hx = 0;
+                for (size_t i = 0; i < N;) {
+                    size_t len = 1 + (size_t)ddio_rng_below(&rng, 5000);
+                    if (len > N - i)
+                        len = N - i;
+                    hp += replay_run(&port, ops + i, addrs + i, len);
+                    hx += replay_run(&x86, ops + i, addrs + i, len);
+                    i += len;
+                    cr_assert_eq(hx, hp, "%u ways, %s, alloc 0x%llx: %llu vs %llu hits after %zu", w,
+                                 cache_mapping_name(g.mapping), (unsigned long long)alloc, (unsigned long long)hx,
+                                 (unsigned long long)hp, i);
+                    cr_assert_eq(memcmp(x86.op, port.op, sizeof port.op), 0, "%u ways, %s: counters differ after %zu",
+                                 w, cache_mapping_name(g.mapping), i);
+                    cr_assert_eq(x86.nonfull_sets, port.nonfull_sets);
+                    cr_assert_eq(memcmp(x86.c.blocks, port.c.blocks, port.c.block_bytes * port.c.nsets), 0,
+                                 "%u ways, %s: cache state differs after %zu", w, cache_mapping_name(g.mapping), i);
+                }
+                /* Not vacuous: hits, misses and writebacks of each kind. */
+                const replay_counts t = replay_total(&port);
+                cr_assert(t.hits > N / 10 && t.misses > N / 10 && t.writebacks > 0, "%u ways: %llu hits", w,
+                          (unsigned long long)t.hits);
+                replay_free(&port);
+                replay_free(&x86);
+            }
     free(ops);
     free(addrs);
 }

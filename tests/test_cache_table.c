@@ -2,12 +2,12 @@
  * by the hierarchy, one assertion per cell (destination region and state).
  *
  * The expected outcomes below are written out by hand from the paper's
- * Table 1 (seed 003, Section 3.4.3) and docs/cache-model.md, independently of
+ * Table 1 (Wang, Xu, Wu, SIGMETRICS 2022, Section 3.4.3) and docs/cache-model.md, independently of
  * sim/cache/coherence.c, so a wrong table entry fails here. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "sim/cache/hier.h"
+#include "sim/cache/hier_int.h"
 
 /* A tiny hierarchy where every placement is predictable: a one-set LLC with
  * 6 ways (Shared = ways 0-1, L3* = ways 2-3, DDIO = ways 4-5) and one-set,
@@ -45,7 +45,7 @@ static void run_case(enum hier_mode mode, const cell_case *k)
     tiny(&h, mode, 1);
     cr_assert_eq(hier_place(&h, 0, A, k->col, 1), 0, "place %s", coh_col_name(k->col));
     hier_result r;
-    hier_access(&h, k->req, 0, A, &r);
+    hier_access(&h, k->req, 0, A, 0, &r);
     hier_where w = hier_locate(&h, A);
     cr_expect_eq(w.llc_region, k->llc_region, "%s %s on %s: LLC region %s, expected %s",
                  hier_mode_name(mode), coh_req_name(k->req), coh_col_name(k->col),
@@ -234,20 +234,20 @@ static void llc_victim_writeback_case(enum hier_mode mode, enum coh_col col, int
     hier_result r;
     switch (col) {
     case COL_DDIO:      /* PCIe write miss: DDIO(M) */
-        hier_access(&h, REQ_PCIE_WR_FULL, 0, B, &r);
+        hier_access(&h, REQ_PCIE_WR_FULL, 0, B, 0, &r);
         break;
     case COL_SHARED:    /* PCIe read of an L2(M) line: Shared(M) + L2(S) */
         cr_assert_eq(hier_place(&h, 0, B, COL_L2_EM, 1), 0);
-        hier_access(&h, REQ_PCIE_RD, 0, B, &r);
+        hier_access(&h, REQ_PCIE_RD, 0, B, 0, &r);
         break;
     case COL_L3:
         if (mode == HIER_INCLUSIVE) {   /* core read miss: L3(E) + L2(E) */
-            hier_access(&h, REQ_CORE_RD, 0, B, &r);
+            hier_access(&h, REQ_CORE_RD, 0, B, 0, &r);
         } else {                        /* the 2-way L2's M victim lands in L3* */
-            hier_access(&h, REQ_CORE_WR, 0, B, &r);
-            hier_access(&h, REQ_CORE_WR, 0, C, &r);
+            hier_access(&h, REQ_CORE_WR, 0, B, 0, &r);
+            hier_access(&h, REQ_CORE_WR, 0, C, 0, &r);
             cr_assert_eq(r.mem_writebacks, 0);
-            hier_access(&h, REQ_CORE_WR, 0, D, &r);
+            hier_access(&h, REQ_CORE_WR, 0, D, 0, &r);
             cr_expect_eq(hier_locate(&h, B).llc_region, REG_L3);
         }
         break;
@@ -280,10 +280,10 @@ Test(cache_table, evict_writeback_counts)
     hier h;
     tiny(&h, HIER_NONINCLUSIVE, 1);
     hier_result r;
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, A, &r);
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, B, &r);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, A, 0, &r);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, B, 0, &r);
     cr_expect_eq(r.mem_writebacks, 0);
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, C, &r);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, C, 0, &r);
     cr_expect_eq(r.mem_writebacks, 1);
     cr_expect_eq(hier_locate(&h, A).llc_region, REG_MEM);
     cr_expect_eq(h.stats.req[REQ_PCIE_WR_FULL].mem_writebacks, 1);
@@ -296,9 +296,9 @@ Test(cache_table, evict_l2_em_to_l3star_noninclusive)
     hier h;
     tiny(&h, HIER_NONINCLUSIVE, 1);
     hier_result r;
-    hier_access(&h, REQ_CORE_WR, 0, A, &r);   /* L2(M) */
-    hier_access(&h, REQ_CORE_WR, 0, B, &r);
-    hier_access(&h, REQ_CORE_WR, 0, C, &r);   /* evicts A from the 2-way L2 */
+    hier_access(&h, REQ_CORE_WR, 0, A, 0, &r);   /* L2(M) */
+    hier_access(&h, REQ_CORE_WR, 0, B, 0, &r);
+    hier_access(&h, REQ_CORE_WR, 0, C, 0, &r);   /* evicts A from the 2-way L2 */
     hier_where w = hier_locate(&h, A);
     cr_expect_eq(w.l2_core, -1);
     cr_expect_eq(w.llc_region, REG_L3, "L2(E/M) victim must land in L3*, got %s", hier_region_name(w.llc_region));
@@ -313,10 +313,10 @@ Test(cache_table, evict_l2_s_dropped_noninclusive)
     hier h;
     tiny(&h, HIER_NONINCLUSIVE, 1);
     hier_result r;
-    hier_access(&h, REQ_CORE_RD, 0, A, &r);   /* memory -> L2(S) */
+    hier_access(&h, REQ_CORE_RD, 0, A, 0, &r);   /* memory -> L2(S) */
     cr_expect_eq(hier_locate(&h, A).l2_state, ST_S);
-    hier_access(&h, REQ_CORE_RD, 0, B, &r);
-    hier_access(&h, REQ_CORE_RD, 0, C, &r);   /* evicts A: dropped silently */
+    hier_access(&h, REQ_CORE_RD, 0, B, 0, &r);
+    hier_access(&h, REQ_CORE_RD, 0, C, 0, &r);   /* evicts A: dropped silently */
     hier_where w = hier_locate(&h, A);
     cr_expect_eq(w.l2_core, -1);
     cr_expect_eq(w.llc_region, REG_MEM);
@@ -330,14 +330,14 @@ Test(cache_table, evict_l2_inclusive)
     hier h;
     tiny(&h, HIER_INCLUSIVE, 1);
     hier_result r;
-    hier_access(&h, REQ_CORE_WR, 0, A, &r);   /* L3(E) + L2(M) */
-    hier_access(&h, REQ_CORE_RD, 0, B, &r);   /* L3(E) + L2(E) */
-    hier_access(&h, REQ_CORE_RD, 0, C, &r);   /* evicts A from L2: L3(M) */
+    hier_access(&h, REQ_CORE_WR, 0, A, 0, &r);   /* L3(E) + L2(M) */
+    hier_access(&h, REQ_CORE_RD, 0, B, 0, &r);   /* L3(E) + L2(E) */
+    hier_access(&h, REQ_CORE_RD, 0, C, 0, &r);   /* evicts A from L2: L3(M) */
     hier_where w = hier_locate(&h, A);
     cr_expect_eq(w.l2_core, -1);
     cr_expect_eq(w.llc_region, REG_L3);
     cr_expect_eq(w.llc_state, ST_M, "L2(E/M) victim writes its LLC copy: L3(M)");
-    hier_access(&h, REQ_CORE_RD, 0, D, &r);   /* evicts B (clean E) */
+    hier_access(&h, REQ_CORE_RD, 0, D, 0, &r);   /* evicts B (clean E) */
     w = hier_locate(&h, B);
     cr_expect_eq(w.llc_region, REG_L3);
     cr_expect_eq(w.llc_state, ST_E);
@@ -346,8 +346,8 @@ Test(cache_table, evict_l2_inclusive)
     /* L2(S) copy victim: dropped, LLC copy unchanged. */
     tiny(&h, HIER_INCLUSIVE, 1);
     cr_assert_eq(hier_place(&h, 0, A, COL_L2_S, 0), 0);
-    hier_access(&h, REQ_CORE_RD, 0, B, &r);
-    hier_access(&h, REQ_CORE_RD, 0, C, &r);
+    hier_access(&h, REQ_CORE_RD, 0, B, 0, &r);
+    hier_access(&h, REQ_CORE_RD, 0, C, 0, &r);
     w = hier_locate(&h, A);
     cr_expect_eq(w.l2_core, -1);
     cr_expect_eq(w.llc_region, REG_L3);
@@ -360,11 +360,11 @@ Test(cache_table, evict_llc_back_invalidates_inclusive)
     hier h;
     tiny(&h, HIER_INCLUSIVE, 1);
     hier_result r;
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, A, &r);  /* DDIO(M) */
-    hier_access(&h, REQ_CORE_RD, 0, A, &r);       /* + L2(E) copy */
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, A, 0, &r);  /* DDIO(M) */
+    hier_access(&h, REQ_CORE_RD, 0, A, 0, &r);       /* + L2(E) copy */
     cr_expect_eq(hier_locate(&h, A).l2_core, 0);
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, B, &r);
-    hier_access(&h, REQ_PCIE_WR_FULL, 0, C, &r);  /* evicts A from the DDIO ways */
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, B, 0, &r);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, C, 0, &r);  /* evicts A from the DDIO ways */
     hier_where w = hier_locate(&h, A);
     cr_expect_eq(w.llc_region, REG_MEM);
     cr_expect_eq(w.l2_core, -1, "inclusion: the L2 copy must be back-invalidated");

@@ -50,7 +50,7 @@ Test(configs_files, table4_testbeds)
     ddio_machine m;
     ddio_err e = {0};
     cr_assert_eq(ddio_machine_load(&m, "skylake-6132", &e), 0, "%s", e.msg);
-    /* Seed 003 Table 4: 14 x 2048 sets x 11 ways = 19.25 MiB, 1 MiB L2. */
+    /* Wang, Xu, Wu (SIGMETRICS 2022) Table 4: 14 x 2048 sets x 11 ways = 19.25 MiB, 1 MiB L2. */
     cr_assert_eq((uint64_t)m.llc.slices * m.llc.sets_per_slice * m.llc.ways * m.llc.line_size, 19712ull * 1024);
     cr_assert_eq((uint64_t)m.l2.sets * m.l2.ways * m.l2.line_size, 1024 * 1024);
     cr_assert_eq(m.hierarchy, HIER_NONINCLUSIVE);

@@ -12,15 +12,15 @@
  * another core (the line then migrates, docs/cache-model.md choice 6; the
  * model, whose L2 is always the accessing core's, must give the same
  * state).  Both the general path and the fast paths of the hierarchy are
- * checked, through each entry (one access, one with the LLC set known, a
- * DMA run of one line for the PCIe requests), with the line the most
+ * checked, through each entry (one access, one with a hint naming the
+ * LLC set, a DMA run of one line for the PCIe requests), with the line the most
  * recent, the second or the third most recent of its L2 set (the lean
  * entry's three ways to find an own-L2 line). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 
 #include "configs/config.h"
-#include "sim/cache/hier.h"
+#include "sim/cache/hier_int.h"   /* hier_set_general_only */
 #include "sim/markov/model.h"
 
 #define LINE 0x1000ull
@@ -49,7 +49,7 @@ static void tiny(hier *h, enum hier_mode mode, int general_only)
 
 /* How a request enters the hierarchy. */
 enum entry { ENTRY_ACCESS = 0, ENTRY_SET, ENTRY_RUN, ENTRY_COUNT };
-static const char *const entry_name[ENTRY_COUNT] = {"hier_access", "hier_access_set", "a DMA run"};
+static const char *const entry_name[ENTRY_COUNT] = {"hier_access", "hier_access with a set hint", "a DMA run"};
 
 /* Memory reads and write-backs so far, every request and flush. */
 static void traffic(const hier *h, unsigned *reads, unsigned *wbs)
@@ -73,17 +73,13 @@ static unsigned run(hier *h, enum entry en, uint8_t kind, uint32_t core)
         return r.hit;
     }
     enum coh_req req = (enum coh_req)kind;
-    if (en == ENTRY_RUN && req == REQ_PCIE_RD)
-        return hier_pcie_read_run(h, LINE, 1, NULL);
-    if (en == ENTRY_RUN && (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)) {
-        uint32_t part_hits;
-        int part = req == REQ_PCIE_WR_PART;
-        return hier_pcie_write_run(h, LINE, 1, part, part, &part_hits, NULL);
+    if (en == ENTRY_RUN && (req == REQ_PCIE_RD || req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)) {
+        const uint8_t part = req == REQ_PCIE_WR_PART;
+        const hier_dma d = {.first = LINE, .n = 1, .write = req != REQ_PCIE_RD, .head_partial = part,
+                            .tail_partial = part};
+        return hier_dma_run(h, &d, NULL, NULL);
     }
-    if (en == ENTRY_SET)
-        hier_access_set(h, req, core, LINE, hier_llc_set(h, LINE), &r);
-    else
-        hier_access(h, req, core, LINE, &r);
+    hier_access(h, req, core, LINE, en == ENTRY_SET ? hier_hint(h, LINE) : 0, &r);
     return r.hit;
 }
 
@@ -118,12 +114,12 @@ static void place(hier *h, const mk_space *sp, unsigned s, uint32_t owner, unsig
     } else if (sp->mode == HIER_NONINCLUSIVE) {
         cr_assert(x.llc == REG_SHARED && x.l2 == ST_S);
         cr_assert_eq(hier_place(h, owner, LINE, COL_L2_EM, 1), 0);
-        hier_access(h, REQ_PCIE_RD, owner, LINE, &r);
+        hier_access(h, REQ_PCIE_RD, owner, LINE, 0, &r);
     } else if (x.llc == REG_L3) {
         cr_assert_eq(hier_place(h, owner, LINE, COL_L2_EM, 1), 0);
     } else {
         cr_assert_eq(hier_place(h, owner, LINE, COL_DDIO, 1), 0);
-        hier_access(h, REQ_CORE_RD, owner, LINE, &r);
+        hier_access(h, REQ_CORE_RD, owner, LINE, 0, &r);
     }
     for (unsigned i = 0; i < older; i++)
         cr_assert_eq(hier_place(h, owner, OTHER(i), COL_L2_EM, 1), 0);
@@ -369,7 +365,7 @@ Test(markov_hier, inclusive_read_miss_then_flush_write_backs)
     hier h;
     tiny(&h, HIER_INCLUSIVE, 0);
     hier_result r;
-    hier_access(&h, REQ_CORE_RD, 0, LINE, &r);
+    hier_access(&h, REQ_CORE_RD, 0, LINE, 0, &r);
     hier_where w = hier_locate(&h, LINE);
     cr_expect_eq(w.llc_region, REG_L3);
     cr_expect_eq(w.llc_state, ST_E);

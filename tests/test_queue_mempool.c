@@ -367,7 +367,7 @@ Test(queue_layout, line_spans_of_dma_writes)
     cr_assert(s.first == first && s.n == 2 && s.head_partial && s.tail_partial);
 }
 
-/* Seed 003 Appendix D.5: with 4 KiB-aligned buffers the first line of every
+/* Wang, Xu, Wu (SIGMETRICS 2022) Appendix D.5: with 4 KiB-aligned buffers the first line of every
  * buffer falls in only 32 of a slice's 2048 sets (index bits 6..11 are zero).
  * DPDK's packing (37-line stride, coprime with 2048) reaches every set index,
  * except that with 2 MiB pages each page restarts the same pattern: only the

@@ -1,4 +1,4 @@
-/* test_queue_pcie.c - the PCIe model of seed 000 (Section 3, Eq. 1-3).
+/* test_queue_pcie.c - the PCIe model of Neugebauer et al. (SIGCOMM 2018) (Section 3, Eq. 1-3).
  *
  * Byte counts are worked out by hand from the equations (MWr/MRd header
  * 24 B = 2 framing + 6 DLL + 4 TLP + 12 MWr/MRd; CplD 20 B). */
@@ -156,7 +156,7 @@ Test(queue_pcie, back_to_back_transfers_do_not_accumulate_rounding)
                  (unsigned long long)done, exact);
 }
 
-/* Seed 000 Section 3 / Fig. 1, "Simple NIC": per packet, TX = tail pointer
+/* Neugebauer et al. (SIGCOMM 2018) Section 3 / Fig. 1, "Simple NIC": per packet, TX = tail pointer
  * write, 16 B descriptor read, packet read, interrupt, head pointer read;
  * RX = tail pointer write, 16 B descriptor read, packet write, 16 B
  * descriptor write-back, interrupt, head pointer read.  "Such a device would

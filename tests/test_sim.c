@@ -1,5 +1,5 @@
 /* test_sim.c - the discrete-event simulator against the paper's qualitative
- * findings (seed 003, Sections 3.4 and 4.4), packet and buffer conservation,
+ * findings (Wang, Xu, Wu, SIGMETRICS 2022, Sections 3.4 and 4.4), packet and buffer conservation,
  * and determinism.
  *
  * The runs use a reduced LLC (18 slices x 64 sets x 11 ways: its two DDIO
@@ -219,7 +219,7 @@ Test(sim, errors_are_reported_not_fatal)
     cr_expect(strstr(e.msg, "mempool"), "%s", e.msg);
 }
 
-/* An LLC co-runner (seed 003, Algorithm 2) whose CAT ways overlap the DDIO
+/* An LLC co-runner (Wang, Xu, Wu, SIGMETRICS 2022, Algorithm 2) whose CAT ways overlap the DDIO
  * ways evicts buffers: the PCIe write hit rate drops. */
 Test(sim, distractor_on_ddio_ways_hurts, .timeout = 120)
 {
@@ -241,7 +241,7 @@ Test(sim, distractor_on_ddio_ways_hurts, .timeout = 120)
     dsim_result_free(&apart.r);
 }
 
-/* Seed 003, Appendix D.5: 4 KiB-aligned buffers put every first line in 32
+/* Wang, Xu, Wu (SIGMETRICS 2022), Appendix D.5: 4 KiB-aligned buffers put every first line in 32
  * of the 2048 sets of a slice (xor mapping), so fewer buffers stay cached. */
 Test(sim, page_aligned_buffers_map_unevenly, .timeout = 120)
 {
@@ -257,7 +257,7 @@ Test(sim, page_aligned_buffers_map_unevenly, .timeout = 120)
 }
 
 /* Under heavy load small packets press on PCIe and build a longer TX queue
- * (seed 003, Section 4.4.1). */
+ * (Wang, Xu, Wu, SIGMETRICS 2022, Section 4.4.1). */
 Test(sim, small_packets_build_tx_queue, .timeout = 120)
 {
     ddio_config cfg;

@@ -271,12 +271,17 @@ int trace_reader_next(trace_reader *r, trace_pkt *pkt, ddio_err *e)
         pkt->data = data;
         trace_parse_frame(r->linktype, data, h->caplen, pkt);
         r->count[pkt->cls]++;
+        /* Clamped against every record before it, returned or not: a
+         * packet's time must not depend on the filter (found by the pcap
+         * fuzz target: a skipped record stamped later than the next kept
+         * one gave that packet two different times). */
+        int late = k > 1 && pkt->ts_ns < r->last_ts;
+        if (late)
+            pkt->ts_ns = r->last_ts;
+        r->last_ts = pkt->ts_ns;
         if (pkt->cls == TRACE_OK || r->keep_all) {
-            if (r->returned++ && pkt->ts_ns < r->last_ts) {
-                pkt->ts_ns = r->last_ts;
-                r->reordered++;
-            }
-            r->last_ts = pkt->ts_ns;
+            r->returned++;
+            r->reordered += (uint64_t)late;
             return 1;
         }
     }

@@ -58,7 +58,7 @@ typedef struct trace_reader {
     uint64_t next_off;     /* byte offset where the next record starts (classic pcap) */
     uint64_t count[TRACE_NCLASSES];   /* records seen per class */
     uint64_t returned;     /* packets returned so far */
-    uint64_t last_ts;      /* timestamp of the last packet returned */
+    uint64_t last_ts;      /* timestamp of the last record read (after clamping) */
     uint64_t reordered;    /* packets returned with the previous one's timestamp (trace_reader_next) */
 } trace_reader;
 
@@ -67,9 +67,9 @@ typedef struct trace_reader {
 int trace_reader_open(trace_reader *r, const char *path, int keep_all, ddio_err *e);
 /* 1: *p filled; 0: end of file; -1: corrupt or truncated record, reported as
  * "FILE: packet K at byte OFFSET: reason" (K 1-based, OFFSET where its record starts).
- * Timestamps never go back: a packet stamped before the previous one returned
- * (a capture merged from several queues or ports, a clock step) gets that
- * packet's timestamp and is counted in `reordered`, so that every reader of
+ * Timestamps never go back: a packet stamped before the record before it,
+ * returned or skipped (a capture merged from several queues or ports, a clock
+ * step), gets that record's timestamp and is counted in `reordered`, so that every reader of
  * a trace (simulate, predict, trace stats) sees the same times; the
  * inter-arrival gap of a clamped packet is 0 (docs/traces.md). */
 int trace_reader_next(trace_reader *r, trace_pkt *p, ddio_err *e);

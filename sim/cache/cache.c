@@ -1,6 +1,7 @@
-/* cache.c - one set-associative cache level (cache.h): allocation of the
- * tag, valid and metadata arrays, and way-masked victim choice through the
- * replacement policy's ops. */
+/* cache.c - one set-associative cache level (cache.h): the set blocks'
+ * allocation and the out-of-line operations through the replacement
+ * policy's ops (fill with a way mask, remove, a plain access, counting);
+ * the lookups are inline in cache.h. */
 #include "sim/cache/cache.h"
 
 #include <stdlib.h>

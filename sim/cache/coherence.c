@@ -1,8 +1,8 @@
 /* coherence.c - Table 1 of Wang, Xu, Wu, "Understanding I/O Direct Cache
  * Access Performance for End Host Networking" (SIGMETRICS 2022) as a data
  * table.  The rules around it (the column of a line, the L2 hit, the state
- * of a new L2 copy) are inline functions in coherence.h, for the
- * hierarchy's fast paths.
+ * of a new L2 or LLC copy, what is a hit) are inline functions in
+ * coherence.h, for the hierarchy's fast paths.
  *
  * Choices where the paper is silent are documented in docs/cache-model.md
  * ("Table 1 and the choices around it"). */

@@ -2,10 +2,11 @@
  * request, for the non-inclusive (Skylake) and inclusive (Broadwell) LLC.
  *
  * This table, with the few rules around it below (which column a line is
- * in; the L2 hit; the state of a new L2 copy), is the single source of truth
- * for line movement.  The cache hierarchy (hier.c) executes it on every
- * access and the Markov model (sim/markov) builds its access and eviction
- * matrices from it; neither keeps a copy.
+ * in; the L2 hit; the state of a new L2 or LLC copy; what is a hit), is the
+ * single source of truth for line movement.  The cache hierarchy (hier.c,
+ * and the fast paths derived from it, hier_fast.c and hier_run.c) executes
+ * it on every access and the Markov model (sim/markov) builds its access
+ * and eviction matrices from it; neither keeps a copy.
  *
  * A line's state is described by the table column it is in *before* the
  * request (enum coh_col) and each cell says what happens to its LLC copy and
@@ -100,10 +101,11 @@ static inline const coh_cell *coh_lookup(enum hier_mode mode, enum coh_req req, 
  * Table 1 says what a request does to a line in a given column; the rules
  * below say which column a line is in and what happens where the table is
  * silent (docs/cache-model.md, "Table 1 and the choices around it").  Both
- * engines call them: the hierarchy (hier.c) on every access, the Markov
- * model (sim/markov) when it builds its matrices.  Inline and pure for the
- * hierarchy's fast paths, where the request is often a constant and they
- * fold away. */
+ * engines call them: the hierarchy (hier.c, hier_fast.c, hier_run.c) on
+ * every access, the Markov model (sim/markov) when it builds its matrices.
+ * Inline and pure for the hierarchy's fast paths, where the request is
+ * often a constant and they fold away: a fast path calls them rather than
+ * writing a rule out again. */
 
 /* The column of an LLC copy in the ways of `region` (REG_DDIO, REG_L3,
  * REG_SHARED); COL_MEM for REG_MEM (no LLC copy).  REG_L2 is not an LLC
@@ -171,6 +173,22 @@ static inline enum coh_state coh_core_fill_state(enum hier_mode mode, enum coh_r
     case L2_TO_EM: return dirty && mode == HIER_NONINCLUSIVE ? ST_M : ST_E;
     default: return ST_E;   /* L2_TO_E */
     }
+}
+
+/* Whether a request hits (choice 10): the line was in the hierarchy before
+ * it, in an L2 (any core's) or in the LLC; only in memory, a miss.  (The
+ * uncore counts snoop-filter hits, L2-only lines, as hits.) */
+static inline int coh_col_hit(enum coh_col col)
+{
+    return col != COL_MEM;
+}
+
+/* The state of a new LLC copy (choice 1, dirty tracking): M when its data
+ * differs from memory (`dirty`: a PCIe or core write since it was read,
+ * or dirt it takes over), else E, where Table 1 prints M. */
+static inline enum coh_state coh_llc_fill_state(int dirty)
+{
+    return dirty ? ST_M : ST_E;
 }
 
 const char *coh_req_name(enum coh_req req);     /* "ItoM", "RFO(PCIe)", "PCIRdCur", "DRd", "RFO", "Evict" */

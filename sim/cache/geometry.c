@@ -1,5 +1,6 @@
-/* geometry.c - validation of a cache shape and the address -> (slice, set)
- * mappings of geometry.h (modulo, the XOR slice hash, random). */
+/* geometry.c - cache shapes (geometry.h): validating one, and the
+ * address -> set mappings' set-up (modulo, xor with its slice hash masks,
+ * random) and names. */
 #include "sim/cache/geometry.h"
 
 #include <string.h>

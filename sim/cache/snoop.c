@@ -1,5 +1,6 @@
-/* snoop.c - the snoop filter (snoop.h): which cores' L2s hold each line,
- * so that a DMA or a core request finds the copies it must snoop. */
+/* snoop.c - the snoop filter (snoop.h), which core's L2 holds a line: its
+ * table's allocation, and the insertions and erasures (backward-shift
+ * deletion) that do not fit inline. */
 #include "sim/cache/snoop.h"
 
 #include <assert.h>

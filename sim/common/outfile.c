@@ -260,18 +260,21 @@ int ddio_outfile_open(ddio_outfile *o, const char *path, ddio_err *e)
         outfile_release(o);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
-    if (!(o->target = follow_links(path))) {
-        ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
-        outfile_release(o);
-        return -1;
-    }
+    /* What the path names, the kernel following its links: a FIFO or a
+     * device is opened by that path (magic links such as /dev/stdout ->
+     * /proc/self/fd/1 -> "pipe:[...]" are only followed there); a regular
+     * file, or a name that does not exist yet, needs the target's folder
+     * for its temporary. */
     struct stat st;
-    int exists = stat(o->target, &st) == 0;
+    int exists = stat(path, &st) == 0, rc;
     if (exists && S_ISDIR(st.st_mode)) {
         outfile_release(o);
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: is a directory", path);
     }
-    int rc = exists && !S_ISREG(st.st_mode) ? open_in_place(o) : open_temp(o, exists ? &st : NULL);
+    if (exists && !S_ISREG(st.st_mode))
+        rc = (o->target = strdup(path)) ? open_in_place(o) : (errno = ENOMEM, -1);
+    else
+        rc = (o->target = follow_links(path)) ? open_temp(o, exists ? &st : NULL) : -1;
     if (rc != 0) {
         ddio_errf(e, DDIO_EXIT_IO, "%s: cannot create: %s", path, strerror(errno));
         outfile_release(o);
@@ -320,13 +323,15 @@ void ddio_outfile_abort(ddio_outfile *o)
 
 static int skipped(const ddio_file_arg *a) { return !a->path || strcmp(a->path, "-") == 0; }
 
-/* 1 when a and b name the same file (see outfile.h). */
+/* 1 when a and b name the same regular file, or will (see outfile.h).
+ * Devices and FIFOs are left alone: -o /dev/null --timeline /dev/null, or
+ * a terminal read as /dev/stdin and written as /dev/stdout, are fine. */
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
     if (ea && eb)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     if (ea || eb)
         return 0;
     char *ca = canonical(a), *cb = canonical(b);
@@ -352,8 +357,8 @@ int ddio_outfile_check(const ddio_file_arg *outs, const ddio_file_arg *ins, ddio
          * fails with its own message). */
         for (const ddio_file_arg *in = ins; in && in->opt; in++) {
             struct stat si;
-            if (!skipped(in) && stat(in->path, &si) == 0 && stat(o->path, &st) == 0 && si.st_dev == st.st_dev &&
-                si.st_ino == st.st_ino) {
+            if (!skipped(in) && stat(in->path, &si) == 0 && S_ISREG(si.st_mode) && stat(o->path, &st) == 0 &&
+                si.st_dev == st.st_dev && si.st_ino == st.st_ino) {
                 int same_name = strcmp(in->path, o->path) == 0;
                 return ddio_errf(e, DDIO_EXIT_USAGE, "%s %s is the file %s reads%s%s%s: it would be overwritten", o->opt,
                                  o->path, in->opt, same_name ? "" : " (", same_name ? "" : in->path, same_name ? "" : ")");

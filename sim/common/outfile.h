@@ -8,8 +8,9 @@
  *     the umask); ddio_outfile_commit renames it over the target, so that
  *     readers never see a half-written file;
  *   - anything else but a directory (a FIFO, a character device such as
- *     /dev/null, a socket): opens it and writes to it directly, since
- *     renaming a file over it would replace the device or pipe itself;
+ *     /dev/null): opens it and writes to it directly, since renaming a
+ *     file over it would replace the device or pipe itself (a FIFO's open
+ *     waits for a reader, as a shell's redirection does);
  *   - a directory: refused, "PATH: is a directory" (exit 2).
  * The caller writes to f; ddio_outfile_commit closes it (and renames the
  * temporary into place), ddio_outfile_abort closes it and removes the
@@ -48,8 +49,10 @@ typedef struct ddio_file_arg {
  * that is a directory ("PATH: is a directory"), two outputs that are the
  * same file (the report would be lost), an output that is one of the
  * inputs (the run would overwrite what it reads).  "The same file": the
- * same device and inode when both exist, else the same path once symbolic
- * links and the directory are resolved.  `outs` and `ins` end with an entry
+ * same regular file (device and inode) when both exist, else the same path
+ * once symbolic links and the directory are resolved; a device or a FIFO
+ * (-o /dev/null twice, a terminal as /dev/stdin and /dev/stdout) is no
+ * conflict.  `outs` and `ins` end with an entry
  * whose opt is NULL (ins may be NULL).  0, or -1 with e filled (exit 2). */
 int ddio_outfile_check(const ddio_file_arg *outs, const ddio_file_arg *ins, ddio_err *e);
 

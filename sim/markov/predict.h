@@ -1,7 +1,7 @@
 /* predict.h - `ddiosim predict` below the CLI: turn a machine + workload
  * configuration, a traffic description and queue lengths into the model's
  * parameters (line classes, regions, reuse-distance inputs), run the
- * variants of seed 003 (basic, per-line D.3, per-core D.2) for the LRU lower
+ * variants of Wang, Xu, Wu, SIGMETRICS 2022 (basic, per-line D.3, per-core D.2) for the LRU lower
  * and the BIP / QLRU upper bound, and combine the results. */
 #ifndef DDIOSIM_MARKOV_PREDICT_H
 #define DDIOSIM_MARKOV_PREDICT_H

@@ -2,7 +2,7 @@
  * cores, a DPDK-like mempool and the PCIe link drive the cache hierarchy of
  * sim/cache with every line a packet touches.
  *
- * The model (docs/simulator.md) follows seed 003's ring model (Section 2.1,
+ * The model (docs/simulator.md) follows Wang, Xu, Wu's ring model (Section 2.1,
  * Fig. 10): a buffer cycles through the logical queues RX Replenish (posted
  * on the RX ring, empty), RX (received, waiting for the core), TX (on the TX
  * ring, waiting for the NIC), TX Recycle (sent, waiting for the driver to
@@ -19,7 +19,7 @@
 #include "sim/cache/hier.h"
 #include "sim/common/err.h"
 
-/* Logical queues of seed 003's ring model. */
+/* Logical queues of Wang, Xu, Wu's ring model. */
 enum dsim_queue { Q_RX_REPLENISH = 0, Q_RX, Q_TX, Q_TX_RECYCLE, Q_SW, Q_COUNT };
 
 /* Where packets come from. */

@@ -193,17 +193,13 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     const ddio_line_op *ops = packet_ops(s, len, &n);
     double ns = 0;
     int first = 1;
-    /* Where the DMA runs found the data lines (hier_pcie_write_run). */
+    /* Where the DMA runs found the data lines (hier_dma_run). */
     const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
     uint64_t base = dsim_data_line_addr(s, buf, 0) >> s->line_shift;
     for (size_t i = 0; i < n; i++) {
         uint64_t line;
-        uint64_t hint = op_line(s, base, hints, &ops[i], &line);
-        uint32_t set;
-        if (hier_hint_set(hint, &set))
-            hier_prefetch_set(&s->h, line, set);
-        else
-            hier_prefetch(&s->h, line);
+        const uint64_t hint = op_line(s, base, hints, &ops[i], &line);
+        hier_prefetch(&s->h, line, hint);
     }
     for (size_t i = 0; i < n; i++) {
         /* Recomputed, not kept from the prefetch pass: an add and a load
@@ -215,12 +211,12 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             continue;
         }
         enum coh_req req = ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD;
-        if (hint && req == REQ_CORE_RD)   /* the entries for one request each (hier.h) */
+        if (hint && req == REQ_CORE_RD)   /* the entries for one request each (hier_int.h, dsim_line_set) */
             hier_core_rd_hint(&s->h, c, line, hint, &r);
         else if (hint)
             hier_core_wr_hint(&s->h, c, line, hint, &r);
         else
-            hier_access(&s->h, req, c, line, &r);
+            hier_access(&s->h, req, c, line, 0, &r);
         if (first)
             dsim_count(&s->n.cpu_first, r.hit);
         first = 0;
@@ -429,7 +425,7 @@ void core_poll(dsim *s, uint32_t c)
         core_idle_work(s, c);
 }
 
-/* The LLC distractor of seed 003, Algorithm 2: x[i] = 1 + x[i - s] over a
+/* The LLC distractor of Wang, Xu, Wu (SIGMETRICS 2022), Algorithm 2: x[i] = 1 + x[i - s] over a
  * working set of L bytes, one step every access_interval_ns. */
 void distractor_run(dsim *s)
 {

@@ -4,6 +4,7 @@
 #ifndef DDIOSIM_QUEUE_DSIM_INT_H
 #define DDIOSIM_QUEUE_DSIM_INT_H
 
+#include "sim/cache/hier_int.h"   /* the fixed-request entries (dsim_line_set) */
 #include "sim/common/rng.h"
 #include "sim/queue/dsim.h"
 #include "sim/queue/event.h"
@@ -112,7 +113,7 @@ typedef struct dsim {
     uint64_t *buf_data;         /* per buffer: mbuf_data_addr (kept: it divides by per_page) */
     uint32_t rx_mask, tx_mask;  /* rx_ring - 1, tx_ring - 1 (powers of two: ring_init) */
     uint8_t *flow_queue;        /* generated flows: 1 + RX queue, 0 = not yet hashed (nic_queue_of); or NULL */
-    uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_pcie_write_run) */
+    uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_dma_run) */
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
     double ghz;
@@ -404,13 +405,17 @@ static inline uint64_t *dsim_line_hints(dsim *s, uint32_t buf, uint32_t n)
 /* An access by the NIC (PCIe) or a core, through the hierarchy. */
 static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t addr, hier_result *r)
 {
-    hier_access(&s->h, req, core, addr >> s->line_shift, r);
+    hier_access(&s->h, req, core, addr >> s->line_shift, 0, r);
     return r->hit;
 }
 
 /* The same for a line whose LLC set is known (hier_access_set), through
  * the hierarchy's entry for that request when there is one: `req` is a
- * constant at every call, so this picks the function at compile time. */
+ * constant at every call, so this picks the function at compile time.
+ * These entries are the hierarchy's private ones (hier_int.h), for speed:
+ * through the public hier_access and hint words instead, the simulator
+ * ran 6 % more instructions per packet (2 884 against 2 711, callgrind,
+ * MAWI, 1 core, line rate). */
 static inline __attribute__((always_inline)) int dsim_line_set(dsim *s, enum coh_req req, uint32_t core,
                                                                uint64_t line, uint32_t llc_set, hier_result *r)
 {

@@ -184,7 +184,7 @@ int mempool_check_conservation(const mempool *mp, const uint32_t *out, size_t n_
  *
  * With `align` set (e.g. 4096) every buffer's data start, the first line
  * the NIC writes, is a multiple of `align` (Linux-style page buffers), the
- * metadata sitting just before it: the layout of seed 003 Appendix D.5,
+ * metadata sitting just before it: the layout of Wang, Xu, Wu (SIGMETRICS 2022) Appendix D.5,
  * where 4 KiB-aligned first lines crowd into few sets. */
 
 typedef struct mbuf_layout_config {

@@ -1,4 +1,4 @@
-/* pcie.h - the PCIe link model of seed 000 (pcie-bench, Section 3, Eq. 1-3).
+/* pcie.h - the PCIe link model of Neugebauer et al. (SIGCOMM 2018) (pcie-bench, Section 3, Eq. 1-3).
  *
  * Bandwidth.  A lane carries gen1 2.5 GT/s, gen2 5, gen3 8, gen4 16, gen5
  * 32 GT/s, with 8b/10b encoding up to gen2 and 128b/130b from gen3; the

@@ -2,7 +2,7 @@
  * Replenish, RX, TX, TX Recycle, software queue) of each core when neither
  * the user nor a simulator run gives them.  The paper leaves this open
  * ("we need a queuing model which predicts the lengths of RX and TX
- * queues", seed 003 Section 4.4); docs/model.md documents the approximation
+ * queues", Wang, Xu, Wu (SIGMETRICS 2022) Section 4.4); docs/model.md documents the approximation
  * and its measured error against sim/queue/dsim. */
 #ifndef DDIOSIM_QUEUE_QEST_H
 #define DDIOSIM_QUEUE_QEST_H

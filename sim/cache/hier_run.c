@@ -1,0 +1,464 @@
+/* hier_run.c - the NIC's DMA runs: the n consecutive lines of one buffer
+ * read or written in one go (hier_dma_run), with the per-line work that
+ * does not change a result (set mapping, lookups, counters) shared over
+ * the run.  Each line has exactly the effect of one hier_access (the tests
+ * compare both on random runs); the lines no fast path takes go through
+ * hier_fast.c's and hier.c's paths. */
+#include <assert.h>
+
+#include "sim/cache/hier_int.h"
+
+#define RUN_CHUNK 64u
+
+/* pcie_run's way masks (from fast_ways / drop_ways), a hint's way byte
+ * tested by its low 6 bits: way 63 left out, so HINT_NO_WAY (63 in those
+ * bits) fails without a bound check (the tight loop needs the nibble
+ * order, at most 16 ways, so no way is lost). */
+void hier_run_derive(hier *h)
+{
+    struct hier_fast *f = hier_fast_of(h);
+    const uint64_t no63 = ~(1ull << 63);
+    f->run_plain[0] = f->fast_ways[REQ_PCIE_RD] & ~f->drop_ways[REQ_PCIE_RD] & no63;
+    f->run_plain[1] = f->fast_ways[REQ_PCIE_WR_FULL] & ~f->drop_ways[REQ_PCIE_WR_FULL] & no63;
+    f->run_drop = f->drop_ways[REQ_PCIE_WR_FULL] & no63;
+    f->run_plain_part = f->fast_ways[REQ_PCIE_WR_PART] & ~f->drop_ways[REQ_PCIE_WR_PART] & no63;
+}
+
+static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
+{
+    const uint8_t *b = (const uint8_t *)cache_tags(c, set);   /* the block's start */
+    __builtin_prefetch(b);
+    if (c->block_bytes > 64)
+        __builtin_prefetch(b + 64);
+}
+
+/* pcie_run's tight loop over the hints hp..he of lines line..: full lines
+ * whose hint names both the set and a way of `plain_tight` holding the
+ * line; returns where it stopped.  `block_bytes`, `meta_off`, `repl_off`:
+ * the LLC's block layout, constants at the usual call. */
+static inline __attribute__((always_inline)) const uint64_t *
+tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t line, uintptr_t blocks_m1,
+            uint64_t block_bytes, uint32_t meta_off, uint32_t repl_off, uint64_t plain_tight, uint32_t *cnt)
+{
+    for (; hp < he; hp++, line++) {
+        const uint64_t hv = *hp;
+        const uint32_t w = (uint32_t)hv & 63;
+        if (hv < 0x100 || !((plain_tight >> w) & 1))
+            break;
+        uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * block_bytes);   /* cache_view_tags */
+        if (((const uint64_t *)(const void *)blk)[w] != line)
+            break;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+        const uint32_t set = (uint32_t)(hv >> 8) - 1;
+        assert(w == (hv & 0xFF) && w < h->llc.ways);
+        assert(blk == (uint8_t *)cache_tags(&h->llc, set));
+        assert(set == cache_set(&h->llc, line));
+        assert((1ull << w) == match_in(&h->llc, set, line));
+        assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
+        assert(blk + meta_off + w == cache_meta(&h->llc, set, w));
+        assert(blk[meta_off + w] == META_STATE(blk[meta_off + w]));
+        assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+#endif
+        /* The order word and the metadata byte in the set's block (llc_lean). */
+        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
+        if (write)
+            blk[meta_off + w] = ST_M;
+        cnt[hier_fast_of(h)->fast_col[w]]++;
+    }
+    return hp;
+}
+
+/* One DMA run's constants and its counts so far (pcie_run).  A local of
+ * pcie_run, whose helpers are all inline: the compiler keeps its fields in
+ * registers, as locals of one function.  (Not the full lines' counts by
+ * column, `cnt`, an array indexed by a variable: in the struct it would
+ * keep the struct in memory, and its fields would be loaded again after
+ * each metadata store, which may alias them.) */
+typedef struct run {
+    cache_view v;               /* the LLC's layout */
+    uint32_t slots, ways;
+    uint64_t first;             /* the run's first line */
+    enum coh_req req_full;      /* the request of a full line */
+    uint32_t part_first, part_last;     /* the partial lines' indices (UINT32_MAX: none) */
+    uint32_t tight_lo, tight_hi;        /* the tight loop's range: no partial line */
+    int lean;                   /* the tight loop: LRU / BIP order words in the set blocks (llc_lean) */
+    uint32_t repl_off;          /* their offset */
+    uint64_t plain_tight;       /* full lines' ways for the tight loop (fast, no L2 copy to drop) */
+    uint64_t drop_tight;        /* full lines' drop ways (an L2 (S) copy is dropped first) */
+    uint64_t plain_part;        /* a partial write's plain ways (the run's tail line) */
+    uintptr_t blocks_m1;        /* set s's block is at blocks_m1 + (s + 1) x block_bytes */
+    int geom12;                 /* the LLC block layout of 9 - 12 ways with a nibble order */
+    uint32_t hits, phits;       /* hits, and hits of partial lines */
+} run;
+
+/* The constants of a run of `n` lines from `first`. */
+static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int write, uint64_t first, uint32_t n,
+                                                           int head_partial, int tail_partial)
+{
+    const struct hier_fast *const f = hier_fast_of(h);
+    r->v = cache_view_of(&h->llc);
+    r->slots = h->llc.tag_slots;
+    r->ways = h->llc.ways;
+    r->first = first;
+    r->req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
+    r->part_first = write && head_partial ? 0 : UINT32_MAX;
+    r->part_last = write && tail_partial ? n - 1 : UINT32_MAX;
+    r->tight_lo = r->part_first == 0 ? 1 : 0;
+    r->tight_hi = r->part_last == n - 1 ? n - 1 : n;
+    r->lean = f->llc_lean;
+    r->repl_off = f->llc_repl_off;
+    /* The tight loop tests a hint's way byte (a way, or HINT_NO_WAY) by
+     * its low 6 bits in these masks, without a bound check against `ways`
+     * (two instructions per line less): way 63 is left out, so
+     * HINT_NO_WAY (63 in those bits) fails (hier_run_derive, at init). */
+    _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
+    r->plain_tight = f->run_plain[write];
+    r->drop_tight = write ? f->run_drop : 0;
+    r->plain_part = write ? f->run_plain_part : 0;
+    /* A hint word's upper part (set + 1) indexes a block directly. */
+    r->blocks_m1 = (uintptr_t)r->v.blocks - r->v.block_bytes;
+    /* cache.c's layout for 9 - 12 ways: 12 tag slots, metadata at 104,
+     * order word at 120, 128 bytes. */
+    r->geom12 = r->v.block_bytes == 128 && r->v.meta_off == 104 && r->repl_off == 120;
+    r->hits = 0;
+    r->phits = 0;
+}
+
+/* Start loading the set blocks of lines base..base+m-1 of the run; without
+ * hints their sets go to `sets`. */
+static inline __attribute__((always_inline)) void run_prefetch(hier *h, const run *r, int write,
+                                                               const uint64_t *hints, uint32_t base, uint32_t m,
+                                                               uint32_t *sets)
+{
+    if (hints && write) {
+        /* The set from the hint (the line code reads it again), both host
+         * lines of its block prefetched unconditionally (a prefetch past a
+         * one-line block is harmless).  Not for a read run: its lines are
+         * the ones a write run did shortly before (their blocks are still
+         * in the host's caches), and skipping the pass measured no slower
+         * wall-clock (MAWI, 1 core ring 256 and 4 cores rings 2048,
+         * 2026-11-22). */
+        for (const uint64_t *hp = hints + base, *he = hp + m; hp < he; hp++) {
+            /* A zero hint (a buffer's first DMA) prefetches the address
+             * before the blocks, which is harmless (a prefetch never
+             * faults): no test per line. */
+            const uint64_t hv = *hp;
+            /* cache_view_tags of the hint's set */
+            const uint8_t *b = (const uint8_t *)(r->blocks_m1 + (hv >> 8) * r->v.block_bytes);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+            const uint64_t line = r->first + (uint64_t)(hp - hints);
+            assert((!hv || b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, line))) &&
+                   "a line hint with a wrong set");
+#endif
+            __builtin_prefetch(b);
+            __builtin_prefetch(b + 64);
+        }
+    } else if (!hints) {
+        cache_mapper_set_run(&h->llc.map, r->first + base, m, sets);
+        for (uint32_t i = 0; i < m; i++)
+            prefetch_set(&h->llc, sets[i]);
+    }
+}
+
+/* Line k of a write run, when its hint names a way of `ways` that holds
+ * it: its set block, and its way in *w, else NULL. */
+static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, const run *r, const uint64_t *hints,
+                                                                 uint32_t k, uint64_t ways, uint32_t *w)
+{
+    const uint64_t hv = hints[k];
+    *w = (uint32_t)hv & 63;
+    uint8_t *blk = (uint8_t *)(r->blocks_m1 + (hv >> 8) * r->v.block_bytes);
+    if (hv < 0x100 || !((ways >> *w) & 1) || ((const uint64_t *)(const void *)blk)[*w] != r->first + k)
+        return NULL;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint32_t set = (uint32_t)(hv >> 8) - 1;
+    assert(*w == (hv & 0xFF) && set == cache_set(&h->llc, r->first + k));
+    assert((1ull << *w) == match_in(&h->llc, set, r->first + k));
+#else
+    (void)h;
+#endif
+    return blk;
+}
+
+/* The tight loop's work for the line in way w of LLC set block `blk`, a
+ * write run's LLC_KEEP: the order word, the dirty state, the counts but
+ * the column's. */
+static inline __attribute__((always_inline)) void tight_hit(hier *h, run *r, uint8_t *blk, uint32_t w)
+{
+    repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
+    blk[r->v.meta_off + w] = ST_M;
+    r->hits++;
+    hier_fast_of(h)->tight_lines++;
+}
+
+/* Line k of a write run, a full line, when its hint names a drop way that
+ * holds it (a packet's first line: in the Shared way its last read run's
+ * copy went to, with the core's L2 (S) copy, which is dropped): the tight
+ * loop's work.  Returns 1 when done. */
+static inline __attribute__((always_inline)) int tight_drop_line(hier *h, run *r, uint32_t *cnt,
+                                                                 const uint64_t *hints, uint32_t k)
+{
+    uint32_t w;
+    uint8_t *blk = run_hinted(h, r, hints, k, r->drop_tight, &w);
+    if (!blk)
+        return 0;
+    l2_drop_any(h, r->first + k);
+    tight_hit(h, r, blk, w);
+    cnt[hier_fast_of(h)->fast_col[w]]++;
+    return 1;
+}
+
+/* The partial last line k of a write run (most runs' tail), when its hint
+ * names a plain way of the partial write that holds it: the tight loop's
+ * work, counted as partial.  Returns 1 when done. */
+static inline __attribute__((always_inline)) int tight_part_line(hier *h, run *r, const uint64_t *hints, uint32_t k)
+{
+    uint32_t w;
+    uint8_t *blk = run_hinted(h, r, hints, k, r->plain_part, &w);
+    if (!blk)
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, r->first + k) < 0) &&
+           "a DDIO/L3* line with an L2 copy");
+#endif
+    tight_hit(h, r, blk, w);
+    hier_req_stats *rp = &h->stats.req[REQ_PCIE_WR_PART];
+    rp->accesses++;
+    rp->hits++;
+    rp->hit_col[hier_fast_of(h)->fast_col[w]]++;
+    r->phits++;
+    return 1;
+}
+
+/* What the tight part of a run left for line i: its general work, the
+ * next line, or the end of the chunk. */
+enum { TIGHT_LINE = 0, TIGHT_NEXT, TIGHT_BREAK };
+
+/* From line i (at least tight_lo) of the chunk at `base` (m lines): the
+ * tight loop (full lines whose hint names both the set and a way of
+ * plain_tight holding the line: the common case, the buffer's lines, DMAed
+ * before), then at the line it stopped on (*ip), a full line in a drop way
+ * or the partial last line in a plain way, which take the tight loop's
+ * work too.  It does what run_line does for them (the hint it would store
+ * is the one read). */
+static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint32_t *cnt, int write,
+                                                           const uint64_t *hints, uint32_t base, uint32_t *ip,
+                                                           uint32_t m)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    const uint32_t start = *ip;
+    const uint32_t end = r->tight_hi - base < m ? r->tight_hi - base : m;
+    /* Walked by pointer, the set block from the hint's set + 1 (one
+     * instruction less each). */
+    const uint64_t *hp = hints + base + start;
+    const uint64_t *const he = hints + base + (end > start ? end : start);
+    const uint64_t line = r->first + base + start;
+    if (r->geom12)   /* the layout as constants: fewer live registers */
+        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, 128, 104, 120, r->plain_tight, cnt);
+    else
+        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->v.block_bytes, r->v.meta_off, r->repl_off,
+                         r->plain_tight, cnt);
+    const uint32_t i = (uint32_t)(hp - (hints + base));
+    *ip = i;
+    r->hits += i - start;
+    f->tight_lines += i - start;
+    if (i == m)
+        return TIGHT_BREAK;
+    const uint32_t k = base + i;
+    if (write && k != r->part_last && tight_drop_line(h, r, cnt, hints, k))
+        return TIGHT_NEXT;
+    if (write && k == r->part_last && tight_part_line(h, r, hints, k))
+        return TIGHT_BREAK;   /* the last line of the run */
+    return TIGHT_LINE;
+}
+
+/* Line k (`line`, LLC set `set`, found in `match`) meeting a plain LLC_KEEP
+ * cell of `req` (fast_ways, or drop_ways: an L2 (S) copy is dropped first):
+ * fast path 1's work, a full line's count left for the end of the run. */
+static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, uint32_t *cnt, int write,
+                                                               uint64_t *hints, uint32_t k, uint64_t line,
+                                                               uint32_t set, uint64_t match, enum coh_req req,
+                                                               int partial)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    const uint32_t way = (uint32_t)__builtin_ctzll(match);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
+    assert(match == match_in(&h->llc, set, line));
+#endif
+    if (match & f->drop_ways[req])
+        l2_drop_any(h, line);
+    uint8_t *meta = cache_view_meta(r->v, set, way);
+    if (f->llc_nibble)
+        repl_order_hit((uint64_t *)(void *)repl_line_state(h->llc.repl, set), way);
+    else
+        cache_hit(&h->llc, set, way);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(*meta == META_STATE(*meta) && "a metadata byte is the state alone");
+#endif
+    if (write)
+        *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
+    if (partial) {
+        /* Counted at once: the end of the run folds the full lines' counts only. */
+        hier_req_stats *rs = &h->stats.req[REQ_PCIE_WR_PART];
+        rs->accesses++;
+        rs->hits++;
+        rs->hit_col[f->fast_col[way]]++;
+        r->phits++;
+    } else {
+        cnt[f->fast_col[way]]++;
+    }
+    r->hits++;
+    if (hints)
+        hints[k] = hint_word(set, way);
+}
+
+/* Line k (`line`, LLC set `set`, found in `match`) meeting any other cell:
+ * the PCIe read or write miss fast paths, or the general access.  `rd_meta`:
+ * for a hinted read, the L2 metadata byte run_line found (or NULL). */
+static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int write, uint64_t *hints,
+                                                            uint32_t k, uint64_t line, uint32_t set, uint64_t match,
+                                                            int partial, uint8_t *rd_meta)
+{
+    const struct hier_fast *const f = hier_fast_of(h);
+    const enum coh_req req = partial ? REQ_PCIE_WR_PART : r->req_full;
+    hier_result res;
+    uint32_t hint_way = HINT_NO_WAY;
+    if (!write && !match && f->rd_miss_fast) {
+        /* The Shared way a copy went to, for the next DMA (the first data
+         * line's write); with hints the snoop filter was asked already. */
+        uint32_t way = hints ? pcie_rd_miss_at(h, line, set, rd_meta, &res) : access_pcie_rd_miss(h, line, set, &res);
+        if (way < r->ways)
+            hint_way = way;
+    } else if (write && !match && f->wr_miss_fast[req]) {
+        hier_pcie_wr_miss(h, req, line, set, &res);
+    } else {
+        hier_access_general(h, req, 0, line, set, match, &res);
+    }
+    r->hits += res.hit;
+    r->phits += (uint32_t)(res.hit & partial);
+    if (hints)
+        hints[k] = hint_word(set, hint_way);
+}
+
+/* Line k of the run, in LLC set `set`, the tight loop's lines aside:
+ * exactly one hier_access, and its hint word updated. */
+static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint32_t *cnt, int write,
+                                                           uint64_t *hints, uint32_t k, uint32_t set)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    const uint64_t line = r->first + k;
+    const int partial = write && (k == r->part_first || k == r->part_last);
+    const uint64_t *t = cache_view_tags(r->v, set);
+    const uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
+    /* A line is in one way at most: a tag equal to it is the match. */
+    uint64_t match;
+    uint8_t *rd_meta = NULL;
+    if (hw < r->ways && t[hw] == line) {
+        match = 1ull << hw;
+    } else if (hints && !write && f->rd_miss_fast) {
+        /* A read run's line that left its way: most often to a core's L2
+         * in E/M (a packet's first line), which puts it in no LLC way
+         * (non-inclusive), so the snoop filter (which access_pcie_rd_miss
+         * asks anyway) goes first. */
+        rd_meta = l2_meta_of(h, line);
+        if (rd_meta && coh_l2_col((enum coh_state)META_STATE(*rd_meta)) == COL_L2_EM) {
+            hier_result res;
+            const uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &res);
+            r->hits++;
+            f->rd_owned++;
+            hints[k] = hint_word(set, way < r->ways ? way : HINT_NO_WAY);
+            return;
+        }
+        match = match_tags(t, r->slots, line);
+    } else {
+        match = match_tags(t, r->slots, line);
+    }
+    const enum coh_req req = partial ? REQ_PCIE_WR_PART : r->req_full;
+    if (match & (f->fast_ways[req] | f->drop_ways[req]))
+        run_keep_hit(h, r, cnt, write, hints, k, line, set, match, req, partial);
+    else
+        run_other(h, r, write, hints, k, line, set, match, partial, rd_meta);
+}
+
+/* The full lines' counts by column, kept for the run's end, into the
+ * counters. */
+static inline __attribute__((always_inline)) void run_count(hier *h, const run *r, const uint32_t *cnt)
+{
+    hier_req_stats *rs = &h->stats.req[r->req_full];
+    const uint32_t sum = cnt[COL_DDIO] + cnt[COL_L3] + cnt[COL_SHARED];
+    _Static_assert(LLC_COLS == 3, "the LLC columns are DDIO, L3*, Shared");
+    rs->hit_col[COL_DDIO] += cnt[COL_DDIO];
+    rs->hit_col[COL_L3] += cnt[COL_L3];
+    rs->hit_col[COL_SHARED] += cnt[COL_SHARED];
+    rs->accesses += sum;
+    rs->hits += sum;
+}
+
+/* The lines first.. of one DMA, in order: hier_access for each, in chunks
+ * whose set blocks are prefetched first.  `hints` (optional): per line, 0
+ * or the hint word of where the line was found last time (HINT_NO_WAY:
+ * only the set is known); the set of a line never changes, and the way is
+ * trusted only if that way's tag is the line.  The metadata byte stores
+ * may alias any field of h, the fast state included, so what the loop
+ * reads is copied into the run first. */
+static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int write, uint64_t first, uint32_t n,
+                                                               int head_partial, int tail_partial,
+                                                               uint32_t *part_hits, uint64_t *hints)
+{
+    run r;
+    run_init(h, &r, write, first, n, head_partial, tail_partial);
+    uint32_t cnt[LLC_COLS] = {0};   /* fast hits of full lines by column (an LLC way's) */
+    uint32_t sets[RUN_CHUNK];
+    for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
+        const uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
+        run_prefetch(h, &r, write, hints, base, m, sets);
+        for (uint32_t i = 0; i < m; i++) {
+            if (hints && r.lean && base + i >= r.tight_lo) {
+                const int next = run_tight(h, &r, cnt, write, hints, base, &i, m);
+                if (next == TIGHT_BREAK)
+                    break;
+                if (next == TIGHT_NEXT)
+                    continue;
+            }
+            const uint32_t k = base + i;
+            const uint32_t set = !hints   ? sets[i]
+                                 : hints[k] ? (uint32_t)(hints[k] >> 8) - 1
+                                            : cache_set(&h->llc, first + k);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+            assert(set == cache_set(&h->llc, first + k) && "a line hint with a wrong set");
+#endif
+            run_line(h, &r, cnt, write, hints, k, set);
+        }
+    }
+    run_count(h, &r, cnt);
+    if (part_hits)
+        *part_hits = r.phits;
+    return r.hits;
+}
+
+/* pcie_run is compiled once per (write, hints or not): the hint tests
+ * leave the line loop. */
+uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
+                             uint32_t *part_hits, uint64_t *hints)
+{
+    if (hints)
+        return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, NULL);
+}
+
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
+{
+    if (hints)
+        return pcie_run(h, 0, first, n, 0, 0, NULL, hints);
+    return pcie_run(h, 0, first, n, 0, 0, NULL, NULL);
+}
+
+uint32_t hier_dma_run(hier *h, const hier_dma *d, uint64_t *hints, uint32_t *part_hits)
+{
+    if (d->write)
+        return hier_pcie_write_run(h, d->first, d->n, d->head_partial, d->tail_partial, part_hits, hints);
+    if (part_hits)
+        *part_hits = 0;
+    return hier_pcie_read_run(h, d->first, d->n, hints);
+}
