@@ -41,13 +41,6 @@
 
 /* ------------------------------------------------------------------ machine */
 
-/* LLC / L2 replacement policies (names as sim/cache/repl.c knows them; qlru
- * is kept distinct from srrip so a file round-trips with the name it used). */
-enum ddio_policy {
-    DDIO_POLICY_LRU = 0, DDIO_POLICY_BIP, DDIO_POLICY_SRRIP, DDIO_POLICY_QLRU,
-    DDIO_POLICY_BRRIP, DDIO_POLICY_DRRIP, DDIO_POLICY_DIP, DDIO_POLICY_COUNT
-};
-
 /* Latency of one coherence transaction by the state the line is met in: the
  * columns of the paper's Table 3 (broadwell: LLC, +L2 S, +L2 M, Memory). */
 typedef struct ddio_lat_row {
@@ -63,17 +56,23 @@ typedef struct ddio_latency {
     ddio_lat_row pcie_read, pcie_write;         /* IIO-measured DMA (Table 3) */
 } ddio_latency;
 
+/* Replacement policies are names as sim/cache/repl.c knows them (lru, ...,
+ * QLRU_H11_M1_R0_U0, duel:A,B), kept as written so that a file round-trips
+ * with the name it used (qlru stays qlru, not srrip). */
 typedef struct ddio_l2_spec {
     uint32_t sets, ways, line_size;
-    enum ddio_policy policy;
+    char policy[REPL_NAME_LEN];
 } ddio_l2_spec;
 
 typedef struct ddio_llc_spec {
     uint32_t slices, sets_per_slice, ways, line_size;
     enum cache_mapping mapping;
     uint32_t frame_bytes;   /* skx18: huge-page size placed at random physical frames; 0: none */
-    enum ddio_policy policy;
+    char policy[REPL_NAME_LEN];
     double bip_epsilon;     /* BIP / BRRIP long-insertion probability */
+    uint32_t duel_leaders;  /* set dueling: leader sets per policy (per slice for duel:A,B); 0 = the policy's */
+    uint32_t psel_bits;     /* set dueling: PSEL width */
+    bool qlru_mask_age;     /* QLRU, partial way mask with no way at age 3: age the mask's ways (repl.h) */
 } ddio_llc_spec;
 
 typedef struct ddio_nic_spec {
@@ -332,7 +331,6 @@ int ddio_config_to_hier(const ddio_config *c, hier_config *out, ddio_err *e);
  * latency_ns's values exactly. */
 void ddio_machine_core_latency(const ddio_machine *m, double *l2_hit, double *llc_hit, double *memory);
 
-const char *ddio_policy_name(enum ddio_policy p);
 const char *ddio_mode_name(enum ddio_mode m);
 const char *ddio_seg_op_name(enum ddio_seg_op op);
 

@@ -252,6 +252,8 @@ static int store_text(const cfg_field *f, void *obj, const char *s, char *msg, s
             snprintf(msg, cap, "must not be empty");
             return -1;
         }
+        if (f->check && f->check(s, msg, cap) != 0)
+            return -1;
         memcpy(p, s, n + 1);
         return 0;
     }

@@ -48,6 +48,9 @@ typedef struct cfg_field {
     double lo, hi;              /* numbers: inclusive range; arrays: element count range */
     unsigned flags;
     const char *const *names;   /* CFG_ENUM: names by value, NULL-terminated */
+    /* CFG_STR, optional: 0 when the text is allowed, else -1 and what is
+     * wrong in msg (a name from an open family, e.g. a replacement policy). */
+    int (*check)(const char *s, char *msg, size_t cap);
     const cfg_table *elem;      /* CFG_ARRAY: element table */
     size_t count_off;           /* CFG_ARRAY: offsetof the uint32_t count */
     const char *doc;            /* what it is, unit, default source (docs and help) */

@@ -10,17 +10,10 @@
 
 _Static_assert(sizeof(enum cache_mapping) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(enum hier_mode) == sizeof(int), "enums are stored as int");
-_Static_assert(sizeof(enum ddio_policy) == sizeof(int), "enums are stored as int");
 
-static const char *const policy_names[] = {"lru", "bip", "srrip", "qlru", "brrip", "drrip", "dip", NULL};
 /* Same order as enum cache_mapping / enum hier_mode. */
 static const char *const mapping_names[] = {"modulo", "xor", "random", "skx18", NULL};
 static const char *const hierarchy_names[] = {"non-inclusive", "inclusive", NULL};
-
-const char *ddio_policy_name(enum ddio_policy p)
-{
-    return (unsigned)p < DDIO_POLICY_COUNT ? policy_names[p] : "?";
-}
 
 /* Array elements: a CAT way mask, a class number. */
 static const cfg_field class_mask_fields[] = {
@@ -53,7 +46,9 @@ static const cfg_field machine_fields[] = {
     M("l2.sets", CFG_U32, l2.sets, .lo = 1, .hi = 1 << 20, .flags = CFG_POW2, .doc = "L2 sets per core"),
     M("l2.ways", CFG_U32, l2.ways, .lo = 1, .hi = CACHE_MAX_WAYS, .doc = "L2 associativity"),
     M("l2.line_size", CFG_U32, l2.line_size, .lo = 16, .hi = 4096, .flags = CFG_POW2, .doc = "L2 line, bytes"),
-    M("l2.policy", CFG_ENUM, l2.policy, .names = policy_names, .doc = "L2 replacement policy"),
+    M("l2.policy", CFG_STR, l2.policy, .flags = CFG_NONEMPTY, .check = repl_check_name,
+      .doc = "L2 replacement policy: lru, bip, srrip (qlru), brrip, drrip, dip, QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO], "
+             "duel:<A>,<B>"),
     M("llc.slices", CFG_U32, llc.slices, .lo = 1, .hi = 1024, .doc = "LLC slices (one per core on Xeon)"),
     M("llc.sets_per_slice", CFG_U32, llc.sets_per_slice, .lo = 1, .hi = 1 << 20, .flags = CFG_POW2,
       .doc = "LLC sets per slice"),
@@ -65,9 +60,19 @@ static const cfg_field machine_fields[] = {
     M("llc.frame_bytes", CFG_U32, llc.frame_bytes, .lo = 1 << 17, .hi = 1 << 30, .flags = CFG_POW2 | CFG_ZERO_OK,
       .doc = "skx18: page size the OS places at random physical frames (DPDK's huge pages), bytes; 0: "
              "addresses are physical"),
-    M("llc.policy", CFG_ENUM, llc.policy, .names = policy_names, .doc = "LLC replacement policy"),
+    M("llc.policy", CFG_STR, llc.policy, .flags = CFG_NONEMPTY, .check = repl_check_name,
+      .doc = "LLC replacement policy, as l2.policy"),
     M("llc.bip_epsilon", CFG_F64, llc.bip_epsilon, .lo = 0, .hi = 1,
-      .doc = "BIP/BRRIP probability of an MRU (long) insertion"),
+      .doc = "BIP/BRRIP probability of an MRU (long) insertion (the L2 uses it too)"),
+    M("llc.duel_leaders", CFG_U32, llc.duel_leaders, .lo = 2, .hi = 4096, .flags = CFG_POW2 | CFG_ZERO_OK,
+      .doc = "set dueling: leader sets per policy (per slice for duel:A,B); 0 = the policy's own: 32 for dip and "
+             "drrip, 16 for duel:A,B (the L2 uses it too)"),
+    M("llc.psel_bits", CFG_U32, llc.psel_bits, .lo = 1, .hi = 30,
+      .doc = "set dueling: PSEL counter width, bits (the L2 uses it too)"),
+    M("llc.qlru_mask_age", CFG_BOOL, llc.qlru_mask_age,
+      .doc = "QLRU policies, a fill whose partial way mask (DDIO, CAT) holds no way of age 3: false = evict the "
+             "mask's oldest way (R1: its lowest) and age nothing, true = age the mask's ways until one is at 3 "
+             "(neither is published)"),
     M("hierarchy", CFG_ENUM, hierarchy, .names = hierarchy_names,
       .doc = "non-inclusive (Skylake-SP) or inclusive (Broadwell) LLC"),
     M("ddio_mask", CFG_MASK, ddio_mask, .doc = "LLC ways PCIe writes allocate into (IIO_LLC_WAYS)"),
@@ -126,9 +131,10 @@ void ddio_machine_default(ddio_machine *m)
     /* The maximum uncore clock of the Gold 6140; the latencies below are
      * taken as measured there (docs/configs.md). */
     m->uncore = (ddio_uncore_spec){.ghz = 2.4, .latency_ghz = 2.4};
-    m->l2 = (ddio_l2_spec){.sets = 1024, .ways = 16, .line_size = 64, .policy = DDIO_POLICY_LRU};
+    m->l2 = (ddio_l2_spec){.sets = 1024, .ways = 16, .line_size = 64, .policy = "lru"};
     m->llc = (ddio_llc_spec){.slices = 18, .sets_per_slice = 2048, .ways = 11, .line_size = 64,
-                             .mapping = MAP_XOR, .policy = DDIO_POLICY_LRU, .bip_epsilon = 1.0 / 32.0};
+                             .mapping = MAP_XOR, .policy = "lru", .bip_epsilon = 1.0 / 32.0,
+                             .duel_leaders = 0, .psel_bits = 10};
     m->hierarchy = HIER_NONINCLUSIVE;
     m->ddio_mask = 0x600;
     m->shared_mask = 0x3;
@@ -268,14 +274,20 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
                             .mapping = m->llc.mapping, .seed = 1,
                             .frame_shift = m->llc.frame_bytes ? (uint32_t)__builtin_ctz(m->llc.frame_bytes) : 0};
     repl_config_default(&out->llc_repl);
-    snprintf(out->llc_repl.name, sizeof out->llc_repl.name, "%s", ddio_policy_name(m->llc.policy));
+    snprintf(out->llc_repl.name, sizeof out->llc_repl.name, "%s", m->llc.policy);
     out->llc_repl.bip_epsilon = m->llc.bip_epsilon;
+    out->llc_repl.duel_leaders = m->llc.duel_leaders;
+    out->llc_repl.psel_bits = m->llc.psel_bits;
+    out->llc_repl.qlru_mask_age = m->llc.qlru_mask_age;
     /* The private L2 is one slice indexed by the low line-number bits. */
     out->l2 = (cache_geom){.line_size = m->l2.line_size, .slices = 1, .sets_per_slice = m->l2.sets,
                            .ways = m->l2.ways, .mapping = MAP_MODULO, .seed = 1};
     repl_config_default(&out->l2_repl);
-    snprintf(out->l2_repl.name, sizeof out->l2_repl.name, "%s", ddio_policy_name(m->l2.policy));
+    snprintf(out->l2_repl.name, sizeof out->l2_repl.name, "%s", m->l2.policy);
     out->l2_repl.bip_epsilon = m->llc.bip_epsilon;
+    out->l2_repl.duel_leaders = m->llc.duel_leaders;
+    out->l2_repl.psel_bits = m->llc.psel_bits;
+    out->l2_repl.qlru_mask_age = m->llc.qlru_mask_age;
     out->cores = cores;
     out->ddio_mask = m->ddio_mask;
     out->shared_mask = m->shared_mask;

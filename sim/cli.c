@@ -134,7 +134,9 @@ static const struct {
     [DDIO_CFG_OPT_CORES] = {"--cores S", "cores running the workload"},
     [DDIO_CFG_OPT_DDIO_WAYS] = {"--ddio-ways K", "DDIO allocates in the K leftmost LLC ways"},
     [DDIO_CFG_OPT_DDIO_MASK] = {"--ddio-mask HEX", "DDIO way mask (IIO_LLC_WAYS); not with --ddio-ways"},
-    [DDIO_CFG_OPT_POLICY] = {"--policy P", "LLC replacement: lru, bip, srrip, qlru, brrip, drrip, dip"},
+    [DDIO_CFG_OPT_POLICY] = {"--policy P", "LLC replacement: lru, bip, srrip (qlru), brrip, drrip, dip, the "
+                                             "QLRU family QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO] (e.g. QLRU_H11_M1_R0_U0), "
+                                             "a set duel duel:<A>,<B> (docs/cache-model.md)"},
     [DDIO_CFG_OPT_MAPPING] = {"--mapping M", "LLC set mapping: modulo, xor, random, skx18"},
     [DDIO_CFG_OPT_SET] = {"--set PATH=VALUE", "any field: machine.llc.ways=16, workload.driver.rx_free_thresh=64"},
     [DDIO_CFG_OPT_RX_RING_TOTAL] = {"--rx-ring-total N", "RX descriptors of all cores: each core's ring is N / "
@@ -166,7 +168,7 @@ static void cfg_default(enum ddio_cfg_opt opt, const ddio_config *c, char *buf, 
         snprintf(buf, n, "%d of %u", __builtin_popcountll(m->ddio_mask), m->llc.ways);
         break;
     case DDIO_CFG_OPT_DDIO_MASK: snprintf(buf, n, "0x%llx", (unsigned long long)m->ddio_mask); break;
-    case DDIO_CFG_OPT_POLICY: snprintf(buf, n, "%s", ddio_policy_name(m->llc.policy)); break;
+    case DDIO_CFG_OPT_POLICY: snprintf(buf, n, "%s", m->llc.policy); break;
     case DDIO_CFG_OPT_MAPPING: snprintf(buf, n, "%s", cache_mapping_name(m->llc.mapping)); break;
     case DDIO_CFG_OPT_EXTRA_CYCLES: snprintf(buf, n, "0"); break;
     case DDIO_CFG_OPT_UNCORE_GHZ: snprintf(buf, n, "%g", m->uncore.ghz); break;

@@ -26,7 +26,8 @@ static const char usage[] =
     "  --ways N          associativity, 1-64 (11)\n"
     "  --line B          line size in bytes, a power of two (64)\n"
     "  --mapping M       modulo | xor | random (xor)\n"
-    "  --policy P        lru | bip | srrip (qlru) | brrip | drrip | dip (lru)\n"
+    "  --policy P        lru | bip | srrip (qlru) | brrip | drrip | dip |\n"
+    "                    QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO] | duel:<A>,<B> (lru)\n"
     "  --epsilon E       BIP/BRRIP MRU-insertion probability (0.03125)\n"
     "  --alloc-mask HEX  ways core accesses may allocate into (all ways)\n"
     "  --ddio-mask HEX   ways PCIe writes may allocate into (the two leftmost ways)\n"
@@ -83,11 +84,13 @@ static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
                 return -1;
             }
             break;
-        case O_POLICY:
-            if (!repl_find(optarg))
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--policy: '%s' is not one of %s", optarg, repl_names());
+        case O_POLICY: {
+            char msg[300];
+            if (repl_check_name(optarg, msg, sizeof msg) != 0)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--policy: %s", msg);
             snprintf(o->rc.name, sizeof o->rc.name, "%s", optarg);
             break;
+        }
         case O_EPS:
             if (ddio_parse_double(optarg, 0.0, 1.0, &o->rc.bip_epsilon, "--epsilon", e)) return -1;
             break;

@@ -471,6 +471,9 @@ Test(cache_hier, fast_paths_equal_general_path)
     fast_equals_general(HIER_NONINCLUSIVE, MAP_XOR, "drrip", 4);
     fast_equals_general(HIER_INCLUSIVE, MAP_XOR, "lru", 5);
     fast_equals_general(HIER_INCLUSIVE, MAP_MODULO, "dip", 6);
+    fast_equals_general(HIER_NONINCLUSIVE, MAP_XOR, "QLRU_H11_M1_R0_U0", 7);
+    fast_equals_general(HIER_NONINCLUSIVE, MAP_MODULO, "duel:QLRU_H00_M1_R0_U1,QLRU_H00_MR31_R0_U1", 8);
+    fast_equals_general(HIER_INCLUSIVE, MAP_XOR, "QLRU_H00_M1_R2_U1", 9);
 }
 
 /* The DMA runs' tight loop (full lines whose hint names a plain fast way)
@@ -602,6 +605,7 @@ Test(cache_hier, own_l2_shared_hits_and_inline_fills_equal_general_path)
     own_l2_shared_equal(HIER_INCLUSIVE, "lru");
     own_l2_shared_equal(HIER_INCLUSIVE, "srrip");
     own_l2_shared_equal(HIER_NONINCLUSIVE, "drrip");
+    own_l2_shared_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1");
 }
 
 /* The PCIe fast paths around the Shared ways (hier_fast.c): a write to a
@@ -714,6 +718,7 @@ Test(cache_hier, pcie_shared_and_miss_fast_paths_equal_general_path)
     pcie_read_equal(HIER_NONINCLUSIVE, "bip", 12);
     pcie_read_equal(HIER_NONINCLUSIVE, "srrip", 13);
     pcie_read_equal(HIER_INCLUSIVE, "lru", 14);
+    pcie_read_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 15);
 }
 
 /* The core fast path for LLC lines (hier_fast.c access_core_move): a core read or
@@ -780,6 +785,7 @@ Test(cache_hier, core_moves_of_llc_lines_equal_general_path)
     core_move_equal("bip", 22);
     core_move_equal("srrip", 23);
     core_move_equal("drrip", 24);
+    core_move_equal("QLRU_H11_M1_R0_U0", 25);
 }
 
 /* hier_access with a hint (a core request with a DMA hint word: the move from
@@ -849,6 +855,7 @@ Test(cache_hier, access_with_hint_equals_general_path)
     access_hint_equal(HIER_NONINCLUSIVE, "bip", 42);
     access_hint_equal(HIER_NONINCLUSIVE, "srrip", 43);
     access_hint_equal(HIER_INCLUSIVE, "lru", 44);
+    access_hint_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 45);
 }
 
 /* Access number i through each entry in turn: hier_access, hier_access_set,
@@ -905,6 +912,7 @@ Test(cache_hier, access_with_known_set_equals_general_path)
     access_set_equal(HIER_NONINCLUSIVE, "srrip", 33, 0);
     access_set_equal(HIER_INCLUSIVE, "lru", 34, 0);
     access_set_equal(HIER_INCLUSIVE, "drrip", 35, 0);
+    access_set_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 36, 0);
 }
 
 /* The same through the fixed-request entries (hier_core_rd_set, ...). */
@@ -915,6 +923,7 @@ Test(cache_hier, fixed_request_entries_equal_general_path)
     access_set_equal(HIER_NONINCLUSIVE, "srrip", 133, 1);
     access_set_equal(HIER_INCLUSIVE, "lru", 134, 1);
     access_set_equal(HIER_INCLUSIVE, "drrip", 135, 1);
+    access_set_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 136, 1);
 }
 
 /* The lean own-L2 hit (hier_fast.c core_l2_mru / core_entry_in: L2 geometry read from the fast state, the S
@@ -963,6 +972,7 @@ Test(cache_hier, lean_l2_hits_equal_general_path)
     lean_l2_equal(HIER_NONINCLUSIVE, "lru", 1, 1, 43);
     lean_l2_equal(HIER_NONINCLUSIVE, "lru", 3, 0, 44);
     lean_l2_equal(HIER_NONINCLUSIVE, "srrip", 4, 0, 45);
+    lean_l2_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 4, 0, 48);
     lean_l2_equal(HIER_INCLUSIVE, "lru", 2, 1, 46);
     lean_l2_equal(HIER_INCLUSIVE, "bip", 4, 1, 47);
 }
@@ -1028,6 +1038,7 @@ Test(cache_hier, pcie_write_miss_fast_path_equals_general_path)
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "lru", "lru", 51);
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "bip", "bip", 52);
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "lru", "srrip", 53);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", "QLRU_H00_M1_R2_U1", 56);
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "srrip", "lru", 54);
     pcie_write_miss_equal(HIER_INCLUSIVE, "lru", "lru", 55);
 }

@@ -158,15 +158,18 @@ Test(cache_policy, unknown_policy_rejected)
     cache c;
     ddio_err e;
     cr_expect_eq(cache_init(&c, &g, &rc, &e), -1);
-    cr_expect_str_eq(e.msg, "policy 'fifo' is not one of lru, bip, srrip (qlru), brrip, drrip, dip");
+    cr_expect_str_eq(e.msg, "policy 'fifo' is not one of lru, bip, srrip (qlru), brrip, drrip, dip, "
+                            "QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO], duel:<A>,<B>");
 }
 
 /* Property: with random masks per fill, every policy places each line inside
  * its mask, and the ways outside the mask are untouched by the fill. */
 Test(cache_policy, fills_never_leave_mask)
 {
-    const char *policies[] = {"lru", "bip", "srrip", "brrip", "drrip", "dip"};
-    for (size_t p = 0; p < 6; p++) {
+    const char *policies[] = {"lru", "bip", "srrip", "brrip", "drrip", "dip", "QLRU_H11_M1_R0_U0",
+                              "QLRU_H00_M1_R2_U1", "QLRU_H11_M1_R1_U2", "QLRU_H21_MR31_R1_U3_UMO",
+                              "duel:QLRU_H00_M1_R0_U1,QLRU_H00_MR13_R0_U1", "duel:lru,bip"};
+    for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
         cache_geom g = {.line_size = 64, .slices = 2, .sets_per_slice = 16, .ways = 11, .mapping = MAP_RANDOM, .seed = 5};
         repl_config rc;
         repl_config_default(&rc);

@@ -232,6 +232,22 @@ Test(configs_roundtrip, library_json_after_overrides)
     cr_assert_eq(c.machine.ddio_mask, 0x7C0);
     machine_roundtrip(&c.machine);
     workload_roundtrip(&c.workload);
+    /* QLRU names and a duel keep their spelling through JSON; the dueling
+     * parameters reach the hierarchy's policies, the L2's too. */
+    const char *q[][2] = {
+        {"--policy", "qlru_h11_m1_r0_u0"},
+        {"--set", "machine.l2.policy=duel:QLRU_H00_M1_R2_U1,QLRU_H00_MR31_R2_U1"},
+        {"--set", "machine.llc.duel_leaders=8"}, {"--set", "machine.llc.psel_bits=6"},
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        cr_assert_eq(ddio_config_apply_override(&c, q[i][0], q[i][1], &e), 0, "%s %s: %s", q[i][0], q[i][1], e.msg);
+    cr_assert_str_eq(c.machine.llc.policy, "qlru_h11_m1_r0_u0");
+    machine_roundtrip(&c.machine);
+    hier_config h;
+    cr_assert_eq(machine_to_hier_config(&c.machine, 2, &h, &e), 0, "%s", e.msg);
+    cr_assert_str_eq(h.llc_repl.name, "qlru_h11_m1_r0_u0");
+    cr_assert_str_eq(h.l2_repl.name, "duel:QLRU_H00_M1_R2_U1,QLRU_H00_MR31_R2_U1");
+    cr_assert(h.l2_repl.duel_leaders == 8 && h.l2_repl.psel_bits == 6 && h.llc_repl.psel_bits == 6);
 }
 
 /* ------------------------------------------------------------ overrides */

@@ -34,6 +34,10 @@ Test(configs_cli, show_json_roundtrips)
     cli_roundtrip("config show --only machine --format json --machine broadwell-2650v4 --ddio-ways 4 --policy qlru "
                   "--mapping random --set machine.latency_ns.memory=81.25",
                   "--machine", "machine");
+    cli_roundtrip("config show --only machine --format json --policy QLRU_H11_M1_R0_U0_UMO "
+                  "--set machine.l2.policy=duel:QLRU_H00_M1_R0_U1,QLRU_H00_MR13_R0_U1 "
+                  "--set machine.llc.duel_leaders=32",
+                  "--machine", "machine");
     cli_roundtrip("config show --only workload --format json", "--workload", "workload");
     const char *wl[] = {"acrobat", "l3router", "loadbalancer", "firewall", "ipsec"};
     for (size_t i = 0; i < sizeof wl / sizeof wl[0]; i++) {

@@ -14,6 +14,9 @@
 /* Load `json` as a machine or workload file through the library and the CLI;
  * both must fail with "FILE: <tail>" and exit code 2.  Returns the library's
  * message without the file (for comparing with the override's wording). */
+/* The policy names of every "is not one of" message (repl_names). */
+#define POLICIES "lru, bip, srrip (qlru), brrip, drrip, dip, QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO], duel:<A>,<B>"
+
 static void expect_file_error(int workload, const char *json, const char *tail, char *lib_tail, size_t cap)
 {
     char *path = write_temp(".json", json, strlen(json));
@@ -125,7 +128,10 @@ Test(configs_errors, out_of_range)
     expect_file_error(1, "{\"driver\": {\"mempool_size\": 10}}",
                       "driver.mempool_size: 10 is out of range [64, 16777216] (or 0)", NULL, 0);
     expect_file_error(0, "{\"llc\": {\"policy\": \"plru\"}}",
-                      "llc.policy: 'plru' is not one of lru, bip, srrip, qlru, brrip, drrip, dip", NULL, 0);
+                      "llc.policy: 'plru' is not one of " POLICIES, NULL, 0);
+    expect_file_error(0, "{\"l2\": {\"policy\": \"QLRU_H12_M1_R0_U0\"}}",
+                      "l2.policy: 'QLRU_H12_M1_R0_U0': hit promotion 'H12' is not one of H21, H20, H11, H10, H00",
+                      NULL, 0);
     expect_file_error(0, "{\"cat\": {\"classes\": []}}", "cat.classes: needs at least 1 element", NULL, 0);
 }
 
@@ -194,8 +200,15 @@ Test(configs_errors, cli_override_errors)
     expect_override_error(DDIO_CFG_OPT_BURST, "", "--burst: empty value");
     expect_override_error(DDIO_CFG_OPT_DDIO_WAYS, "0", "--ddio-ways: 0 is out of range [1, 64]");
     expect_override_error(DDIO_CFG_OPT_DDIO_MASK, "0xg", "--ddio-mask: '0xg' is not a hexadecimal way mask like \"0x600\"");
-    expect_override_error(DDIO_CFG_OPT_POLICY, "plru",
-                          "--policy: 'plru' is not one of lru, bip, srrip, qlru, brrip, drrip, dip");
+    expect_override_error(DDIO_CFG_OPT_POLICY, "plru", "--policy: 'plru' is not one of " POLICIES);
+    expect_override_error(DDIO_CFG_OPT_POLICY, "qlru_h11_m1_r0_u2",
+                          "--policy: 'qlru_h11_m1_r0_u2': U2 and U3 go with R1 only (R0 and R2 take a way of age 3, "
+                          "which U2 and U3 do not keep)");
+    expect_override_error(DDIO_CFG_OPT_SET, "machine.llc.policy=duel:lru,srrip",
+                          "--set machine.llc.policy: 'duel:lru,srrip': lru (recency family) and srrip (rrip family) "
+                          "keep different per-line state; a duel needs two policies of one family");
+    expect_override_error(DDIO_CFG_OPT_SET, "machine.llc.duel_leaders=3",
+                          "--set machine.llc.duel_leaders: 3 is not a power of two");
     expect_override_error(DDIO_CFG_OPT_MAPPING, "hash", "--mapping: 'hash' is not one of modulo, xor, random, skx18");
     expect_override_error(DDIO_CFG_OPT_SET, "workload.driver.rx_ring=1000",
                           "--set workload.driver.rx_ring: 1000 is not a power of two");

@@ -576,6 +576,27 @@ Test(markov_model_traffic, keep_all_counts_every_packet)
 
 /* ---------------------------------------------------------------- queueing */
 
+Test(markov_model_traffic, upper_bound_policy_from_the_llc_policy)
+{
+    /* The 2-bit policies take the QLRU cut of Eq. 3, every QLRU variant and
+     * duel of them alike (docs/model.md: a known limit); the rest BIP. */
+    static const struct {
+        const char *llc;
+        markov_policy upper;
+    } c[] = {
+        {"lru", MARKOV_BIP}, {"bip", MARKOV_BIP}, {"brrip", MARKOV_BIP}, {"dip", MARKOV_BIP},
+        {"srrip", MARKOV_QLRU}, {"qlru", MARKOV_QLRU}, {"drrip", MARKOV_QLRU},
+        {"QLRU_H11_M1_R0_U0", MARKOV_QLRU}, {"qlru_h00_m1_r2_u1", MARKOV_QLRU},
+        {"duel:QLRU_H00_M1_R0_U1,QLRU_H00_MR13_R0_U1", MARKOV_QLRU}, {"duel:lru,bip", MARKOV_BIP},
+    };
+    ddio_machine m;
+    ddio_machine_default(&m);
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        snprintf(m.llc.policy, sizeof m.llc.policy, "%s", c[i].llc);
+        cr_expect_eq(mk_upper_policy(&m), c[i].upper, "%s", c[i].llc);
+    }
+}
+
 Test(markov_model_qest, regimes)
 {
     ddio_config cfg;

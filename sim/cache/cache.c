@@ -15,8 +15,11 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     if (cache_geom_validate(g, "cache", e) != 0)
         return -1;
     const repl_ops *ops = repl_find(rc->name);
-    if (!ops)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "policy '%s' is not one of %s", rc->name, repl_names());
+    if (!ops) {
+        char msg[300];
+        repl_check_name(rc->name, msg, sizeof msg);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "policy %s", msg);
+    }
     c->geom = *g;
     cache_mapper_init(&c->map, g);
     c->nsets = (uint32_t)cache_geom_total_sets(g);
@@ -28,7 +31,7 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     c->tag_slots = (c->ways + 3) & ~3u;
     c->meta_off = 8 + c->tag_slots * 8;
     c->repl_off = (c->meta_off + c->ways + 7) & ~7u;
-    c->block_bytes = (c->repl_off + (uint64_t)ops->set_bytes(c->ways) + 63) & ~(uint64_t)63;
+    c->block_bytes = (c->repl_off + (uint64_t)ops->set_bytes(rc->name, c->ways) + 63) & ~(uint64_t)63;
     c->blocks = ddio_table_alloc(c->block_bytes * c->nsets);
     if (!c->blocks) {
         uint32_t nsets = c->nsets;   /* cache_free clears it */
@@ -37,7 +40,10 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     }
     for (uint32_t s = 0; s < c->nsets; s++)
         memset(cache_tags(c, s), 0xFF, c->tag_slots * sizeof(uint64_t));   /* CACHE_INVALID */
-    c->repl = repl_create(rc, c->nsets, c->ways, c->blocks + c->repl_off, c->block_bytes, e);
+    repl_config prc = *rc;
+    if (!prc.sets_per_slice)
+        prc.sets_per_slice = g->sets_per_slice;   /* set dueling picks its leaders per slice */
+    c->repl = repl_create(&prc, c->nsets, c->ways, c->blocks + c->repl_off, c->block_bytes, e);
     if (!c->repl) {
         cache_free(c);
         return -1;
@@ -61,13 +67,11 @@ uint32_t cache_fill(cache *c, uint32_t set, uint64_t mask, uint64_t line, uint8_
     uint64_t *t = cache_tags(c, set);
     uint64_t *valid = cache_valid(c, set);
     uint64_t empty = ~*valid & mask;
-    uint32_t way;
+    uint32_t way = repl_fill_way(c->repl, set, mask, empty);
     ev->line = CACHE_INVALID;
     ev->meta = 0;
-    if (empty) {
-        way = (uint32_t)__builtin_ctzll(empty);
-    } else {
-        way = c->repl->ops->victim(c->repl, set, mask);
+    if (!((empty >> way) & 1)) {
+        assert(!empty && "a policy filled a valid way while its mask had an empty one");
         ev->line = t[way];
         ev->meta = *cache_meta(c, set, way);
     }

@@ -1,11 +1,13 @@
 /* repl.c - the policy registry and the generic create/destroy. */
 #include "sim/cache/repl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const repl_ops *const registry[] = {
     &repl_lru_ops, &repl_bip_ops, &repl_srrip_ops, &repl_brrip_ops, &repl_drrip_ops, &repl_dip_ops,
+    &repl_qlru_ops, &repl_duel_ops,
 };
 #define NREG (sizeof registry / sizeof registry[0])
 
@@ -14,24 +16,76 @@ void repl_config_default(repl_config *c)
     memset(c, 0, sizeof *c);
     strcpy(c->name, "lru");
     c->bip_epsilon = 1.0 / 32.0;
-    c->duel_leaders = 32;
+    c->duel_leaders = 0;
     c->psel_bits = 10;
     c->seed = 1;
 }
 
+/* The module of `name` (NULL: none), and 1 / 0 / -1 as ops->parse says
+ * (1 for a plain registry name). */
+static const repl_ops *lookup(const char *name, int *how, char *msg, size_t cap)
+{
+    /* "qlru" alone is kept for files written before the QLRU family: it is
+     * SRRIP, which Abel and Reineke write QLRU_H00_M2_R0_U0_UMO (equal on
+     * full masks without invalidations, docs/cache-model.md). */
+    if (strcmp(name, "qlru") == 0)
+        name = "srrip";
+    if (strlen(name) >= REPL_NAME_LEN) {
+        snprintf(msg, cap, "'%.64s...' is longer than the %d characters of any policy name", name,
+                 REPL_NAME_LEN - 1);
+        *how = -1;
+        return NULL;
+    }
+    for (size_t i = 0; i < NREG; i++) {
+        const repl_ops *o = registry[i];
+        if (strcmp(o->name, name) == 0 && !o->parse) {
+            *how = 1;
+            return o;
+        }
+        if (o->parse) {
+            int r = o->parse(name, msg, cap);
+            if (r != 0) {
+                *how = r;
+                return r > 0 ? o : NULL;
+            }
+        }
+    }
+    *how = 0;
+    return NULL;
+}
+
 const repl_ops *repl_find(const char *name)
 {
-    if (strcmp(name, "qlru") == 0)      /* QLRU is Intel's name for 2-bit SRRIP */
-        name = "srrip";
-    for (size_t i = 0; i < NREG; i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            return registry[i];
-    return NULL;
+    char msg[8];
+    int how;
+    return lookup(name, &how, msg, sizeof msg);
+}
+
+int repl_check_name(const char *name, char *msg, size_t cap)
+{
+    int how;
+    if (lookup(name, &how, msg, cap))
+        return 0;
+    if (how == 0)
+        snprintf(msg, cap, "'%.64s' is not one of %s", name, repl_names());
+    return -1;
+}
+
+const char *repl_family(const char *name)
+{
+    const repl_ops *o = repl_find(name);
+    if (o == &repl_duel_ops) {
+        char a[REPL_NAME_LEN];
+        const char *s = name + 5;   /* after "duel:" */
+        snprintf(a, sizeof a, "%.*s", (int)strcspn(s, ","), s);
+        o = repl_find(a);
+    }
+    return o ? o->family : NULL;
 }
 
 const char *repl_names(void)
 {
-    return "lru, bip, srrip (qlru), brrip, drrip, dip";
+    return "lru, bip, srrip (qlru), brrip, drrip, dip, QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO], duel:<A>,<B>";
 }
 
 int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c, uint32_t nsets,
@@ -49,7 +103,6 @@ int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c, 
     if (shared_state) {
         p->state = shared_state;
         p->shared_state = 1;
-        return 0;
     }
     return ops->init ? ops->init(p, e) : 0;
 }
@@ -59,7 +112,9 @@ repl_policy *repl_create(const repl_config *c, uint32_t nsets, uint32_t ways, ui
 {
     const repl_ops *ops = repl_find(c->name);
     if (!ops) {
-        ddio_errf(e, DDIO_EXIT_USAGE, "policy '%s' is not one of %s", c->name, repl_names());
+        char msg[300];
+        repl_check_name(c->name, msg, sizeof msg);
+        ddio_errf(e, DDIO_EXIT_USAGE, "policy %s", msg);
         return NULL;
     }
     if (!(c->bip_epsilon >= 0.0 && c->bip_epsilon <= 1.0)) {

@@ -8,17 +8,24 @@
  *   victim(set, mask)      every way in `mask` is valid: choose one to evict
  *   on_fill(set, way)      a new line was placed in `way` (after a miss)
  *   on_invalidate(set, way) the line left the cache (moved up, or dropped)
- * The cache itself prefers an invalid way inside the mask before it asks for
- * a victim, so policies only ever rank valid lines.
+ * Unless the policy has a fill_way op, the cache prefers the lowest invalid
+ * way inside the mask before it asks for a victim, so such policies only
+ * ever rank valid lines.  fill_way lets a policy choose among the empty ways
+ * too (QLRU's R2 takes the rightmost) and update its state on every miss
+ * (QLRU's "update on miss only" ages the set before it chooses).
  *
- * Policies of one `family` share a metadata layout (recency stamps, or 2-bit
- * RRPVs) and differ only in how they insert, which is what lets the dueling
- * policy (repl_duel.c) run two of them on one shared state.
+ * Policies of one `family` share a metadata layout (recency order, 2-bit
+ * RRPVs, 2-bit QLRU ages), which is what lets the dueling policy
+ * (repl_duel.c) run two of them on one shared state.
+ *
+ * A module may serve a whole family of names (QLRU_H11_M1_R0_U0, ...): its
+ * `parse` op recognises them and its init reads p->cfg.name.
  *
  * Adding a policy: one file with its ops, plus one line in repl.c's registry. */
 #ifndef DDIOSIM_CACHE_REPL_H
 #define DDIOSIM_CACHE_REPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "sim/cache/lru_order.h"
 #include "sim/common/err.h"
@@ -27,24 +34,43 @@
 typedef struct repl_policy repl_policy;
 
 typedef struct repl_ops {
-    const char *name;
-    const char *family;   /* "recency" or "rrip" */
-    uint32_t (*set_bytes)(uint32_t ways);  /* metadata bytes per set, kept in the set blocks */
-    int (*init)(repl_policy *p, ddio_err *e);            /* optional: family-wide state */
+    const char *name;     /* the registry name; a module with `parse` serves more names */
+    const char *family;   /* "recency", "rrip" or "qlru" */
+    /* Optional, for a module serving a family of names: 1 when `name` is
+     * one of them, 0 when it is not the module's, -1 when it is the
+     * module's syntax but malformed (msg says which field, and what is
+     * allowed). */
+    int (*parse)(const char *name, char *msg, size_t cap);
+    uint32_t (*set_bytes)(const char *name, uint32_t ways);  /* metadata bytes per set, in the set blocks */
+    /* Optional: parameters (from p->cfg) and, unless p->shared_state,
+     * family-wide state.  Called for every policy, dueling members too. */
+    int (*init)(repl_policy *p, ddio_err *e);
     void (*init_set)(repl_policy *p, uint32_t set);      /* optional: a set's metadata (else zeroes) */
     void (*on_hit)(repl_policy *p, uint32_t set, uint32_t way);
     void (*on_fill)(repl_policy *p, uint32_t set, uint32_t way);
     uint32_t (*victim)(repl_policy *p, uint32_t set, uint64_t mask);
     void (*on_invalidate)(repl_policy *p, uint32_t set, uint32_t way);
     void (*free)(repl_policy *p);                        /* optional */
+    /* Optional: the way a miss fills, inside `mask`, given the empty ways
+     * of the mask (`empty`, may be 0); may update the set's state.
+     * Without it: the lowest empty way, else victim() (repl_fill_way). */
+    uint32_t (*fill_way)(repl_policy *p, uint32_t set, uint64_t mask, uint64_t empty);
 } repl_ops;
+
+/* Longest policy name + 1: "duel:QLRU_H11_MR31_R0_U0_UMO,QLRU_H11_MR31_R0_U0_UMO" fits. */
+#define REPL_NAME_LEN 64
 
 /* Parameters a policy may use; defaults from repl_config_default(). */
 typedef struct repl_config {
-    char name[16];          /* lru, bip, srrip (= qlru), brrip, drrip, dip */
+    char name[REPL_NAME_LEN];   /* lru, bip, srrip (= qlru), brrip, drrip, dip, QLRU_..., duel:A,B */
     double bip_epsilon;     /* BIP/BRRIP: probability of an MRU / long insertion (1/32) */
-    uint32_t duel_leaders;  /* dueling: leader sets per policy (32) */
+    uint32_t duel_leaders;  /* dueling: leader sets per policy; 0 = the duel's default (repl_duel.c) */
     uint32_t psel_bits;     /* dueling: PSEL counter width (10) */
+    uint32_t sets_per_slice; /* dueling leader rule per slice; 0 = every set is one slice (cache_init sets it) */
+    /* QLRU, a miss whose partial way mask has no way of age 3: 0 = take the
+     * mask's oldest way (R1: its lowest), ageing nothing; 1 = age the mask's
+     * ways until one is at 3, then take the leftmost at 3 (repl_qlru.c). */
+    uint32_t qlru_mask_age;
     uint64_t seed;          /* for the policies' coin flips */
 } repl_config;
 
@@ -114,18 +140,40 @@ static inline void repl_recency_hit(repl_policy *p, uint32_t set, uint32_t way)
     repl_order_hit((uint64_t *)(void *)repl_line_state(p, set), way);
 }
 
+/* The way a miss in `set` fills inside `mask`, whose empty ways are `empty`:
+ * the policy's fill_way, else the lowest empty way, else its victim. */
+static inline uint32_t repl_fill_way(repl_policy *p, uint32_t set, uint64_t mask, uint64_t empty)
+{
+    if (p->ops->fill_way)
+        return p->ops->fill_way(p, set, mask, empty);
+    return empty ? (uint32_t)__builtin_ctzll(empty) : p->ops->victim(p, set, mask);
+}
+
 /* Look up an ops table by name (NULL if unknown).  Names: see repl.c. */
 const repl_ops *repl_find(const char *name);
+/* 0 when `name` is a policy; else -1 and one line in msg on what is wrong
+ * (the field of a QLRU name, the allowed values). */
+int repl_check_name(const char *name, char *msg, size_t cap);
+/* The family of policy `name` (of its first policy for duel:A,B), NULL when
+ * `name` is no policy. */
+const char *repl_family(const char *name);
 /* Comma-separated list of the known policy names, for usage messages. */
 const char *repl_names(void);
 
 /* Ops tables, one per policy module. */
 extern const repl_ops repl_lru_ops, repl_bip_ops;     /* repl_lru.c  */
 extern const repl_ops repl_srrip_ops, repl_brrip_ops; /* repl_rrip.c */
-extern const repl_ops repl_drrip_ops, repl_dip_ops;   /* repl_duel.c */
+extern const repl_ops repl_qlru_ops;                  /* repl_qlru.c */
+extern const repl_ops repl_drrip_ops, repl_dip_ops, repl_duel_ops;   /* repl_duel.c */
+
+/* QLRU family (and duels of it) only: the age of (set, way), 0..3. */
+int repl_qlru_age(const repl_policy *p, uint32_t set, uint32_t way);
 
 /* Dueling policies only: current PSEL and its midpoint (-1 for others). */
 int repl_duel_psel(const repl_policy *p, uint32_t *psel, uint32_t *mid);
+/* Dueling policies only: 1 when `set` is a leader of the first policy, 2 of
+ * the second, 0 a follower (-1 for other policies). */
+int repl_duel_leader(const repl_policy *p, uint32_t set);
 
 /* Internal to the dueling module: create a non-dueling policy sharing state. */
 int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c, uint32_t nsets,

@@ -17,8 +17,9 @@
 
 #define NIBBLE_WAYS LRU_ORDER_MAX_WAYS
 
-static uint32_t recency_set_bytes(uint32_t ways)
+static uint32_t recency_set_bytes(const char *name, uint32_t ways)
 {
+    (void)name;
     return ways <= NIBBLE_WAYS ? 8 : ways;
 }
 

@@ -1,11 +1,13 @@
 /* repl_rrip.c - the RRIP family (Jaleel et al., ISCA 2010): SRRIP and BRRIP
  * with 2-bit re-reference prediction values (RRPV 0 = near, 3 = distant).
  *
- * SRRIP-HP is what Intel documentation and reverse engineering call QLRU:
- * a hit sets RRPV to 0, a fill inserts at 2, and the victim is the first way
- * (lowest index) inside the mask whose RRPV is 3; if there is none, every
- * way of the mask ages by one and the search repeats.  Ageing only the
- * masked ways is our choice for way-partitioned (CAT/DDIO) allocation.
+ * SRRIP-HP: a hit sets RRPV to 0, a fill inserts at 2, and the victim is
+ * the first way (lowest index) inside the mask whose RRPV is 3; if there is
+ * none, every way of the mask ages by one and the search repeats.  Ageing
+ * only the masked ways is our choice for way-partitioned (CAT/DDIO)
+ * allocation.  In Abel and Reineke's QLRU notation (repl_qlru.c) this is
+ * QLRU_H00_M2_R0_U0_UMO, equal to it on full masks when lines leave only by
+ * eviction; "qlru" remains a name of srrip for older configurations.
  * BRRIP inserts at 3 ("distant") except with probability epsilon at 2. */
 #include "sim/cache/repl.h"
 
@@ -21,8 +23,9 @@ static inline uint8_t *rrpv_of(repl_policy *p, uint32_t set)
     return repl_line_state(p, set);
 }
 
-static uint32_t rrip_set_bytes(uint32_t ways)
+static uint32_t rrip_set_bytes(const char *name, uint32_t ways)
 {
+    (void)name;
     return ways;   /* one RRPV byte per line */
 }
 

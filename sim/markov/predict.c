@@ -160,12 +160,13 @@ int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_
 
 markov_policy mk_upper_policy(const ddio_machine *m)
 {
-    switch (m->llc.policy) {
-    case DDIO_POLICY_SRRIP:
-    case DDIO_POLICY_QLRU:
-    case DDIO_POLICY_DRRIP: return MARKOV_QLRU;
-    default: return MARKOV_BIP;
-    }
+    /* The 2-bit policies: SRRIP (= qlru), DRRIP, and Abel and Reineke's
+     * QLRU family and duels of its members, whatever their digits. */
+    const char *p = m->llc.policy, *family = repl_family(p);
+    if (strcmp(p, "srrip") == 0 || strcmp(p, "qlru") == 0 || strcmp(p, "drrip") == 0 ||
+        (family && strcmp(family, "qlru") == 0))
+        return MARKOV_QLRU;
+    return MARKOV_BIP;
 }
 
 static uint64_t core_mask(const ddio_machine *m)
