@@ -1,8 +1,8 @@
 /* test_markov_model.c - the Markov model (sim/markov/model.h, predict.h),
  * the queueing estimate (sim/queue/qest.h) and `ddiosim predict`.
  *
- * Expected values are written out by hand from Table 1 and Fig. 11 of seed
- * 003, or are closed forms (F_B(1; n, p) = q^n + n p q^(n-1) for two ways). */
+ * Expected values are written out by hand from Table 1 and Fig. 11 of Wang,
+ * Xu, Wu (SIGMETRICS 2022), or are closed forms (F_B(1; n, p) = q^n + n p q^(n-1) for two ways). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

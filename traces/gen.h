@@ -6,7 +6,7 @@
  *
  * Sizes are frame lengths as a pcap stores them: Ethernet header to the end
  * of the payload, without the 4-byte FCS that NICs strip before DMA.  The
- * rate counts those bytes only, like the seed paper's "71.8 Gb/s at
+ * rate counts those bytes only, like Wang, Xu, Wu's (SIGMETRICS 2022) "71.8 Gb/s at
  * 14.9 Mpps" (= 603 B x 8 x 14.9 M); on the wire each frame also carries
  * FCS + preamble + inter-frame gap (24 B).  docs/traces.md has the details
  * and the published statistics behind the mawi profile. */

@@ -9,8 +9,8 @@
  * length: MAWI and other backbone captures are cut by a snap length and
  * the simulator must DMA the whole frame.
  *
- * By default only unfragmented IPv4 TCP/UDP packets are returned (the seed
- * paper's filter: MF clear and fragment offset 0); every other record is
+ * By default only unfragmented IPv4 TCP/UDP packets are returned (the filter of
+ * Wang, Xu, Wu, SIGMETRICS 2022: MF clear and fragment offset 0); every other record is
  * counted under the reason it was skipped.  With keep_all every record is
  * returned, classified, with the 5-tuple filled when it could be parsed. */
 #ifndef DDIOSIM_TRACES_PCAP_H
