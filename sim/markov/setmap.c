@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "sim/cache/geometry.h"
-#include "sim/queue/dsim_int.h"
+#include "sim/queue/dsim.h"
 #include "sim/queue/mempool.h"
 
 int mk_mapping_mixed(enum cache_mapping m)
@@ -127,22 +127,12 @@ int mk_setmix_build(const ddio_config *cfg, uint64_t seed, const uint32_t *bufs,
 {
     memset(out, 0, sizeof *out);
     const ddio_workload *w = &cfg->workload;
-    const ddio_driver *d = &w->driver;
     hier_config hc;
     if (machine_to_hier_config(&cfg->machine, w->cores, &hc, e) != 0)
         return -1;
     hc.llc.seed = seed;   /* as dsim.c setup() */
-    /* The simulator's buffer layout (dsim.c setup()). */
-    mbuf_layout_config lc;
-    mbuf_layout_config_default(&lc);
-    lc.base = ADDR_BUFFERS;
-    lc.line_size = hc.llc.line_size;
-    lc.headroom = d->headroom;
-    lc.data_room = d->data_room;
-    lc.mbuf_size = d->mbuf_header;
-    lc.align = d->align_4k ? 4096 : 0;
     mbuf_layout lay;
-    if (mbuf_layout_init(&lay, &lc, e) != 0)
+    if (dsim_buffer_layout(&w->driver, hc.llc.line_size, &lay, e) != 0)
         return -1;
     size_t total = 0;
     for (uint32_t c = 0; c < w->cores; c++)

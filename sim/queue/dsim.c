@@ -279,6 +279,19 @@ static double wall_now(const dsim_options *o)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *out, ddio_err *e)
+{
+    mbuf_layout_config lc;
+    mbuf_layout_config_default(&lc);
+    lc.base = ADDR_BUFFERS;
+    lc.line_size = line_size;
+    lc.headroom = d->headroom;
+    lc.data_room = d->data_room;
+    lc.mbuf_size = d->mbuf_header;
+    lc.align = d->align_4k ? 4096 : 0;
+    return mbuf_layout_init(out, &lc, e);
+}
+
 static int setup(dsim *s, ddio_err *e)
 {
     const ddio_config *cfg = s->cfg;
@@ -305,15 +318,7 @@ static int setup(dsim *s, ddio_err *e)
                          .cache_size = d->mempool_cache, .put_mode = MEMPOOL_PUT_TRIM};
     if (mempool_init(&s->mp, &mc, e) != 0)
         return -1;
-    mbuf_layout_config lc;
-    mbuf_layout_config_default(&lc);
-    lc.base = ADDR_BUFFERS;
-    lc.line_size = s->line_size;
-    lc.headroom = d->headroom;
-    lc.data_room = d->data_room;
-    lc.mbuf_size = d->mbuf_header;
-    lc.align = d->align_4k ? 4096 : 0;
-    if (mbuf_layout_init(&s->lay, &lc, e) != 0)
+    if (dsim_buffer_layout(d, s->line_size, &s->lay, e) != 0)
         return -1;
     pcie_config pc;
     pcie_config_default(&pc);

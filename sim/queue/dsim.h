@@ -18,6 +18,7 @@
 #include "configs/config.h"
 #include "sim/cache/hier.h"
 #include "sim/common/err.h"
+#include "sim/queue/mempool.h"
 
 /* Logical queues of Wang, Xu, Wu's ring model. */
 enum dsim_queue { Q_RX_REPLENISH = 0, Q_RX, Q_TX, Q_TX_RECYCLE, Q_SW, Q_COUNT };
@@ -108,6 +109,11 @@ void dsim_result_free(dsim_result *r);
 /* Simulate `cfg` with `opt`.  Returns 0, or -1 with e filled (bad trace,
  * impossible configuration, a buffer lost: never a crash). */
 int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, ddio_err *e);
+
+/* The address layout of the simulator's packet buffers for driver d and a
+ * line of line_size bytes: what dsim_run uses, for the model's set-mapping
+ * mixture to map the same addresses (sim/markov/setmap.c). */
+int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *out, ddio_err *e);
 
 const char *dsim_queue_name(enum dsim_queue q);
 
