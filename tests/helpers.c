@@ -3,9 +3,10 @@
 #define _DEFAULT_SOURCE 1
 #include "tests/helpers.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
-
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,4 +152,37 @@ const char *dir_listing(const char *dir, char *buf, size_t cap)
         free(names[i]);
     }
     return buf;
+}
+
+int shf(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long: %s", fmt);
+    int st = system(cmd);
+    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+}
+
+void make_tmpdir(char *buf, size_t n)
+{
+    snprintf(buf, n, "/tmp/ddiosim-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(buf));
+}
+
+void rm_rf(const char *dir)
+{
+    cr_assert_eq(shf("rm -rf '%s'", dir), 0);
+}
+
+cJSON *run_ddiosim_json(const char *args)
+{
+    cli_run r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "%s: not JSON: %s", args, r.out);
+    cli_run_free(&r);
+    return j;
 }

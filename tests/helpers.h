@@ -1,4 +1,5 @@
-/* helpers.h - shared test helpers: run the ddiosim binary and read files. */
+/* helpers.h - shared test helpers: run the ddiosim binary or a shell command,
+ * read and write files and folders. */
 #ifndef DDIOSIM_TESTS_HELPERS_H
 #define DDIOSIM_TESTS_HELPERS_H
 
@@ -29,6 +30,9 @@ const char *ddiosim_bin(void);
  * redirections such as "< file"), from the project source directory. */
 cli_run run_ddiosim(const char *args);
 void cli_run_free(cli_run *r);
+/* run_ddiosim(args), asserting exit 0 and a JSON document on stdout, which
+ * is returned (the caller frees it with cJSON_Delete). */
+struct cJSON *run_ddiosim_json(const char *args);
 
 /* A command line that must fail with exit code 2: stderr is one line,
  * "ddiosim CMD: ...", that contains `want`; `usage` says whether it is a
@@ -51,5 +55,12 @@ int count_lines_with(const char *s, const char *needle);
 /* The names in `dir` (at most 64), sorted and comma-separated ("" when
  * empty), into buf; returns buf. */
 const char *dir_listing(const char *dir, char *buf, size_t cap);
+/* Run a shell command built like printf; its exit code (-1 if it did not
+ * exit).  The command must fit 8 KiB (asserted). */
+int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A new empty folder /tmp/ddiosim-test-XXXXXX, its path into buf. */
+void make_tmpdir(char *buf, size_t n);
+/* Remove a folder and everything below it (asserted). */
+void rm_rf(const char *dir);
 
 #endif

@@ -25,16 +25,6 @@ static cJSON *get(const cJSON *o, const char *name)
     return x;
 }
 
-static cJSON *run_json(const char *args)
-{
-    cli_run r = run_ddiosim(args);
-    cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
-    cJSON *j = cJSON_Parse(r.out);
-    cr_assert_not_null(j, "%s: not JSON: %s", args, r.out);
-    cli_run_free(&r);
-    return j;
-}
-
 /* A command that fails with exit 2 and one line: "ddiosim CMD: " + want. */
 static void expect_error(const char *args, const char *want)
 {
@@ -123,7 +113,7 @@ Test(cli_limits, a_trace_going_back_in_time_is_clamped_everywhere, .timeout = 12
     char args[600];
 
     snprintf(args, sizeof args, "trace stats --format json %s", path);
-    cJSON *j = run_json(args);
+    cJSON *j = run_ddiosim_json(args);
     cr_expect_eq(get(j, "out_of_order")->valuedouble, 1);
     cr_expect_eq(get(j, "first_ts_ns")->valuedouble, (double)t1);
     expect_near(get(j, "duration_s")->valuedouble, (double)(last - t1) * 1e-9, 1e-15);
@@ -136,7 +126,7 @@ Test(cli_limits, a_trace_going_back_in_time_is_clamped_everywhere, .timeout = 12
     cli_run_free(&r);
 
     snprintf(args, sizeof args, "simulate --trace %s --packets 2000 --no-model --format json " SMALL, path);
-    j = run_json(args);
+    j = run_ddiosim_json(args);
     cr_expect_eq(get(get(j, "input"), "out_of_order")->valuedouble, 1);
     cr_expect_eq(get(j, "packets")->valuedouble, 2000);
     cJSON_Delete(j);
@@ -148,11 +138,11 @@ Test(cli_limits, a_trace_going_back_in_time_is_clamped_everywhere, .timeout = 12
     cli_run_free(&r);
 
     snprintf(args, sizeof args, "predict --trace %s --format json", path);
-    j = run_json(args);
+    j = run_ddiosim_json(args);
     cr_expect_eq(get(get(j, "input"), "out_of_order")->valuedouble, 1);
     cJSON_Delete(j);
     snprintf(args, sizeof args, "predict --trace %s --from-sim --packets 2000 --format json " SMALL, path);
-    j = run_json(args);
+    j = run_ddiosim_json(args);
     cr_expect_eq(get(get(j, "input"), "out_of_order")->valuedouble, 1);
     cJSON_Delete(j);
     unlink(path);
@@ -192,7 +182,7 @@ static void expect_number(const cJSON *o, const char *name)
  * access to one.  Those rates are "n/a" and null, never 0 % or nan %. */
 Test(cli_limits, rates_a_mode_has_not_are_na_and_null, .timeout = 120)
 {
-    cJSON *j = run_json("predict --set workload.mode=receive --format json");
+    cJSON *j = run_ddiosim_json("predict --set workload.mode=receive --format json");
     expect_null(get(j, "pcie_read_hit"), "lower");
     expect_null(get(j, "pcie_read_hit"), "upper");
     expect_null(get(j, "pcie_read_hit"), "mean");
@@ -204,7 +194,7 @@ Test(cli_limits, rates_a_mode_has_not_are_na_and_null, .timeout = 120)
     cr_expect_eq(count_lines_with(r.out, "nan"), 0, "%s", r.out);
     cli_run_free(&r);
 
-    j = run_json("predict --set workload.mode=send --format json");
+    j = run_ddiosim_json("predict --set workload.mode=send --format json");
     expect_null(get(j, "pcie_write_hit"), "lower");
     expect_null(get(j, "cpu_first_hit"), "lower");
     expect_number(get(j, "pcie_read_hit"), "lower");
@@ -213,7 +203,7 @@ Test(cli_limits, rates_a_mode_has_not_are_na_and_null, .timeout = 120)
     const char *send = "simulate --profile fixed:512 --rate 20 --packets 20000 --set workload.mode=send " SMALL;
     char args[300];
     snprintf(args, sizeof args, "%s --format json", send);
-    j = run_json(args);
+    j = run_ddiosim_json(args);
     expect_null(j, "pcie_write_hit");
     expect_null(j, "cpu_first_hit");
     expect_null(j, "pcie_write_full_hit");
@@ -234,7 +224,7 @@ Test(cli_limits, rates_a_mode_has_not_are_na_and_null, .timeout = 120)
     cli_run_free(&r);
 
     /* 64 B frames at 128 B of headroom fill one line: no partial write. */
-    j = run_json("simulate --profile fixed:64 --rate 10 --packets 20000 --no-model --format json " SMALL);
+    j = run_ddiosim_json("simulate --profile fixed:64 --rate 10 --packets 20000 --no-model --format json " SMALL);
     expect_null(j, "pcie_write_partial_hit");
     expect_number(j, "pcie_write_full_hit");
     cJSON_Delete(j);
@@ -294,14 +284,14 @@ Test(cli_limits, frames_larger_than_the_data_room_are_dropped_by_both, .timeout 
     cr_assert_eq(gen_write_pcap(&c, path, &e), 0, "%s", e.msg);
     char args[600];
     snprintf(args, sizeof args, "predict --trace %s --set workload.driver.data_room=1024 --format json", path);
-    cJSON *j = run_json(args);
+    cJSON *j = run_ddiosim_json(args);
     const cJSON *in = get(j, "input");
     expect_near(get(in, "oversize")->valuedouble, 1.0 / 12, 1e-12);
     expect_near(get(in, "mean_pkt_bytes")->valuedouble, 248, 1e-9);
     cJSON_Delete(j);
     snprintf(args, sizeof args,
              "simulate --trace %s --set workload.driver.data_room=1024 --packets 1200 --no-model --format json", path);
-    j = run_json(args);
+    j = run_ddiosim_json(args);
     cr_expect_eq(get(get(j, "drops"), "oversize")->valuedouble, 100);
     cJSON_Delete(j);
     /* Every frame too large: both refuse, before any work. */

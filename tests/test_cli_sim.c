@@ -19,16 +19,6 @@
 #define BASE "--profile fixed:1500 --rate max --packets 20000 --seed 7 --set machine.llc.sets_per_slice=64"
 #define SMALL_TRACE "traces/samples/imix-10k.pcap"
 
-static cJSON *run_json(const char *args)
-{
-    cli_run r = run_ddiosim(args);
-    cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
-    cJSON *j = cJSON_Parse(r.out);
-    cr_assert_not_null(j, "%s: not JSON", args);
-    cli_run_free(&r);
-    return j;
-}
-
 static cJSON *get(const cJSON *o, const char *name)
 {
     cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
@@ -49,7 +39,7 @@ static sim_run run_simulate(const char *opts)
 {
     char args[600];
     snprintf(args, sizeof args, "simulate %s --no-model --format json", opts);
-    sim_run s = {.root = run_json(args)};
+    sim_run s = {.root = run_ddiosim_json(args)};
     s.per_core = get(get(s.root, "queues"), "per_core");
     s.packets = get(s.root, "packets")->valuedouble;
     s.measured = get(s.root, "measured_packets")->valuedouble;
@@ -61,7 +51,7 @@ static sim_run run_predict(const char *opts)
 {
     char args[600];
     snprintf(args, sizeof args, "predict %s --from-sim --format json", opts);
-    sim_run s = {.root = run_json(args)};
+    sim_run s = {.root = run_ddiosim_json(args)};
     const cJSON *q = get(s.root, "queues");
     cr_assert_str_eq(get(q, "source")->valuestring, "simulated");
     s.per_core = get(q, "per_core");

@@ -37,13 +37,9 @@ static double num(const cJSON *o, const char *name)
 static cJSON *run_json(const char *opts)
 {
     char args[600];
-    snprintf(args, sizeof args, "simulate %s --format json", opts);
-    cli_run r = run_ddiosim(args);
-    cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
-    cJSON *j = cJSON_Parse(r.out);
-    cr_assert_not_null(j, "%s: not JSON: %s", args, r.out);
-    cli_run_free(&r);
-    return j;
+    int n = snprintf(args, sizeof args, "simulate %s --format json", opts);
+    cr_assert(n > 0 && (size_t)n < sizeof args, "command line too long");
+    return run_ddiosim_json(args);
 }
 
 /* `s` with every line that contains one of the NULL-terminated `needles`

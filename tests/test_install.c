@@ -21,19 +21,6 @@
 /* The variables that would point a run elsewhere, unset for every run. */
 #define CLEAN_ENV "env -u DDIOSIM_DATA_DIR -u DDIOSIM_CONFIG_DIR"
 
-/* Run a shell command built like printf; its exit code (-1 if it did not exit). */
-static int shf(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long: %s", fmt);
-    int st = system(cmd);
-    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-}
-
 /* Run a shell command from /, stdout and stderr captured (cli_run_free). */
 static cli_run run_at_root(const char *fmt, ...)
 {
@@ -53,17 +40,6 @@ static cli_run run_at_root(const char *fmt, ...)
     unlink(errp);
     cr_assert(r.out && r.err);
     return r;
-}
-
-static void make_tmpdir(char *buf, size_t n)
-{
-    snprintf(buf, n, "/tmp/ddiosim-install-XXXXXX");
-    cr_assert_not_null(mkdtemp(buf));
-}
-
-static void rm_rf(const char *dir)
-{
-    cr_assert_eq(shf("rm -rf '%s'", dir), 0);
 }
 
 static int is_dir(const char *path)

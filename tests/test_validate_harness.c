@@ -24,31 +24,6 @@
     "env -u DDIO_HARNESS_SYSFS -u DDIO_HARNESS_PROC -u DDIO_HARNESS_PERF "        \
     "-u DDIO_HARNESS_SKIP_ROOT"
 
-/* Run a shell command built like printf; returns its exit code (-1 if it did
- * not exit). */
-static int shf(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long: %s", fmt);
-    int st = system(cmd);
-    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-}
-
-static void make_tmpdir(char *buf, size_t n)
-{
-    snprintf(buf, n, "/tmp/ddio-harness-test-XXXXXX");
-    cr_assert_not_null(mkdtemp(buf));
-}
-
-static void rm_rf(const char *dir)
-{
-    cr_assert_eq(shf("rm -rf '%s'", dir), 0);
-}
-
 /* A sysfs with four CPUs, 0-1 on socket 0 and 2-3 on socket 1, and, when
  * `uncore`, a Skylake-SP CHA (with the filter_opc0 format and a cpumask
  * listing CPU 0 for socket 0 and 2 for socket 1) and IMC PMU. */
