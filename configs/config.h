@@ -62,6 +62,7 @@ typedef struct ddio_latency {
 typedef struct ddio_l2_spec {
     uint32_t sets, ways, line_size;
     char policy[REPL_NAME_LEN];
+    uint32_t prefetch_lines; /* L2 streamer reach: lines after each core-touched packet line (0: off) */
 } ddio_l2_spec;
 
 typedef struct ddio_llc_spec {
@@ -342,9 +343,19 @@ const char *ddio_seg_op_name(enum ddio_seg_op op);
 typedef struct ddio_line_op {
     uint32_t line;
     uint8_t op;         /* enum ddio_seg_op */
+    uint8_t prefetch;   /* 1: a read the L2 prefetcher issued (ddio_packet_ops), not the core's */
 } ddio_line_op;
 size_t ddio_workload_expand(const ddio_workload *w, uint32_t pkt_len, uint32_t line_size,
                             uint32_t first_byte, ddio_line_op *out, size_t cap);
+
+/* The workload's ops (ddio_workload_expand) followed by the reads the
+ * machine's L2 prefetcher adds: for each packet line the core reads or
+ * writes, the next l2.prefetch_lines lines of the packet that the core does
+ * not touch itself, in ascending order, each once (op READ, prefetch 1).
+ * Both engines take a packet's line ops from here, so the prefetcher is one
+ * rule for the simulator and the model.  Same return and cap contract. */
+size_t ddio_packet_ops(const ddio_machine *m, const ddio_workload *w, uint32_t pkt_len, uint32_t line_size,
+                       uint32_t first_byte, ddio_line_op *out, size_t cap);
 
 /* Per-packet summary: lines of the packet, lines read / written / flushed,
  * and lines touched by the core (read or written): alpha = touched / lines. */

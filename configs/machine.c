@@ -49,6 +49,9 @@ static const cfg_field machine_fields[] = {
     M("l2.policy", CFG_STR, l2.policy, .flags = CFG_NONEMPTY, .check = repl_check_name,
       .doc = "L2 replacement policy: lru, bip, srrip (qlru), brrip, drrip, dip, QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO], "
              "duel:<A>,<B>"),
+    M("l2.prefetch_lines", CFG_U32, l2.prefetch_lines, .hi = 64,
+      .doc = "L2 streamer: the lines after each packet line the core touches that the L2 prefetchers bring in, "
+             "within the packet (0: off)"),
     M("llc.slices", CFG_U32, llc.slices, .lo = 1, .hi = 1024, .doc = "LLC slices (one per core on Xeon)"),
     M("llc.sets_per_slice", CFG_U32, llc.sets_per_slice, .lo = 1, .hi = 1 << 20, .flags = CFG_POW2,
       .doc = "LLC sets per slice"),

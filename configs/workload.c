@@ -300,6 +300,39 @@ size_t ddio_workload_expand(const ddio_workload *w, uint32_t pkt_len, uint32_t l
     return n;
 }
 
+/* Whether ops[0..n) touch `line` (prefetches included). */
+static int line_listed(const ddio_line_op *ops, size_t n, uint32_t line)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].line == line)
+            return 1;
+    return 0;
+}
+
+size_t ddio_packet_ops(const ddio_machine *m, const ddio_workload *w, uint32_t pkt_len, uint32_t line_size,
+                       uint32_t first_byte, ddio_line_op *out, size_t cap)
+{
+    size_t n = ddio_workload_expand(w, pkt_len, line_size, first_byte, out, cap);
+    uint32_t reach = m->l2.prefetch_lines;
+    if (!reach || n > cap || !pkt_len)
+        return n;   /* off, or the demand ops alone overflow: the caller sees n > cap */
+    uint32_t lines = (uint32_t)(((uint64_t)first_byte % line_size + pkt_len + line_size - 1) / line_size);
+    size_t demand = n;
+    for (size_t i = 0; i < demand; i++) {
+        if (out[i].op == DDIO_SEG_FLUSH)
+            continue;   /* a flush is no load: nothing to train on */
+        for (uint32_t k = 1; k <= reach && out[i].line + k < lines; k++) {
+            uint32_t line = out[i].line + k;
+            if (line_listed(out, n < cap ? n : cap, line))
+                continue;
+            if (n < cap)
+                out[n] = (ddio_line_op){.line = line, .op = DDIO_SEG_READ, .prefetch = 1};
+            n++;
+        }
+    }
+    return n;
+}
+
 void ddio_workload_touch(const ddio_workload *w, uint32_t pkt_len, uint32_t line_size, uint32_t first_byte,
                          ddio_touch *t)
 {

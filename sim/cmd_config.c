@@ -103,14 +103,14 @@ static void packet_lines(strbuf *sb, const ddio_config *c, uint32_t len)
     uint32_t line = c->machine.llc.line_size;
     uint32_t first = w->driver.headroom % line;
     ddio_line_op ops[64];
-    size_t n = ddio_workload_expand(w, len, line, first, ops, 64);
+    size_t n = ddio_packet_ops(&c->machine, w, len, line, first, ops, 64);
     ddio_touch t;
     ddio_workload_touch(w, len, line, first, &t);
     sb_printf(sb, "  %-34s %u lines; read %u, written %u, flushed %u; alpha %.3f;", "", t.lines, t.read,
               t.written, t.flushed, t.lines ? (double)t.touched / t.lines : 0.0);
-    static const char opc[] = "RWF";
+    static const char opc[] = "RWF";   /* P: a read of the L2 prefetcher (l2.prefetch_lines) */
     for (size_t i = 0; i < n && i < 64; i++)
-        sb_printf(sb, " %c%u", opc[ops[i].op], ops[i].line);
+        sb_printf(sb, " %c%u", ops[i].prefetch ? 'P' : opc[ops[i].op], ops[i].line);
     sb_printf(sb, "%s\n", n > 64 ? " ..." : "");
 }
 

@@ -411,6 +411,65 @@ Test(configs_access, ipsec_rewrites_the_whole_packet)
     cr_assert_eq(ddio_workload_table_lines(&w), 4);
 }
 
+/* The L2 prefetcher's reads (ddio_packet_ops), as "P<line>" after the
+ * workload's own ops. */
+static size_t packet_ops(const ddio_machine *m, const ddio_workload *w, uint32_t len, uint32_t first, char *out,
+                         size_t cap_ops)
+{
+    ddio_line_op ops[256];
+    size_t n = ddio_packet_ops(m, w, len, 64, first, ops, cap_ops);
+    size_t k = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && i < cap_ops; i++) {
+        cr_assert(!ops[i].prefetch || ops[i].op == DDIO_SEG_READ);
+        k += (size_t)snprintf(out + k, 2048 - k, "%s%c%u", i ? " " : "", ops[i].prefetch ? 'P' : "RWF"[ops[i].op],
+                              ops[i].line);
+    }
+    return n;
+}
+
+Test(configs_access, l2_prefetcher_reads_the_next_lines_of_the_packet)
+{
+    ddio_machine m;
+    ddio_workload w;
+    ddio_machine_default(&m);
+    ddio_workload_default(&w);
+    char s[2048];
+    /* Off: the workload's ops alone, in the same order. */
+    cr_assert_eq(m.l2.prefetch_lines, 0);
+    cr_assert_eq(packet_ops(&m, &w, 1500, 0, s, 256), 2);
+    cr_assert_str_eq(s, "R0 W0");
+    /* l2fwd touches line 0: the prefetcher reads lines 1 and 2, once. */
+    m.l2.prefetch_lines = 2;
+    cr_assert_eq(packet_ops(&m, &w, 1500, 0, s, 256), 4);
+    cr_assert_str_eq(s, "R0 W0 P1 P2");
+    /* Not beyond the packet: 100 bytes are lines 0 and 1. */
+    m.l2.prefetch_lines = 4;
+    cr_assert_eq(packet_ops(&m, &w, 100, 0, s, 256), 3);
+    cr_assert_str_eq(s, "R0 W0 P1");
+    /* The MAC bytes straddle lines 0 and 1 (60 bytes in): the core touches
+     * both, so the prefetcher adds only lines 2..5, each once. */
+    cr_assert_eq(packet_ops(&m, &w, 1500, 60, s, 256), 8);
+    cr_assert_str_eq(s, "R0 R1 W0 W1 P2 P3 P4 P5");
+    /* A line the core touches itself is not prefetched, nor one it flushes
+     * (the prefetches come after the packet's ops and would undo the
+     * flush); a flush does not train the prefetcher.  Workload: read line
+     * 0, read line 3, flush line 6. */
+    w.n_access = 3;
+    w.access[0] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 0, .unit = DDIO_UNIT_BYTES, .length = 1};
+    w.access[1] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 192, .unit = DDIO_UNIT_BYTES, .length = 1};
+    w.access[2] = (ddio_segment){.op = DDIO_SEG_FLUSH, .offset = 384, .unit = DDIO_UNIT_BYTES, .length = 1};
+    m.l2.prefetch_lines = 3;
+    cr_assert_eq(packet_ops(&m, &w, 1500, 0, s, 256), 7);
+    cr_assert_str_eq(s, "R0 R3 F6 P1 P2 P4 P5");
+    w.access[2].offset = 1408;   /* the flush on line 22: line 6 is free, 23-25 are not trained */
+    cr_assert_eq(packet_ops(&m, &w, 1500, 0, s, 256), 8);
+    cr_assert_str_eq(s, "R0 R3 F22 P1 P2 P4 P5 P6");
+    /* The cap: the count is returned, at most cap entries written. */
+    cr_assert_eq(packet_ops(&m, &w, 1500, 0, s, 4), 8);
+    cr_assert_str_eq(s, "R0 R3 F22 P1");
+}
+
 Test(configs_access, mempool_size)
 {
     ddio_workload w;

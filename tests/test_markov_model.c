@@ -661,3 +661,40 @@ Test(markov_model_cli, errors)
     cr_expect_eq(count_lines_with(r.err, "ddiosim"), 1);
     cli_run_free(&r);
 }
+
+/* ------------------------------------------------------- the L2 prefetcher */
+
+/* The prefetcher enters the model as the simulator's rule (ddio_packet_ops):
+ * with the queue lengths given, l2fwd with l2.prefetch_lines = 3 is exactly
+ * l2fwd that reads lines 1-3 itself (the model charges no latency), and it
+ * keeps more lines out of the two DDIO ways: more hits than without. */
+Test(markov_model_prefetch, prefetch_equals_the_workload_reading_the_lines)
+{
+    double q[Q_COUNT] = {[Q_RX] = 16, [Q_RX_REPLENISH] = 2000, [Q_TX] = 16, [Q_TX_RECYCLE] = 16};
+    ddio_config off, pf, rd;
+    ddio_config_default(&off);
+    off.workload.cores = 4;
+    pf = off;
+    pf.machine.l2.prefetch_lines = 3;
+    rd = off;
+    ddio_workload *w = &rd.workload;
+    w->access[w->n_access++] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 64, .unit = DDIO_UNIT_BYTES,
+                                              .length = 192};
+    mk_prediction a, b, c;
+    for (int v = 0; v < 2; v++) {
+        enum mk_variant var = v ? MK_VARIANT_PER_LINE : MK_VARIANT_BASIC;
+        cr_assert_eq(predict_l2fwd(&off, q, &a, var), 0);
+        cr_assert_eq(predict_l2fwd(&pf, q, &b, var), 0);
+        cr_assert_eq(predict_l2fwd(&rd, q, &c, var), 0);
+        const mk_bounds *bb[] = {&b.pcie_write_hit, &b.pcie_read_hit, &b.mem_read_bytes_per_pkt,
+                                 &b.mem_write_bytes_per_pkt};
+        const mk_bounds *cc[] = {&c.pcie_write_hit, &c.pcie_read_hit, &c.mem_read_bytes_per_pkt,
+                                 &c.mem_write_bytes_per_pkt};
+        for (int k = 0; k < 4; k++) {
+            expect_near(bb[k]->lower, cc[k]->lower, 1e-12);
+            expect_near(bb[k]->upper, cc[k]->upper, 1e-12);
+        }
+        cr_expect_gt(b.pcie_write_hit.lower, a.pcie_write_hit.lower + 0.02, "prefetch %.4f, off %.4f",
+                     b.pcie_write_hit.lower, a.pcie_write_hit.lower);
+    }
+}

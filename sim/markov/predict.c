@@ -225,7 +225,7 @@ static int packet_lines(const ddio_config *cfg, uint32_t len, line_ops **out, ui
         }
         *first = 0;
     } else {
-        size_t n = ddio_workload_expand(w, len, ls, fb, ops, 4096);
+        size_t n = ddio_packet_ops(&cfg->machine, w, len, ls, fb, ops, 4096);
         for (size_t i = 0; i < n && i < 4096; i++) {
             if (ops[i].line >= nl)
                 continue;

@@ -142,7 +142,7 @@ static inline __attribute__((always_inline)) void driver_hdr_line(dsim *s, enum 
 
 #define MEMO_MAX_OPS 64u   /* longest expansion remembered (bounds memo_ops: memo_lens x this) */
 
-/* The workload's line ops for a packet of `len` bytes (ddio_workload_expand,
+/* The line ops for a packet of `len` bytes, the L2 prefetcher's included (ddio_packet_ops,
  * at most ops_cap of them): a function of the length alone in a run, so
  * remembered per length; *n gets the count. */
 static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
@@ -151,8 +151,8 @@ static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
         *n = s->memo_n[len];
         return s->memo_ops + (s->memo_at[len] - 1);
     }
-    size_t k = ddio_workload_expand(&s->cfg->workload, len, s->line_size, drv(s)->headroom % s->line_size, s->ops,
-                                    s->ops_cap);
+    size_t k = ddio_packet_ops(&s->cfg->machine, &s->cfg->workload, len, s->line_size,
+                               drv(s)->headroom % s->line_size, s->ops, s->ops_cap);
     if (k > s->ops_cap)
         k = s->ops_cap;
     *n = k;
@@ -217,6 +217,8 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             hier_core_wr_hint(&s->h, c, line, hint, &r);
         else
             hier_access(&s->h, req, c, line, 0, &r);
+        if (ops[i].prefetch)
+            continue;   /* the prefetcher's: off the core's critical path, no latency */
         if (first)
             dsim_count(&s->n.cpu_first, r.hit);
         first = 0;
