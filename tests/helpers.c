@@ -2,6 +2,7 @@
  * read and write temporary files, list a folder. */
 #define _DEFAULT_SOURCE 1
 #include "tests/helpers.h"
+#include "configs/config.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -185,4 +186,15 @@ cJSON *run_ddiosim_json(const char *args)
     cr_assert_not_null(j, "%s: not JSON: %s", args, r.out);
     cli_run_free(&r);
     return j;
+}
+
+void prefetch_variants(const ddio_config *off, unsigned lines, ddio_config *pf, ddio_config *rd)
+{
+    *pf = *off;
+    pf->machine.l2.prefetch_lines = lines;
+    *rd = *off;
+    ddio_workload *w = &rd->workload;
+    cr_assert_lt(w->n_access, DDIO_MAX_SEGMENTS);
+    w->access[w->n_access++] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 64, .unit = DDIO_UNIT_BYTES,
+                                              .length = 64.0 * lines};
 }

@@ -63,4 +63,11 @@ void make_tmpdir(char *buf, size_t n);
 /* Remove a folder and everything below it (asserted). */
 void rm_rf(const char *dir);
 
+struct ddio_config;
+/* For the L2 prefetcher's tests: `off` with l2.prefetch_lines = lines into
+ * *pf, and `off` whose workload also reads packet bytes 64 .. 64 (lines +
+ * 1) - 1 itself (lines 1..lines, the data starting on a line) into *rd. */
+void prefetch_variants(const struct ddio_config *off, unsigned lines, struct ddio_config *pf,
+                       struct ddio_config *rd);
+
 #endif

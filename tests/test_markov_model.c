@@ -674,12 +674,7 @@ Test(markov_model_prefetch, prefetch_equals_the_workload_reading_the_lines)
     ddio_config off, pf, rd;
     ddio_config_default(&off);
     off.workload.cores = 4;
-    pf = off;
-    pf.machine.l2.prefetch_lines = 3;
-    rd = off;
-    ddio_workload *w = &rd.workload;
-    w->access[w->n_access++] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 64, .unit = DDIO_UNIT_BYTES,
-                                              .length = 192};
+    prefetch_variants(&off, 3, &pf, &rd);
     mk_prediction a, b, c;
     for (int v = 0; v < 2; v++) {
         enum mk_variant var = v ? MK_VARIANT_PER_LINE : MK_VARIANT_BASIC;

@@ -700,12 +700,7 @@ Test(sim, l2_prefetch_is_a_read_the_core_does_not_wait_for, .timeout = 120)
     ddio_config off, pf, rd;
     small_config(&off, NULL);
     off.workload.driver.rx_ring = 512;
-    pf = off;
-    pf.machine.l2.prefetch_lines = 2;
-    rd = off;
-    ddio_workload *w = &rd.workload;
-    w->access[w->n_access++] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 64, .unit = DDIO_UNIT_BYTES,
-                                              .length = 128};
+    prefetch_variants(&off, 2, &pf, &rd);
     run a = simulate(&off, "fixed:1500", 6000, 1);
     run b = simulate(&pf, "fixed:1500", 6000, 1);
     run c = simulate(&rd, "fixed:1500", 6000, 1);
