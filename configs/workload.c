@@ -300,13 +300,24 @@ size_t ddio_workload_expand(const ddio_workload *w, uint32_t pkt_len, uint32_t l
     return n;
 }
 
-/* Whether ops[0..n) touch `line` (prefetches included). */
-static int line_listed(const ddio_line_op *ops, size_t n, uint32_t line)
+/* Lines of a packet of `pkt_len` bytes whose first byte sits `first_byte`
+ * into its line. */
+static uint32_t packet_line_count(uint32_t pkt_len, uint32_t line_size, uint32_t first_byte)
 {
-    for (size_t i = 0; i < n; i++)
+    return (uint32_t)(((uint64_t)first_byte % line_size + pkt_len + line_size - 1) / line_size);
+}
+
+/* Whether the L2 prefetcher reads `line`: some load or store of ops[0..n)
+ * lies within `reach` lines before it, and none of ops[0..n) is on it. */
+static int prefetched(const ddio_line_op *ops, size_t n, uint32_t reach, uint32_t line)
+{
+    int trained = 0;
+    for (size_t i = 0; i < n; i++) {
         if (ops[i].line == line)
-            return 1;
-    return 0;
+            return 0;
+        trained |= ops[i].op != DDIO_SEG_FLUSH && ops[i].line < line && line - ops[i].line <= reach;
+    }
+    return trained;
 }
 
 size_t ddio_packet_ops(const ddio_machine *m, const ddio_workload *w, uint32_t pkt_len, uint32_t line_size,
@@ -316,19 +327,16 @@ size_t ddio_packet_ops(const ddio_machine *m, const ddio_workload *w, uint32_t p
     uint32_t reach = m->l2.prefetch_lines;
     if (!reach || n > cap || !pkt_len)
         return n;   /* off, or the demand ops alone overflow: the caller sees n > cap */
-    uint32_t lines = (uint32_t)(((uint64_t)first_byte % line_size + pkt_len + line_size - 1) / line_size);
-    size_t demand = n;
-    for (size_t i = 0; i < demand; i++) {
-        if (out[i].op == DDIO_SEG_FLUSH)
-            continue;   /* a flush is no load: nothing to train on */
-        for (uint32_t k = 1; k <= reach && out[i].line + k < lines; k++) {
-            uint32_t line = out[i].line + k;
-            if (line_listed(out, n < cap ? n : cap, line))
-                continue;
-            if (n < cap)
-                out[n] = (ddio_line_op){.line = line, .op = DDIO_SEG_READ, .prefetch = 1};
-            n++;
-        }
+    /* Line by line, so each prefetch comes once and in ascending order
+     * whatever the order of the workload's ops; a flush is no load and
+     * trains nothing. */
+    const size_t demand = n;
+    for (uint32_t line = 1, lines = packet_line_count(pkt_len, line_size, first_byte); line < lines; line++) {
+        if (!prefetched(out, demand, reach, line))
+            continue;
+        if (n < cap)
+            out[n] = (ddio_line_op){.line = line, .op = DDIO_SEG_READ, .prefetch = 1};
+        n++;
     }
     return n;
 }
@@ -341,7 +349,7 @@ void ddio_workload_touch(const ddio_workload *w, uint32_t pkt_len, uint32_t line
     first_byte %= line_size;
     if (!pkt_len)
         return;
-    t->lines = (uint32_t)(((uint64_t)first_byte + pkt_len + line_size - 1) / line_size);
+    t->lines = packet_line_count(pkt_len, line_size, first_byte);
     seg_lines r[DDIO_MAX_SEGMENTS];
     segment_lines(w, pkt_len, line_size, first_byte, r);
     /* Count line by line: a line is read / written / flushed / touched when
