@@ -59,31 +59,49 @@ const char *ddiosim_bin(void)
     return bin && *bin ? bin : DDIOSIM_BIN;
 }
 
-cli_run run_ddiosim(const char *args)
+/* `fmt` and `ap` formatted into a malloc'ed command (asserted). */
+static char *vformat_cmd(const char *fmt, va_list ap)
 {
-    cli_run r = {-1, NULL, NULL};
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    cr_assert(n > 0, "cannot format: %s", fmt);
+    char *cmd = malloc((size_t)n + 1);
+    cr_assert(cmd);
+    vsnprintf(cmd, (size_t)n + 1, fmt, ap);
+    return cmd;
+}
+
+cli_run run_shellf(const char *dir, const char *fmt, ...)
+{
     char outp[] = "/tmp/ddiosim-out-XXXXXX", errp[] = "/tmp/ddiosim-err-XXXXXX";
     int fo = mkstemp(outp), fe = mkstemp(errp);
-    if (fo < 0 || fe < 0)
-        return r;
+    cr_assert(fo >= 0 && fe >= 0, "cannot create the capture files");
     close(fo);
     close(fe);
-    const char *bin = ddiosim_bin();
-    size_t n = strlen(args) + strlen(bin) + strlen(DDIOSIM_SOURCE_DIR) + 128;
-    char *cmd = malloc(n);
-    /* stdin defaults to /dev/null; a "< file" in args comes later and wins. */
-    snprintf(cmd, n, "cd '%s' && '%s' </dev/null %s >'%s' 2>'%s'", DDIOSIM_SOURCE_DIR, bin, args, outp, errp);
-    int st = system(cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    char *cmd = vformat_cmd(fmt, ap);
+    va_end(ap);
+    size_t n = strlen(dir) + strlen(cmd) + sizeof outp + sizeof errp + 32;
+    char *full = malloc(n);
+    cr_assert(full);
+    snprintf(full, n, "cd '%s' && %s >'%s' 2>'%s'", dir, cmd, outp, errp);
     free(cmd);
-    if (st != -1 && WIFEXITED(st))
-        r.status = WEXITSTATUS(st);
-    r.out = slurp(outp, NULL);
-    r.err = slurp(errp, NULL);
+    int st = system(full);
+    free(full);
+    cli_run r = {(st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1, slurp(outp, NULL), slurp(errp, NULL)};
     unlink(outp);
     unlink(errp);
-    if (!r.out) r.out = strdup("");
-    if (!r.err) r.err = strdup("");
+    cr_assert(r.out && r.err, "cannot read the captured output");
     return r;
+}
+
+cli_run run_ddiosim(const char *args)
+{
+    /* stdin defaults to /dev/null; a "< file" in args comes later and wins. */
+    return run_shellf(DDIOSIM_SOURCE_DIR, "'%s' </dev/null %s", ddiosim_bin(), args);
 }
 
 void cli_run_free(cli_run *r)
@@ -157,13 +175,12 @@ const char *dir_listing(const char *dir, char *buf, size_t cap)
 
 int shf(const char *fmt, ...)
 {
-    char cmd[8192];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    char *cmd = vformat_cmd(fmt, ap);
     va_end(ap);
-    cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long: %s", fmt);
     int st = system(cmd);
+    free(cmd);
     return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
 }
 

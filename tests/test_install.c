@@ -21,26 +21,9 @@
 /* The variables that would point a run elsewhere, unset for every run. */
 #define CLEAN_ENV "env -u DDIOSIM_DATA_DIR -u DDIOSIM_CONFIG_DIR"
 
-/* Run a shell command from /, stdout and stderr captured (cli_run_free). */
-static cli_run run_at_root(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    cr_assert(n > 0 && (size_t)n < sizeof cmd, "command too long: %s", fmt);
-    char outp[] = "/tmp/ddiosim-install-out-XXXXXX", errp[] = "/tmp/ddiosim-install-err-XXXXXX";
-    int fo = mkstemp(outp), fe = mkstemp(errp);
-    cr_assert(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
-    cli_run r = {shf("cd / && %s </dev/null >'%s' 2>'%s'", cmd, outp, errp), slurp(outp, NULL), slurp(errp, NULL)};
-    unlink(outp);
-    unlink(errp);
-    cr_assert(r.out && r.err);
-    return r;
-}
+/* Run a shell command (a printf format and its arguments) from /, stdin
+ * from /dev/null, stdout and stderr captured (cli_run_free). */
+#define run_at_root(fmt, ...) run_shellf("/", fmt " </dev/null", __VA_ARGS__)
 
 static int is_dir(const char *path)
 {
