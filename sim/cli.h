@@ -130,7 +130,8 @@ int cli_common_option(int c, char **argv, cli_common *cc, ddio_err *e);
  * option to cli_sim_option: 1 when it was one of them, 0 when not, -1 with
  * e filled for a bad value ("--NAME: ..."). */
 enum cli_sim_opt {
-    CLI_SIM_OPT_TRACE = 0, CLI_SIM_OPT_PROFILE, CLI_SIM_OPT_FLOWS, CLI_SIM_OPT_ALL, CLI_SIM_OPT_PKT_SIZE,
+    CLI_SIM_OPT_TRACE = 0, CLI_SIM_OPT_PROFILE, CLI_SIM_OPT_FLOWS, CLI_SIM_OPT_FLOW_BURST, CLI_SIM_OPT_GEN_THREADS,
+    CLI_SIM_OPT_FLOW_TUPLES,    CLI_SIM_OPT_ALL, CLI_SIM_OPT_PKT_SIZE,
     CLI_SIM_OPT_RATE, CLI_SIM_OPT_PACKETS, CLI_SIM_OPT_SEED, CLI_SIM_OPT_WARMUP, CLI_SIM_OPT_NO_DESC,
     CLI_SIM_OPT_NIC_BUFFER, CLI_SIM_NOPTS
 };
@@ -139,6 +140,9 @@ enum cli_sim_opt {
     {"trace", required_argument, 0, (base) + CLI_SIM_OPT_TRACE},                 \
     {"profile", required_argument, 0, (base) + CLI_SIM_OPT_PROFILE},             \
     {"flows", required_argument, 0, (base) + CLI_SIM_OPT_FLOWS},                 \
+    {"flow-burst", required_argument, 0, (base) + CLI_SIM_OPT_FLOW_BURST},       \
+    {"gen-threads", required_argument, 0, (base) + CLI_SIM_OPT_GEN_THREADS},     \
+    {"flow-tuples", required_argument, 0, (base) + CLI_SIM_OPT_FLOW_TUPLES},     \
     {"all", no_argument, 0, (base) + CLI_SIM_OPT_ALL},                           \
     {"pkt-size", required_argument, 0, (base) + CLI_SIM_OPT_PKT_SIZE},           \
     {"rate", required_argument, 0, (base) + CLI_SIM_OPT_RATE},                   \
@@ -168,6 +172,10 @@ int cli_sim_option(int c, int base, cli_sim *s, ddio_err *e);
  * both given, or when `runs` is 0 (predict without --from-sim) and an
  * option that only shapes a simulator run was given. */
 int cli_sim_check(const cli_sim *s, int runs, ddio_err *e);
+/* -1 (e filled) when the run reads `trace` (given, or the command's default;
+ * NULL: generated traffic) and a generator-only option (--flow-burst,
+ * --gen-threads, --flow-tuples) was given; else 0. */
+int cli_sim_check_source(const cli_sim *s, const char *trace, ddio_err *e);
 /* After the configuration is resolved: -1 (e filled) when --pkt-size or
  * --profile fixed:SIZE asks for frames larger than the workload's data room,
  * which the simulator's NIC drops (no scatter), so that both commands refuse

@@ -26,6 +26,12 @@ static const struct {
     [CLI_SIM_OPT_TRACE] = {"--trace FILE", "pcap/pcapng trace", 0},
     [CLI_SIM_OPT_PROFILE] = {"--profile P", "generate instead: fixed:SIZE | imix | mawi", 0},
     [CLI_SIM_OPT_FLOWS] = {"--flows F", "generator flows; with more cores they set the per-core shares", 0},
+    [CLI_SIM_OPT_FLOW_BURST] = {"--flow-burst B", "generator: B packets of a flow in a row (per thread); through "
+                                                  "RSS each queue then receives bursts", 0},
+    [CLI_SIM_OPT_GEN_THREADS] = {"--gen-threads S", "generator threads, each sending its share of the flows, "
+                                                    "interleaved packet by packet", 0},
+    [CLI_SIM_OPT_FLOW_TUPLES] = {"--flow-tuples T", "generator 5-tuples: range (port and address ranges, as "
+                                                    "TRex) | random (hashed: RSS spreads them at random)", 0},
     [CLI_SIM_OPT_ALL] = {"--all", "keep every packet of the trace", 0},
     [CLI_SIM_OPT_PKT_SIZE] = {"--pkt-size B", "force every frame to B bytes; --rate counts these", 0},
     [CLI_SIM_OPT_RATE] = {"--rate GBPS|max", "offered rate, Gb/s of frame bytes; max = back to back at line "
@@ -78,6 +84,11 @@ static int set_option(enum cli_sim_opt opt, cli_sim *s, ddio_err *e)
         return gen_parse_profile(optarg, &g, "--profile", e);
     }
     case CLI_SIM_OPT_FLOWS: return parse_u32(optarg, 1, GEN_MAX_FLOWS, &d->src.flows, "--flows", e);
+    case CLI_SIM_OPT_FLOW_BURST:
+        return parse_u32(optarg, 1, GEN_MAX_FLOW_BURST, &d->src.flow_burst, "--flow-burst", e);
+    case CLI_SIM_OPT_GEN_THREADS:
+        return parse_u32(optarg, 1, GEN_MAX_THREADS, &d->src.gen_threads, "--gen-threads", e);
+    case CLI_SIM_OPT_FLOW_TUPLES: return gen_parse_tuples(optarg, &d->src.random_tuples, "--flow-tuples", e);
     case CLI_SIM_OPT_ALL: d->src.keep_all = 1; return 0;
     /* The generator's bounds of fixed:SIZE: one range for one notion. */
     case CLI_SIM_OPT_PKT_SIZE: return parse_u32(optarg, GEN_MIN_FRAME, GEN_MAX_FRAME, &d->pkt_size, "--pkt-size", e);
@@ -103,10 +114,24 @@ int cli_sim_option(int c, int base, cli_sim *s, ddio_err *e)
     return set_option(opt, s, e) != 0 ? -1 : 1;
 }
 
+int cli_sim_check_source(const cli_sim *s, const char *trace, ddio_err *e)
+{
+    static const enum cli_sim_opt gen_only[] = {CLI_SIM_OPT_FLOW_BURST, CLI_SIM_OPT_GEN_THREADS,
+                                                CLI_SIM_OPT_FLOW_TUPLES};
+    for (size_t k = 0; trace && k < sizeof gen_only / sizeof gen_only[0]; k++)
+        if (s->given[gen_only[k]])
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%.*s shapes generated traffic, and this run reads a trace: "
+                             "give --profile",
+                             (int)strcspn(sim_help[gen_only[k]].opt, " "), sim_help[gen_only[k]].opt);
+    return 0;
+}
+
 int cli_sim_check(const cli_sim *s, int runs, ddio_err *e)
 {
     if (s->d.src.trace && s->d.src.profile)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--trace and --profile exclude each other");
+    if (cli_sim_check_source(s, s->d.src.trace, e) != 0)
+        return -1;
     if (!runs)
         for (int k = 0; k < CLI_SIM_NOPTS; k++)
             if (s->given[k] && sim_help[k].run)
@@ -151,6 +176,9 @@ void cli_sim_usage(strbuf *sb, const cli_sim *s, int runs_only_with_from_sim)
     uint32_t mawi_flows = gen_flows(&g);
     g.profile = GEN_IMIX;
     snprintf(def[CLI_SIM_OPT_FLOWS], sizeof def[0], "the profile's: mawi %u, else %u", mawi_flows, gen_flows(&g));
+    snprintf(def[CLI_SIM_OPT_FLOW_BURST], sizeof def[0], "1");
+    snprintf(def[CLI_SIM_OPT_GEN_THREADS], sizeof def[0], "1");
+    snprintf(def[CLI_SIM_OPT_FLOW_TUPLES], sizeof def[0], "range");
     snprintf(def[CLI_SIM_OPT_SEED], sizeof def[0], "%" PRIu64, s->d.seed);
     snprintf(def[CLI_SIM_OPT_NIC_BUFFER], sizeof def[0], "%u", s->d.nic_buffer_bytes);
     snprintf(def[CLI_SIM_OPT_WARMUP], sizeof def[0],

@@ -511,6 +511,10 @@ int cmd_predict(int argc, char **argv)
         }
         trace = sample_trace;
     }
+    if (cli_sim_check_source(&o.sim, trace, &e) != 0) {
+        free(cfg);
+        return cli_value_error("predict", &e);
+    }
     if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, (ddio_file_arg[]){{"--trace", trace},
             {"--machine", cfg->machine_file}, {"--workload", cfg->workload_file}, {0}}, &e) != 0) {
         free(cfg);

@@ -104,7 +104,7 @@ static int parse(int argc, char **argv, sim_opts *o, ddio_err *e)
             return -1;
         d->src.trace = o->sample_trace;
     }
-    return 0;
+    return cli_sim_check_source(&o->sim, d->src.trace, e);
 }
 
 /* ctx: an int set once the bar is drawn, so that only a drawn bar is

@@ -54,6 +54,11 @@ static const char usage_gen[] =
     "                    line rate (simulate --rate max sends back to back)\n"
     "  --flows F         number of flows, 1-16777216 (1024; mawi 100000)\n"
     "  --zipf S          flow popularity exponent, 0-5; 0 = round robin (0; mawi 1)\n"
+    "  --flow-burst B    B packets of a flow in a row, per thread, 1-65536 (1)\n"
+    "  --gen-threads S   S generator threads, each with its share of the flows,\n"
+    "                    interleaved packet by packet, 1-64 (1)\n"
+    "  --flow-tuples T   range (address and port ranges, as TRex) | random (hashed\n"
+    "                    5-tuples; mawi's always are) (range)\n"
     "  --seed S          seed; the same seed writes the same bytes (1)\n"
     "  --snaplen B       keep the first B bytes of each frame, 54-65535; the wire\n"
     "                    length stays whole (whole frames)\n"
@@ -235,12 +240,15 @@ static int trace_stats_cmd(int argc, char **argv)
 
 static int parse_gen(int argc, char **argv, gen_config *c, const char **out, ddio_err *e)
 {
-    enum { O_PROFILE = 256, O_PACKETS, O_RATE, O_FLOWS, O_ZIPF, O_SEED, O_SNAPLEN, O_TSTAMP };
+    enum { O_PROFILE = 256, O_PACKETS, O_RATE, O_FLOWS, O_ZIPF, O_SEED, O_SNAPLEN, O_TSTAMP, O_BURST, O_THREADS,
+           O_TUPLES };
     static const struct option longopts[] = {
         {"profile", required_argument, 0, O_PROFILE}, {"packets", required_argument, 0, O_PACKETS},
         {"rate", required_argument, 0, O_RATE},       {"flows", required_argument, 0, O_FLOWS},
         {"zipf", required_argument, 0, O_ZIPF},       {"seed", required_argument, 0, O_SEED},
         {"snaplen", required_argument, 0, O_SNAPLEN}, {"tstamp", required_argument, 0, O_TSTAMP},
+        {"flow-burst", required_argument, 0, O_BURST}, {"gen-threads", required_argument, 0, O_THREADS},
+        {"flow-tuples", required_argument, 0, O_TUPLES},
         {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -274,6 +282,17 @@ static int parse_gen(int argc, char **argv, gen_config *c, const char **out, ddi
             break;
         case O_ZIPF:
             if (ddio_parse_double(optarg, 0.0, 5.0, &c->zipf, "--zipf", e)) return -1;
+            break;
+        case O_BURST:
+            if (ddio_parse_u64(optarg, 1, GEN_MAX_FLOW_BURST, &v, "--flow-burst", e)) return -1;
+            c->flow_burst = (uint32_t)v;
+            break;
+        case O_THREADS:
+            if (ddio_parse_u64(optarg, 1, GEN_MAX_THREADS, &v, "--gen-threads", e)) return -1;
+            c->threads = (uint32_t)v;
+            break;
+        case O_TUPLES:
+            if (gen_parse_tuples(optarg, &c->random_tuples, "--flow-tuples", e)) return -1;
             break;
         case O_SEED:
             if (ddio_parse_u64(optarg, 0, UINT64_MAX, &v, "--seed", e)) return -1;

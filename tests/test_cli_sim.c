@@ -103,6 +103,7 @@ Test(cli_sim, predict_from_sim_is_simulates_run, .timeout = 240)
         BASE " --cores 2",
         BASE " --cores 2 --flows 1",
         BASE " --no-desc --seed 3",
+        BASE " --cores 2 --flows 64 --flow-burst 32 --gen-threads 2 --flow-tuples random",
         "--trace " SMALL_TRACE " --all --rate 40 --packets 20000 --set machine.llc.sets_per_slice=64",
     };
     enum { N = sizeof variants / sizeof variants[0] };
@@ -130,6 +131,7 @@ Test(cli_sim, predict_from_sim_is_simulates_run, .timeout = 240)
     }
     cr_expect_eq(idle, 1, "--flows 1 on 2 cores: one idle core");
     cr_expect_not(same_queues(&pred[0], &pred[5]), "--no-desc --seed did not change the run");
+    cr_expect_not(same_queues(&pred[3], &pred[6]), "flow bursts did not change the run");
     for (int i = 0; i < N; i++) {
         sim_run_free(&sim[i]);
         sim_run_free(&pred[i]);
@@ -218,6 +220,13 @@ Test(cli_sim, bad_values_same_error_in_both, .timeout = 120)
         {"--profile jumbo", "--profile: 'jumbo'"},
         {"--flows 0", "--flows: 0 is out of range"},
         {"--flows x", "--flows: 'x'"},
+        {"--flow-burst 0", "--flow-burst: 0 is out of range [1, 65536]"},
+        {"--gen-threads 65", "--gen-threads: 65 is out of range [1, 64]"},
+ {"--profile fixed:1500 --flows 6 --gen-threads 7", "--gen-threads: 7 is out of range [1, 6] (at most the 6 flows)"},
+        {"--flow-tuples rnd", "--flow-tuples: 'rnd' is not one of range, random"},
+        {"--trace " SMALL_TRACE " --flow-burst 4", "--flow-burst shapes generated traffic, and this run reads a "
+                                                   "trace: give --profile"},
+        {"--flow-tuples random", "--flow-tuples shapes generated traffic, and this run reads a trace: give --profile"},
         {"--all=1", "'--all=1'"},
         /* One range for a frame size, given either way. */
         {"--pkt-size 59", "--pkt-size: 59 is out of range [60, 9000]"},

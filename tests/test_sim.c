@@ -605,7 +605,8 @@ Test(sim, pktsrc_batches_equal_single_packets)
                 const double line = 100.0;
                 ddio_err e;
                 pktsrc *src = malloc(sizeof *src);
-                cr_assert_eq(pktsrc_open(src, NULL, profiles[k], 0, 0, n, rates[r], line, 0, seed, &e), 0, "%s", e.msg);
+                dsim_source from = {.profile = profiles[k]};
+                cr_assert_eq(pktsrc_open(src, &from, n, rates[r], line, 0, seed, &e), 0, "%s", e.msg);
                 if (no_tuple)
                     pktsrc_skip_tuple(src);
                 gen_config c;

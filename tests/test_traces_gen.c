@@ -12,6 +12,7 @@
 #include "tests/helpers.h"
 #include "traces/gen.h"
 #include "traces/pcap.h"
+#include "traces/rss.h"
 #include "traces/stats.h"
 
 /* Run `ddiosim trace gen ARGS -o TMP` and return TMP. */
@@ -357,6 +358,13 @@ Test(traces_gen, cli_validation)
         {"trace gen --profile imix --packets 5 --rate fast -o /tmp/x.pcap", "--rate: 'fast' is not a number", 0},
         {"trace gen --profile imix --packets 5 --flows 0 -o /tmp/x.pcap", "--flows", 0},
         {"trace gen --profile imix --packets 5 --zipf -1 -o /tmp/x.pcap", "--zipf", 0},
+        {"trace gen --profile imix --packets 5 --flow-burst 0 -o /tmp/x.pcap", "--flow-burst: 0 is out of range", 0},
+        {"trace gen --profile imix --packets 5 --gen-threads 65 -o /tmp/x.pcap", "--gen-threads: 65 is out of range",
+         0},
+        {"trace gen --profile imix --packets 5 --flows 6 --gen-threads 7 -o /tmp/x.pcap",
+         "--gen-threads: 7 is out of range [1, 6] (at most the 6 flows)", 0},
+        {"trace gen --profile imix --packets 5 --flow-tuples rnd -o /tmp/x.pcap",
+         "--flow-tuples: 'rnd' is not one of range, random", 0},
         {"trace gen --profile imix --packets 5 --snaplen 53 -o /tmp/x.pcap", "--snaplen: 53 is out of range", 0},
         {"trace gen --profile imix --packets 5 --seed -3 -o /tmp/x.pcap", "--seed", 0},
         {"trace gen --profile imix --packets 5 --tstamp pico -o /tmp/x.pcap", "--tstamp", 0},
@@ -705,4 +713,157 @@ Test(traces_gen, flow_meta_is_the_packets_tuple)
         }
         free(g);
     }
+}
+
+/* The flows of the first n packets of c. */
+static void flow_sequence(const gen_config *c, uint32_t *flow, uint32_t n)
+{
+    ddio_err e;
+    gen *g = malloc(sizeof *g);
+    cr_assert_eq(gen_init(g, c, &e), 0, "%s", e.msg);
+    gen_pkt p;
+    gen_meta m;
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_eq(gen_next_meta(g, &p, &m, 1), 1);
+        flow[i] = p.flow;
+    }
+    free(g);
+}
+
+/* Threads and bursts by hand: 5 flows, 2 threads (thread 0 owns flows 0, 2,
+ * 4; thread 1 owns 1, 3), bursts of 3 packets per thread, the threads'
+ * packets interleaved one by one. */
+Test(traces_gen, flow_bursts_by_thread)
+{
+    gen_config c = profile_config("fixed:64", 40, 3);
+    c.flows = 5;
+    c.threads = 2;
+    c.flow_burst = 3;
+    static const uint32_t want[20] = {0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 4, 1, 4, 1, 4, 1, 0, 3};
+    uint32_t got[20];
+    flow_sequence(&c, got, 20);
+    for (int i = 0; i < 20; i++)
+        cr_expect_eq(got[i], want[i], "packet %d: flow %u, want %u", i, got[i], want[i]);
+    /* One thread: bursts of 3 of flows 0, 1, ..., 4, 0, ... */
+    c.threads = 1;
+    flow_sequence(&c, got, 20);
+    for (uint32_t i = 0; i < 20; i++)
+        cr_expect_eq(got[i], (i / 3) % 5, "packet %u", i);
+    /* Threads without bursts: thread t sends its flows round robin. */
+    c.threads = 2;
+    c.flow_burst = 1;
+    flow_sequence(&c, got, 12);
+    static const uint32_t inter[12] = {0, 1, 2, 3, 4, 1, 0, 3, 2, 1, 4, 3};
+    for (int i = 0; i < 12; i++)
+        cr_expect_eq(got[i], inter[i], "packet %d", i);
+}
+
+/* Bursts of one from one thread are the plain generator, packet for packet
+ * and draw for draw (every profile, Zipf or round robin, the lean batch). */
+Test(traces_gen, bursts_of_one_change_nothing)
+{
+    const char *profiles[] = {"mawi", "fixed:1500", "imix"};
+    for (int k = 0; k < 3; k++) {
+        gen_config c = profile_config(profiles[k], 5000, 7 + (uint64_t)k);
+        gen_config d = c;
+        d.flow_burst = 1;
+        d.threads = 1;
+        gen *a, *b;
+        gen_pair(&c, &a, &b);
+        ddio_err e;
+        cr_assert_eq(gen_init(b, &d, &e), 0);
+        gen_set_no_tuple(a, 1);
+        gen_set_no_tuple(b, 1);
+        gen_pkt pa[50], pb[50];
+        gen_meta ma[50], mb[50];
+        uint32_t na, nb;
+        while ((na = gen_next_meta_batch(a, pa, ma, 50, 1)) > 0) {
+            nb = gen_next_meta_batch(b, pb, mb, 50, 1);
+            cr_assert_eq(na, nb);
+            for (uint32_t i = 0; i < na; i++)
+                cr_assert(pa[i].len == pb[i].len && pa[i].flow == pb[i].flow, "%s", profiles[k]);
+        }
+        cr_assert_eq(memcmp(&a->rng, &b->rng, sizeof a->rng), 0);
+        free(a);
+        free(b);
+    }
+}
+
+/* Zipf flows in bursts: each thread draws a flow at the start of each of
+ * its bursts and keeps it for flow_burst of its packets; the draws differ
+ * between bursts (of 4000 flows, almost always). */
+Test(traces_gen, zipf_flows_in_bursts)
+{
+    gen_config c = profile_config("mawi", 4000, 11);
+    c.flows = 4000;
+    c.flow_burst = 8;
+    c.threads = 3;
+    uint32_t *f = malloc(4000 * sizeof *f);
+    flow_sequence(&c, f, 4000);
+    uint32_t changes = 0, starts = 0;
+    for (uint32_t i = 3; i < 4000; i++) {
+        uint32_t k = i / 3;
+        if (k % 8 != 0)
+            cr_assert_eq(f[i], f[i - 3], "packet %u: a burst keeps its flow", i);
+        else {
+            starts++;
+            changes += f[i] != f[i - 3];
+        }
+    }
+    cr_expect_gt(changes, starts / 2, "%u of %u bursts changed flow", changes, starts);
+    free(f);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Flows per RSS queue (the default key, 16 queues, 128 entries) of 4096
+ * flows of fixed:64 with random_tuples as given; their source addresses in
+ * src (sorted). */
+static void flows_per_queue(int random_tuples, uint32_t per_queue[16], uint32_t *src)
+{
+    gen_config c = profile_config("fixed:64", 10, 5);
+    c.flows = 4096;
+    c.random_tuples = random_tuples;
+    ddio_err e;
+    gen *g = malloc(sizeof *g);
+    cr_assert_eq(gen_init(g, &c, &e), 0);
+    rss r;
+    cr_assert_eq(rss_init(&r, NULL, 0, 16, 128, &e), 0);
+    memset(per_queue, 0, 16 * sizeof *per_queue);
+    for (uint32_t i = 0; i < 4096; i++) {
+        gen_meta m;
+        gen_flow_meta(g, i, &m);
+        cr_assert_eq(m.proto, 17);
+        per_queue[rss_queue(&r, rss_hash_ipv4_l4(&r, m.src_ip, m.dst_ip, m.src_port, m.dst_port))]++;
+        src[i] = m.src_ip;
+    }
+    qsort(src, 4096, sizeof *src, cmp_u32);
+    free(g);
+}
+
+/* Random tuples: distinct UDP 5-tuples (the source address alone is a
+ * bijection of the flow), which RSS spreads as a random function would:
+ * each queue within 4.5 standard deviations of 256, few at exactly 256.
+ * The address and port ranges, through the Toeplitz hash (linear in the
+ * tuple's bits), put exactly 256 on each queue. */
+Test(traces_gen, random_tuples_spread_over_rss_queues)
+{
+    uint32_t per_queue[16], *src = malloc(4096 * sizeof *src);
+    flows_per_queue(1, per_queue, src);
+    for (uint32_t i = 1; i < 4096; i++)
+        cr_assert_neq(src[i], src[i - 1], "two flows with source %08x", src[i]);
+    uint32_t equal = 0;
+    for (int q = 0; q < 16; q++) {
+        cr_expect(per_queue[q] >= 256 - 70 && per_queue[q] <= 256 + 70, "queue %d: %u flows", q, per_queue[q]);
+        equal += per_queue[q] == 256;
+    }
+    cr_expect_lt(equal, 8, "a random function leaves few queues at exactly 256");
+    flows_per_queue(0, per_queue, src);
+    for (int q = 0; q < 16; q++)
+        cr_expect_eq(per_queue[q], 256, "ranges: queue %d: %u flows", q, per_queue[q]);
+    free(src);
 }

@@ -30,7 +30,7 @@
 #define SAMPLES DDIOSIM_SOURCE_DIR "/tests/data/validate/"
 #define KNOWN_PARAMS                                                                                          \
     "cores, rx_ring, rx_ring_total, tx_ring, burst, ddio_ways, policy, extra_cycles, uncore_ghz, write_ratio, " \
-    "pkt_size, rate"
+    "pkt_size, rate, flows, flow_burst, gen_threads, flow_tuples"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -281,6 +281,17 @@ static void expect_sorted(const vd_experiment *x)
     }
 }
 
+/* The ddio-bench generator (FastClick, 4 threads, 4096 UDP flows, 128
+ * packets of a flow in a row), fixed in every shipped experiment from
+ * parameter k on. */
+static void expect_generator(const vd_point *p, uint32_t k)
+{
+    expect_num(p, k, "flows", 4096);
+    expect_num(p, k + 1, "flow_burst", 128);
+    expect_num(p, k + 2, "gen_threads", 4);
+    expect_word(p, k + 3, "flow_tuples", "random");
+}
+
 Test(validate_experiment, pktsize_desc_series_of_packet_sizes)
 {
     vd_experiment x;
@@ -294,16 +305,17 @@ Test(validate_experiment, pktsize_desc_series_of_packet_sizes)
     cr_expect_str_eq(x.dir, BENCH "pktsize-desc");
     /* 4 packet sizes (file-name prefixes 256, 512, 1024, 1500) x 6 ring sizes. */
     cr_assert_eq(x.n, 24);
-    cr_expect_eq(x.n_fixed, 3);
+    cr_expect_eq(x.n_fixed, 7);
     static const double sizes[] = {256, 512, 1024, 1500}, rings[] = {128, 256, 512, 1024, 2048, 4096};
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 5, "point %zu", i);
+        cr_assert_eq(p->n_params, 9, "point %zu", i);
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "ddio_ways", 2);
         expect_word(p, 2, "rate", "max");
-        expect_num(p, 3, "pkt_size", sizes[i / 6]);
-        expect_num(p, 4, "rx_ring", rings[i % 6]);
+        expect_generator(p, 3);
+        expect_num(p, 7, "pkt_size", sizes[i / 6]);
+        expect_num(p, 8, "rx_ring", rings[i % 6]);
         cr_expect(p->has[VD_PCIE_WRITE_HIT] && p->has[VD_PCIE_READ_HIT], "point %zu", i);
         cr_expect(!p->has[VD_PCIE_WRITE_PARTIAL_HIT], "point %zu", i);
     }
@@ -326,18 +338,19 @@ Test(validate_experiment, cores)
     vd_experiment x;
     load_ok(BENCH "cores", &x);
     cr_assert_eq(x.n, 10);
-    cr_expect_eq(x.n_fixed, 4);
+    cr_expect_eq(x.n_fixed, 8);
     cr_expect_str_eq(x.x_param, "cores");
     cr_expect_str_eq(x.series_param, "");
     static const double cores[] = {1, 2, 4, 6, 8, 10, 12, 14, 16, 18};
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 5, "point %zu", i);
+        cr_assert_eq(p->n_params, 9, "point %zu", i);
         expect_num(p, 0, "rx_ring", 256);
         expect_num(p, 1, "pkt_size", 1500);
         expect_num(p, 2, "ddio_ways", 2);
         expect_word(p, 3, "rate", "max");
-        expect_num(p, 4, "cores", cores[i]);
+        expect_generator(p, 4);
+        expect_num(p, 8, "cores", cores[i]);
     }
     expect_sorted(&x);
     cr_expect_str_eq(x.point[1].where, "ItoM-HIT-RATE.csv:2");
@@ -353,16 +366,17 @@ Test(validate_experiment, ddio_tune_nine_runs_at_two_ways)
     vd_experiment x;
     load_ok(BENCH "ddio-tune", &x);
     cr_assert_eq(x.n, 10);
-    cr_expect_eq(x.n_fixed, 4);
+    cr_expect_eq(x.n_fixed, 8);
     cr_expect_str_eq(x.x_param, "ddio_ways");
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 5, "point %zu", i);
+        cr_assert_eq(p->n_params, 9, "point %zu", i);
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "rx_ring", 4096);
         expect_num(p, 2, "pkt_size", 1024);
         expect_word(p, 3, "rate", "max");
-        expect_num(p, 4, "ddio_ways", (double)(i + 2));
+        expect_generator(p, 4);
+        expect_num(p, 8, "ddio_ways", (double)(i + 2));
         cr_expect_eq(p->m[VD_PCIE_WRITE_HIT].runs, i == 0 ? 9u : 10u, "point %zu", i);
     }
     /* Row "2" has 9 runs in both files (64.95 ... 61.87 %, 65.66 ... 61.82 %). */
@@ -377,22 +391,23 @@ Test(validate_experiment, freq_scaled_x)
     vd_experiment x;
     load_ok(BENCH "freq", &x);
     cr_assert_eq(x.n, 7);
-    cr_expect_eq(x.n_fixed, 5);
+    cr_expect_eq(x.n_fixed, 9);
     cr_expect_str_eq(x.x_param, "uncore_ghz");
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 6, "point %zu", i);
+        cr_assert_eq(p->n_params, 10, "point %zu", i);
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "rx_ring", 4096);
         expect_num(p, 2, "pkt_size", 1500);
         expect_num(p, 3, "ddio_ways", 2);
         expect_word(p, 4, "rate", "max");
-        cr_expect_str_eq(p->param[5].name, "uncore_ghz");
-        expect_near(p->param[5].value, 1.2 + 0.2 * (double)i, 1e-12);   /* 12 * 0.1 ... 24 * 0.1 */
+        expect_generator(p, 5);
+        cr_expect_str_eq(p->param[9].name, "uncore_ghz");
+        expect_near(p->param[9].value, 1.2 + 0.2 * (double)i, 1e-12);   /* 12 * 0.1 ... 24 * 0.1 */
     }
     expect_sorted(&x);
     char v[32];
-    vd_param_format(&x.point[0].param[5], v, sizeof v);
+    vd_param_format(&x.point[0].param[9], v, sizeof v);
     cr_expect_str_eq(v, "1.2");
     vd_param_format(&x.point[0].param[4], v, sizeof v);
     cr_expect_str_eq(v, "max");
@@ -901,6 +916,25 @@ Test(validate_cli, bad_experiment_is_one_line_and_writes_nothing)
     cr_expect(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
     cli_run_free(&r);
     remove_dir(d);
+
+    /* The generator's parameters, each out of its range or misspelt. */
+    static const char *const traffic[][2] = {
+        {"\"flow_burst\": 0", "--flow-burst: 0 is not in [1, 65536]"},
+        {"\"gen_threads\": 65", "--gen-threads: 65 is not in [1, 64]"},
+        {"\"flows\": 0", "--flows: 0 is not in [1, 16777216]"},
+        {"\"flow_tuples\": \"hashed\"", "--flow-tuples: 'hashed' is not one of range, random"},
+    };
+    for (size_t i = 0; i < sizeof traffic / sizeof traffic[0]; i++) {
+        char json[600];
+        snprintf(json, sizeof json, "{" NPF_HEAD NPF_X NPF_W ", \"fixed\": {\"pkt_size\": 1500, %s}}", traffic[i][0]);
+        d = experiment_dir(json, W_ROWS);
+        r = validate(d, "--jobs 1");
+        cr_expect_eq(r.status, 2, "%s", traffic[i][0]);
+        cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
+        cr_expect(strstr(r.err, traffic[i][1]), "%s: %s", traffic[i][0], r.err);
+        cli_run_free(&r);
+        remove_dir(d);
+    }
 }
 
 Test(validate_cli, output_does_not_depend_on_jobs)

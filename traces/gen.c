@@ -75,6 +75,15 @@ int gen_parse_profile(const char *s, gen_config *c, const char *what, ddio_err *
     return ddio_errf(e, DDIO_EXIT_USAGE, "%s: '%s' is not one of fixed:SIZE, imix, mawi", what, s);
 }
 
+int gen_parse_tuples(const char *s, int *random_tuples, const char *what, ddio_err *e)
+{
+    if (strcmp(s, "range") == 0 || strcmp(s, "random") == 0) {
+        *random_tuples = strcmp(s, "random") == 0;
+        return 0;
+    }
+    return ddio_errf(e, DDIO_EXIT_USAGE, "%s: '%s' is not one of range, random", what, s);
+}
+
 const char *gen_profile_name(const gen_config *c, char *buf, size_t n)
 {
     switch (c->profile) {
@@ -269,7 +278,7 @@ typedef struct flow_tuple {
 static flow_tuple flow_of(const gen *g, uint32_t i)
 {
     flow_tuple f;
-    if (g->c.profile != GEN_MAWI) {
+    if (g->c.profile != GEN_MAWI && !g->c.random_tuples) {
         /* Packet-generator style (TRex, pktgen ranges): GEN_SRC_HOSTS source
          * addresses, one destination, flows told apart by the UDP ports - a
          * mixed-radix split of i, so the F tuples are distinct.  Few
@@ -284,6 +293,19 @@ static flow_tuple flow_of(const gen *g, uint32_t i)
     }
     uint64_t h = ddio_mix64(g->salt + i);
     uint64_t h2 = ddio_mix64(h ^ 0x632be59bd9b4e019ull);
+    if (g->c.profile != GEN_MAWI) {
+        /* Random-looking tuples of UDP flows (random_tuples): a bijection of
+         * the index in the source address keeps them distinct; through a
+         * Toeplitz hash, which is linear in the tuple's bits, the ranges
+         * above put consecutive flows on queues in a regular pattern,
+         * these do not. */
+        f.src = 0x0a000000u | perm24((i + (uint32_t)g->salt) & 0xffffff);
+        f.dst = 0xac100001u;
+        f.sport = (uint16_t)(1024 + (h >> 32) % 64512);
+        f.dport = (uint16_t)(1024 + (h2 >> 32) % 64512);
+        f.proto = 17;
+        return f;
+    }
     /* One source address per flow, in 10/8 (a bijection of the flow index),
      * destinations in 172.16/12: private ranges, whose reverse lookups
      * resolvers usually answer locally (RFC 6303). */
@@ -435,6 +457,12 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e)
     uint32_t flows = gen_flows(c);
     if (flows < 1 || flows > GEN_MAX_FLOWS)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--flows: %u is out of range [1, %u]", flows, GEN_MAX_FLOWS);
+    if (c->flow_burst > GEN_MAX_FLOW_BURST)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--flow-burst: %u is out of range [1, %u]", c->flow_burst,
+                         GEN_MAX_FLOW_BURST);
+    if (c->threads > GEN_MAX_THREADS || c->threads > flows)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--gen-threads: %u is out of range [1, %u] (at most the %u flows)",
+                         c->threads, GEN_MAX_THREADS < flows ? GEN_MAX_THREADS : flows, flows);
     double s = gen_zipf(c);
     if (!(s >= 0.0 && s <= 5.0))
         return ddio_errf(e, DDIO_EXIT_USAGE, "--zipf: %g is out of range [0, 5]", s);
@@ -452,6 +480,9 @@ int gen_init(gen *g, const gen_config *c, ddio_err *e)
      * so a flow's 5-tuple does not depend on which packets came before. */
     g->salt = ddio_mix64(c->seed ^ 0xd1b54a32d192ed03ull);
     g->zipf_on = s > 0;
+    g->burst = c->flow_burst ? c->flow_burst : 1;
+    g->threads = c->threads ? c->threads : 1;
+    g->bursty = g->burst > 1 || g->threads > 1;
     mawi_bin_table(g->mawi_bin);
     if (s > 0)
         gen_zipf_init(&g->zipf, flows, s);
@@ -488,6 +519,25 @@ void gen_set_tcp_cache(gen *g, uint8_t *cache)
     g->tcp_cache = cache;
 }
 
+/* The flow of packet g->i when flows come in bursts (g->bursty): packet i
+ * is thread t = i mod threads's packet k = i / threads.  Thread t owns
+ * flows t, t + threads, t + 2 threads ... and sends `burst` packets of one
+ * of them in a row: round robin over its flows, or a Zipf draw (of any
+ * flow) at the start of each of its bursts.  One thread and bursts of one
+ * give the plain order (packet i: flow i mod flows, or a draw per packet). */
+static uint32_t burst_flow(gen *g, ddio_rng *rng)
+{
+    uint32_t t = (uint32_t)(g->i % g->threads);
+    uint64_t k = g->i / g->threads;
+    if (g->zipf_on) {
+        if (k % g->burst == 0)
+            g->cur_flow[t] = (uint32_t)(zipf_draw(&g->zipf, rng) - 1);
+        return g->cur_flow[t];
+    }
+    uint32_t own = (g->flows - t + g->threads - 1) / g->threads;   /* >= 1: threads <= flows */
+    return t + g->threads * (uint32_t)((k / g->burst) % own);
+}
+
 /* The next packet, drawing from *rng (g->rng, or the batch's copy of it). */
 /* Always inline: in gen_next_meta_batch *rng must stay a register copy. */
 __attribute__((always_inline)) static inline int next_packet(gen *g, ddio_rng *rng, gen_pkt *p, gen_meta *meta,
@@ -511,8 +561,9 @@ __attribute__((always_inline)) static inline int next_packet(gen *g, ddio_rng *r
         break;
     }
     assert(len >= GEN_MIN_FRAME && len <= GEN_MAX_FRAME);
-    uint32_t flow = g->zipf_on ? (uint32_t)(zipf_draw(&g->zipf, rng) - 1)
-                                    : (uint32_t)(g->i % g->flows);
+    uint32_t flow = g->bursty    ? burst_flow(g, rng)
+                    : g->zipf_on ? (uint32_t)(zipf_draw(&g->zipf, rng) - 1)
+                                 : (uint32_t)(g->i % g->flows);
     assert(flow < g->flows);
     if (meta && g->no_tuple) {
         /* The caller ignores the tuple: only the TCP sequence draw, which
@@ -638,7 +689,7 @@ uint32_t gen_next_meta_batch(gen *g, gen_pkt *p, gen_meta *m, uint32_t n, int no
      * the loop instead of being loaded and stored at every draw. */
     ddio_rng rng = g->rng;
     uint32_t k = 0;
-    if (no_time && g->no_tuple && g->c.profile == GEN_MAWI && (!g->zipf_on || g->zipf.s == 1.0)) {
+    if (no_time && g->no_tuple && g->c.profile == GEN_MAWI && !g->bursty && (!g->zipf_on || g->zipf.s == 1.0)) {
         uint64_t left = g->i < g->c.packets ? g->c.packets - g->i : 0;
         uint32_t want = left < n ? (uint32_t)left : n;
         for (;;) {

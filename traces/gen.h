@@ -26,18 +26,30 @@ enum gen_profile { GEN_FIXED, GEN_IMIX, GEN_MAWI };
 #define GEN_MIN_FRAME 60u
 #define GEN_MAX_FRAME 9000u
 #define GEN_MAX_FLOWS (1u << 24)  /* mawi: flow i's source address holds a 24-bit permutation of i */
+#define GEN_MAX_FLOW_BURST 65536u /* --flow-burst */
+#define GEN_MAX_THREADS 64u       /* --gen-threads */
 #define GEN_SRC_HOSTS 16u         /* fixed/imix: source addresses 10.0.0.1-10.0.0.16 */
 #define GEN_MIN_SNAPLEN 54u       /* Ethernet + IPv4 + the TCP ports: the 5-tuple survives */
 #define GEN_MAX_SNAPLEN 65535u
 #define GEN_LINK_GBPS 100.0       /* mawi: link speed under the idle gaps (see gen.c) */
 #define GEN_EPOCH_S 1554818400ull /* 2019-04-09 14:00 UTC, a MAWI samplepoint-F slot */
 
+/* Flows: packet i is of flow i mod flows (round robin), or of a Zipf draw.
+ * With `threads` and `flow_burst`, as a multi-threaded generator replaying
+ * flows in bursts does: packet i comes from thread i mod threads, which
+ * owns flows t, t + threads, ... and sends flow_burst packets of each in a
+ * row (gen.c burst_flow). */
 typedef struct gen_config {
     enum gen_profile profile;
     uint32_t fixed_size;    /* GEN_FIXED: frame bytes */
     uint64_t packets;
     double rate_gbps;       /* offered rate, frame bytes only (no FCS/preamble/IFG) */
     uint32_t flows;         /* 0: the profile's default */
+    uint32_t flow_burst;    /* packets of a flow in a row, per thread (0 or 1: a new flow each packet) */
+    uint32_t threads;       /* generator threads, each with its own flows, interleaved packet by
+                               packet (0 or 1: one) */
+    int random_tuples;      /* fixed/imix: 5-tuples hashed from the flow index (1), or the port and
+                               address ranges of TRex / pktgen (0); mawi's are always hashed */
     double zipf;            /* flow popularity exponent; < 0: the profile's default */
     uint64_t seed;
     uint32_t snaplen;       /* bytes kept per record; 0: whole frames */
@@ -49,6 +61,8 @@ void gen_config_default(gen_config *c);
 /* "fixed:SIZE", "imix" or "mawi"; `what` names the option in errors. */
 int gen_parse_profile(const char *s, gen_config *c, const char *what, ddio_err *e);
 const char *gen_profile_name(const gen_config *c, char *buf, size_t n);
+/* "range" (0) or "random" (1) into *random_tuples; `what` names the option. */
+int gen_parse_tuples(const char *s, int *random_tuples, const char *what, ddio_err *e);
 /* Flows and Zipf exponent after defaults are applied. */
 uint32_t gen_flows(const gen_config *c);
 double gen_zipf(const gen_config *c);
@@ -84,6 +98,9 @@ typedef struct gen {
     uint8_t imix_cycle[12]; /* IMIX: a shuffled block of 7x64, 4x570, 1x1518 */
     int no_tuple;           /* gen_next_meta: leave the 5-tuple out (gen_set_no_tuple) */
     int zipf_on;            /* flows drawn from `zipf` (exponent > 0), else round robin */
+    int bursty;             /* flow_burst or threads above 1 (gen.c burst_flow) */
+    uint32_t burst, threads;
+    uint32_t cur_flow[GEN_MAX_THREADS];   /* Zipf with bursts: each thread's flow of its burst */
     uint8_t *tcp_cache;     /* gen_set_tcp_cache: per flow 0 unknown, 1 UDP, 2 TCP; NULL: none */
     uint8_t mawi_bin[1000]; /* mawi: size bin by the first draw (gen.c mawi_size) */
     uint8_t frame[GEN_MAX_FRAME];

@@ -62,6 +62,10 @@ static const vd_param_spec params[] = {
     {"write_ratio", "--write-ratio", VD_KIND_REAL, 0},
     {"pkt_size", "--pkt-size", VD_KIND_UINT, 1},
     {"rate", "--rate", VD_KIND_RATE, 1},
+    {"flows", "--flows", VD_KIND_UINT, 1},
+    {"flow_burst", "--flow-burst", VD_KIND_UINT, 1},
+    {"gen_threads", "--gen-threads", VD_KIND_UINT, 1},
+    {"flow_tuples", "--flow-tuples", VD_KIND_WORD, 1},
 };
 #define N_PARAMS (sizeof params / sizeof params[0])
 
@@ -76,7 +80,7 @@ const vd_param_spec *vd_param_find(const char *name)
 const char *vd_param_names(void)
 {
     return "cores, rx_ring, rx_ring_total, tx_ring, burst, ddio_ways, policy, extra_cycles, uncore_ghz, "
-           "write_ratio, pkt_size, rate";
+           "write_ratio, pkt_size, rate, flows, flow_burst, gen_threads, flow_tuples";
 }
 
 void vd_param_format(const vd_param *p, char *buf, size_t cap)

@@ -20,6 +20,31 @@ static int config_option(const char *option)
     return -1;
 }
 
+/* A generator parameter of the point (flows, flow_burst, gen_threads,
+ * flow_tuples) into d->src, in the range simulate accepts. */
+static int traffic_param(dsim_options *d, const vd_param *p, const vd_param_spec *s, const char *text, ddio_err *e)
+{
+    uint32_t *to = NULL, hi = 0;
+    if (strcmp(p->name, "flow_tuples") == 0)
+        return gen_parse_tuples(text, &d->src.random_tuples, s->option, e);
+    if (strcmp(p->name, "flows") == 0) {
+        to = &d->src.flows;
+        hi = GEN_MAX_FLOWS;
+    } else if (strcmp(p->name, "flow_burst") == 0) {
+        to = &d->src.flow_burst;
+        hi = GEN_MAX_FLOW_BURST;
+    } else if (strcmp(p->name, "gen_threads") == 0) {
+        to = &d->src.gen_threads;
+        hi = GEN_MAX_THREADS;
+    }
+    if (!to)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "internal: traffic parameter '%s'", p->name);
+    if (p->value < 1 || p->value > hi)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s is not in [1, %u]", s->option, text, hi);
+    *to = (uint32_t)p->value;
+    return 0;
+}
+
 int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
                   size_t cap, ddio_err *e)
 {
@@ -51,6 +76,9 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
             d->src.profile = profile;
         } else if (strcmp(p->name, "rate") == 0) {
             d->rate_gbps = p->text[0] ? -1 : p->value;
+        } else if (s->engine_sim) {
+            if (traffic_param(d, p, s, text[i], e) != 0)
+                return -1;
         } else {
             int opt = config_option(s->option);
             if (opt < 0)

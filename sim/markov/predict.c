@@ -96,7 +96,7 @@ int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_
     rss r;
     if (rss_init(&r, NULL, 0, cores, 128, e) != 0)
         return -1;
-    if (pktsrc_open(&src, trace, profile, from->flows, from->keep_all, max_packets, 0, 100, pkt_size, seed, e) != 0)
+    if (pktsrc_open(&src, from, max_packets, 0, 100, pkt_size, seed, e) != 0)
         return -1;
     double *hist = calloc(MAX_FRAME + 1, sizeof *hist);
     double *cnt = calloc(cores, sizeof *cnt);

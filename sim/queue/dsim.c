@@ -366,8 +366,8 @@ static int setup(dsim *s, ddio_err *e)
     for (uint32_t c = 0; c < s->cores; c++)
         if (core_init_rings(s, c) != 0)
             return -1;
-    if (pktsrc_open(&s->src, o->src.trace, o->src.profile, o->src.flows, o->src.keep_all, o->packets, o->rate_gbps,
-                    cfg->machine.nic.line_rate_gbps, o->pkt_size, o->seed, e) != 0)
+    if (pktsrc_open(&s->src, &o->src, o->packets, o->rate_gbps, cfg->machine.nic.line_rate_gbps, o->pkt_size,
+                    o->seed, e) != 0)
         return -1;
     if (!s->src.is_trace) {
         /* Generated packets need no 5-tuple: one core asks no RSS hash, more

@@ -19,17 +19,10 @@
 #include "sim/cache/hier.h"
 #include "sim/common/err.h"
 #include "sim/queue/mempool.h"
+#include "sim/queue/pktsrc.h"
 
 /* Logical queues of Wang, Xu, Wu's ring model. */
 enum dsim_queue { Q_RX_REPLENISH = 0, Q_RX, Q_TX, Q_TX_RECYCLE, Q_SW, Q_COUNT };
-
-/* Where packets come from. */
-typedef struct dsim_source {
-    const char *trace;          /* pcap/pcapng path, or NULL for the generator */
-    const char *profile;        /* generator profile ("fixed:1500", "imix", "mawi") when trace is NULL */
-    uint32_t flows;             /* generator flows (0: profile default) */
-    int keep_all;               /* trace: keep non-TCP/UDP packets too */
-} dsim_source;
 
 typedef struct dsim_options {
     dsim_source src;

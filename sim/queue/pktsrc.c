@@ -39,10 +39,11 @@ static int trace_profile(const char *path, int keep_all, uint64_t *pkts, double 
     return 0;
 }
 
-int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flows, int keep_all,
-                uint64_t packets, double rate_gbps, double line_gbps, uint32_t pkt_size, uint64_t seed,
-                ddio_err *e)
+int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate_gbps, double line_gbps,
+                uint32_t pkt_size, uint64_t seed, ddio_err *e)
 {
+    const char *trace = src->trace, *profile = src->profile;
+    int keep_all = src->keep_all;
     memset(s, 0, sizeof *s);
     s->limit = packets;
     s->pkt_size = pkt_size;
@@ -77,8 +78,10 @@ int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flow
     s->limit = s->gc.packets;
     s->expected = s->limit;
     s->gc.seed = seed;
-    if (flows)
-        s->gc.flows = flows;
+    s->gc.flows = src->flows;
+    s->gc.flow_burst = src->flow_burst;
+    s->gc.threads = src->gen_threads;
+    s->gc.random_tuples = src->random_tuples;
     if (rate_gbps > 0)
         s->gc.rate_gbps = rate_gbps;
     /* The offered rate counts the frames the simulator sees, as for a trace:

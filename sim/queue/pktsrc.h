@@ -32,6 +32,17 @@ typedef struct pktsrc_pkt {
     uint32_t flow;
 } pktsrc_pkt;
 
+/* Where packets come from. */
+typedef struct dsim_source {
+    const char *trace;          /* pcap/pcapng path, or NULL for the generator */
+    const char *profile;        /* generator profile ("fixed:1500", "imix", "mawi") when trace is NULL */
+    uint32_t flows;             /* generator flows (0: profile default) */
+    uint32_t flow_burst;        /* generator: packets of a flow in a row (0, 1: none; gen_config) */
+    uint32_t gen_threads;       /* generator threads interleaving their flows (0, 1: one) */
+    int random_tuples;          /* generator: hashed 5-tuples instead of port ranges (gen_config) */
+    int keep_all;               /* trace: keep non-TCP/UDP packets too */
+} dsim_source;
+
 typedef struct pktsrc {
     int is_trace;
     const char *path;
@@ -62,10 +73,10 @@ typedef struct pktsrc {
     pktsrc_pkt tpkt;            /* the trace packet pktsrc_next_ref points at */
 } pktsrc;
 
-/* `trace` a path or NULL; `profile` for the generator when trace is NULL. */
-int pktsrc_open(pktsrc *s, const char *trace, const char *profile, uint32_t flows, int keep_all,
-                uint64_t packets, double rate_gbps, double line_gbps, uint32_t pkt_size, uint64_t seed,
-                ddio_err *e);
+/* src->trace a path or NULL; src->profile for the generator when trace is
+ * NULL, with its flows, bursts and threads. */
+int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate_gbps, double line_gbps,
+                uint32_t pkt_size, uint64_t seed, ddio_err *e);
 /* 1: *p filled; 0: done; -1: corrupt trace (e says which packet). */
 /* The packets need no 5-tuple (one core: RSS is not asked); generated
  * packets then come without it (has_tuple 0), a trace's as before.  Call
