@@ -527,6 +527,7 @@ int cmd_predict(int argc, char **argv)
         snprintf(traffic, sizeof traffic, "%s%s", trace ? trace : profile, pkt_size ? " (sizes forced)" : "");
     } else {
         rc = mk_traffic_fixed(&t, pkt_size, S, &e);
+        t.burst = o.sim.d.src.flow_burst;
         snprintf(traffic, sizeof traffic, "fixed:%u", pkt_size);
     }
     /* Frames the simulator's NIC would drop (larger than the data room) are

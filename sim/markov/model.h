@@ -159,6 +159,8 @@ typedef struct mk_params {
     mk_geom geom;
     enum mk_path path;
     double S;               /* cores sharing the LLC (basic), or beta_i (per-core, D.2) */
+    double burst;           /* flow bursts through RSS: packets of a flow in a row (0, 1: a steady
+                               share of the traffic per queue; docs/model.md, "Flow bursts") */
     double L[MKQ_COUNT];    /* mean queue lengths of this core (packets) */
     size_t n_classes;
     const mk_class *classes;

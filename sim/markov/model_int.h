@@ -106,6 +106,7 @@ int mk_event_matrix(const mk_space *sp, const mk_class *c, uint8_t ev, double to
 void mk_reuse_reset(ctx *x);
 /* Reuse distances and wait probabilities of a window of W packets of this
  * core (memoised); need4: evaluate Eq. 4 (an L2(E/M) line waits). */
+#define MK_BURST_NODES 16   /* quantiles of the others' packets in a wait, with flow bursts */
 void mk_window(ctx *x, double W, int need4, mk_dist *d, mk_wait *w);
 /* The wait probabilities of stage st of class c: Appendix D.3's mixture
  * over the cycles in which the line is not used. */

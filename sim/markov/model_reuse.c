@@ -237,8 +237,9 @@ static double class_lines(const ctx *x, size_t c, int rg, double W)
     return nl * Lc * (1 - exp(k * x->ulog[i]) * (1 - d * ur));
 }
 
-/* Reuse distances of a wait of W packets of this core. */
-static void distances(const ctx *x, double W, mk_dist *d)
+/* Reuse distances of a wait of W packets of this core, while the other
+ * cores receive (mult - 1) W packets (mult = S: their mean). */
+static void distances(const ctx *x, double W, double mult, mk_dist *d)
 {
     const mk_params *p = x->p;
     double lines[RG_N] = {0};
@@ -246,10 +247,10 @@ static void distances(const ctx *x, double W, mk_dist *d)
         for (int g = 0; g < RG_N; g++)
             lines[g] += class_lines(x, c, g, W);
     double a = table_unique(&p->tables, W);
-    d->ddio = p->S * lines[RG_DDIO];
-    d->shared = p->S * lines[RG_SHARED];
-    d->l3 = p->S * (lines[RG_L3] + a * p->tables.write_fraction);
-    d->l3_out = p->S * a * p->tables.write_fraction;
+    d->ddio = mult * lines[RG_DDIO];
+    d->shared = mult * lines[RG_SHARED];
+    d->l3 = mult * (lines[RG_L3] + a * p->tables.write_fraction);
+    d->l3_out = mult * a * p->tables.write_fraction;
     d->l2 = lines[RG_L2] + a;
 }
 
@@ -294,6 +295,56 @@ void mk_reuse_reset(ctx *x)
         }
 }
 
+/* The standard normal's quantiles at (j + 1/2) / MK_BURST_NODES. */
+static const double burst_z[MK_BURST_NODES] = {
+    -1.8627318674216511,  -1.3180108973035367,  -1.0099901692495821,  -0.7764217611479276,
+    -0.57913216225555597, -0.40225006532172525, -0.23720210932878771, -0.078412412733112197,
+    0.078412412733112197, 0.23720210932878771,  0.40225006532172525,  0.57913216225555597,
+    0.7764217611479276,   1.0099901692495821,   1.3180108973035367,   1.8627318674216511,
+};
+
+/* Flow bursts (docs/model.md, "Flow bursts"): the packets of a flow come
+ * B in a row and RSS sends a flow to one queue, so while this core's queue
+ * receives W packets the others receive a random number of them: W / B
+ * bursts of its own, separated by a negative-binomial number of bursts of
+ * the others, mean (S - 1) W and variance B W (S - 1) S.  A lognormal of
+ * that mean and variance stands for it; the wait's survivals are its
+ * mixture over MK_BURST_NODES equal-mass quantiles.  Returns 0 when there
+ * is nothing to mix (no bursts, one core). */
+static int burst_mix(ctx *x, double W, int need4, mk_wait *w)
+{
+    const mk_params *p = x->p;
+    double B = p->burst, S = p->S;
+    if (!(B > 1) || !(S > 1) || !(W > 0))
+        return 0;
+    double mean = W * (S - 1), cv2 = B * S / mean;   /* variance / mean^2 */
+    double sigma = sqrt(log1p(cv2)), mu = log(mean) - sigma * sigma / 2;
+    memset(w, 0, sizeof *w);
+    for (int j = 0; j < MK_BURST_NODES; j++) {
+        double others = exp(mu + sigma * burst_z[j]);
+        mk_dist d;
+        mk_wait wj;
+        distances(x, W, 1 + others / W, &d);
+        wait_probs(x, &d, need4, &wj);
+        w->s_ddio += wj.s_ddio / MK_BURST_NODES;
+        w->s_shared += wj.s_shared / MK_BURST_NODES;
+        w->s_l3 += wj.s_l3 / MK_BURST_NODES;
+        w->s_l2 += wj.s_l2 / MK_BURST_NODES;
+        w->l2_to_l3 += wj.l2_to_l3 / MK_BURST_NODES;
+        w->place_ddio += wj.place_ddio / MK_BURST_NODES;
+    }
+    return 1;
+}
+
+/* The distances and survivals of a wait of W packets: at the mean share of
+ * the others, or mixed over their bursts. */
+static void window_probs(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
+{
+    distances(x, W, x->p->S, d);
+    if (!burst_mix(x, W, need4, w))
+        wait_probs(x, d, need4, w);
+}
+
 void mk_window(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
 {
     uint64_t bits;
@@ -306,7 +357,7 @@ void mk_window(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
         if (m->used == x->gen && m->W == W) {
             *d = m->d;
             if (need4 && !m->has4) {
-                wait_probs(x, &m->d, 1, &m->w4);
+                window_probs(x, W, 1, &m->d, &m->w4);
                 m->has4 = 1;
             }
             *w = need4 ? m->w4 : m->w;
@@ -315,11 +366,10 @@ void mk_window(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
         if (m->used != x->gen) {
             m->used = x->gen;
             m->W = W;
-            distances(x, W, &m->d);
-            wait_probs(x, &m->d, 0, &m->w);
+            window_probs(x, W, 0, &m->d, &m->w);
             m->has4 = 0;
             if (need4) {
-                wait_probs(x, &m->d, 1, &m->w4);
+                window_probs(x, W, 1, &m->d, &m->w4);
                 m->has4 = 1;
             }
             *d = m->d;
@@ -327,8 +377,7 @@ void mk_window(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
             return;
         }
     }
-    distances(x, W, d);   /* table full: no memo */
-    wait_probs(x, d, need4, w);
+    window_probs(x, W, need4, d, w);   /* table full: no memo */
 }
 
 void mk_stage_wait(ctx *x, const mk_class *c, const stage *st, int need4, mk_wait *mix)

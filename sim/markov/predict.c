@@ -153,6 +153,7 @@ int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_
         t->share[i] /= (double)n;
     t->packets = n;
     t->ca2 = (!trace && profile && strncmp(profile, "fixed", 5) == 0) ? 0 : 1;
+    t->burst = trace ? 0 : from->flow_burst;
     return 0;
 }
 
@@ -555,6 +556,7 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
         p.L[MKQ_IDLE] = o->idle;
         /* Appendix D.2: beta_i = sum t / t_i replaces S. */
         p.S = per_core ? 1.0 / share : S;
+        p.burst = t->burst;
         /* Cores with the same share and queues have the same chains. */
         int same = nrun > 0 && memcmp(prevL, p.L, sizeof p.L) == 0 && prevS == p.S;
         memcpy(prevL, p.L, sizeof p.L);

@@ -29,6 +29,8 @@ typedef struct mk_traffic {
     uint32_t cores;
     double *share;          /* per-core share of the packets (sum 1) */
     double ca2;             /* arrival SCV: 0 for the fixed-size generator (CBR), else 1 */
+    double burst;           /* packets of a flow in a row (the generator's --flow-burst); 0, 1: none.
+                               The model then spreads each wait's reuse distance (mk_params.burst) */
     uint64_t packets;       /* packets read to build it */
     double oversize;        /* share of the packets dropped by mk_traffic_fit */
     uint64_t reordered;     /* a trace: packets stamped before their predecessor (clamped by the
