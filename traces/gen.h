@@ -36,7 +36,7 @@ enum gen_profile { GEN_FIXED, GEN_IMIX, GEN_MAWI };
 
 /* Flows: packet i is of flow i mod flows (round robin), or of a Zipf draw.
  * With `threads` and `flow_burst`, as a multi-threaded generator replaying
- * flows in bursts does: packet i comes from thread i mod threads, which
+ * flows in bursts does: packet i comes from thread t = i mod threads, which
  * owns flows t, t + threads, ... and sends flow_burst packets of each in a
  * row (gen.c burst_flow). */
 typedef struct gen_config {

@@ -295,6 +295,18 @@ void mk_reuse_reset(ctx *x)
         }
 }
 
+/* mix += wk w: one term of a mixture of waits' survivals (flow bursts,
+ * Appendix D.3's extended waits). */
+static void wait_add(mk_wait *mix, const mk_wait *w, double wk)
+{
+    mix->s_ddio += wk * w->s_ddio;
+    mix->s_shared += wk * w->s_shared;
+    mix->s_l3 += wk * w->s_l3;
+    mix->s_l2 += wk * w->s_l2;
+    mix->l2_to_l3 += wk * w->l2_to_l3;
+    mix->place_ddio += wk * w->place_ddio;
+}
+
 /* The standard normal's quantiles at (j + 1/2) / MK_BURST_NODES. */
 static const double burst_z[MK_BURST_NODES] = {
     -1.8627318674216511,  -1.3180108973035367,  -1.0099901692495821,  -0.7764217611479276,
@@ -326,21 +338,15 @@ static int burst_mix(ctx *x, double W, int need4, mk_wait *w)
         mk_wait wj;
         distances(x, W, 1 + others / W, &d);
         wait_probs(x, &d, need4, &wj);
-        w->s_ddio += wj.s_ddio / MK_BURST_NODES;
-        w->s_shared += wj.s_shared / MK_BURST_NODES;
-        w->s_l3 += wj.s_l3 / MK_BURST_NODES;
-        w->s_l2 += wj.s_l2 / MK_BURST_NODES;
-        w->l2_to_l3 += wj.l2_to_l3 / MK_BURST_NODES;
-        w->place_ddio += wj.place_ddio / MK_BURST_NODES;
+        wait_add(w, &wj, 1.0 / MK_BURST_NODES);
     }
     return 1;
 }
 
-/* The distances and survivals of a wait of W packets: at the mean share of
- * the others, or mixed over their bursts. */
-static void window_probs(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
+/* The survivals of a wait of W packets whose mean distances are d: at the
+ * others' mean share, or mixed over their bursts. */
+static void window_probs(ctx *x, double W, int need4, const mk_dist *d, mk_wait *w)
 {
-    distances(x, W, x->p->S, d);
     if (!burst_mix(x, W, need4, w))
         wait_probs(x, d, need4, w);
 }
@@ -366,6 +372,7 @@ void mk_window(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
         if (m->used != x->gen) {
             m->used = x->gen;
             m->W = W;
+            distances(x, W, x->p->S, &m->d);
             window_probs(x, W, 0, &m->d, &m->w);
             m->has4 = 0;
             if (need4) {
@@ -377,7 +384,8 @@ void mk_window(ctx *x, double W, int need4, mk_dist *d, mk_wait *w)
             return;
         }
     }
-    window_probs(x, W, need4, d, w);   /* table full: no memo */
+    distances(x, W, x->p->S, d);   /* table full: no memo */
+    window_probs(x, W, need4, d, w);
 }
 
 void mk_stage_wait(ctx *x, const mk_class *c, const stage *st, int need4, mk_wait *mix)
@@ -404,12 +412,7 @@ void mk_stage_wait(ctx *x, const mk_class *c, const stage *st, int need4, mk_wai
                    fabs(d.l3 - dprev.l3) <= 1e-7 * (1 + d.l3) && fabs(d.l2 - dprev.l2) <= 1e-7 * (1 + d.l2);
         if (k == MK_EXT_MAX || same || ext >= 1 || qk * (1 - ext) < 1e-10)
             wk = 1 - mass;      /* the rest, at this (saturated) distance */
-        mix->s_ddio += wk * w.s_ddio;
-        mix->s_shared += wk * w.s_shared;
-        mix->s_l3 += wk * w.s_l3;
-        mix->s_l2 += wk * w.s_l2;
-        mix->l2_to_l3 += wk * w.l2_to_l3;
-        mix->place_ddio += wk * w.place_ddio;
+        wait_add(mix, &w, wk);
         mass += wk;
         if (mass >= 1 - 1e-15)
             break;
