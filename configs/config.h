@@ -65,6 +65,12 @@ typedef struct ddio_l2_spec {
     uint32_t prefetch_lines; /* L2 streamer reach: lines after each core-touched packet line (0: off) */
 } ddio_l2_spec;
 
+/* The Markov model's point estimate (predict's "estimate", validate's model
+ * column).  POLICY: the LRU bound when llc.policy is lru (that chain is the
+ * policy the simulator runs), the mean of the bounds otherwise (Wang, Xu,
+ * Wu's figure for a policy between LRU and BIP / QLRU). */
+enum model_estimate { EST_POLICY = 0, EST_MEAN, EST_LOWER, EST_UPPER };
+
 typedef struct ddio_llc_spec {
     uint32_t slices, sets_per_slice, ways, line_size;
     enum cache_mapping mapping;
@@ -74,6 +80,7 @@ typedef struct ddio_llc_spec {
     uint32_t duel_leaders;  /* set dueling: leader sets per policy (per slice for duel:A,B); 0 = the policy's */
     uint32_t psel_bits;     /* set dueling: PSEL width */
     bool qlru_mask_age;     /* QLRU, partial way mask with no way at age 3: age the mask's ways (repl.h) */
+    enum model_estimate model_estimate; /* the Markov model's point estimate: which bound, or their mean */
 } ddio_llc_spec;
 
 typedef struct ddio_nic_spec {

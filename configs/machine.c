@@ -9,11 +9,13 @@
 #include "sim/cache/repl.h"
 
 _Static_assert(sizeof(enum cache_mapping) == sizeof(int), "enums are stored as int");
+_Static_assert(sizeof(enum model_estimate) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(enum hier_mode) == sizeof(int), "enums are stored as int");
 
-/* Same order as enum cache_mapping / enum hier_mode. */
+/* Same order as enum cache_mapping / enum hier_mode / enum model_estimate. */
 static const char *const mapping_names[] = {"modulo", "xor", "random", "skx18", NULL};
 static const char *const hierarchy_names[] = {"non-inclusive", "inclusive", NULL};
+static const char *const estimate_names[] = {"policy", "mean", "lower", "upper", NULL};
 
 /* Array elements: a CAT way mask, a class number. */
 static const cfg_field class_mask_fields[] = {
@@ -62,7 +64,7 @@ static const cfg_field machine_fields[] = {
              "(the measured hash of 18-slice Skylake-SP)"),
     M("llc.frame_bytes", CFG_U32, llc.frame_bytes, .lo = 1 << 17, .hi = 1 << 30, .flags = CFG_POW2 | CFG_ZERO_OK,
       .doc = "skx18: page size the OS places at random physical frames (DPDK's huge pages), bytes; 0: "
-             "addresses are physical"),
+             "addresses are physical; the other mappings ignore it"),
     M("llc.policy", CFG_STR, llc.policy, .flags = CFG_NONEMPTY, .check = repl_check_name,
       .doc = "LLC replacement policy, as l2.policy"),
     M("llc.bip_epsilon", CFG_F64, llc.bip_epsilon, .lo = 0, .hi = 1,
@@ -76,6 +78,9 @@ static const cfg_field machine_fields[] = {
       .doc = "QLRU policies, a fill whose partial way mask (DDIO, CAT) holds no way of age 3: false = evict the "
              "mask's oldest way (R1: its lowest) and age nothing, true = age the mask's ways until one is at 3 "
              "(neither is published)"),
+    M("llc.model_estimate", CFG_ENUM, llc.model_estimate, .names = estimate_names,
+      .doc = "the Markov model's point estimate: policy (its LRU bound when llc.policy is lru, else the mean of "
+             "the bounds), mean (Wang, Xu, Wu's midpoint), lower, upper"),
     M("hierarchy", CFG_ENUM, hierarchy, .names = hierarchy_names,
       .doc = "non-inclusive (Skylake-SP) or inclusive (Broadwell) LLC"),
     M("ddio_mask", CFG_MASK, ddio_mask, .doc = "LLC ways PCIe writes allocate into (IIO_LLC_WAYS)"),
@@ -135,9 +140,12 @@ void ddio_machine_default(ddio_machine *m)
      * taken as measured there (docs/configs.md). */
     m->uncore = (ddio_uncore_spec){.ghz = 2.4, .latency_ghz = 2.4};
     m->l2 = (ddio_l2_spec){.sets = 1024, .ways = 16, .line_size = 64, .policy = "lru"};
+    /* McCalpin's measured slice hash of 18-slice Skylake-SP, DPDK's 2 MiB
+     * huge pages at random frames (docs/validation.md, "The LLC's set
+     * mapping": the page size chosen on the `cores` points alone). */
     m->llc = (ddio_llc_spec){.slices = 18, .sets_per_slice = 2048, .ways = 11, .line_size = 64,
-                             .mapping = MAP_XOR, .policy = "lru", .bip_epsilon = 1.0 / 32.0,
-                             .duel_leaders = 0, .psel_bits = 10};
+                             .mapping = MAP_SKX18, .frame_bytes = 2u << 20, .policy = "lru",
+                             .bip_epsilon = 1.0 / 32.0, .duel_leaders = 0, .psel_bits = 10};
     m->hierarchy = HIER_NONINCLUSIVE;
     m->ddio_mask = 0x600;
     m->shared_mask = 0x3;
@@ -275,7 +283,11 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
     out->llc = (cache_geom){.line_size = m->llc.line_size, .slices = m->llc.slices,
                             .sets_per_slice = m->llc.sets_per_slice, .ways = m->llc.ways,
                             .mapping = m->llc.mapping, .seed = 1,
-                            .frame_shift = m->llc.frame_bytes ? (uint32_t)__builtin_ctz(m->llc.frame_bytes) : 0};
+                            /* Frames place pages for skx18's physical hash; the other
+                             * mappings ignore them (so --mapping xor needs no second --set). */
+                            .frame_shift = m->llc.frame_bytes && m->llc.mapping == MAP_SKX18
+                                               ? (uint32_t)__builtin_ctz(m->llc.frame_bytes)
+                                               : 0};
     repl_config_default(&out->llc_repl);
     snprintf(out->llc_repl.name, sizeof out->llc_repl.name, "%s", m->llc.policy);
     out->llc_repl.bip_epsilon = m->llc.bip_epsilon;

@@ -63,8 +63,8 @@ static const help_topic topics[] = {
      "counters see (--no-desc leaves those lines out of the run).  validate\n"
      "compares the simulator as the counters count: ItoM = every full-line\n"
      "write, completions included; PCIRdCur = every read, descriptors included.\n"},
-    {"bounds", "bound lower upper mean lru bip qlru model markov",
-     "the model's LRU lower and BIP / QLRU upper bounds and their mean",
+    {"bounds", "bound lower upper mean estimate lru bip qlru model markov",
+     "the model's LRU and BIP / QLRU bounds, their mean, its estimate",
      "The Markov model (predict; simulate's \"Markov model\" line; validate's model\n"
      "column) solves its chain twice, with two LLC replacement policies:\n"
      "\n"
@@ -73,8 +73,11 @@ static const help_topic topics[] = {
      "          a QLRU_... variant or a duel of them (Eq. 3; predict --upper\n"
      "          chooses): policies that resist thrashing and keep more of a\n"
      "          large ring.  The QLRU bound is the same for every variant.\n"
-     "  mean    (lower + upper) / 2, the figure the paper reports and validate\n"
-     "          compares.\n"
+     "  mean    (lower + upper) / 2, the figure the paper reports.\n"
+     "  estimate  the model's prediction, which validate compares: the machine's\n"
+     "          llc.model_estimate, by default (policy) the lower bound when the\n"
+     "          LLC policy is lru (the LRU chain is then the policy the simulator\n"
+     "          runs), the mean otherwise.\n"
      "\n"
      "The paper brackets the LLC's real, unpublished policy between the two.\n"
      "L2 is LRU in both.  \"a / b\" figures (memory, footprint) are lower / upper.\n"
@@ -113,7 +116,7 @@ static const help_topic topics[] = {
      "  measured (sd, n)  the mean over the runs of a point, their standard\n"
      "                    deviation and the number of runs.\n"
      "  err               predicted - measured, in percentage points (the model's\n"
-     "                    prediction is the mean of its bounds: ddiosim help bounds).\n"
+     "                    prediction is its estimate: ddiosim help bounds).\n"
      "  MAE               mean absolute error: the mean of |err| over the points.\n"
      "  max               the largest |err|.\n"
      "  bias              the mean of err: negative = the engine predicts fewer\n"

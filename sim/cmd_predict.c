@@ -23,9 +23,10 @@ static const char usage_head[] =
     "Predict the DDIO hit rates (PCIe write, PCIe read, the core's first access)\n"
     "with the analytical Markov model of Wang, Xu, Wu, \"Understanding I/O Direct\n"
     "Cache Access Performance for End Host Networking\" (SIGMETRICS 2022): LRU\n"
-    "lower bound, BIP or QLRU upper bound, and their mean.  With no options:\n"
-    "skylake-6140 running l2fwd on the sample MAWI-style trace, queue lengths\n"
-    "estimated.\n"
+    "lower bound, BIP or QLRU upper bound, their mean, and the estimate (the LRU\n"
+    "bound when the machine's LLC runs LRU, else the mean; machine field\n"
+    "llc.model_estimate).  With no options: skylake-6140 running l2fwd on the\n"
+    "sample MAWI-style trace, queue lengths estimated.\n"
     "\n"
     "model:\n"
     "  --model M         basic | per-line | per-core (basic)\n"
@@ -224,6 +225,7 @@ static void add_bounds_ok(cJSON *j, const char *name, mk_bounds b, int ok)
     cli_json_rate(o, "lower", b.lower, ok);
     cli_json_rate(o, "upper", b.upper, ok);
     cli_json_rate(o, "mean", b.mean, ok);
+    cli_json_rate(o, "estimate", b.estimate, ok);
 }
 
 static void add_bounds(cJSON *j, const char *name, mk_bounds b)
@@ -420,7 +422,7 @@ static void to_table(strbuf *sb, const pred_ctx *x)
         sb_printf(sb, "; %llu packets stamped before their predecessor arrive at its time",
                   (unsigned long long)x->t->reordered);
     sb_printf(sb, "); model %s, bounds LRU / %s\n\n", mk_variant_name(x->o->variant), markov_policy_name(x->o->upper));
-    sb_printf(sb, "                  lower     upper     mean\n");
+    sb_printf(sb, "                  lower     upper     mean  estimate\n");
     static const struct {
         const char *name;
         enum cli_rate r;
@@ -428,10 +430,11 @@ static void to_table(strbuf *sb, const pred_ctx *x)
                 {"CPU first hit", CLI_RATE_CPU_FIRST}};
     const mk_bounds *b[] = {&p->pcie_write_hit, &p->pcie_read_hit, &p->cpu_first_hit};
     for (int i = 0; i < 3; i++) {
-        char lo[16], up[16], mean[16];
+        char lo[16], up[16], mean[16], est[16];
         int ok = has(x, rows[i].r, *b[i]);
-        sb_printf(sb, "%-14s  %s  %s  %s\n", rows[i].name, cli_pct(lo, sizeof lo, 8, b[i]->lower, ok),
-                  cli_pct(up, sizeof up, 8, b[i]->upper, ok), cli_pct(mean, sizeof mean, 8, b[i]->mean, ok));
+        sb_printf(sb, "%-14s  %s  %s  %s  %s\n", rows[i].name, cli_pct(lo, sizeof lo, 8, b[i]->lower, ok),
+                  cli_pct(up, sizeof up, 8, b[i]->upper, ok), cli_pct(mean, sizeof mean, 8, b[i]->mean, ok),
+                  cli_pct(est, sizeof est, 8, b[i]->estimate, ok));
     }
     sb_printf(sb, "memory          %.1f / %.1f B read + %.1f / %.1f B written per packet, %.2f / %.2f GB/s\n",
               p->mem_read_bytes_per_pkt.lower, p->mem_read_bytes_per_pkt.upper, p->mem_write_bytes_per_pkt.lower,

@@ -135,8 +135,9 @@ static void add_bounds(cJSON *o, const char *name, mk_bounds b, double sim, int 
     cli_json_rate(x, "lower", b.lower, ok);
     cli_json_rate(x, "upper", b.upper, ok);
     cli_json_rate(x, "mean", b.mean, ok);
-    /* simulated - predicted (the LRU value when the LLC runs LRU, else the mean) */
-    cli_json_rate(x, "sim_minus_model", sim - b.mean, ok);
+    cli_json_rate(x, "estimate", b.estimate, ok);
+    /* simulated - predicted (the estimate: the LRU value when the LLC runs LRU, else the mean) */
+    cli_json_rate(x, "sim_minus_model", sim - b.estimate, ok);
     cli_json_rate(x, "sim_minus_lower", sim - b.lower, ok);
 }
 
@@ -225,8 +226,8 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
 /* "[lower, upper]" of a bound the run has, else "n/a". */
 static const char *bounds_text(char *buf, size_t n, mk_bounds b, int ok)
 {
-    if (ok && b.mean == b.mean)
-        snprintf(buf, n, "%.2f%% [%.2f, %.2f]", 100 * b.mean, 100 * b.lower, 100 * b.upper);
+    if (ok && b.estimate == b.estimate)
+        snprintf(buf, n, "%.2f%% [%.2f, %.2f]", 100 * b.estimate, 100 * b.lower, 100 * b.upper);
     else
         snprintf(buf, n, "n/a");
     return buf;

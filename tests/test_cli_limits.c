@@ -16,7 +16,7 @@
 #include "traces/pcap.h"
 
 /* A small LLC keeps the runs short. */
-#define SMALL "--set machine.llc.sets_per_slice=64"
+#define SMALL "--set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor"
 
 static cJSON *get(const cJSON *o, const char *name)
 {

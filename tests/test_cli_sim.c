@@ -16,7 +16,7 @@
 
 /* A small LLC keeps the runs short; the rate and packets are given because
  * the two commands default them differently. */
-#define BASE "--profile fixed:1500 --rate max --packets 20000 --seed 7 --set machine.llc.sets_per_slice=64"
+#define BASE "--profile fixed:1500 --rate max --packets 20000 --seed 7 --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor"
 #define SMALL_TRACE "traces/samples/imix-10k.pcap"
 
 static cJSON *get(const cJSON *o, const char *name)
@@ -104,7 +104,7 @@ Test(cli_sim, predict_from_sim_is_simulates_run, .timeout = 240)
         BASE " --cores 2 --flows 1",
         BASE " --no-desc --seed 3",
         BASE " --cores 2 --flows 64 --flow-burst 32 --gen-threads 2 --flow-tuples random",
-        "--trace " SMALL_TRACE " --all --rate 40 --packets 20000 --set machine.llc.sets_per_slice=64",
+        "--trace " SMALL_TRACE " --all --rate 40 --packets 20000 --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor",
     };
     enum { N = sizeof variants / sizeof variants[0] };
     sim_run sim[N], pred[N];
@@ -144,7 +144,7 @@ Test(cli_sim, per_command_defaults, .timeout = 240)
     /* Rate: predict's default is max = line rate (simulate's: a profile's
      * generator rate) ... */
     sim_run s = run_simulate(BASE);
-    sim_run p = run_predict("--profile fixed:1500 --packets 20000 --seed 7 --set machine.llc.sets_per_slice=64");
+    sim_run p = run_predict("--profile fixed:1500 --packets 20000 --seed 7 --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor");
     expect_same_run(&s, &p, "predict without --rate = simulate --rate max");
     sim_run_free(&s);
     sim_run_free(&p);
@@ -156,18 +156,18 @@ Test(cli_sim, per_command_defaults, .timeout = 240)
     sim_run_free(&s);
     sim_run_free(&p);
     /* Packets: simulate injects the whole trace once, predict 200000. */
-    s = run_simulate("--trace " SMALL_TRACE " --set machine.llc.sets_per_slice=64");
+    s = run_simulate("--trace " SMALL_TRACE " --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor");
     cr_expect_eq(s.packets, 10000);
     sim_run_free(&s);
-    p = run_predict("--trace " SMALL_TRACE " --set machine.llc.sets_per_slice=64");
+    p = run_predict("--trace " SMALL_TRACE " --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor");
     cr_expect_eq(p.packets, 200000);
     sim_run_free(&p);
     /* One least number of packets for both (a run too short to measure
      * anything is an error of the run, in both). */
-    s = run_simulate("--profile fixed:1500 --packets 999 --set machine.llc.sets_per_slice=64");
+    s = run_simulate("--profile fixed:1500 --packets 999 --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor");
     cr_expect_eq(s.packets, 999);
     sim_run_free(&s);
-    p = run_predict("--profile fixed:1500 --packets 999 --set machine.llc.sets_per_slice=64");
+    p = run_predict("--profile fixed:1500 --packets 999 --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor");
     cr_expect_eq(p.packets, 999);
     sim_run_free(&p);
     /* Without --from-sim predict makes no run: the traffic options count,

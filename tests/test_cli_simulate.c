@@ -16,9 +16,9 @@
 
 /* A short run on a small LLC (18 slices x 64 sets x 11 ways), as in
  * test_sim.c: 1500 B frames at 10 Gb/s arrive every 1200 ns. */
-#define SHORT "--profile fixed:1500 --rate 10 --packets 20000 --set machine.llc.sets_per_slice=64 --no-model"
+#define SHORT "--profile fixed:1500 --rate 10 --packets 20000 --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor --no-model"
 /* Generated traffic whose sizes, flows and gaps come from the seed. */
-#define RANDOM "--profile mawi --rate 10 --packets 20000 --set machine.llc.sets_per_slice=64 --no-model"
+#define RANDOM "--profile mawi --rate 10 --packets 20000 --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor --no-model"
 
 static cJSON *get(const cJSON *o, const char *name)
 {
@@ -129,7 +129,7 @@ static void expect_rate(const cJSON *j, const char *name)
 Test(cli_simulate, json_reports_every_field_consistently, .timeout = 120)
 {
     cJSON *j = run_json("--profile fixed:1500 --rate max --cores 2 --packets 20000 "
-                        "--set machine.llc.sets_per_slice=64 --no-model");
+                        "--set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor --no-model");
     const char *rates[] = {"pcie_write_hit", "pcie_read_hit", "cpu_first_hit", "pcie_write_full_hit",
                            "pcie_write_partial_hit", "pcie_write_hit_all", "pcie_read_hit_all"};
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)

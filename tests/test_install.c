@@ -258,7 +258,7 @@ Test(help, lists_the_topics)
                      "What the terms of ddiosim's output mean.  Topics:\n"
                      "  regions    DDIO, Shared and L3* ways of the LLC; L2; memory\n"
                      "  hit-rates  PCIe write (ItoM, RFO) and read (PCIRdCur), CPU first, descriptors\n"
-                     "  bounds     the model's LRU lower and BIP / QLRU upper bounds and their mean\n"
+                     "  bounds     the model's LRU and BIP / QLRU bounds, their mean, its estimate\n"
                      "  queues     RX replenish, RX, TX, TX recycle, sw queue, idle\n"
                      "  accuracy   validate's err, MAE, max, bias and in bounds\n"
                      "  memory     memory traffic per packet and the I/O footprint\n"

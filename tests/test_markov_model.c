@@ -701,6 +701,7 @@ static double burst_write_hit(uint32_t cores, const double q[Q_COUNT], double bu
 {
     ddio_config cfg;
     ddio_config_default(&cfg);
+    cfg.machine.llc.mapping = MAP_XOR;   /* the figures below */
     cfg.workload.cores = cores;
     mk_traffic t;
     ddio_err e;
@@ -738,4 +739,50 @@ Test(markov_model_bursts, bursts_spread_the_reuse_distance)
         cr_expect_gt(h, prev, "bursts of %g: %.4f, shorter ones %.4f", bursts[k], h, prev);
         prev = h;
     }
+}
+
+/* llc.model_estimate picks the point estimate among the bounds: the policy's
+ * chain for LRU, the paper's midpoint otherwise, or the one named. */
+static mk_bounds estimate_case(const char *policy, enum model_estimate est)
+{
+    ddio_config cfg;
+    ddio_config_default(&cfg);
+    snprintf(cfg.machine.llc.policy, sizeof cfg.machine.llc.policy, "%s", policy);
+    cfg.machine.llc.model_estimate = est;
+    cfg.workload.cores = 1;
+    cfg.workload.driver.rx_ring = 4096;   /* past the two DDIO ways: the bounds differ */
+    mk_traffic t;
+    ddio_err e;
+    cr_assert_eq(mk_traffic_fixed(&t, 1500, 1, &e), 0);
+    const double q[Q_COUNT] = {[Q_RX] = 4000, [Q_RX_REPLENISH] = 96, [Q_TX] = 16, [Q_TX_RECYCLE] = 16};
+    mk_predict_opts o;
+    mk_predict_opts_default(&o);
+    o.queues = q;
+    o.upper = mk_upper_policy(&cfg.machine);
+    mk_prediction p;
+    cr_assert_eq(mk_predict(&cfg, &t, &o, &p, &e), 0, "%s", e.msg);
+    mk_traffic_free(&t);
+    return p.pcie_write_hit;
+}
+
+Test(markov_model_estimate, the_machine_names_the_point_estimate)
+{
+    mk_bounds b = estimate_case("lru", EST_POLICY);
+    cr_assert_gt(b.upper - b.lower, 0.05, "bounds [%g, %g] too close to tell apart", b.lower, b.upper);
+    cr_expect_eq(b.estimate, b.lower);
+    cr_expect_eq(b.mean, 0.5 * (b.lower + b.upper));
+    cr_expect_eq(estimate_case("lru", EST_MEAN).estimate, b.mean);
+    cr_expect_eq(estimate_case("lru", EST_UPPER).estimate, b.upper);
+    cr_expect_eq(estimate_case("lru", EST_LOWER).estimate, b.lower);
+    mk_bounds bip = estimate_case("bip", EST_POLICY);
+    cr_expect_eq(bip.estimate, bip.mean);
+    cr_expect_eq(estimate_case("QLRU_H11_M1_R0_U0", EST_POLICY).estimate,
+                 estimate_case("QLRU_H11_M1_R0_U0", EST_MEAN).estimate);
+    ddio_machine m;
+    ddio_machine_default(&m);
+    cr_expect_eq(mk_estimate_of(&m), EST_LOWER);
+    snprintf(m.llc.policy, sizeof m.llc.policy, "srrip");
+    cr_expect_eq(mk_estimate_of(&m), EST_MEAN);
+    m.llc.model_estimate = EST_UPPER;
+    cr_expect_eq(mk_estimate_of(&m), EST_UPPER);
 }

@@ -36,6 +36,7 @@ static void small_config(ddio_config *cfg, const char *workload)
     if (workload)
         a.workload = workload;
     cr_assert_eq(ddio_config_args_add(&a, DDIO_CFG_OPT_SET, "machine.llc.sets_per_slice=64", &e), 0, "%s", e.msg);
+    cr_assert_eq(ddio_config_args_add(&a, DDIO_CFG_OPT_SET, "machine.llc.mapping=xor", &e), 0, "%s", e.msg);
     cr_assert_eq(ddio_config_resolve(&a, cfg, NULL, &e), 0, "%s", e.msg);
     cfg->workload.cores = 1;
     cfg->workload.driver.sw_tx_queue = 0;
@@ -247,6 +248,7 @@ Test(sim, page_aligned_buffers_map_unevenly, .timeout = 120)
 {
     ddio_config cfg;
     full_config(&cfg);
+    cfg.machine.llc.mapping = MAP_XOR;
     cfg.workload.driver.rx_ring = 512;
     run packed = simulate(&cfg, "fixed:1500", 12000, 20);
     cfg.workload.driver.align_4k = true;
@@ -451,7 +453,7 @@ Test(sim, forced_packet_size_keeps_the_offered_rate, .timeout = 120)
 Test(sim, cli_model_block, .timeout = 120)
 {
     cli_run r = run_ddiosim("simulate --profile fixed:1500 --rate 10 --packets 20000 --rx-ring 128 --mapping random "
-                            "--no-desc --set machine.llc.sets_per_slice=64 --set workload.driver.sw_tx_queue=0 "
+                            "--no-desc --set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor --set workload.driver.sw_tx_queue=0 "
                             "--format json");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out);
@@ -550,7 +552,7 @@ Test(sim, warmup_cap_is_reported, .timeout = 120)
     cr_expect_not(x.r.warmup_settled, "a 4096 ring cannot fill in 8000 packets at 9 %% excess");
     dsim_result_free(&x.r);
     cli_run r = run_ddiosim("simulate --profile fixed:1500 --rate max --packets 16000 --rx-ring 4096 "
-                            "--set machine.llc.sets_per_slice=64 --no-model");
+                            "--set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor --no-model");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.out, "the queues were still moving"), "%s", r.out);
     cli_run_free(&r);

@@ -6,7 +6,10 @@
  * "The regression guard").
  *
  * Overall MAE when the limits were set (300 000 packets per point, seed 1):
- * simulator 4.00 (write) / 2.70 (read), model 2.64 / 1.47 points. */
+ * simulator 2.57 (write) / 1.86 (read), model 2.34 / 2.17 points.  The
+ * model's read limit went up (1.6 -> 2.3) when its estimate became its LRU
+ * bound on the skx18 mapping, which both engines now share
+ * (docs/validation.md, "The model's estimate"). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -15,8 +18,8 @@
 Test(validate_guard, shipped_experiments_stay_within_the_accuracy_limits, .timeout = 1800)
 {
     cli_run r = run_ddiosim("validate --jobs 2 --format csv"
-                            " --max-mae sim:pcie_write_hit=4.2 --max-mae sim:pcie_read_hit=2.9"
-                            " --max-mae model:pcie_write_hit=2.8 --max-mae model:pcie_read_hit=1.6");
+                            " --max-mae sim:pcie_write_hit=2.7 --max-mae sim:pcie_read_hit=2.0"
+                            " --max-mae model:pcie_write_hit=2.5 --max-mae model:pcie_read_hit=2.3");
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect_str_empty(r.err);
     /* Every measured point and metric is there: 51 points x 2 metrics + the header. */

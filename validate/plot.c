@@ -118,7 +118,7 @@ static int write_data(const vd_set *s, size_t x, size_t first, int m, const char
         nan_or(f, p->m[m].sd);
         int sim = !o->failed && (s->engines & VD_ENGINE_SIM), mod = !o->failed && (s->engines & VD_ENGINE_MODEL);
         nan_or(f, sim ? o->sim[m] : NAN);
-        nan_or(f, mod ? o->model_mean[m] : NAN);
+        nan_or(f, mod ? o->model_est[m] : NAN);
         nan_or(f, mod ? o->model_lower[m] : NAN);
         nan_or(f, mod ? o->model_upper[m] : NAN);
         fprintf(f, "\n");

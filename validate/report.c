@@ -71,7 +71,7 @@ static double predicted(const vd_set *s, const vd_outcome *o, int eng, int m)
 {
     if (o->failed || !(s->engines & (eng == VD_ENG_SIM ? VD_ENGINE_SIM : VD_ENGINE_MODEL)))
         return NAN;
-    return eng == VD_ENG_SIM ? o->sim[m] : o->model_mean[m];
+    return eng == VD_ENG_SIM ? o->sim[m] : o->model_est[m];
 }
 
 /* Index of experiment x's first point in s->out. */
@@ -185,7 +185,7 @@ static void summary_row(void *ud, const char *exp, int eng, int m, const vd_stat
 
 static void summary_table(buf *b, const vd_set *s)
 {
-    bprintf(b, "\nsummary (percentage points, predicted - measured; model = mean of its LRU and BIP bounds)\n");
+    bprintf(b, "\nsummary (percentage points, predicted - measured; model = its estimate, llc.model_estimate)\n");
     bprintf(b, "  %-22s %-6s %-7s %4s %7s %7s %7s %9s\n", "experiment", "engine", "metric", "n", "MAE", "max",
             "bias", "in bounds");
     each_stat(s, summary_row, b);
@@ -317,10 +317,11 @@ static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point
     }
     if (s->engines & VD_ENGINE_MODEL) {
         cJSON *mo = cJSON_AddObjectToObject(j, "model");
+        add_num(mo, "estimate", o->model_est[m]);
         add_num(mo, "mean", o->model_mean[m]);
         add_num(mo, "lower", o->model_lower[m]);
         add_num(mo, "upper", o->model_upper[m]);
-        add_num(mo, "error_pp", 100 * (o->model_mean[m] - p->m[m].mean));
+        add_num(mo, "error_pp", 100 * (o->model_est[m] - p->m[m].mean));
         add_queues(mo, "queues", o->model_queue);
         cJSON_AddNumberToObject(mo, "throughput_gbps", o->model_gbps);
     }
@@ -390,7 +391,7 @@ static void csv_num(buf *b, double v)
 
 static void csv(buf *b, const vd_set *s)
 {
-    bprintf(b, "experiment,point,metric,measured_mean,measured_sd,runs,sim,sim_error_pp,model_mean,model_lower,"
+    bprintf(b, "experiment,point,metric,measured_mean,measured_sd,runs,sim,sim_error_pp,model_estimate,model_lower,"
                "model_upper,model_error_pp");
     for (int w = 0; w < 2; w++)
         for (int q = 0; q < Q_COUNT; q++)
@@ -449,8 +450,9 @@ static void summary_md(void *ud, const char *exp, int eng, int m, const vd_stat 
 
 static void md(buf *b, const vd_set *s)
 {
-    bprintf(b, "### Summary\n\nPercentage points, predicted - measured; the model's prediction is the mean of "
-               "its LRU and BIP bounds; \"in bounds\": points whose measured mean lies within them.  Simulator: "
+    bprintf(b, "### Summary\n\nPercentage points, predicted - measured; the model's prediction is its "
+               "estimate (`llc.model_estimate`: the LRU bound when the LLC runs LRU, else the mean of the LRU and "
+               "BIP bounds); \"in bounds\": points whose measured mean lies within them.  Simulator: "
                "%llu packets per point, seed %llu.",
             (unsigned long long)s->packets, (unsigned long long)s->seed);
     overrides(b, s);

@@ -156,6 +156,7 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
             out->model_lower[m] = b[m] ? b[m]->lower : NAN;
             out->model_upper[m] = b[m] ? b[m]->upper : NAN;
             out->model_mean[m] = b[m] ? b[m]->mean : NAN;
+            out->model_est[m] = b[m] ? b[m]->estimate : NAN;
         }
         memcpy(out->model_queue, qr.mean, sizeof out->model_queue);
         out->model_gbps = qr.accepted_pps * t.mean * 8 / 1e9;
@@ -169,7 +170,7 @@ int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
 {
     memset(out, 0, sizeof *out);
     for (int m = 0; m < VD_METRIC_COUNT; m++)
-        out->sim[m] = out->model_lower[m] = out->model_upper[m] = out->model_mean[m] = NAN;
+        out->sim[m] = out->model_lower[m] = out->model_upper[m] = out->model_mean[m] = out->model_est[m] = NAN;
     ddio_config *cfg = malloc(sizeof *cfg);
     dsim_options d;
     char profile[32];

@@ -54,8 +54,10 @@ typedef struct vd_outcome {
     double sim_queue[Q_COUNT];          /* mean over cores */
     double sim_gbps, sim_drop_rate;
     int sim_settled;
-    /* model: LRU lower, BIP / QLRU upper, mean */
+    /* model: LRU lower, BIP / QLRU upper, their mean, and the estimate the machine's
+       llc.model_estimate names (what is compared) */
     double model_lower[VD_METRIC_COUNT], model_upper[VD_METRIC_COUNT], model_mean[VD_METRIC_COUNT];
+    double model_est[VD_METRIC_COUNT];
     double model_queue[Q_COUNT];        /* the queueing estimate, mean over cores */
     double model_gbps;                  /* accepted throughput of the estimate */
 } vd_outcome;

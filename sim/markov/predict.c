@@ -170,6 +170,13 @@ markov_policy mk_upper_policy(const ddio_machine *m)
     return MARKOV_BIP;
 }
 
+enum model_estimate mk_estimate_of(const ddio_machine *m)
+{
+    if (m->llc.model_estimate != EST_POLICY)
+        return m->llc.model_estimate;
+    return strcmp(m->llc.policy, "lru") == 0 ? EST_LOWER : EST_MEAN;
+}
+
 static uint64_t core_mask(const ddio_machine *m)
 {
     uint32_t cls = m->n_core_class > 0 ? m->core_class[0] : 0;
@@ -383,11 +390,12 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void set_bounds(mk_bounds *b, double lo, double up)
+static void set_bounds(mk_bounds *b, double lo, double up, enum model_estimate est)
 {
     b->lower = lo;
     b->upper = up;
     b->mean = 0.5 * (lo + up);
+    b->estimate = est == EST_LOWER ? lo : est == EST_UPPER ? up : b->mean;
 }
 
 static void tables_of(const ddio_workload *w, uint32_t ls, mk_tables *t)
@@ -607,12 +615,13 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
     mk_warm_free(&warm[1]);
     free(cls);
     mk_setmix_free(&mix);
-    set_bounds(&out->pcie_write_hit, lo[0], up[0]);
-    set_bounds(&out->pcie_read_hit, lo[1], up[1]);
-    set_bounds(&out->cpu_first_hit, lo[2], up[2]);
-    set_bounds(&out->mem_read_bytes_per_pkt, lo[3], up[3]);
-    set_bounds(&out->mem_write_bytes_per_pkt, lo[4], up[4]);
-    set_bounds(&out->mem_gbps, (lo[3] + lo[4]) * o->pps / 1e9, (up[3] + up[4]) * o->pps / 1e9);
-    set_bounds(&out->footprint_bytes, lo[5], up[5]);
+    enum model_estimate est = mk_estimate_of(&cfg->machine);
+    set_bounds(&out->pcie_write_hit, lo[0], up[0], est);
+    set_bounds(&out->pcie_read_hit, lo[1], up[1], est);
+    set_bounds(&out->cpu_first_hit, lo[2], up[2], est);
+    set_bounds(&out->mem_read_bytes_per_pkt, lo[3], up[3], est);
+    set_bounds(&out->mem_write_bytes_per_pkt, lo[4], up[4], est);
+    set_bounds(&out->mem_gbps, (lo[3] + lo[4]) * o->pps / 1e9, (up[3] + up[4]) * o->pps / 1e9, est);
+    set_bounds(&out->footprint_bytes, lo[5], up[5], est);
     return 0;
 }

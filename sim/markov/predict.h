@@ -55,8 +55,11 @@ int mk_traffic_from_source(mk_traffic *t, const dsim_source *src, uint32_t pkt_s
 int mk_traffic_fit(mk_traffic *t, uint32_t data_room, ddio_err *e);
 void mk_traffic_free(mk_traffic *t);
 
+/* lower: the LRU chain; upper: the BIP or QLRU chain; mean: their midpoint
+ * (the paper's figure); estimate: the point estimate the machine's
+ * llc.model_estimate names (mk_estimate_of). */
 typedef struct mk_bounds {
-    double lower, upper, mean;
+    double lower, upper, mean, estimate;
 } mk_bounds;
 
 typedef struct mk_predict_opts {
@@ -94,6 +97,10 @@ typedef struct mk_prediction {
 /* The upper-bound policy the machine's LLC policy suggests (srrip, qlru,
  * drrip: QLRU; otherwise BIP). */
 markov_policy mk_upper_policy(const ddio_machine *m);
+
+/* The bound llc.model_estimate names, EST_POLICY resolved: EST_LOWER for an
+ * lru LLC (the LRU chain is that policy), else EST_MEAN; never EST_POLICY. */
+enum model_estimate mk_estimate_of(const ddio_machine *m);
 
 /* Regions of the machine (core class of core 0). */
 void mk_geom_from_machine(const ddio_machine *m, mk_geom *g);
