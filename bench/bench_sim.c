@@ -105,16 +105,10 @@ static int run_child_opts(const char *profile, uint32_t cores, uint64_t packets,
     return got == (ssize_t)sizeof *out ? 0 : -1;
 }
 
-static int run_child_with(const char *profile, uint32_t cores, uint64_t packets, const char *llc_policy,
-                          const char *l2_policy, sim_fig *out)
-{
-    run_opts ro = {.llc_policy = llc_policy, .l2_policy = l2_policy};
-    return run_child_opts(profile, cores, packets, &ro, out);
-}
-
 static int run_child(const char *profile, uint32_t cores, uint64_t packets, sim_fig *out)
 {
-    return run_child_with(profile, cores, packets, NULL, NULL, out);
+    const run_opts own = {0};
+    return run_child_opts(profile, cores, packets, &own, out);
 }
 
 /* Best of 3 of one configuration (the machine is shared). */
@@ -171,12 +165,8 @@ int bench_sim(void)
     for (int p = 0; p < 2; p++) {
         double g = gen_rate(profiles[p], n);
         for (int c = 0; c < 2; c++) {
-            sim_fig best = {0};
-            for (int k = 0; k < 3; k++) {
-                sim_fig f;
-                if (run_child(profiles[p], cores[c], n, &f) == 0 && f.mpps > best.mpps)
-                    best = f;
-            }
+            const run_opts own = {0};
+            sim_fig best = best_of_3(profiles[p], cores[c], n, &own);
             printf("%-12s %5u %16.3f %11.2f M/s %9.3fx %11.2f%% %11ld KiB\n", profiles[p], cores[c], best.mpps, g,
                    best.mpps / g, 100 * best.hit, best.maxrss_kb);
         }
@@ -195,12 +185,8 @@ int bench_sim(void)
            "write hit");
     double lru = 0;
     for (size_t i = 0; i < sizeof pol / sizeof pol[0]; i++) {
-        sim_fig best = {0};
-        for (int k = 0; k < 3; k++) {
-            sim_fig f;
-            if (run_child_with("mawi", 1, n, pol[i][0], pol[i][1], &f) == 0 && f.mpps > best.mpps)
-                best = f;
-        }
+        const run_opts ro = {.llc_policy = pol[i][0], .l2_policy = pol[i][1]};
+        sim_fig best = best_of_3("mawi", 1, n, &ro);
         if (i == 0)
             lru = best.mpps;
         printf("%-44s %-18s %12.3f %7.3fx %9.2f%%\n", pol[i][0] ? pol[i][0] : "lru (the machine's)",

@@ -130,8 +130,6 @@ int cli_sim_check(const cli_sim *s, int runs, ddio_err *e)
 {
     if (s->d.src.trace && s->d.src.profile)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--trace and --profile exclude each other");
-    if (cli_sim_check_source(s, s->d.src.trace, e) != 0)
-        return -1;
     if (!runs)
         for (int k = 0; k < CLI_SIM_NOPTS; k++)
             if (s->given[k] && sim_help[k].run)
