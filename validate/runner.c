@@ -130,7 +130,8 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
                             : mk_traffic_from_source(&t, &d->src, 0, d->seed, S, 0, e);
     if (rc != 0)
         return -1;
-    t.burst = d->src.flow_burst;
+    if (d->src.profile)
+        t.burst = d->src.flow_burst;   /* the generator's, as predict; a trace has none (mk_traffic_from_source) */
     if (mk_traffic_fit(&t, cfg->workload.driver.data_room, e) != 0) {   /* as the simulator's NIC */
         mk_traffic_free(&t);
         return -1;
