@@ -100,6 +100,10 @@ static const cfg_field workload_fields[] = {
     W("driver.align_4k", CFG_BOOL, driver.align_4k, .doc = "each buffer starts on a 4 KiB page"),
     W("driver.sw_tx_queue", CFG_U32, driver.sw_tx_queue, .hi = 1 << 20,
       .doc = "software queue before the TX ring, packets (FastClick); 0 = none"),
+    W("driver.rx_cqe_comp", CFG_BOOL, driver.rx_cqe_comp,
+      .doc = "mlx5 CQE compression (rxq_cqe_comp_en): eight packets' completions in one 64-byte line"),
+    W("driver.tx_mpw", CFG_BOOL, driver.tx_mpw,
+      .doc = "mlx5 enhanced multi-packet write (txq_mpw_en): a 16-byte TX descriptor per packet, four to a line"),
     W("distractor.working_set", CFG_U64, distractor.working_set, .hi = 1099511627776.0,
       .doc = "LLC co-runner working set, bytes; 0 = no distractor"),
     W("distractor.stride", CFG_U32, distractor.stride, .lo = 1, .hi = 1 << 20,
@@ -136,7 +140,7 @@ void ddio_workload_default(ddio_workload *w)
         .tx_recycle = DDIO_RECYCLE_EAGER, .tx_free_thresh = 32,
         .mempool_size = 65535, .mempool_cache = 256,
         .data_room = 2048, .headroom = 128, .mbuf_header = 128, .align_4k = false,
-        .sw_tx_queue = 1024,
+        .sw_tx_queue = 1024, .rx_cqe_comp = true, .tx_mpw = false,
     };
     w->distractor = (ddio_distractor){.working_set = 0, .stride = 64, .access_interval_ns = 5.0, .cat_mask = 0};
 }

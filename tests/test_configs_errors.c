@@ -111,6 +111,8 @@ Test(configs_errors, wrong_type)
                       NULL, 0);
     expect_file_error(1, "{\"driver\": {\"align_4k\": 1}}", "driver.align_4k: expected true or false, got a number",
                       NULL, 0);
+    expect_file_error(1, "{\"driver\": {\"rx_cqe_comp\": \"yes\"}}",
+                      "driver.rx_cqe_comp: expected true or false, got a string", NULL, 0);
     expect_file_error(1, "{\"cores\": 2.5}", "cores: 2.5 is not an integer", NULL, 0);
     expect_file_error(1, "{\"access\": {\"op\": \"read\"}}", "access: expected a list, got an object", NULL, 0);
     expect_file_error(1, "{\"access\": [{\"op\": \"read\"}]}", "access[0]: missing key \"length\"", NULL, 0);

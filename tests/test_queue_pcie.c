@@ -234,6 +234,36 @@ Test(queue_pcie, dpdk_nic_batched_descriptors)
     pcie_nic_cost(&l, 60, 1, 1, 0, &c);
     cr_assert_float_eq(c.up, 24 + 84 + 88, 1e-9);
     cr_assert_float_eq(c.down, 36 + 28, 1e-9);
+    /* mlx5 CQE compression: eight packets' mini-CQEs in one 64-byte line.
+     * A batch of 32 writes 4 lines (one 256-byte MWr, 280 B on the wire)
+     * where it wrote 32 CQEs (2 x 24 + 2048 B); one packet alone still
+     * writes a whole line. */
+    cf.desc.rx_wb_per = PCIE_MLX5_MINI_CQES;
+    cr_assert_eq(pcie_link_init(&l, &cf, &e), 0);
+    pcie_nic_cost(&l, 60, 32, 1, 0, &c);
+    cr_assert_float_eq(c.up, 24 / 32.0 + 84 + 280 / 32.0, 1e-9);   /* WQE reads, packet, CQE lines */
+    pcie_nic_cost(&l, 60, 1, 1, 0, &c);
+    cr_assert_float_eq(c.up, 24 + 84 + 88, 1e-9);
+    cr_assert(pcie_rx_wb_due(&cf.desc, 0) && pcie_rx_wb_due(&cf.desc, 8) && pcie_rx_wb_due(&cf.desc, 16));
+    for (uint64_t i = 1; i < 8; i++)
+        cr_assert(!pcie_rx_wb_due(&cf.desc, i) && !pcie_rx_wb_due(&cf.desc, 8 + i));
+    cf.desc.rx_wb_per = 1;
+    for (uint64_t i = 0; i < 9; i++)
+        cr_assert(pcie_rx_wb_due(&cf.desc, i));
+    /* Out of range: refused with the field named. */
+    cf.desc.rx_wb_per = 0;
+    cr_assert_eq(pcie_link_init(&l, &cf, &e), -1);
+    cr_assert(strstr(e.msg, "packets per RX write-back"), "%s", e.msg);
+    cf.desc.rx_wb_per = 65;
+    cr_assert_eq(pcie_link_init(&l, &cf, &e), -1);
+    /* Descriptors are fetched by the line: 16-byte ones four to a line. */
+    for (uint64_t i = 0; i < 12; i++) {
+        cr_assert_eq(pcie_desc_starts_line(16, i), i % 4 == 0, "16-byte descriptor %llu", (unsigned long long)i);
+        cr_assert(pcie_desc_starts_line(64, i));
+    }
+    cr_assert_float_eq(pcie_desc_lines(16), 0.25, 1e-12);
+    cr_assert_float_eq(pcie_desc_lines(64), 1.0, 1e-12);
+    cr_assert_float_eq(pcie_desc_lines(128), 2.0, 1e-12);
 }
 
 /* Two links from one configuration, to drive side by side. */

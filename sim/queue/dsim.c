@@ -279,6 +279,19 @@ static double wall_now(const dsim_options *o)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void dsim_pcie_config(const ddio_config *cfg, pcie_config *out)
+{
+    pcie_config_default(out);
+    out->gen = cfg->machine.pcie.gen;
+    out->lanes = cfg->machine.pcie.lanes;
+    out->mps = cfg->machine.pcie.mps;
+    out->mrrs = cfg->machine.pcie.mrrs;
+    pcie_desc_preset(&out->desc, PCIE_DESC_MLX5);
+    out->desc.rx_wb_per = cfg->workload.driver.rx_cqe_comp ? PCIE_MLX5_MINI_CQES : 1;
+    if (cfg->workload.driver.tx_mpw)
+        out->desc.tx_desc = 16;   /* eMPW: a 16-byte data segment per packet (mlx5_wqe_dseg) */
+}
+
 int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *out, ddio_err *e)
 {
     mbuf_layout_config lc;
@@ -321,19 +334,14 @@ static int setup(dsim *s, ddio_err *e)
     if (dsim_buffer_layout(d, s->line_size, &s->lay, e) != 0)
         return -1;
     pcie_config pc;
-    pcie_config_default(&pc);
-    pc.gen = cfg->machine.pcie.gen;
-    pc.lanes = cfg->machine.pcie.lanes;
-    pc.mps = cfg->machine.pcie.mps;
-    pc.mrrs = cfg->machine.pcie.mrrs;
-    pcie_desc_preset(&pc.desc, PCIE_DESC_MLX5);
+    dsim_pcie_config(cfg, &pc);
     if (pcie_link_init(&s->pcie, &pc, e) != 0 || rss_init(&s->rss, NULL, 0, s->cores, 128, e) != 0 ||
         evq_init(&s->q, 1024, e) != 0 ||
         evq_lane_single(&s->q, dsim_event_lane(EV_ARRIVAL), (sim_event){.type = EV_ARRIVAL}, e) != 0)
         return -1;
     s->nic_buffer_ns = pcie_backlog_ns_over(&s->pcie, o->nic_buffer_bytes);
     s->rx_wb_cost = pcie_write_of(&s->pcie, s->pcie.cfg.desc.rx_wb);
-    s->tx_desc_cost = pcie_read_of(&s->pcie, s->pcie.cfg.desc.tx_desc);
+    s->tx_desc_cost = pcie_read_of(&s->pcie, s->pcie.cfg.desc.tx_desc < 64 ? 64 : s->pcie.cfg.desc.tx_desc);
     s->core = calloc(s->cores, sizeof *s->core);
     s->buf_len = calloc(s->mp.n, sizeof *s->buf_len);
     s->buf_arrival = calloc(s->mp.n, sizeof *s->buf_arrival);

@@ -19,6 +19,7 @@
 #include "sim/cache/hier.h"
 #include "sim/common/err.h"
 #include "sim/queue/mempool.h"
+#include "sim/queue/pcie.h"
 #include "sim/queue/pktsrc.h"
 
 /* Logical queues of Wang, Xu, Wu's ring model. */
@@ -107,6 +108,12 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
  * line of line_size bytes: what dsim_run uses, for the model's set-mapping
  * mixture to map the same addresses (sim/markov/setmap.c). */
 int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *out, ddio_err *e);
+
+/* The simulator's PCIe link for `cfg`: the machine's generation, lanes,
+ * MPS and MRRS, mlx5 descriptor sizes, and the driver's completion
+ * compression (driver.rx_cqe_comp).  The queueing estimate (qest.c) costs
+ * its packets on the same link. */
+void dsim_pcie_config(const ddio_config *cfg, pcie_config *out);
 
 const char *dsim_queue_name(enum dsim_queue q);
 

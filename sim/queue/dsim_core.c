@@ -401,7 +401,8 @@ void core_poll(dsim *s, uint32_t c)
             uint64_t cqe = cs->rx_cqe_read++;
             assert(cqe < cs->rx_cqe && "the driver reads a completion the NIC has not written");
             if (s->desc_access) {
-                driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cqe), cs->rx_cq_set[rx_slot(s, cqe)]);
+                if (pcie_rx_wb_due(&s->pcie.cfg.desc, cqe))   /* a CQE, or the next line of mini-CQEs */
+                    driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cqe), cs->rx_cq_set[rx_slot(s, cqe)]);
                 driver_hdr_line(s, REQ_CORE_WR, c, bufs[i]);
             }
             ns += process_packet(s, c, bufs[i]);

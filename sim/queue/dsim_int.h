@@ -100,7 +100,7 @@ typedef struct dsim {
     mbuf_layout lay;
     pcie_link pcie;
     uint64_t nic_buffer_ns;     /* pcie_backlog_ns_over(nic_buffer_bytes): an upstream backlog that long overflows it */
-    pcie_write_cost rx_wb_cost; /* the CQE write of every received packet (desc.rx_wb bytes) */
+    pcie_write_cost rx_wb_cost; /* one RX completion line write (desc.rx_wb bytes, every rx_wb_per packets) */
     pcie_read_cost tx_desc_cost;   /* the TX WQE read of every sent packet (desc.tx_desc bytes) */
     rss rss;
     evq q;
@@ -185,7 +185,7 @@ static inline uint64_t rx_cq_addr(const dsim *s, uint32_t c, uint64_t i)
 }
 static inline uint64_t tx_wqe_addr(const dsim *s, uint32_t c, uint64_t i)
 {
-    return ADDR_TX_WQE + c * ADDR_PER_CORE + (uint64_t)tx_slot(s, i) * 64;
+    return ADDR_TX_WQE + c * ADDR_PER_CORE + (uint64_t)tx_slot(s, i) * s->pcie.cfg.desc.tx_desc;
 }
 
 /* Buffer `buf`'s mbuf header line, the lines of its first `len` data

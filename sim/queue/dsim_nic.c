@@ -87,18 +87,20 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     dsim_len_add(s, cs, DSIM_INF_RX, 1);
     s->buf_len[buf] = p->len;
     s->buf_arrival[buf] = now;
-    if (s->desc_access)   /* the NIC reads the 16-byte RX WQE */
-        pcie_read_line(s, rx_wqe_addr(s, c, cs->rx_wqe_next),
+    if (s->desc_access && pcie_desc_starts_line(s->pcie.cfg.desc.rx_desc, cs->rx_wqe_next))
+        pcie_read_line(   /* the NIC fetches the line of 16-byte RX WQEs this one starts */s, rx_wqe_addr(s, c, cs->rx_wqe_next),
                        cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
     cs->rx_wqe_next++;
     /* The CQE write ends no earlier than the data's (pcie_link_write_ps):
      * its end is the DMA's. */
     double data_ps = pcie_link_write_ps(&s->pcie, now, p->len);
-    uint64_t done = pcie_link_write_cost(&s->pcie, now, &s->rx_wb_cost);
-    (void)data_ps;
+    uint64_t done = pcie_ps_to_ns_up(data_ps);
+    if (pcie_rx_wb_due(&s->pcie.cfg.desc, cs->rx_wqe_next - 1)) {   /* this packet's completion line */
+        done = pcie_link_write_cost(&s->pcie, now, &s->rx_wb_cost);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(pcie_ps_to_ns_up(data_ps) <= done);
+        assert(pcie_ps_to_ns_up(data_ps) <= done);
 #endif
+    }
     dsim_push(s, done, EV_RX_DONE, 0, c, buf);
 }
 
@@ -115,7 +117,9 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
                                         dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_write, sp.n, hits);
     dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);   /* the rest are full (results) */
-    if (s->desc_access)   /* the completion (CQE) */
+    /* The completion: a CQE, or with compression the line of mini-CQEs
+     * this packet starts (at the slot of its first packet). */
+    if (s->desc_access && pcie_rx_wb_due(&s->pcie.cfg.desc, cs->rx_cqe))
         pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
     cs->rx_cqe++;
     ring_enqueue(&cs->rx_done, buf);
@@ -186,7 +190,10 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     cs->tx_inflight++;   /* from tx_pending: Q_TX stays */
     dsim_len_add(s, cs, DSIM_INF_TX, 1);
     uint32_t len = s->buf_len[buf];
-    if (s->desc_access)
+    /* The NIC fetches the line of descriptors this packet's starts: a WQE,
+     * or with eMPW four packets' data segments. */
+    const int wqe_fetch = pcie_desc_starts_line(s->pcie.cfg.desc.tx_desc, cs->tx_wqe_fetch);
+    if (s->desc_access && wqe_fetch)
         pcie_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch),
                        cs->tx_wqe_set[tx_slot(s, cs->tx_wqe_fetch)]);
     cs->tx_wqe_fetch++;
@@ -195,7 +202,7 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     dsim_count_n(&s->n.pcie_read, sp.n, hits);
     /* The data's completions end no earlier than the WQE's
      * (pcie_link_read_nonposted_ps): the fetch is ready then. */
-    double wqe_ps = pcie_link_read_nonposted_cost(&s->pcie, now, &s->tx_desc_cost);
+    double wqe_ps = wqe_fetch ? pcie_link_read_nonposted_cost(&s->pcie, now, &s->tx_desc_cost) : 0;
     uint64_t data = pcie_link_read_nonposted(&s->pcie, now, len);
     (void)wqe_ps;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS

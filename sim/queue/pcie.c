@@ -75,6 +75,7 @@ double pcie_dll_overhead_spec(uint32_t gen, uint32_t lanes, uint32_t mps)
 
 void pcie_desc_preset(pcie_desc_sizes *d, enum pcie_desc_preset p)
 {
+    d->rx_wb_per = 1;
     if (p == PCIE_DESC_MLX5) {
         d->rx_desc = 16;     /* mlx5_wqe_data_seg */
         d->rx_wb = 64;       /* CQE */
@@ -124,6 +125,9 @@ int pcie_config_validate(const pcie_config *c, ddio_err *e)
         if (d[i] == 0 || d[i] > 4096)
             return ddio_errf(e, DDIO_EXIT_USAGE, "pcie: descriptor size %s = %u is not in [1, 4096]",
                              dn[i], d[i]);
+    if (c->desc.rx_wb_per == 0 || c->desc.rx_wb_per > 64)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "pcie: %u packets per RX write-back is not in [1, 64]",
+                         c->desc.rx_wb_per);
     return 0;
 }
 
@@ -188,7 +192,8 @@ void pcie_nic_cost(const pcie_link *l, uint32_t dma_sz, uint32_t batch, int rx, 
         up += (double)pcie_mrd_bytes(l, nb * d->rx_desc) / b;     /* fetch RX descriptors */
         down += (double)pcie_cpld_bytes(l, nb * d->rx_desc) / b;
         up += (double)pcie_mwr_bytes(l, dma_sz);                 /* the packet */
-        up += (double)pcie_mwr_bytes(l, nb * d->rx_wb) / b;       /* write-backs / CQEs */
+        /* write-backs / CQEs: a batch's lines, rx_wb_per packets to a line */
+        up += (double)pcie_mwr_bytes(l, (nb + d->rx_wb_per - 1) / d->rx_wb_per * d->rx_wb) / b;
         down += (double)pcie_mwr_bytes(l, doorbell) / b;          /* RX tail doorbell */
     }
     if (tx) {

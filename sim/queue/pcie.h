@@ -42,7 +42,37 @@ typedef struct pcie_desc_sizes {
     uint32_t rx_wb;     /* what the NIC writes back per received packet */
     uint32_t tx_desc;   /* TX descriptor the NIC reads */
     uint32_t tx_wb;     /* what the NIC writes back per completed transmit */
+    /* Received packets per RX write-back: 1, or PCIE_MLX5_MINI_CQES when
+     * mlx5 compresses its completions (rxq_cqe_comp_en): the NIC then
+     * writes the 8-byte mini-CQEs of eight packets as one 64-byte line
+     * instead of a 64-byte CQE per packet.  Sessions are taken as long
+     * (a loaded queue): one rx_wb line per rx_wb_per packets. */
+    uint32_t rx_wb_per;
 } pcie_desc_sizes;
+
+/* Mini-CQEs in one 64-byte line of an mlx5 compressed completion session
+ * (MLX5_MINI_CQE_ARRAY_SIZE). */
+#define PCIE_MLX5_MINI_CQES 8
+
+/* A NIC fetches descriptors a 64-byte line at a time: descriptor i of
+ * `bytes` bytes (16: an RX WQE, an eMPW data segment; 64: a TX WQE) starts
+ * a fetch when it is the first of its line. */
+static inline int pcie_desc_starts_line(uint32_t bytes, uint64_t i)
+{
+    return bytes >= 64 || (i * bytes) % 64 == 0;
+}
+/* Descriptor lines fetched per packet: bytes / 64 (a quarter for 16). */
+static inline double pcie_desc_lines(uint32_t bytes)
+{
+    return bytes >= 64 ? (double)((bytes + 63) / 64) : (double)bytes / 64.0;
+}
+
+/* 1 when the i-th received packet (from 0) starts an RX write-back line:
+ * the NIC writes it, with that packet, and the driver reads it. */
+static inline int pcie_rx_wb_due(const pcie_desc_sizes *d, uint64_t i)
+{
+    return d->rx_wb_per <= 1 || i % d->rx_wb_per == 0;
+}
 
 enum pcie_desc_preset {
     PCIE_DESC_INTEL = 0,  /* ixgbe/i40e style: 16 B descriptors, written back in place */
@@ -249,7 +279,7 @@ static inline uint64_t pcie_link_busy_until(const pcie_link *l, enum pcie_dir di
 /* Wire bytes per packet of a DPDK-style NIC in each direction, for a DMA of
  * `dma_sz` bytes (the frame without FCS).  rx: the NIC reads RX descriptors
  * in batches of `batch`, writes the packet and writes back one rx_wb per
- * packet in batches of `batch`; tx: it reads TX descriptors in batches,
+ * rx_wb_per packets (rounded up) in batches of `batch`; tx: it reads TX descriptors in batches,
  * reads the packet, writes back tx_wb once per `batch` packets (Intel RS
  * bit / mlx5 completion request); the driver rings one 4 B doorbell per
  * batch and per direction.  No interrupts, no head-pointer reads (DPDK

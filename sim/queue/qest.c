@@ -84,12 +84,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
         return ddio_errf(e, DDIO_EXIT_USAGE, "queueing estimate: mean packet size %g is outside 60..9000 bytes",
                          in->mean_pkt);
     pcie_config pc;
-    pcie_config_default(&pc);
-    pc.gen = m->pcie.gen;
-    pc.lanes = m->pcie.lanes;
-    pc.mps = m->pcie.mps;
-    pc.mrrs = m->pcie.mrrs;
-    pcie_desc_preset(&pc.desc, PCIE_DESC_MLX5);
+    dsim_pcie_config(cfg, &pc);
     pcie_link link;
     if (pcie_link_init(&link, &pc, e) != 0)
         return -1;
@@ -112,9 +107,13 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     r->wire_ns = wire;
     /* PCIe: per packet, upstream the data and CQE writes and the TX read
      * requests, downstream the completions (the simulator's NIC). */
-    double up_b = (double)(pcie_mwr_bytes(&link, (uint32_t)len) + pcie_mwr_bytes(&link, link.cfg.desc.rx_wb) +
-                           pcie_mrd_bytes(&link, link.cfg.desc.tx_desc) + pcie_mrd_bytes(&link, (uint32_t)len));
-    double dn_b = (double)(pcie_cpld_bytes(&link, link.cfg.desc.tx_desc) + pcie_cpld_bytes(&link, (uint32_t)len));
+    const pcie_desc_sizes *dz = &link.cfg.desc;
+    const uint32_t wqe_line = dz->tx_desc < 64 ? 64 : dz->tx_desc;   /* fetched a line at a time */
+    const double wqe_share = pcie_desc_lines(dz->tx_desc) * 64.0 / wqe_line;
+    double up_b = (double)(pcie_mwr_bytes(&link, (uint32_t)len) + pcie_mrd_bytes(&link, (uint32_t)len)) +
+                  (double)pcie_mrd_bytes(&link, wqe_line) * wqe_share +
+                  (double)pcie_mwr_bytes(&link, dz->rx_wb) / dz->rx_wb_per;
+    double dn_b = (double)pcie_cpld_bytes(&link, wqe_line) * wqe_share + (double)pcie_cpld_bytes(&link, (uint32_t)len);
     double pcie_ns = (up_b > dn_b ? up_b : dn_b) * link.ps_per_byte / 1000.0;
     double burst = d->burst, ca2 = in->ca2;
     double accepted = 0, out_total = 0;
