@@ -12,6 +12,7 @@ static const ddio_cmd commands[] = {
     {"simulate", "discrete-event simulation of NIC rings, cores and caches: hit rates, queues, drops", cmd_simulate},
     {"predict", "analytical Markov model of Wang, Xu, Wu (SIGMETRICS 2022): hit-rate bounds in ms", cmd_predict},
     {"validate", "compare both engines with hit rates measured on real servers (uncore counters)", cmd_validate},
+    {"sweep", "compute a design-space grid (ring sizes x cores x DDIO ways x ...) into a results file", cmd_sweep},
     {"help", "what the terms of the output mean (L3*, CPU first, bounds, MAE ...)", cmd_help},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -211,34 +211,44 @@ static const char *number_problem(const vd_param_spec *s, double x)
     return NULL;
 }
 
-/* A parameter value from JSON, checked against its kind. */
-static int param_from_json(const loader *L, const char *path, const char *name, const cJSON *v, vd_param *out)
+int vd_param_from_json(const char *name, const cJSON *v, vd_param *out, char *msg, size_t cap)
 {
     const vd_param_spec *s = vd_param_find(name);
     memset(out, 0, sizeof *out);
     if (!s) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "unknown parameter '%.40s' (known: %s)", name, vd_param_names());
-        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, path, msg);
+        snprintf(msg, cap, "unknown parameter '%.40s' (known: %s)", name, vd_param_names());
+        return -1;
     }
     snprintf(out->name, sizeof out->name, "%s", name);
     out->value = NAN;
+    const char *bad = NULL;
     if (cJSON_IsString(v)) {
         if (s->kind == VD_KIND_WORD || (s->kind == VD_KIND_RATE && strcmp(v->valuestring, "max") == 0)) {
             if (!v->valuestring[0] || strlen(v->valuestring) >= sizeof out->text)
-                return fail(L, path, "must be a name of 1 to 31 characters%s", "");
-            snprintf(out->text, sizeof out->text, "%s", v->valuestring);
-            return 0;
+                bad = "must be a name of 1 to 31 characters";
+            else
+                snprintf(out->text, sizeof out->text, "%s", v->valuestring);
+        } else {
+            bad = s->kind == VD_KIND_RATE ? "must be a number (Gb/s) or \"max\"" : "must be a number, not a string";
         }
-        return fail(L, path, s->kind == VD_KIND_RATE ? "must be a number (Gb/s) or \"max\"%s"
-                                                     : "must be a number, not a string%s", "");
+    } else if (s->kind != VD_KIND_WORD && !cJSON_IsNumber(v)) {
+        bad = "must be a finite number";
+    } else {
+        bad = number_problem(s, v->valuedouble);
+        if (!bad)
+            out->value = v->valuedouble;
     }
-    if (s->kind != VD_KIND_WORD && !cJSON_IsNumber(v))
-        return fail(L, path, "must be a finite number%s", "");
-    const char *bad = number_problem(s, v->valuedouble);
     if (bad)
-        return fail(L, path, "%s", bad);
-    out->value = v->valuedouble;
+        snprintf(msg, cap, "%s", bad);
+    return bad ? -1 : 0;
+}
+
+/* A parameter value from JSON, checked against its kind. */
+static int param_from_json(const loader *L, const char *path, const char *name, const cJSON *v, vd_param *out)
+{
+    char msg[400];
+    if (vd_param_from_json(name, v, out, msg, sizeof msg) != 0)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, path, msg);
     return 0;
 }
 

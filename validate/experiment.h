@@ -36,6 +36,12 @@ typedef struct vd_param_spec {
 const vd_param_spec *vd_param_find(const char *name);
 /* The names, comma separated (for messages and --help). */
 const char *vd_param_names(void);
+/* A value of parameter `name` from JSON, checked against the parameter's
+ * kind: 0, or -1 with the problem in msg ("must be a whole number >= 0";
+ * "unknown parameter 'x' (known: ...)"), for the caller to prefix with
+ * its file and JSON path. */
+struct cJSON;
+int vd_param_from_json(const char *name, const struct cJSON *v, vd_param *out, char *msg, size_t cap);
 /* The option value text of p: its word, or its number ("%.10g"). */
 void vd_param_format(const vd_param *p, char *buf, size_t cap);
 

@@ -117,6 +117,11 @@ static int run_sim(const ddio_config *cfg, const dsim_options *d, vd_outcome *ou
     out->sim_gbps = r.throughput_gbps;
     out->sim_drop_rate = r.injected ? (double)r.dropped / (double)r.injected : 0;
     out->sim_settled = r.warmup_settled;
+    out->sim_mem_read_bpp = r.mem_read_bytes_per_pkt;
+    out->sim_mem_write_bpp = r.mem_write_bytes_per_pkt;
+    out->sim_mem_gbps = r.mem_gbps;
+    for (int g = 0; g < REG_COUNT; g++)
+        out->sim_llc_lines[g] = (double)r.occupancy[g];
     dsim_result_free(&r);
     return 0;
 }
@@ -161,6 +166,10 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
         }
         memcpy(out->model_queue, qr.mean, sizeof out->model_queue);
         out->model_gbps = qr.accepted_pps * t.mean * 8 / 1e9;
+        out->model_mem_read_bpp = p.mem_read_bytes_per_pkt.estimate;
+        out->model_mem_write_bpp = p.mem_write_bytes_per_pkt.estimate;
+        out->model_mem_gbps = p.mem_gbps.estimate;
+        out->model_footprint_bytes = p.footprint_bytes.estimate;
     }
     qest_result_free(&qr);
     mk_traffic_free(&t);
@@ -172,6 +181,14 @@ int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
     memset(out, 0, sizeof *out);
     for (int m = 0; m < VD_METRIC_COUNT; m++)
         out->sim[m] = out->model_lower[m] = out->model_upper[m] = out->model_mean[m] = out->model_est[m] = NAN;
+    out->sim_data[0] = out->sim_data[1] = out->sim_gbps = out->sim_drop_rate = NAN;
+    out->sim_mem_read_bpp = out->sim_mem_write_bpp = out->sim_mem_gbps = NAN;
+    for (int g = 0; g < REG_COUNT; g++)
+        out->sim_llc_lines[g] = NAN;
+    for (int q = 0; q < Q_COUNT; q++)
+        out->sim_queue[q] = out->model_queue[q] = NAN;
+    out->model_gbps = out->model_mem_read_bpp = out->model_mem_write_bpp = out->model_mem_gbps = NAN;
+    out->model_footprint_bytes = NAN;
     ddio_config *cfg = malloc(sizeof *cfg);
     dsim_options d;
     char profile[32];

@@ -1,0 +1,312 @@
+/* cmd_sweep.c - `ddiosim sweep`: compute every point of a design-space grid
+ * with the simulator and / or the model (validate's point runner, in
+ * parallel) and append one whole line per point to a results file, so that
+ * a sweep killed at any moment can be resumed where it stopped. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/cli.h"
+#include "sim/common/datadir.h"
+#include "sim/common/parse.h"
+#include "validate/sweep.h"
+
+#define MAX_SETS 16
+#define DEFAULT_PACKETS 300000
+
+static const char usage[] =
+    "usage: ddiosim sweep --spec SPEC.json -o RESULTS [options]\n"
+    "\n"
+    "Compute every point of a design-space grid (docs/sweep.md): a base machine,\n"
+    "workload and traffic, and the values of the parameters to vary; their\n"
+    "cartesian product, less what the spec's filter drops, is the grid.  One line\n"
+    "per point is appended to RESULTS as soon as it is computed.\n"
+    "\n"
+    "  --spec FILE        the sweep spec (JSON)\n"
+    "  -o, --output FILE  the results file; it must not exist unless --resume\n"
+    "  --resume           complete RESULTS: compute only the points it lacks (a\n"
+    "                     spec or options other than its own are refused)\n"
+    "  --engine E         sim | model | both (both)\n"
+    "  --jobs N           points computed in parallel (default: the cores online);\n"
+    "                     the results do not depend on it\n"
+    "  --format F         csv | jsonl (csv; jsonl when FILE ends in .jsonl)\n"
+    "  --packets N        simulator: packets injected per point (300000)\n"
+    "  --seed S           simulator: seed of every point (1)\n"
+    "  --set PATH=VALUE   a machine or workload field for every point, after the\n"
+    "                     spec's parameters (machine.llc.policy=bip); repeatable\n"
+    "  -h, --help         this help\n";
+
+typedef struct sweep_opts {
+    const char *spec, *out;
+    int resume, engines, jobs, fmt_given;
+    enum sw_format fmt;
+    uint64_t packets, seed;
+    const char *set[MAX_SETS];
+    int n_set;
+} sweep_opts;
+
+enum { O_SPEC = 300, O_RESUME, O_ENGINE, O_JOBS, O_FORMAT, O_PACKETS, O_SEED, O_SET };
+
+static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
+{
+    static const struct option longopts[] = {
+        {"spec", required_argument, 0, O_SPEC},       {"output", required_argument, 0, 'o'},
+        {"resume", no_argument, 0, O_RESUME},         {"engine", required_argument, 0, O_ENGINE},
+        {"jobs", required_argument, 0, O_JOBS},       {"format", required_argument, 0, O_FORMAT},
+        {"packets", required_argument, 0, O_PACKETS}, {"seed", required_argument, 0, O_SEED},
+        {"set", required_argument, 0, O_SET},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    uint64_t v;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': return 1;
+        case 'o': o->out = optarg; break;
+        case O_SPEC: o->spec = optarg; break;
+        case O_RESUME: o->resume = 1; break;
+        case O_ENGINE:
+            if (strcmp(optarg, "sim") == 0) o->engines = VD_ENGINE_SIM;
+            else if (strcmp(optarg, "model") == 0) o->engines = VD_ENGINE_MODEL;
+            else if (strcmp(optarg, "both") == 0) o->engines = VD_ENGINE_BOTH;
+            else return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: '%s' is not sim, model or both", optarg);
+            break;
+        case O_JOBS:
+            if (ddio_parse_u64(optarg, 1, 1024, &v, "--jobs", e)) return -1;
+            o->jobs = (int)v;
+            break;
+        case O_FORMAT:
+            if (strcmp(optarg, "csv") == 0) o->fmt = SW_CSV;
+            else if (strcmp(optarg, "jsonl") == 0) o->fmt = SW_JSONL;
+            else return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not csv or jsonl", optarg);
+            o->fmt_given = 1;
+            break;
+        case O_PACKETS:
+            if (ddio_parse_u64(optarg, 1, UINT64_C(1) << 40, &o->packets, "--packets", e)) return -1;
+            break;
+        case O_SEED:
+            if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->seed, "--seed", e)) return -1;
+            break;
+        case O_SET:
+            if (o->n_set >= MAX_SETS)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--set: at most %d", MAX_SETS);
+            o->set[o->n_set++] = optarg;
+            break;
+        case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]), -2;
+        default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]), -2;
+        }
+    }
+    if (optind < argc)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
+    if (!o->spec)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--spec is required"), -2;
+    if (!o->out)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "-o is required (the results file)"), -2;
+    if (!o->fmt_given) {
+        size_t n = strlen(o->out);
+        o->fmt = n > 6 && strcmp(o->out + n - 6, ".jsonl") == 0 ? SW_JSONL : SW_CSV;
+    }
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The whole buffer, or -1 (a short write is retried; EINTR too). */
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        s += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void progress(size_t done, size_t total, double t0, int final)
+{
+    double dt = now_s() - t0, rate = dt > 0 ? done / dt : 0;
+    double eta = rate > 0 ? (total - done) / rate : 0;
+    int w = 30, fill = total ? (int)(w * (double)done / total) : w;
+    fprintf(stderr, "\rsweep [%.*s%*s] %zu/%zu points  %.1f/s  ETA %.0f s ", fill,
+            "##############################", w - fill, "", done, total, rate, eta);
+    if (final)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* The selected points of the grid not already in `done` (sorted ids):
+ * their grid indices, in grid order. */
+static int pending_points(const sw_spec *s, const uint64_t *done, size_t n_done, size_t **out, size_t *n,
+                          size_t *n_sel, ddio_err *e)
+{
+    *out = malloc((s->n_grid ? s->n_grid : 1) * sizeof **out);
+    if (!*out)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    *n = *n_sel = 0;
+    vd_param p[VD_MAX_PARAMS];
+    for (size_t k = 0; k < s->n_grid; k++) {
+        uint32_t np = sw_point_params(s, k, p);
+        if (!sw_point_selected(s, p, np))
+            continue;
+        ++*n_sel;
+        uint64_t id = sw_point_id(p, np);
+        if (n_done && bsearch(&id, done, n_done, sizeof *done, cmp_u64))
+            continue;
+        (*out)[(*n)++] = k;
+    }
+    return 0;
+}
+
+static int run(const sweep_opts *o, ddio_err *e)
+{
+    sw_spec s;
+    if (sw_spec_load(o->spec, &s, e) != 0)
+        return -1;
+    int rc = -1, fd = -1;
+    char *header = NULL;
+    size_t *todo = NULL;
+    vd_job *jobs = NULL;
+    vd_param *params = NULL;
+    vd_outcome *out = NULL;
+    sw_done done = {0};
+    char trace[DDIO_DATA_PATH_MAX];
+    ddio_err no_trace = {0};
+    if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, trace, sizeof trace, &no_trace) != 0)
+        trace[0] = '\0';
+    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
+                      .trace = trace, .sets = o->set, .n_sets = o->n_set};
+    ddio_file_arg outs[] = {{"-o", o->out}, {0}};
+    if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o->spec}, {0}}, e) != 0)
+        goto done;
+    header = sw_header(&s, &ro, o->fmt);
+    if (!header) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto done;
+    }
+    struct stat st;
+    int exists = stat(o->out, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: not a regular file", o->out);
+        goto done;
+    }
+    if (exists && !o->resume) {
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s exists: --resume completes it, or remove it first", o->out);
+        goto done;
+    }
+    if (exists && sw_resume_scan(o->out, header, o->fmt, &done, e) != 0)
+        goto done;
+    qsort(done.id, done.n, sizeof *done.id, cmp_u64);
+    size_t n_todo = 0, n_sel = 0;
+    if (pending_points(&s, done.id, done.n, &todo, &n_todo, &n_sel, e) != 0)
+        goto done;
+    fd = open(o->out, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
+        goto done;
+    }
+    /* A partial last line (a run killed mid-write) is cut; a fresh file gets
+     * its header.  Then every row is appended. */
+    if (ftruncate(fd, (off_t)done.good_bytes) != 0 || lseek(fd, 0, SEEK_END) < 0 ||
+        (done.good_bytes == 0 && write_all(fd, header, strlen(header)) != 0)) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
+        goto done;
+    }
+    size_t chunk = (size_t)(ro.jobs < 1 ? 1 : ro.jobs) * 4;
+    jobs = calloc(chunk, sizeof *jobs);
+    params = calloc(chunk * VD_MAX_PARAMS, sizeof *params);
+    out = calloc(chunk, sizeof *out);
+    if (!jobs || !params || !out) {
+        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto done;
+    }
+    int tty = isatty(2);
+    double t0 = now_s();
+    size_t failed = 0;
+    for (size_t at = 0; at < n_todo; at += chunk) {
+        size_t m = n_todo - at < chunk ? n_todo - at : chunk;
+        for (size_t i = 0; i < m; i++) {
+            jobs[i] = (vd_job){.machine = s.machine, .workload = s.workload,
+                               .n_params = sw_point_params(&s, todo[at + i], &params[i * VD_MAX_PARAMS]),
+                               .param = &params[i * VD_MAX_PARAMS]};
+        }
+        if (vd_run_all(jobs, m, &ro, out, e) < 0)
+            goto done;
+        for (size_t i = 0; i < m; i++) {
+            failed += out[i].failed != 0;
+            char *row = sw_row(&s, &ro, o->fmt, sw_point_id(jobs[i].param, jobs[i].n_params), jobs[i].param,
+                               jobs[i].n_params, &out[i]);
+            if (!row) {
+                ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+                goto done;
+            }
+            int bad = write_all(fd, row, strlen(row));
+            free(row);
+            if (bad) {
+                ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
+                goto done;
+            }
+        }
+        if (tty)
+            progress(at + m, n_todo, t0, at + m == n_todo);
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        fd = -1;
+        ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
+        goto done;
+    }
+    fd = -1;
+    fprintf(stderr, "sweep: %zu points computed, %zu already in %s, %zu failed (%zu of %zu grid points selected) "
+                    "in %.1f s\n", n_todo, done.n, o->out, failed, n_sel, s.n_grid, now_s() - t0);
+    rc = 0;
+done:
+    if (fd >= 0)
+        close(fd);
+    free(header);
+    free(todo);
+    free(jobs);
+    free(params);
+    free(out);
+    free(done.id);
+    sw_spec_free(&s);
+    return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    ddio_err e = {0};
+    sweep_opts o;
+    memset(&o, 0, sizeof o);
+    o.engines = VD_ENGINE_BOTH;
+    o.packets = DEFAULT_PACKETS;
+    o.seed = 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cpus > 0 ? (int)(cpus > 1024 ? 1024 : cpus) : 1;
+    int rc = cli_parse_outcome("sweep", parse(argc, argv, &o, &e), usage, &e);
+    if (rc >= 0)
+        return rc;
+    if (run(&o, &e) != 0)
+        return cli_fail("sweep", &e);
+    return 0;
+}

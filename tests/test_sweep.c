@@ -1,0 +1,383 @@
+/* test_sweep.c - `ddiosim sweep`: the spec (every error with its JSON
+ * path), the grid (ranges, order, filter), the points' ids, results that
+ * do not depend on --jobs, resuming after a kill, and failed points. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/helpers.h"
+#include "validate/sweep.h"
+
+static void parse_ok(const char *text, sw_spec *s)
+{
+    ddio_err e = {0};
+    cr_assert_eq(sw_spec_parse(text, "spec.json", s, &e), 0, "%s", e.msg);
+}
+
+static void parse_fails(const char *text, const char *want)
+{
+    sw_spec s;
+    ddio_err e = {0};
+    cr_expect_eq(sw_spec_parse(text, "spec.json", &s, &e), -1, "accepted: %s", text);
+    cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE, "%s", e.msg);
+    cr_expect(strstr(e.msg, want), "%s\n  wanted: %s", e.msg, want);
+}
+
+Test(sweep, spec_errors_name_their_json_path)
+{
+    parse_fails("[1]", "spec.json: expected a JSON object, got a list");
+    parse_fails("{\"grid\": {\"rx_ring\": [128]}, \"extra\": 1}", "spec.json: extra: unknown key");
+    parse_fails("{}", "spec.json: grid: missing");
+    parse_fails("{\"grid\": {}}", "spec.json: grid: no parameters");
+    parse_fails("{\"grid\": []}", "spec.json: grid: expected an object, got a list");
+    parse_fails("{\"grid\": {\"rx_rign\": [128]}}", "spec.json: grid.rx_rign: unknown parameter 'rx_rign'");
+    parse_fails("{\"grid\": {\"rx_ring\": [128, \"x\"]}}", "spec.json: grid.rx_ring[1]: must be a number, not a string");
+    parse_fails("{\"grid\": {\"rx_ring\": [128, 128]}}", "grid.rx_ring[1]: the value 128 is listed twice");
+    parse_fails("{\"grid\": {\"rx_ring\": []}}", "spec.json: grid.rx_ring: no values");
+    parse_fails("{\"grid\": {\"rx_ring\": 128}}", "grid.rx_ring: expected a list or a range, got a number");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"range\": [512, 256]}}}", "grid.rx_ring.range: empty range: 512 > 256");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"range\": [1, 4, 0]}}}", "grid.rx_ring.range: the step must be > 0");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"range\": [1]}}}", "grid.rx_ring.range: expected [lo, hi]");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"range\": [1, \"4\"]}}}", "grid.rx_ring.range[1]: expected a number, got a string");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"pow2\": [100, 400]}}}", "grid.rx_ring.pow2: 100 is not a power of two");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"pow2\": [128, 4096, 2]}}}", "grid.rx_ring.pow2: expected [lo, hi]");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"steps\": [1, 2]}}}", "grid.rx_ring: expected a list, {\"range\"");
+    parse_fails("{\"grid\": {\"cores\": [0.5]}}", "grid.cores[0]: must be a whole number >= 0");
+    parse_fails("{\"fixed\": {\"cores\": 2}, \"grid\": {\"cores\": [1, 2]}}",
+                "grid.cores: parameter given twice (fixed and varied?)");
+    parse_fails("{\"fixed\": [1], \"grid\": {\"cores\": [1]}}", "spec.json: fixed: expected an object, got a list");
+    parse_fails("{\"fixed\": {\"rate\": \"fast\"}, \"grid\": {\"cores\": [1]}}",
+                "fixed.rate: must be a number (Gb/s) or \"max\"");
+    parse_fails("{\"machine\": 3, \"grid\": {\"cores\": [1]}}", "spec.json: machine: expected a string, got a number");
+    parse_fails("{\"grid\": {\"cores\": [1]}, \"filter\": \"cores >\"}", "spec.json: filter: unexpected end");
+    parse_fails("{\"grid\": {\"cores\": [1]}, \"filter\": \"ways > 2\"}",
+                "filter: 'ways' is not a parameter of the grid at character 1");
+    parse_fails("{\"grid\": {\"cores\": [1]}, \"filter\": \"(cores > 2\"}", "filter: ')' expected");
+    parse_fails("{\"grid\": {\"cores\": [1]}, \"filter\": \"cores 2\"}", "filter: an operator expected at character 7");
+    parse_fails("{\"grid\": {\"cores\": [1]", "spec.json");   /* malformed JSON: the parser's own message */
+}
+
+Test(sweep, grid_ranges_order_and_filter)
+{
+    sw_spec s;
+    parse_ok("{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"rx_ring\": {\"pow2\": [128, 1024]},"
+             " \"ddio_ways\": {\"range\": [2, 6, 2]}, \"uncore_ghz\": {\"range\": [1.2, 1.5, 0.1]}},"
+             " \"filter\": \"ddio_ways * 256 >= rx_ring && !(uncore_ghz > 1.45)\"}",
+             &s);
+    cr_assert_eq(s.n_axes, 3);
+    cr_assert_eq(s.axis[0].n, 4);   /* 128 256 512 1024 */
+    cr_assert_eq(s.axis[1].n, 3);   /* 2 4 6 */
+    cr_assert_eq(s.axis[2].n, 4);   /* 1.2 1.3 1.4 1.5: no drift past 1.5 */
+    cr_assert_float_eq(s.axis[2].v[3].value, 1.5, 1e-9);
+    cr_assert_float_eq(s.axis[0].v[3].value, 1024, 0);
+    cr_assert_eq(s.n_grid, 48);
+    vd_param p[VD_MAX_PARAMS];
+    /* The last axis varies fastest; the fixed parameters come first. */
+    cr_assert_eq(sw_point_params(&s, 0, p), 4);
+    cr_assert_str_eq(p[0].name, "pkt_size");
+    cr_assert_float_eq(p[1].value, 128, 0);
+    cr_assert_float_eq(p[2].value, 2, 0);
+    cr_assert_float_eq(p[3].value, 1.2, 1e-12);
+    sw_point_params(&s, 1, p);
+    cr_assert_float_eq(p[3].value, 1.3, 1e-12);
+    sw_point_params(&s, 4, p);
+    cr_assert_float_eq(p[2].value, 4, 0);
+    sw_point_params(&s, 47, p);
+    cr_assert_float_eq(p[1].value, 1024, 0);
+    cr_assert_float_eq(p[2].value, 6, 0);
+    cr_assert_float_eq(p[3].value, 1.5, 1e-12);
+    /* Kept: ways x 256 >= ring and uncore <= 1.4: by hand, per ring, the
+     * ways that pass are 128, 256, 512: 2, 4, 6; 1024: 4, 6; each with 3
+     * uncore values: (3 + 3 + 3 + 2) x 3 = 33. */
+    size_t kept = 0;
+    for (size_t k = 0; k < s.n_grid; k++) {
+        uint32_t n = sw_point_params(&s, k, p);
+        kept += (size_t)sw_point_selected(&s, p, n);
+    }
+    cr_expect_eq(kept, 33, "%zu kept", kept);
+    sw_spec_free(&s);
+}
+
+Test(sweep, filter_precedence_is_c_s)
+{
+    const char *names[] = {"a", "b"};
+    struct {
+        const char *x;
+        double want;
+    } cases[] = {
+        {"1 + 2 * 3", 7},      {"(1 + 2) * 3", 9},     {"a - b - 1", 0},      {"-a * 2", -6},
+        {"a < b == 1", 0},     {"a > b || 0 && 0", 1}, {"!a", 0},              {"!(a - 3)", 1},
+        {"7 % 4 + a / b", 4.5}, {"a >= 3 && b <= 2", 1}, {"a != b", 1},        {"1.5e1 > 14", 1},
+    };
+    double v[2] = {3, 2};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sw_expr *x;
+        char msg[200];
+        cr_assert_eq(sw_expr_compile(cases[i].x, names, 2, &x, msg, sizeof msg), 0, "%s: %s", cases[i].x, msg);
+        cr_expect_float_eq(sw_expr_eval(x, v), cases[i].want, 1e-12, "%s = %g", cases[i].x, sw_expr_eval(x, v));
+        sw_expr_free(x);
+    }
+}
+
+/* An id names the parameters, not their place: the same point has the same
+ * id whatever the order of the axes or what else the grid holds. */
+Test(sweep, point_ids_name_the_parameters)
+{
+    sw_spec a, b;
+    parse_ok("{\"grid\": {\"rx_ring\": [256, 512], \"cores\": [1, 2]}}", &a);
+    parse_ok("{\"grid\": {\"cores\": [2, 1, 4], \"rx_ring\": [512, 256]}}", &b);
+    vd_param p[VD_MAX_PARAMS], q[VD_MAX_PARAMS];
+    for (size_t i = 0; i < a.n_grid; i++) {
+        uint32_t n = sw_point_params(&a, i, p);
+        uint64_t id = sw_point_id(p, n);
+        int found = 0;
+        for (size_t k = 0; k < b.n_grid; k++) {
+            uint32_t m = sw_point_params(&b, k, q);
+            found += sw_point_id(q, m) == id;
+        }
+        cr_expect_eq(found, 1, "point %zu of a is %d points of b", i, found);
+    }
+    uint32_t n = sw_point_params(&a, 0, p);
+    p[0].value = 1024;
+    cr_expect_neq(sw_point_id(p, n), sw_point_id(q, sw_point_params(&a, 0, q)));
+    cr_expect_neq(a.hash, b.hash);
+    sw_spec_free(&a);
+    sw_spec_free(&b);
+}
+
+/* The 24-point grid of the tests: model, so that it runs in a blink. */
+static const char grid24[] = "{\"machine\": \"skylake-6140\", \"workload\": \"l2fwd\","
+                             " \"fixed\": {\"pkt_size\": 1500, \"rate\": \"max\"},"
+                             " \"grid\": {\"rx_ring\": {\"pow2\": [128, 4096]}, \"cores\": [1, 2],"
+                             " \"ddio_ways\": [2, 4]}}";
+
+static char *sorted_lines(const char *path)
+{
+    char *t = slurp(path, NULL);
+    cr_assert(t, "%s", path);
+    size_t n = 0, cap = 64;
+    char **l = malloc(cap * sizeof *l);
+    for (char *s = strtok(t, "\n"); s; s = strtok(NULL, "\n")) {
+        if (n == cap)
+            l = realloc(l, (cap *= 2) * sizeof *l);
+        l[n++] = s;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && strcmp(l[k - 1], l[k]) > 0; k--) {
+            char *x = l[k];
+            l[k] = l[k - 1];
+            l[k - 1] = x;
+        }
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(l[i]) + 1;
+    char *out = malloc(len + 1), *w = out;
+    for (size_t i = 0; i < n; i++)
+        w += sprintf(w, "%s\n", l[i]);
+    *w = '\0';
+    free(l);
+    free(t);
+    return out;
+}
+
+Test(sweep, results_do_not_depend_on_jobs, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    FILE *f = fopen(spec, "w");
+    fputs(grid24, f);
+    fclose(f);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec spec.json -o a.csv --engine model --jobs 1", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "24 points computed, 0 already in a.csv, 0 failed (24 of 24"), "%s", r.err);
+    cli_run_free(&r);
+    r = run_shellf(dir, "'%s' sweep --spec spec.json -o b.csv --engine model --jobs 2", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    char pa[128], pb[128];
+    snprintf(pa, sizeof pa, "%s/a.csv", dir);
+    snprintf(pb, sizeof pb, "%s/b.csv", dir);
+    char *a = slurp(pa, NULL), *b = slurp(pb, NULL);
+    /* Rows are written in grid order whatever the thread count. */
+    cr_expect_str_eq(a, b);
+    cr_expect_eq(count_lines_with(a, ",ok,"), 24);
+    cr_expect(strncmp(a, "# ddiosim sweep 1 run=", 22) == 0, "%.80s", a);
+    cr_expect(strstr(a, "\nid,pkt_size,rate,rx_ring,cores,ddio_ways,status,error,model_pcie_write_hit,"), "%.300s", a);
+    free(a);
+    free(b);
+    /* JSONL: the same points. */
+    r = run_shellf(dir, "'%s' sweep --spec spec.json -o c.jsonl --engine model --jobs 2", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(pa, sizeof pa, "%s/c.jsonl", dir);
+    char *c = slurp(pa, NULL);
+    cr_expect_eq(count_lines_with(c, "\"status\":\"ok\""), 24);
+    cr_expect(strstr(c, "{\"id\":\""), "%.200s", c);
+    free(c);
+    rm_rf(dir);
+}
+
+/* A kill at any moment loses nothing but the points in flight: cut the file
+ * in the middle of a row, resume, and every point is there exactly once,
+ * with the rows a run in one go writes. */
+Test(sweep, resume_completes_a_cut_file, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    char spec[128], pa[128], pb[128];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    FILE *f = fopen(spec, "w");
+    fputs(grid24, f);
+    fclose(f);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec spec.json -o a.csv --engine model", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(pa, sizeof pa, "%s/a.csv", dir);
+    snprintf(pb, sizeof pb, "%s/b.csv", dir);
+    size_t len;
+    char *a = slurp(pa, &len);
+    /* Keep the header, 9 rows and half of the 10th. */
+    const char *cut = a;
+    for (int nl = 0; nl < 11; nl++)
+        cut = strchr(cut, '\n') + 1;
+    size_t keep = (size_t)(cut - a) + 40;
+    f = fopen(pb, "w");
+    fwrite(a, 1, keep, f);
+    fclose(f);
+    r = run_shellf(dir, "'%s' sweep --spec spec.json -o b.csv --engine model --resume --jobs 2", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "15 points computed, 9 already in b.csv"), "%s", r.err);
+    cli_run_free(&r);
+    char *sa = sorted_lines(pa), *sb = sorted_lines(pb);
+    cr_expect_str_eq(sa, sb);
+    free(sa);
+    free(sb);
+    /* Resumed again: nothing to do, nothing changes. */
+    char *before = slurp(pb, NULL);
+    r = run_shellf(dir, "'%s' sweep --spec spec.json -o b.csv --engine model --resume", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "0 points computed, 24 already in b.csv"), "%s", r.err);
+    cli_run_free(&r);
+    char *after = slurp(pb, NULL);
+    cr_expect_str_eq(before, after);
+    /* Another spec, or other options, do not resume it, and leave it as it is. */
+    r = run_shellf(dir, "'%s' sweep --spec spec.json -o b.csv --engine model --resume --seed 7", ddiosim_bin());
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "b.csv:1: the file was started by another spec or other options"), "%s", r.err);
+    cli_run_free(&r);
+    r = run_shellf(dir, "sed 's/4096/2048/' spec.json > spec2.json && '%s' sweep --spec spec2.json -o b.csv "
+                        "--engine model --resume", ddiosim_bin());
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cli_run_free(&r);
+    r = run_shellf(dir, "'%s' sweep --spec spec.json -o b.csv --engine model", ddiosim_bin());
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "b.csv exists: --resume completes it, or remove it first"), "%s", r.err);
+    cli_run_free(&r);
+    char *still = slurp(pb, NULL);
+    cr_expect_str_eq(before, still);
+    free(before);
+    free(after);
+    free(still);
+    free(a);
+    rm_rf(dir);
+}
+
+/* SIGKILL in the middle of a simulator sweep, then --resume: every point
+ * of the grid exactly once. */
+Test(sweep, resume_after_sigkill, .timeout = 300)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    char spec[128], res[128];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    FILE *f = fopen(spec, "w");
+    fputs("{\"fixed\": {\"pkt_size\": 1500, \"rate\": 10},"
+          " \"grid\": {\"rx_ring\": [128, 256, 512, 1024], \"ddio_ways\": [2, 3, 4]}}", f);
+    fclose(f);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        execl(ddiosim_bin(), "ddiosim", "sweep", "--spec", spec, "-o", res, "--engine", "sim", "--jobs", "1",
+              "--packets", "200000", (char *)NULL);
+        _exit(127);
+    }
+    /* Wait for the first rows, then kill. */
+    int rows = 0;
+    for (int i = 0; i < 600 && rows < 4; i++) {
+        struct timespec t = {0, 20 * 1000 * 1000};
+        nanosleep(&t, NULL);
+        char *t2 = slurp(res, NULL);
+        rows = t2 ? count_lines_with(t2, ",ok,") : 0;
+        free(t2);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st), "the sweep ended before the kill (%d rows)", rows);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec spec.json -o r.csv --engine sim --jobs 2 --packets 200000 --resume",
+                           ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    char *t = slurp(res, NULL);
+    cr_assert_eq(count_lines_with(t, ",ok,"), 12, "%s", t);
+    /* Each id once. */
+    char ids[12][17];
+    int n = 0;
+    for (char *s = strtok(t, "\n"); s; s = strtok(NULL, "\n"))
+        if (strstr(s, ",ok,"))
+            snprintf(ids[n++], 17, "%.16s", s);
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++)
+            cr_expect_str_neq(ids[i], ids[k]);
+    free(t);
+    rm_rf(dir);
+}
+
+/* A point that cannot run is a row with its error; the others go on. */
+Test(sweep, a_failed_point_is_an_error_row, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    char spec[128], res[128];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    FILE *f = fopen(spec, "w");
+    fputs("{\"grid\": {\"pkt_size\": [1500, 3000], \"rx_ring\": [256, 300]}}", f);
+    fclose(f);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec spec.json -o r.csv --engine model", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "4 points computed, 0 already in r.csv, 3 failed"), "%s", r.err);
+    cli_run_free(&r);
+    char *t = slurp(res, NULL);
+    cr_expect_eq(count_lines_with(t, ",ok,"), 1, "%s", t);
+    cr_expect_eq(count_lines_with(t, ",error,\""), 3, "%s", t);
+    cr_expect_eq(count_lines_with(t, "--rx-ring: 300 is not a power of two"), 2, "%s", t);
+    free(t);
+    rm_rf(dir);
+}
+
+Test(sweep, cli_errors)
+{
+    static const cli_error_case cases[] = {
+        {"sweep -o x.csv", "--spec is required", 1},
+        {"sweep --spec s.json", "-o is required", 1},
+        {"sweep --spec s.json -o x.csv --engine fast", "--engine: 'fast' is not sim, model or both", 0},
+        {"sweep --spec s.json -o x.csv --format xml", "--format: 'xml' is not csv or jsonl", 0},
+        {"sweep --spec s.json -o x.csv --jobs 0", "--jobs", 0},
+        {"sweep --spec /nonexistent/s.json -o /tmp/ddiosim-never.csv", "/nonexistent/s.json", 0},
+        {"sweep --spec s.json -o x.csv extra", "unexpected argument 'extra'", 1},
+    };
+    expect_cli_errors(cases, sizeof cases / sizeof cases[0]);
+}

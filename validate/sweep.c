@@ -1,0 +1,378 @@
+/* sweep.c - a sweep spec: parsing, the grid and the points' ids
+ * (validate/sweep.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "configs/fields.h"
+#include "sim/common/infile.h"
+#include "validate/sweep.h"
+
+#define MAX_SPEC_BYTES (1u << 20)
+
+typedef struct ctx {
+    const char *file;
+    ddio_err *e;
+} ctx;
+
+static int fail(const ctx *C, const char *path, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ddio_errf(C->e, DDIO_EXIT_USAGE, "%s: %s: %s", C->file, path, msg);
+}
+
+static const char *type_name(const cJSON *v)
+{
+    return cJSON_IsNumber(v) ? "a number" : cJSON_IsString(v) ? "a string" : cJSON_IsArray(v) ? "a list"
+         : cJSON_IsObject(v) ? "an object" : cJSON_IsBool(v) ? "a boolean" : "null";
+}
+
+static int get_text(const ctx *C, const cJSON *j, const char *key, char *out, size_t cap)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    out[0] = '\0';
+    if (!v)
+        return 0;
+    if (!cJSON_IsString(v))
+        return fail(C, key, "expected a string, got %s", type_name(v));
+    if (!v->valuestring[0] || strlen(v->valuestring) >= cap)
+        return fail(C, key, "must be 1 to %zu characters", cap - 1);
+    snprintf(out, cap, "%s", v->valuestring);
+    return 0;
+}
+
+/* Whether a parameter of that name is already in the spec. */
+static int has_param(const sw_spec *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_fixed; i++)
+        if (strcmp(s->fixed[i].name, name) == 0)
+            return 1;
+    for (uint32_t i = 0; i < s->n_axes; i++)
+        if (strcmp(s->axis[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int one_value(const ctx *C, const char *path, const char *name, const cJSON *v, vd_param *out)
+{
+    char msg[400];
+    if (vd_param_from_json(name, v, out, msg, sizeof msg) != 0)
+        return fail(C, path, "%s", msg);
+    return 0;
+}
+
+static int push(const ctx *C, const char *path, sw_axis *a, const vd_param *v)
+{
+    if (a->n >= SW_MAX_VALUES)
+        return fail(C, path, "more than %u values", SW_MAX_VALUES);
+    for (size_t i = 0; i < a->n; i++) {
+        char x[VD_TEXT_LEN + 16], y[VD_TEXT_LEN + 16];
+        vd_param_format(&a->v[i], x, sizeof x);
+        vd_param_format(v, y, sizeof y);
+        if (strcmp(x, y) == 0)
+            return fail(C, path, "the value %s is listed twice", y);
+    }
+    if ((a->n & (a->n - 1)) == 0) {   /* grow at powers of two */
+        vd_param *g = realloc(a->v, (a->n ? 2 * a->n : 1) * sizeof *g);
+        if (!g)
+            return ddio_errf(C->e, DDIO_EXIT_IO, "out of memory");
+        a->v = g;
+    }
+    a->v[a->n++] = *v;
+    return 0;
+}
+
+/* The two or three numbers of a range. */
+static int range_args(const ctx *C, const char *path, const cJSON *r, int max_n, double *x, int *n)
+{
+    if (!cJSON_IsArray(r))
+        return fail(C, path, "expected a list [lo, hi%s], got %s", max_n == 3 ? ", step" : "", type_name(r));
+    *n = cJSON_GetArraySize(r);
+    if (*n < 2 || *n > max_n)
+        return fail(C, path, "expected [lo, hi%s]", max_n == 3 ? "] or [lo, hi, step" : "");
+    for (int i = 0; i < *n; i++) {
+        const cJSON *v = cJSON_GetArrayItem(r, i);
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+            char p[300];
+            snprintf(p, sizeof p, "%s[%d]", path, i);
+            return fail(C, p, "expected a number, got %s", type_name(v));
+        }
+        x[i] = v->valuedouble;
+    }
+    return 0;
+}
+
+static int axis_values(const ctx *C, const char *name, const cJSON *v, sw_axis *a)
+{
+    char path[200];
+    snprintf(path, sizeof path, "grid.%s", name);
+    vd_param p;
+    if (cJSON_IsArray(v)) {
+        int i = 0;
+        for (const cJSON *c = v->child; c; c = c->next, i++) {
+            char ip[220];
+            snprintf(ip, sizeof ip, "%s[%d]", path, i);
+            if (one_value(C, ip, name, c, &p) != 0 || push(C, ip, a, &p) != 0)
+                return -1;
+        }
+    } else if (cJSON_IsObject(v)) {
+        const cJSON *k = v->child;
+        if (!k || k->next || (strcmp(k->string, "range") != 0 && strcmp(k->string, "pow2") != 0))
+            return fail(C, path, "expected a list, {\"range\": [lo, hi(, step)]} or {\"pow2\": [lo, hi]}");
+        char rp[220];
+        snprintf(rp, sizeof rp, "%s.%s", path, k->string);
+        double x[3] = {0, 0, 1};
+        int n;
+        int pow2 = strcmp(k->string, "pow2") == 0;
+        if (range_args(C, rp, k, pow2 ? 2 : 3, x, &n) != 0)
+            return -1;
+        if (pow2) {
+            for (int i = 0; i < 2; i++)
+                if (!(x[i] >= 1 && x[i] <= 1073741824.0 && x[i] == floor(x[i]) && ((uint64_t)x[i] & ((uint64_t)x[i] - 1)) == 0))
+                    return fail(C, rp, "%g is not a power of two in [1, 2^30]", x[i]);
+        } else if (!(x[2] > 0)) {
+            return fail(C, rp, "the step must be > 0");
+        }
+        if (x[1] < x[0])
+            return fail(C, rp, "empty range: %g > %g", x[0], x[1]);
+        cJSON *num = cJSON_CreateNumber(0);
+        if (!num)
+            return ddio_errf(C->e, DDIO_EXIT_IO, "out of memory");
+        int rc = 0;
+        /* Linear: lo + i x step, i counted, so that 0.1 steps do not drift. */
+        for (double i = 0;; i++) {
+            double val = pow2 ? x[0] * pow(2, i) : x[0] + i * x[2];
+            if (val > x[1] * (1 + 1e-12) + 1e-12)
+                break;
+            cJSON_SetNumberValue(num, val);
+            if ((rc = one_value(C, rp, name, num, &p)) != 0 || (rc = push(C, rp, a, &p)) != 0)
+                break;
+        }
+        cJSON_Delete(num);
+        if (rc != 0)
+            return -1;
+    } else {
+        return fail(C, path, "expected a list or a range, got %s", type_name(v));
+    }
+    if (a->n == 0)
+        return fail(C, path, "no values");
+    return 0;
+}
+
+static void hash_text(uint64_t *h, const char *t)
+{
+    for (; *t; t++) {
+        *h ^= (unsigned char)*t;
+        *h *= 0x100000001B3ull;
+    }
+    *h ^= 0xFF;   /* a separator no text contains */
+    *h *= 0x100000001B3ull;
+}
+
+static uint64_t spec_hash(const sw_spec *s)
+{
+    uint64_t h = 0xCBF29CE484222325ull;
+    char t[VD_TEXT_LEN + 16];
+    hash_text(&h, s->machine);
+    hash_text(&h, s->workload);
+    for (uint32_t i = 0; i < s->n_fixed; i++) {
+        hash_text(&h, s->fixed[i].name);
+        vd_param_format(&s->fixed[i], t, sizeof t);
+        hash_text(&h, t);
+    }
+    for (uint32_t i = 0; i < s->n_axes; i++) {
+        hash_text(&h, s->axis[i].name);
+        for (size_t k = 0; k < s->axis[i].n; k++) {
+            vd_param_format(&s->axis[i].v[k], t, sizeof t);
+            hash_text(&h, t);
+        }
+    }
+    hash_text(&h, s->filter);
+    return h;
+}
+
+static int parse_json(const cJSON *j, const ctx *C, sw_spec *s)
+{
+    static const char *const keys[] = {"machine", "workload", "fixed", "grid", "filter", "description", NULL};
+    if (!cJSON_IsObject(j))
+        return ddio_errf(C->e, DDIO_EXIT_USAGE, "%s: expected a JSON object, got %s", C->file, type_name(j));
+    for (const cJSON *c = j->child; c; c = c->next) {
+        int ok = 0;
+        for (const char *const *k = keys; *k; k++)
+            ok |= strcmp(c->string, *k) == 0;
+        if (!ok)
+            return fail(C, c->string, "unknown key (known: machine, workload, fixed, grid, filter, description)");
+    }
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "description");
+    if (d && !cJSON_IsString(d))
+        return fail(C, "description", "expected a string, got %s", type_name(d));
+    if (get_text(C, j, "machine", s->machine, sizeof s->machine) != 0 ||
+        get_text(C, j, "workload", s->workload, sizeof s->workload) != 0 ||
+        get_text(C, j, "filter", s->filter, sizeof s->filter) != 0)
+        return -1;
+    const cJSON *fx = cJSON_GetObjectItemCaseSensitive(j, "fixed");
+    if (fx) {
+        if (!cJSON_IsObject(fx))
+            return fail(C, "fixed", "expected an object, got %s", type_name(fx));
+        for (const cJSON *c = fx->child; c; c = c->next) {
+            char p[200];
+            snprintf(p, sizeof p, "fixed.%s", c->string);
+            if (has_param(s, c->string))
+                return fail(C, p, "parameter given twice");
+            if (s->n_fixed >= VD_MAX_PARAMS)
+                return fail(C, p, "more than %d parameters", VD_MAX_PARAMS);
+            if (one_value(C, p, c->string, c, &s->fixed[s->n_fixed]) != 0)
+                return -1;
+            s->n_fixed++;
+        }
+    }
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "grid");
+    if (!g)
+        return ddio_errf(C->e, DDIO_EXIT_USAGE, "%s: grid: missing (the parameters to vary)", C->file);
+    if (!cJSON_IsObject(g))
+        return fail(C, "grid", "expected an object, got %s", type_name(g));
+    if (!g->child)
+        return fail(C, "grid", "no parameters");
+    s->n_grid = 1;
+    for (const cJSON *c = g->child; c; c = c->next) {
+        char p[200];
+        snprintf(p, sizeof p, "grid.%s", c->string);
+        if (!vd_param_find(c->string))
+            return fail(C, p, "unknown parameter '%.40s' (known: %s)", c->string, vd_param_names());
+        if (has_param(s, c->string))
+            return fail(C, p, "parameter given twice (fixed and varied?)");
+        if (s->n_fixed + s->n_axes >= VD_MAX_PARAMS)
+            return fail(C, p, "more than %d parameters", VD_MAX_PARAMS);
+        sw_axis *a = &s->axis[s->n_axes++];
+        snprintf(a->name, sizeof a->name, "%s", c->string);
+        if (axis_values(C, c->string, c, a) != 0)
+            return -1;
+        if ((double)s->n_grid * (double)a->n > SW_MAX_POINTS)
+            return fail(C, "grid", "more than %u points", SW_MAX_POINTS);
+        s->n_grid *= a->n;
+    }
+    if (s->filter[0]) {
+        const char *names[2 * VD_MAX_PARAMS];
+        size_t n = 0;
+        for (uint32_t i = 0; i < s->n_fixed; i++)
+            names[n++] = s->fixed[i].name;
+        for (uint32_t i = 0; i < s->n_axes; i++)
+            names[n++] = s->axis[i].name;
+        char msg[300];
+        if (sw_expr_compile(s->filter, names, n, &s->expr, msg, sizeof msg) != 0)
+            return fail(C, "filter", "%s", msg);
+    }
+    s->hash = spec_hash(s);
+    return 0;
+}
+
+int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->file, sizeof s->file, "%s", file);
+    cJSON *j = cfg_parse_text(text, strlen(text), file, e);
+    if (!j)
+        return -1;
+    ctx C = {.file = file, .e = e};
+    int rc = parse_json(j, &C, s);
+    cJSON_Delete(j);
+    if (rc != 0)
+        sw_spec_free(s);
+    return rc;
+}
+
+int sw_spec_load(const char *path, sw_spec *s, ddio_err *e)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = ddio_open_data(path, MAX_SPEC_BYTES, e);
+    if (!f)
+        return -1;
+    char *buf = malloc(MAX_SPEC_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_SPEC_BYTES, f) : 0;
+    int bad = !buf || ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
+    }
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        free(buf);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: a NUL byte in the spec", path);
+    }
+    int rc = sw_spec_parse(buf, path, s, e);
+    free(buf);
+    return rc;
+}
+
+void sw_spec_free(sw_spec *s)
+{
+    for (uint32_t i = 0; i < s->n_axes; i++)
+        free(s->axis[i].v);
+    sw_expr_free(s->expr);
+    char file[sizeof s->file];
+    memcpy(file, s->file, sizeof file);
+    memset(s, 0, sizeof *s);
+    memcpy(s->file, file, sizeof file);
+}
+
+uint32_t sw_point_params(const sw_spec *s, size_t k, vd_param *out)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n_fixed; i++)
+        out[n++] = s->fixed[i];
+    /* Odometer: the last axis varies fastest. */
+    size_t rest = k;
+    for (uint32_t i = s->n_axes; i-- > 0;) {
+        const sw_axis *a = &s->axis[i];
+        out[s->n_fixed + i] = a->v[rest % a->n];
+        rest /= a->n;
+    }
+    return s->n_fixed + s->n_axes;
+}
+
+int sw_point_selected(const sw_spec *s, const vd_param *p, uint32_t n)
+{
+    if (!s->expr)
+        return 1;
+    double v[2 * VD_MAX_PARAMS];
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = p[i].text[0] ? NAN : p[i].value;
+    double r = sw_expr_eval(s->expr, v);
+    return r == r && r != 0;   /* NaN (arithmetic on a word parameter): dropped */
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const vd_param *)a)->name, ((const vd_param *)b)->name);
+}
+
+uint64_t sw_point_id(const vd_param *p, uint32_t n)
+{
+    vd_param sorted[VD_MAX_PARAMS];
+    if (n > VD_MAX_PARAMS)
+        n = VD_MAX_PARAMS;
+    memcpy(sorted, p, n * sizeof *p);
+    qsort(sorted, n, sizeof *sorted, by_name);
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (uint32_t i = 0; i < n; i++) {
+        char t[VD_TEXT_LEN + 16];
+        vd_param_format(&sorted[i], t, sizeof t);
+        const char *part[4] = {sorted[i].name, "=", t, "\n"};
+        for (int k = 0; k < 4; k++)
+            for (const char *c = part[k]; *c; c++) {
+                h ^= (unsigned char)*c;
+                h *= 0x100000001B3ull;
+            }
+    }
+    return h;
+}

@@ -1,0 +1,117 @@
+/* sweep.h - a design-space sweep: a base configuration and parameter axes
+ * whose cartesian product (less the points a filter drops) is the grid
+ * `ddiosim sweep` computes with validate's point runner (runner.h).
+ *
+ * The spec is JSON (docs/sweep.md):
+ *   { "machine": "skylake-6140", "workload": "l2fwd",
+ *     "fixed": { "pkt_size": 1500, "rate": "max" },
+ *     "grid":  { "rx_ring": {"pow2": [128, 4096]},
+ *                "ddio_ways": {"range": [2, 11]},
+ *                "cores": [1, 2, 4] },
+ *     "filter": "ddio_ways <= 4 || rx_ring <= 1024" }
+ * Parameters are validate's (the simulate / predict option names with
+ * underscores, vd_param_find).  An axis is a list of values, a linear range
+ * [lo, hi] or [lo, hi, step] (inclusive), or a power-of-two range.
+ *
+ * Every grid point has a stable id: a hash of its parameters by name, so
+ * that it does not depend on the order of the axes or on the other points. */
+#ifndef DDIOSIM_VALIDATE_SWEEP_H
+#define DDIOSIM_VALIDATE_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/common/err.h"
+#include "validate/experiment.h"
+#include "validate/runner.h"
+
+#define SW_MAX_POINTS 10000000u   /* grid points before the filter */
+#define SW_MAX_VALUES 100000u     /* values of one axis */
+
+typedef struct sw_expr sw_expr;   /* a compiled filter (sweep_expr.c) */
+
+typedef struct sw_axis {
+    char name[VD_NAME_LEN];
+    size_t n;
+    vd_param *v;                /* n values; owned */
+} sw_axis;
+
+typedef struct sw_spec {
+    char file[512];             /* for messages */
+    char machine[512];          /* "" = the built-in default */
+    char workload[512];
+    uint32_t n_fixed;
+    vd_param fixed[VD_MAX_PARAMS];
+    uint32_t n_axes;
+    sw_axis axis[VD_MAX_PARAMS];
+    char filter[512];           /* "" = none */
+    sw_expr *expr;              /* compiled filter, NULL if none */
+    size_t n_grid;              /* product of the axes' sizes */
+    uint64_t hash;              /* of everything above that decides a point's result */
+} sw_spec;
+
+/* Parse the spec text (`file` names it in messages).  Errors are one line,
+ * "FILE: json.path: problem", exit code 2: a malformed document, an unknown
+ * key or parameter, a value of the wrong type, an empty range, a parameter
+ * given twice, a filter naming a parameter the grid does not set. */
+int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e);
+/* Read and parse the spec at `path`. */
+int sw_spec_load(const char *path, sw_spec *s, ddio_err *e);
+void sw_spec_free(sw_spec *s);
+
+/* The parameters of grid point k (0 <= k < n_grid, the last axis varying
+ * fastest): the fixed ones, then one per axis; returns their count. */
+uint32_t sw_point_params(const sw_spec *s, size_t k, vd_param *out);
+
+/* 1 when the filter keeps the point (always, without a filter). */
+int sw_point_selected(const sw_spec *s, const vd_param *p, uint32_t n);
+
+/* The point's id: FNV-1a of "name=value\n" over its parameters sorted by
+ * name, values as vd_param_format prints them. */
+uint64_t sw_point_id(const vd_param *p, uint32_t n);
+
+/* --- results files (sweep_out.c) ------------------------------------------
+ * CSV: a comment line naming the run (`# ddiosim sweep 1 run=HASH engine=E
+ * packets=N seed=S`), the column names, then a row per point: its id (16
+ * hex digits), its parameters, status (ok | error), the error message, and
+ * the outputs of the engines run.  JSONL: a first object naming the run,
+ * then an object per point.  A row is always one whole line; a point that
+ * failed is a row with status error.  The run hash covers the spec, the
+ * engines, the simulator's packets and seed and every --set. */
+enum sw_format { SW_CSV = 0, SW_JSONL };
+
+uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o);
+/* The header lines of a results file (malloc'ed; NULL: out of memory). */
+char *sw_header(const sw_spec *s, const vd_run_opts *o, enum sw_format f);
+/* The row of point (id, p[0..n)) with outcome r, its final newline
+ * included (malloc'ed; NULL: out of memory). */
+char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t id, const vd_param *p, uint32_t n,
+             const vd_outcome *r);
+
+/* What a results file already holds. */
+typedef struct sw_done {
+    uint64_t *id;               /* the ids of its whole rows, in file order (malloc'ed) */
+    size_t n, cap;
+    long long good_bytes;       /* its length up to the end of the last whole line */
+} sw_done;
+/* Read the results file at `path` for a resumed run whose header is
+ * `header`: the ids of its whole rows and the length of its whole lines (a
+ * partial last line, from a run killed mid-write, is not counted: the
+ * caller cuts it).  An empty file is a fresh start.  Errors (exit 2): a
+ * header that is not exactly `header` (another spec or other options), a
+ * line that is not a row. */
+int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_done *out, ddio_err *e);
+
+/* --- filter expressions (sweep_expr.c) ------------------------------------
+ * Numbers, parameter names, ( ), unary - and !, * / %, + -, < <= > >= ==
+ * !=, && and ||, with C's precedence; a comparison or a logical operator
+ * gives 1 or 0, and a point is kept when the value is neither 0 nor NaN
+ * (a word parameter such as policy has no number: NaN).  A name must
+ * be one of `names` (the numeric parameters of the grid). */
+int sw_expr_compile(const char *text, const char *const *names, size_t n_names, sw_expr **out, char *msg,
+                    size_t cap);
+/* The value of x where names[i] (as compiled) has value vals[i]. */
+double sw_expr_eval(const sw_expr *x, const double *vals);
+void sw_expr_free(sw_expr *x);
+
+#endif
