@@ -108,6 +108,33 @@ Test(cache_mapping, skx18_frames_move_pages_not_lines_within_them)
     cr_expect_gt(differs, 60, "another seed, other frames");
 }
 
+/* The run form (the simulator's DMA runs, the model's set mixture) is the
+ * per-line mapping: runs across 4096-line blocks and across frames of every
+ * size, without frames, and starting anywhere. */
+Test(cache_mapping, skx18_runs_equal_single_lines)
+{
+    static const uint32_t shifts[] = {0, 17, 18, 21, 30};
+    ddio_rng r;
+    ddio_rng_seed(&r, 7);
+    uint32_t run[5000];
+    for (size_t s = 0; s < sizeof shifts / sizeof shifts[0]; s++) {
+        cache_geom g = skx;
+        g.frame_shift = shifts[s];
+        cache_mapper m;
+        cache_mapper_init(&m, &g);
+        for (int k = 0; k < 200; k++) {
+            uint64_t first = ddio_rng_next(&r) >> (k % 2 ? 30 : 20);
+            if (k % 5 == 0)
+                first = (first | 4095) - 3;   /* just before a block boundary */
+            uint32_t n = 1 + (uint32_t)(ddio_rng_next(&r) % 5000);
+            cache_mapper_set_run(&m, first, n, run);
+            for (uint32_t i = 0; i < n; i++)
+                cr_assert_eq(run[i], cache_mapper_set(&m, first + i), "frame shift %u, line %llu + %u", shifts[s],
+                             (unsigned long long)first, i);
+        }
+    }
+}
+
 Test(cache_mapping, skx18_geometry_errors)
 {
     ddio_err e = {0};

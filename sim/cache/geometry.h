@@ -141,12 +141,37 @@ static inline uint32_t cache_mapper_set(const cache_mapper *m, uint64_t line)
     return 0;
 }
 
+/* skx18 over a run: the frame and the permutation bits of the line bits
+ * above the lowest 12 are shared by the lines of one 4096-line block (and
+ * of one frame, when frames are smaller), so they are computed once per
+ * block; inside it the physical line advances with the line. */
+static inline void cache_skx18_set_run(const cache_mapper *m, uint64_t first, uint32_t n, uint32_t *out)
+{
+    const uint64_t blk = m->frame_lines_shift && m->frame_lines_shift < 12 ? (1ull << m->frame_lines_shift) - 1 : 4095;
+    uint64_t pline = 0;
+    uint32_t p = 0;
+    for (uint32_t i = 0; i < n; i++, pline++) {
+        uint64_t line = first + i;
+        if (i == 0 || (line & blk) == 0) {
+            pline = cache_skx18_line(m, line);
+            p = m->pfold[0][(pline >> 12) & 1023] ^ m->pfold[1][(pline >> 22) & 1023];
+        }
+        out[i] = (uint32_t)skx18_base[(pline & (SKX18_BASE_LEN - 1)) ^ p] * m->sets_per_slice +
+                 (uint32_t)(line & (m->sets_per_slice - 1));
+    }
+}
+
 /* Sets of the n consecutive lines first, first + 1, ... into out[]: the
  * same as cache_mapper_set on each.  For the xor mapping the hash of the
  * line bits above the lowest 11 is shared by the run (recomputed when the
- * run crosses a 2048-line boundary), one table lookup per line. */
+ * run crosses a 2048-line boundary), one table lookup per line; skx18
+ * shares its frame and permutation per 4096-line block. */
 static inline void cache_mapper_set_run(const cache_mapper *m, uint64_t first, uint32_t n, uint32_t *out)
 {
+    if (m->kind == MAP_SKX18) {
+        cache_skx18_set_run(m, first, n, out);
+        return;
+    }
     if (m->kind != MAP_XOR) {
         for (uint32_t i = 0; i < n; i++)
             out[i] = cache_mapper_set(m, first + i);

@@ -153,9 +153,8 @@ int mk_setmix_build(const ddio_config *cfg, uint64_t seed, const uint32_t *bufs,
         goto out;
     }
     cache_mapper_init(map, &hc.llc);
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < lines; j++)
-            set[i * lines + j] = cache_mapper_set(map, mbuf_data_line_addr(&lay, ids[i], j) >> lay.line_shift);
+    for (size_t i = 0; i < n; i++)   /* a buffer's data lines are consecutive: one run each */
+        cache_mapper_set_run(map, mbuf_data_line_addr(&lay, ids[i], 0) >> lay.line_shift, lines, &set[i * lines]);
     rc = mk_setmix_from_sets(set, n, lines, cache_geom_total_sets(&hc.llc), out, e);
 out:
     free(ids);
