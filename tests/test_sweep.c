@@ -368,6 +368,20 @@ Test(sweep, a_failed_point_is_an_error_row, .timeout = 120)
     rm_rf(dir);
 }
 
+/* The spec the README and docs/sweep.md show runs as shown. */
+Test(sweep, the_shipped_example_runs, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec '%s/configs/sweeps/fig17.json' -o fig17.csv --engine model",
+                           ddiosim_bin(), DDIOSIM_SOURCE_DIR);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "360 points computed, 0 already in fig17.csv, 0 failed (360 of 480 grid points"), "%s",
+              r.err);
+    cli_run_free(&r);
+    rm_rf(dir);
+}
+
 Test(sweep, cli_errors)
 {
     static const cli_error_case cases[] = {
