@@ -27,6 +27,7 @@ int cmd_simulate(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* Every error of subcommand `cmd` ("simulate", "trace gen") is one line on

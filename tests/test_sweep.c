@@ -382,6 +382,78 @@ Test(sweep, the_shipped_example_runs, .timeout = 120)
     rm_rf(dir);
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* plot: a PNG (signature, IHDR, the size asked) and an SVG, from a sweep's
+ * results; the errors name what is wrong; a failed plot writes nothing. */
+Test(sweep, plot_draws_png_and_svg, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    FILE *f = fopen(spec, "w");
+    fputs(grid24, f);
+    fclose(f);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec spec.json -o r.csv --engine model", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    r = run_shellf(dir, "'%s' plot r.csv --x rx_ring --y model_pcie_write_hit --series ddio_ways --where cores=2 "
+                        "-o a.png", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    char p[128];
+    snprintf(p, sizeof p, "%s/a.png", dir);
+    size_t len;
+    unsigned char *png = (unsigned char *)slurp(p, &len);
+    cr_assert(png && len > 33);
+    cr_expect(memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0, "not a PNG signature");
+    cr_expect(memcmp(png + 12, "IHDR", 4) == 0);
+    cr_expect_eq(be32(png + 16), 960);
+    cr_expect_eq(be32(png + 20), 600);
+    free(png);
+    r = run_shellf(dir, "'%s' plot r.csv --x rx_ring --y model_pcie_write_hit --heatmap ddio_ways --where cores=1 "
+                        "-o b.svg", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(p, sizeof p, "%s/b.svg", dir);
+    char *svg = slurp(p, NULL);
+    cr_assert(svg);
+    cr_expect(strstr(svg, "<svg") && strstr(svg, "</svg>"), "not an SVG document");
+    cr_expect(strstr(svg, "width=\"960\"") || strstr(svg, "width=\"960"), "%.300s", svg);
+    free(svg);
+    static const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--x rx_ring --y model_pcie_write_hit -o c.png", "parameter 'cores' varies (1, 2): give it --series"},
+        {"--x rx_rng --y model_pcie_write_hit -o c.png", "--x: 'rx_rng' is not a parameter of r.csv (parameters: pkt_size"},
+        {"--x rx_ring --y sim_pcie_write_hit --where cores=1 --series ddio_ways -o c.png",
+         "--y: 'sim_pcie_write_hit' is not a column of r.csv"},
+        {"--x rx_ring --y model_pcie_write_hit --where cores=3 --series ddio_ways -o c.png",
+         "no computed point matches the --where"},
+        {"--x rx_ring --y model_pcie_write_hit --where cores -o c.png", "--where: 'cores' is not PARAM=VALUE"},
+        {"--x rx_ring --y model_pcie_write_hit --where cores=1 --series ddio_ways -o c.jpg", "must end in .svg or .png"},
+        {"--x rx_ring --y model_pcie_write_hit --series cores --heatmap ddio_ways -o c.png",
+         "--series and --heatmap do not go together"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = run_shellf(dir, "'%s' plot r.csv %s", ddiosim_bin(), bad[i].args);
+        cr_expect_eq(r.status, 2, "%s: exit %d", bad[i].args, r.status);
+        cr_expect(strstr(r.err, bad[i].want), "%s:\n%s", bad[i].args, r.err);
+        cli_run_free(&r);
+    }
+    char listing[512];
+    cr_expect_str_eq(dir_listing(dir, listing, sizeof listing), "a.png,b.svg,r.csv,spec.json");
+    r = run_shellf(dir, "printf 'x,y\\n1,2\\n' > junk.csv && '%s' plot junk.csv --x x --y y -o d.png", ddiosim_bin());
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "junk.csv:1: not the header of a ddiosim sweep CSV"), "%s", r.err);
+    cli_run_free(&r);
+    rm_rf(dir);
+}
+
 Test(sweep, cli_errors)
 {
     static const cli_error_case cases[] = {

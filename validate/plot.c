@@ -232,6 +232,69 @@ static void first_line(const char *log, char *buf, size_t cap)
     fclose(f);
 }
 
+int vd_gnuplot(const char *body, int width, int height, const char *out, ddio_err *e)
+{
+    if (vd_plot_check(out, e) != 0)
+        return -1;
+    char dir[] = "/tmp/ddiosim-plot-XXXXXX";
+    if (!mkdtemp(dir))
+        return ddio_errf(e, DDIO_EXIT_IO, "cannot create a temporary folder: %s", strerror(errno));
+    size_t n = strlen(out);
+    char *tmp = malloc(n + 16);
+    char script[600], log[600];
+    snprintf(script, sizeof script, "%s/plot.gp", dir);
+    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    int rc = 0, fd = -1;
+    if (!tmp) {
+        rc = ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        goto out;
+    }
+    snprintf(tmp, n + 16, "%s.tmpXXXXXX", out);
+    if ((fd = mkstemp(tmp)) < 0) {
+        rc = ddio_errf(e, DDIO_EXIT_IO, "%s: %s", out, strerror(errno));
+        free(tmp);
+        tmp = NULL;
+        goto out;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    close(fd);
+    FILE *g = fopen(script, "w");
+    if (!g) {
+        rc = ddio_errf(e, DDIO_EXIT_IO, "cannot write the plot script in %s", dir);
+        goto out;
+    }
+    int png = ends_with(out, ".png");
+    fprintf(g, "set terminal %s size %d,%d%s\n", png ? "pngcairo" : "svg", width, height,
+            png ? " noenhanced font 'sans,10'" : " noenhanced font 'sans,11' background rgb 'white'");
+    fprintf(g, "set output '%s'\n%s\nunset output\n", tmp, body);
+    int bad = ferror(g);
+    if (fclose(g) != 0 || bad) {
+        rc = ddio_errf(e, DDIO_EXIT_IO, "cannot write the plot script in %s", dir);
+        goto out;
+    }
+    char *args[] = {"gnuplot", script, NULL};
+    int st = run_gnuplot(args, log);
+    if (st != 0) {
+        char line[300];
+        first_line(log, line, sizeof line);
+        rc = ddio_errf(e, DDIO_EXIT_IO, "gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
+    } else if (rename(tmp, out) != 0) {
+        rc = ddio_errf(e, DDIO_EXIT_IO, "%s: %s", out, strerror(errno));
+    }
+out:
+    if (tmp) {
+        if (rc != 0)
+            unlink(tmp);
+        free(tmp);
+    }
+    unlink(script);
+    unlink(log);
+    rmdir(dir);
+    return rc;
+}
+
 int vd_plot(const vd_set *s, const char *out, ddio_err *e)
 {
     if (vd_plot_check(out, e) != 0)

@@ -102,6 +102,23 @@ typedef struct sw_done {
  * line that is not a row. */
 int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_done *out, ddio_err *e);
 
+/* --- plots (sweep_plot.c) --------------------------------------------------
+ * One metric column (y) of a CSV results file against one parameter (x),
+ * a line per value of `series`, the model's bounds as a band when y is a
+ * model hit rate, or a heat map of y over x and `heatmap`; only rows with
+ * status ok and every `where` (PARAM=VALUE); every other parameter must be
+ * the same on those rows.  Hit rates are drawn in %.  Drawn by gnuplot
+ * into `out` (.svg or .png), whole or not at all.  Errors (exit 2): a
+ * column that is not there (the message lists those that are), a
+ * parameter that varies unplotted, no point to draw. */
+#define SW_PLOT_MAX_WHERE 8
+typedef struct sw_plot_opts {
+    const char *x, *y, *series, *heatmap;
+    const char *where[SW_PLOT_MAX_WHERE];
+    int n_where;
+} sw_plot_opts;
+int sw_plot(const char *results, const sw_plot_opts *o, const char *out, ddio_err *e);
+
 /* --- filter expressions (sweep_expr.c) ------------------------------------
  * Numbers, parameter names, ( ), unary - and !, * / %, + -, < <= > >= ==
  * !=, && and ||, with C's precedence; a comparison or a logical operator
