@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "bench/bench.h"
 #include "sim/cache/lru_textbook.h"
 #include "sim/cache/replay.h"
@@ -136,7 +138,7 @@ static int env_int(const char *name, int def, int lo, int hi)
  * DDIOSIM_BENCH_SKIP_SRRIP=1: the textbook baseline and LRU only (no SRRIP,
  * no QLRU).  Neither
  * changes the workload (geometry, mapping, streams, access counts). */
-int bench_cache(void)
+int bench_cache(cJSON *out)
 {
     const int runs = env_int("DDIOSIM_BENCH_RUNS", 3, 1, 100);
     const int npolicies = env_int("DDIOSIM_BENCH_SKIP_SRRIP", 0, 0, 1) ? 2 : 4;
@@ -173,6 +175,9 @@ int bench_cache(void)
                 base = best.rate;
             if (p == 1)
                 lru = best.cpu_rate;
+            char name[96];
+            snprintf(name, sizeof name, "%s, %s", streams[s], policies[p]);
+            bench_record(out, "cache_accesses_per_s", name, best.rate, "accesses/s", "textbook-lru", base);
             printf("%-22s %-17s %14.1f %14.1f %9.2f%% %11.2fx", streams[s], policies[p], best.rate / 1e6,
                    best.cpu_rate / 1e6, 100 * best.hit_rate, best.rate / base);
             if (p >= 1)   /* per CPU second: the fairer ratio on a shared machine */

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
 #include "bench/bench.h"
 #include "configs/config.h"
 #include "sim/common/rng.h"
@@ -39,7 +41,7 @@ static double lu_baseline(void)
     return best;
 }
 
-static int solve_case(const char *label, uint32_t cores, enum mk_variant v, double base)
+static int solve_case(cJSON *out, const char *label, uint32_t cores, enum mk_variant v, double base)
 {
     ddio_config cfg;
     ddio_config_args a;
@@ -76,20 +78,21 @@ static int solve_case(const char *label, uint32_t cores, enum mk_variant v, doub
         solves = p.solves;
     }
     printf("%-34s %10.3f ms %8d %8d %10.0fx\n", label, best * 1e3, iters, solves, best / base);
+    bench_record(out, "model_solve_seconds", label, best, "s", "one 64-state LU solve", base);
     free(q);
     mk_traffic_free(&t);
     return 0;
 }
 
-int bench_model(void)
+int bench_model(cJSON *out)
 {
     double base = lu_baseline();
     printf("\nMarkov model: skylake-6140, l2fwd, MAWI-style sizes, queues RX 200 / RXR 40 / TX 20 / TXR 15 (best of 5)\n");
     printf("%-34s %13s %8s %8s %11s\n", "variant", "solve time", "iters", "chains", "vs one LU");
     printf("%-34s %10.3f ms\n", "baseline: one 64-state LU solve", base * 1e3);
     int rc = 0;
-    rc |= solve_case("basic, 1 core", 1, MK_VARIANT_BASIC, base);
-    rc |= solve_case("per-line, 1 core", 1, MK_VARIANT_PER_LINE, base);
-    rc |= solve_case("per-core x per-line, 18 cores", 18, MK_VARIANT_PER_CORE, base);
+    rc |= solve_case(out, "basic, 1 core", 1, MK_VARIANT_BASIC, base);
+    rc |= solve_case(out, "per-line, 1 core", 1, MK_VARIANT_PER_LINE, base);
+    rc |= solve_case(out, "per-core x per-line, 18 cores", 18, MK_VARIANT_PER_CORE, base);
     return rc;
 }

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "bench/bench.h"
 #include "configs/config.h"
 #include "sim/queue/dsim.h"
@@ -126,7 +128,7 @@ static sim_fig best_of_3(const char *profile, uint32_t cores, uint64_t packets, 
 /* Every machine file as shipped (its policy, mapping, frames) next to the
  * same machine with LRU over the xor mapping, MAWI-style, one core: the
  * issue's bar is 0.8x. */
-static void machine_defaults(uint64_t n)
+static void machine_defaults(cJSON *out, uint64_t n)
 {
     char list[512];
     ddio_config_list("machines", list, sizeof list);
@@ -150,10 +152,14 @@ static void machine_defaults(uint64_t n)
         sim_fig f = best_of_3("mawi", 1, n, &own), b = best_of_3("mawi", 1, n, &base);
         printf("%-22s %-30s %12.3f %18.3f %7.3fx %9.2f%%\n", name, what, f.mpps, b.mpps, b.mpps > 0 ? f.mpps / b.mpps : 0,
                100 * f.hit);
+        char label[160];
+        snprintf(label, sizeof label, "%s (%s), mawi, 1 core", name, what);
+        bench_record(out, "machine_default_policy_pkts_per_s", label, f.mpps * 1e6, "packets/s", "LRU + xor",
+                     b.mpps * 1e6);
     }
 }
 
-int bench_sim(void)
+int bench_sim(cJSON *out)
 {
     const char *profiles[] = {"fixed:1500", "mawi"};
     const uint32_t cores[] = {1, 4};
@@ -169,6 +175,10 @@ int bench_sim(void)
             sim_fig best = best_of_3(profiles[p], cores[c], n, &own);
             printf("%-12s %5u %16.3f %11.2f M/s %9.3fx %11.2f%% %11ld KiB\n", profiles[p], cores[c], best.mpps, g,
                    best.mpps / g, 100 * best.hit, best.maxrss_kb);
+            char label[64];
+            snprintf(label, sizeof label, "%s, %u core%s", profiles[p], cores[c], cores[c] > 1 ? "s" : "");
+            bench_record(out, "sim_pkts_per_s", label, best.mpps * 1e6, "packets/s", "the packet generator alone",
+                         g * 1e6);
         }
     }
     /* Replacement policies on the same run (mawi, 1 core): the machine's LRU
@@ -191,12 +201,18 @@ int bench_sim(void)
             lru = best.mpps;
         printf("%-44s %-18s %12.3f %7.3fx %9.2f%%\n", pol[i][0] ? pol[i][0] : "lru (the machine's)",
                pol[i][1] ? pol[i][1] : "lru", best.mpps, best.mpps / lru, 100 * best.hit);
+        char label[160];
+        snprintf(label, sizeof label, "LLC %s, L2 %s", pol[i][0] ? pol[i][0] : "lru", pol[i][1] ? pol[i][1] : "lru");
+        bench_record(out, "sim_policy_pkts_per_s", label, best.mpps * 1e6, "packets/s", "lru", lru * 1e6);
     }
-    machine_defaults(n);
+    machine_defaults(out, n);
     /* Memory independent of trace length: the same run with 4x the packets. */
     sim_fig small, large;
-    if (run_child("mawi", 1, n / 4, &small) == 0 && run_child("mawi", 1, n * 4, &large) == 0)
+    if (run_child("mawi", 1, n / 4, &small) == 0 && run_child("mawi", 1, n * 4, &large) == 0) {
         printf("peak RSS, mawi 1 core: %llu packets %ld KiB, %llu packets %ld KiB\n",
                (unsigned long long)(n / 4), small.maxrss_kb, (unsigned long long)(n * 4), large.maxrss_kb);
+        bench_record(out, "sim_peak_rss", "mawi, 1 core, 1.6 M packets", (double)large.maxrss_kb * 1024, "bytes",
+                     "the same run, 100 000 packets", (double)small.maxrss_kb * 1024);
+    }
     return 0;
 }

@@ -179,6 +179,47 @@ static int pending_points(const sw_spec *s, const uint64_t *done, size_t n_done,
     return 0;
 }
 
+/* What the callbacks of vd_run_stream share. */
+typedef struct writer {
+    const sw_spec *s;
+    const vd_run_opts *ro;
+    const sweep_opts *o;
+    const size_t *todo;         /* grid indices of the points to compute */
+    size_t n, written, failed;
+    int fd, tty;
+    double t0, last_progress;
+} writer;
+
+static int job_of(size_t i, void *ctx, vd_job *job, vd_param *params, ddio_err *e)
+{
+    const writer *w = ctx;
+    (void)e;
+    *job = (vd_job){.machine = w->s->machine, .workload = w->s->workload,
+                    .n_params = sw_point_params(w->s, w->todo[i], params), .param = params};
+    return 0;
+}
+
+static int emit(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, ddio_err *e)
+{
+    writer *w = ctx;
+    (void)i;
+    w->failed += out->failed != 0;
+    char *row = sw_row(w->s, w->ro, w->o->fmt, sw_point_id(job->param, job->n_params), job->param, job->n_params, out);
+    if (!row)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    int bad = write_all(w->fd, row, strlen(row));
+    free(row);
+    if (bad)
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: %s", w->o->out, strerror(errno));
+    w->written++;
+    double t = now_s();
+    if (w->tty && (t - w->last_progress > 0.1 || w->written == w->n)) {
+        progress(w->written, w->n, w->t0, w->written == w->n);
+        w->last_progress = t;
+    }
+    return 0;
+}
+
 static int run(const sweep_opts *o, ddio_err *e)
 {
     sw_spec s;
@@ -187,9 +228,6 @@ static int run(const sweep_opts *o, ddio_err *e)
     int rc = -1, fd = -1;
     char *header = NULL;
     size_t *todo = NULL;
-    vd_job *jobs = NULL;
-    vd_param *params = NULL;
-    vd_outcome *out = NULL;
     sw_done done = {0};
     char trace[DDIO_DATA_PATH_MAX];
     ddio_err no_trace = {0};
@@ -233,44 +271,13 @@ static int run(const sweep_opts *o, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
         goto done;
     }
-    size_t chunk = (size_t)(ro.jobs < 1 ? 1 : ro.jobs) * 4;
-    jobs = calloc(chunk, sizeof *jobs);
-    params = calloc(chunk * VD_MAX_PARAMS, sizeof *params);
-    out = calloc(chunk, sizeof *out);
-    if (!jobs || !params || !out) {
-        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    /* Points stream through the workers; rows are written in grid order,
+     * each as soon as it and those before it are done. */
+    writer w = {.s = &s, .ro = &ro, .o = o, .todo = todo, .n = n_todo, .fd = fd, .tty = isatty(2), .t0 = now_s()};
+    if (vd_run_stream(n_todo, &ro, (size_t)(ro.jobs < 1 ? 1 : ro.jobs) * 16, job_of, emit, &w, e) != 0)
         goto done;
-    }
-    int tty = isatty(2);
-    double t0 = now_s();
-    size_t failed = 0;
-    for (size_t at = 0; at < n_todo; at += chunk) {
-        size_t m = n_todo - at < chunk ? n_todo - at : chunk;
-        for (size_t i = 0; i < m; i++) {
-            jobs[i] = (vd_job){.machine = s.machine, .workload = s.workload,
-                               .n_params = sw_point_params(&s, todo[at + i], &params[i * VD_MAX_PARAMS]),
-                               .param = &params[i * VD_MAX_PARAMS]};
-        }
-        if (vd_run_all(jobs, m, &ro, out, e) < 0)
-            goto done;
-        for (size_t i = 0; i < m; i++) {
-            failed += out[i].failed != 0;
-            char *row = sw_row(&s, &ro, o->fmt, sw_point_id(jobs[i].param, jobs[i].n_params), jobs[i].param,
-                               jobs[i].n_params, &out[i]);
-            if (!row) {
-                ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-                goto done;
-            }
-            int bad = write_all(fd, row, strlen(row));
-            free(row);
-            if (bad) {
-                ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
-                goto done;
-            }
-        }
-        if (tty)
-            progress(at + m, n_todo, t0, at + m == n_todo);
-    }
+    size_t failed = w.failed;
+    double t0 = w.t0;
     if (fsync(fd) != 0 || close(fd) != 0) {
         fd = -1;
         ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
@@ -285,9 +292,6 @@ done:
         close(fd);
     free(header);
     free(todo);
-    free(jobs);
-    free(params);
-    free(out);
     free(done.id);
     sw_spec_free(&s);
     return rc;

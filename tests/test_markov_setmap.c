@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/common/rng.h"
 #include "sim/markov/binom.h"
 #include "sim/markov/evict.h"
 #include "sim/markov/predict.h"
@@ -186,6 +187,45 @@ Test(markov_setmap_build, hand_laid_sets)
     mk_setmix_free(&m);
     cr_expect_eq(mk_setmix_from_sets(own, 1, 4, 2, &m, &e), -1);
     cr_expect_eq(mk_setmix_from_sets(set, 3, 2, 2, &m, &e), -1);    /* set 2 of 2 */
+}
+
+/* Both ways of counting (by set when no buffer has two lines in one set, by
+ * buffer otherwise) against the definition, on random footprints. */
+Test(markov_setmap, mixture_matches_the_definition)
+{
+    ddio_rng r;
+    ddio_rng_seed(&r, 11);
+    enum { B = 40, L = 6, S = 50 };
+    uint32_t set[B * L];
+    for (int trial = 0; trial < 40; trial++) {
+        for (int b = 0; b < B; b++)
+            for (int j = 0; j < L; j++) {
+                uint32_t s = (uint32_t)ddio_rng_below(&r, S);
+                if (trial % 2 == 0)   /* even trials: distinct sets within a buffer */
+                    for (int k = 0; k < j; k++)
+                        if (set[b * L + k] == s) {
+                            s = (s + 1) % S;
+                            k = -1;
+                        }
+                set[b * L + j] = s;
+            }
+        double ref[B * L] = {0};
+        for (int x = 0; x < B * L; x++) {
+            int c = 0;
+            for (int y = 0; y < B * L; y++)
+                c += y / L != x / L && set[y] == set[x];
+            ref[c] += 1.0 / (B * L);
+        }
+        markov_setmix m;
+        ddio_err e;
+        cr_assert_eq(mk_setmix_from_sets(set, B, L, S, &m, &e), 0, "%s", e.msg);
+        double got[B * L] = {0};
+        for (unsigned k = 0; k < m.n; k++)
+            got[m.c[k]] = m.w[k];
+        for (int c = 0; c < B * L; c++)
+            expect_near(got[c], ref[c], 1e-12);
+        mk_setmix_free(&m);
+    }
 }
 
 Test(markov_setmap_build, aligned_buffers_share_one_set_per_line)

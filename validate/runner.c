@@ -283,3 +283,105 @@ int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *ou
     free(tid);
     return rc;
 }
+
+/* ------------------------------------------------------------ streaming */
+
+typedef struct slot {
+    vd_job job;
+    vd_param param[VD_MAX_PARAMS];
+    vd_outcome out;
+    int state;                  /* 0 free, 1 taken, 2 done */
+    int job_failed;             /* job_of failed: out.err says why */
+} slot;
+
+typedef struct stream {
+    pthread_mutex_t lock;
+    pthread_cond_t done, space;
+    size_t n, window, next, emitted;
+    int stop;
+    slot *s;
+    const vd_run_opts *o;
+    vd_job_fn job_of;
+    void *ctx;
+} stream;
+
+static void *stream_worker(void *arg)
+{
+    stream *st = arg;
+    for (;;) {
+        pthread_mutex_lock(&st->lock);
+        while (!st->stop && st->next < st->n && st->next >= st->emitted + st->window)
+            pthread_cond_wait(&st->space, &st->lock);
+        if (st->stop || st->next >= st->n) {
+            pthread_mutex_unlock(&st->lock);
+            return NULL;
+        }
+        size_t i = st->next++;
+        slot *sl = &st->s[i % st->window];
+        sl->state = 1;
+        pthread_mutex_unlock(&st->lock);
+        memset(&sl->out, 0, sizeof sl->out);
+        sl->job_failed = st->job_of(i, st->ctx, &sl->job, sl->param, &sl->out.err) != 0;
+        if (!sl->job_failed)
+            vd_run_point(&sl->job, st->o, &sl->out);
+        pthread_mutex_lock(&st->lock);
+        sl->state = 2;
+        pthread_cond_broadcast(&st->done);
+        pthread_mutex_unlock(&st->lock);
+    }
+}
+
+int vd_run_stream(size_t n, const vd_run_opts *o, size_t window, vd_job_fn job_of, vd_emit_fn emit, void *ctx,
+                  ddio_err *e)
+{
+    int T = o->jobs < 1 ? 1 : o->jobs;
+    if (window < (size_t)T)
+        window = (size_t)T;
+    stream st = {.n = n, .window = window, .o = o, .job_of = job_of, .ctx = ctx};
+    st.s = calloc(window, sizeof *st.s);
+    pthread_t *tid = malloc((size_t)T * sizeof *tid);
+    if (!st.s || !tid) {
+        free(st.s);
+        free(tid);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
+    pthread_mutex_init(&st.lock, NULL);
+    pthread_cond_init(&st.done, NULL);
+    pthread_cond_init(&st.space, NULL);
+    int started = 0, rc = 0;
+    for (int t = 0; t < T; t++) {
+        if (pthread_create(&tid[t], NULL, stream_worker, &st) != 0)
+            break;
+        started++;
+    }
+    if (!started)
+        rc = ddio_errf(e, DDIO_EXIT_IO, "cannot start a worker thread");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        slot *sl = &st.s[i % window];
+        pthread_mutex_lock(&st.lock);
+        while (sl->state != 2)
+            pthread_cond_wait(&st.done, &st.lock);
+        pthread_mutex_unlock(&st.lock);
+        if (sl->job_failed) {
+            *e = sl->out.err;
+            rc = -1;
+        } else if (emit(i, &sl->job, &sl->out, ctx, e) != 0) {
+            rc = -1;
+        }
+        pthread_mutex_lock(&st.lock);
+        sl->state = 0;
+        st.emitted++;
+        if (rc != 0)
+            st.stop = 1;
+        pthread_cond_broadcast(&st.space);
+        pthread_mutex_unlock(&st.lock);
+    }
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    pthread_cond_destroy(&st.done);
+    pthread_cond_destroy(&st.space);
+    pthread_mutex_destroy(&st.lock);
+    free(st.s);
+    free(tid);
+    return rc;
+}

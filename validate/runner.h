@@ -81,4 +81,18 @@ int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out);
  * when the threads could not be started. */
 int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *out, ddio_err *e);
 
+/* Streaming: point i's job is filled by job_of(i, ctx, job, params)
+ * (params: room for VD_MAX_PARAMS, kept until the point is emitted); o->jobs
+ * worker threads compute the points, and the calling thread hands each
+ * outcome to emit(i, ...) in index order as soon as it and all before it
+ * are done, with at most `window` points computed ahead of the last one
+ * emitted.  Unlike vd_run_all no point waits for a batch: a slow point
+ * holds back only the emission, never the other threads.  Returns 0, or
+ * -1 with e filled (the threads could not start, job_of or emit failed:
+ * the workers stop after the points they hold). */
+typedef int (*vd_job_fn)(size_t i, void *ctx, vd_job *job, vd_param *params, ddio_err *e);
+typedef int (*vd_emit_fn)(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, ddio_err *e);
+int vd_run_stream(size_t n, const vd_run_opts *o, size_t window, vd_job_fn job_of, vd_emit_fn emit, void *ctx,
+                  ddio_err *e);
+
 #endif

@@ -29,35 +29,60 @@ int mk_setmix_from_sets(const uint32_t *set, size_t n_bufs, uint32_t lines, uint
         return ddio_errf(e, DDIO_EXIT_USAGE, "set mapping: %zu buffers of %u lines have no other lines", n_bufs,
                          lines);
     size_t n = n_bufs * lines;
-    uint32_t *all = calloc(total_sets, sizeof *all), *own = calloc(total_sets, sizeof *own);
+    uint32_t *all = calloc(total_sets, sizeof *all), *own = calloc(total_sets, sizeof *own),
+             *stamp = calloc(total_sets, sizeof *stamp);
     size_t *hist = NULL, cmax = 0;
     int rc = -1;
-    if (!all || !own) {
+    if (!all || !own || !stamp) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (set[i] >= total_sets) {
-            ddio_errf(e, DDIO_EXIT_USAGE, "set mapping: set %u of line %zu is out of range [0, %llu)", set[i], i,
-                      (unsigned long long)total_sets);
-            goto out;
+    /* Count the lines per set, and note whether any buffer has two lines
+     * in one set (stamp[s]: the last buffer, + 1, with a line in s). */
+    int shared = 0;
+    for (size_t b = 0, i = 0; b < n_bufs; b++) {
+        const uint32_t tag = (uint32_t)b + 1;
+        for (uint32_t j = 0; j < lines; j++, i++) {
+            if (set[i] >= total_sets) {
+                ddio_errf(e, DDIO_EXIT_USAGE, "set mapping: set %u of line %zu is out of range [0, %llu)", set[i],
+                          i, (unsigned long long)total_sets);
+                goto out;
+            }
+            shared |= stamp[set[i]] == tag;
+            stamp[set[i]] = tag;
+            if (++all[set[i]] > cmax)
+                cmax = all[set[i]];
         }
-        if (++all[set[i]] > cmax)
-            cmax = all[set[i]];
     }
     if (!(hist = calloc(cmax + 1, sizeof *hist))) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto out;
     }
-    /* c(x) = lines in x's set minus those of x's own buffer. */
-    for (size_t b = 0; b < n_bufs; b++) {
+    if (!shared) {
+        /* Every line of a set with k lines has k - 1 others there, none of
+         * its own buffer: the usual case (a buffer's lines are consecutive,
+         * and the mappings keep consecutive lines in distinct sets). */
+        for (uint64_t s = 0; s < total_sets; s++)
+            hist[all[s] ? all[s] - 1 : 0] += all[s];
+    } else {
+        memset(stamp, 0, total_sets * sizeof *stamp);
+    }
+    /* c(x) = lines in x's set minus those of x's own buffer.  own[] counts
+     * a buffer's lines per set, tagged with the buffer (stamp[]) so that it
+     * needs no clearing between buffers: b's count in set s is own[s] when
+     * stamp[s] == b + 1, else 0. */
+    for (size_t b = 0; shared && b < n_bufs; b++) {
         const uint32_t *s = &set[b * lines];
-        for (uint32_t j = 0; j < lines; j++)
+        const uint32_t tag = (uint32_t)b + 1;
+        for (uint32_t j = 0; j < lines; j++) {
+            if (stamp[s[j]] != tag) {
+                stamp[s[j]] = tag;
+                own[s[j]] = 0;
+            }
             own[s[j]]++;
+        }
         for (uint32_t j = 0; j < lines; j++)
             hist[all[s[j]] - own[s[j]]]++;
-        for (uint32_t j = 0; j < lines; j++)
-            own[s[j]] = 0;
     }
     unsigned k = 0;
     for (size_t c = 0; c <= cmax; c++)
@@ -79,6 +104,7 @@ int mk_setmix_from_sets(const uint32_t *set, size_t n_bufs, uint32_t lines, uint
 out:
     free(all);
     free(own);
+    free(stamp);
     free(hist);
     return rc;
 }
@@ -93,9 +119,12 @@ static int circulating(const ddio_workload *w, const uint32_t *bufs, size_t tota
 {
     const ddio_driver *d = &w->driver;
     mempool mp;
-    uint64_t need = total + (uint64_t)w->cores * (2 * d->mempool_cache + 1), have = ddio_workload_mempool_size(w);
-    mempool_config mc = {.n_bufs = (uint32_t)(need > have ? (need < RING_MAX_CAPACITY ? need : RING_MAX_CAPACITY)
-                                                          : have),
+    /* The pool's ring hands out buffers in index order, so a pool of just
+     * the buffers these gets can take gives the ids the simulator's pool
+     * (ddio_workload_mempool_size, often 65535) gives, at a fraction of the
+     * set-up. */
+    uint64_t need = total + (uint64_t)w->cores * (2 * d->mempool_cache + 1);
+    mempool_config mc = {.n_bufs = (uint32_t)(need < RING_MAX_CAPACITY ? need : RING_MAX_CAPACITY),
                          .n_caches = w->cores, .cache_size = d->mempool_cache, .put_mode = MEMPOOL_PUT_TRIM};
     if (mempool_init(&mp, &mc, e) != 0)
         return -1;
