@@ -28,6 +28,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* Every error of subcommand `cmd` ("simulate", "trace gen") is one line on

@@ -14,6 +14,8 @@ static const ddio_cmd commands[] = {
     {"validate", "compare both engines with hit rates measured on real servers (uncore counters)", cmd_validate},
     {"sweep", "compute a design-space grid (ring sizes x cores x DDIO ways x ...) into a results file", cmd_sweep},
     {"plot", "draw a sweep's results with gnuplot (a metric against a parameter, series, heat map)", cmd_plot},
+    {"advise", "the ring sizes / DDIO ways / cores that meet constraints (memory traffic, hit rate, drops), best first",
+     cmd_advise},
     {"help", "what the terms of the output mean (L3*, CPU first, bounds, MAE ...)", cmd_help},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "tests/helpers.h"
+#include "validate/advise.h"
 #include "validate/sweep.h"
+#include <cjson/cJSON.h>
 
 static void parse_ok(const char *text, sw_spec *s)
 {
@@ -452,6 +454,97 @@ Test(sweep, plot_draws_png_and_svg, .timeout = 120)
     cr_expect(strstr(r.err, "junk.csv:1: not the header of a ddiosim sweep CSV"), "%s", r.err);
     cli_run_free(&r);
     rm_rf(dir);
+}
+
+/* advise on the Fig. 17 case (configs/sweeps/fig17-advise.json): its
+ * answer is the fewest DDIO ways whose model memory write traffic is under
+ * the budget in a brute-force sweep of the same grid. */
+Test(sweep, advise_matches_a_brute_force_sweep, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    cli_run r = run_shellf(dir, "'%s' advise --spec '%s/configs/sweeps/fig17-advise.json' --engine model --format json "
+                                "-o advice.json", ddiosim_bin(), DDIOSIM_SOURCE_DIR);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    char p[128];
+    snprintf(p, sizeof p, "%s/advice.json", dir);
+    char *t = slurp(p, NULL);
+    cJSON *j = cJSON_Parse(t);
+    cr_assert(j, "%s", t);
+    const cJSON *adv = cJSON_GetObjectItem(j, "advice");
+    cr_assert(cJSON_IsObject(adv), "%s", t);
+    int ways = cJSON_GetObjectItem(adv, "ddio_ways")->valueint;
+    cr_expect_eq(cJSON_GetObjectItem(j, "points")->valueint, 11);
+    int feasible = cJSON_GetObjectItem(j, "feasible")->valueint;
+    cJSON_Delete(j);
+    free(t);
+    /* The same grid as a sweep. */
+    FILE *f = fopen((snprintf(p, sizeof p, "%s/spec.json", dir), p), "w");
+    fputs("{\"fixed\": {\"pkt_size\": 1500, \"rate\": \"max\", \"cores\": 1, \"rx_ring\": 2048},"
+          " \"grid\": {\"ddio_ways\": {\"range\": [1, 11]}}}", f);
+    fclose(f);
+    r = run_shellf(dir, "'%s' sweep --spec spec.json -o r.jsonl --engine model", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(p, sizeof p, "%s/r.jsonl", dir);
+    t = slurp(p, NULL);
+    int best = 0, n_ok = 0;
+    for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *row = cJSON_Parse(line);
+        const cJSON *mo = cJSON_GetObjectItem(row, "model");
+        if (mo) {
+            double w = cJSON_GetObjectItem(mo, "mem_write_gbps")->valuedouble;
+            int k = cJSON_GetObjectItem(cJSON_GetObjectItem(row, "params"), "ddio_ways")->valueint;
+            if (w <= 1.0) {
+                n_ok++;
+                if (!best || k < best)
+                    best = k;
+            }
+        }
+        cJSON_Delete(row);
+    }
+    free(t);
+    cr_expect_eq(ways, best, "advise: %d ways, the sweep: %d", ways, best);
+    cr_expect_eq(feasible, n_ok);
+    cr_expect(best >= 2 && best <= 6, "%d ways", best);
+    /* No answer: exit 1, said. */
+    r = run_shellf(dir, "sed 's/\"max\": 1.0/\"max\": 0/' '%s/configs/sweeps/fig17-advise.json' > none.json && "
+                        "'%s' advise --spec none.json --engine model", DDIOSIM_SOURCE_DIR, ddiosim_bin());
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.out, "no point of the grid meets every constraint"), "%s", r.out);
+    cli_run_free(&r);
+    rm_rf(dir);
+}
+
+Test(sweep, advise_spec_errors)
+{
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}}", "q.json: constraints: missing"},
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}, \"constraints\": {\"speed\": {\"max\": 1}}}",
+         "q.json: constraints.speed: unknown metric"},
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}, \"constraints\": {\"drop_rate\": {\"max\": \"low\"}}}",
+         "q.json: constraints.drop_rate.max: expected a number"},
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}, \"constraints\": {\"drop_rate\": {\"below\": 1}}}",
+         "q.json: constraints.drop_rate.below: unknown key (min, max)"},
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}, \"constraints\": {\"pcie_write_hit\": {\"min\": 0.9, \"max\": 0.5}}}",
+         "constraints.pcie_write_hit: min is above max"},
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}, \"constraints\": {}}", "q.json: constraints: no constraint"},
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}, \"constraints\": {\"drop_rate\": {\"max\": 1}}, \"prefer\": [\"cores\"]}",
+         "q.json: prefer[0]: 'cores' is not a parameter of the grid"},
+        {"{\"grid\": {\"ddio_ways\": [2, 3]}, \"constraints\": {\"drop_rate\": {\"max\": 1}}, \"confirm\": -1}",
+         "q.json: confirm: expected a whole number"},
+        {"{\"grid\": {\"ddio_way\": [2, 3]}, \"constraints\": {\"drop_rate\": {\"max\": 1}}}",
+         "q.json: grid.ddio_way: unknown parameter"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ad_spec s;
+        ddio_err e = {0};
+        cr_expect_eq(ad_spec_parse(bad[i].text, "q.json", &s, &e), -1, "accepted: %s", bad[i].text);
+        cr_expect(strstr(e.msg, bad[i].want), "%s\n  wanted: %s", e.msg, bad[i].want);
+    }
 }
 
 Test(sweep, cli_errors)

@@ -120,6 +120,7 @@ static int run_sim(const ddio_config *cfg, const dsim_options *d, vd_outcome *ou
     out->sim_mem_read_bpp = r.mem_read_bytes_per_pkt;
     out->sim_mem_write_bpp = r.mem_write_bytes_per_pkt;
     out->sim_mem_gbps = r.mem_gbps;
+    out->sim_mem_write_gbps = r.mem_write_bytes_per_pkt * r.mpps * 1e6 / 1e9;
     for (int g = 0; g < REG_COUNT; g++)
         out->sim_llc_lines[g] = (double)r.occupancy[g];
     dsim_result_free(&r);
@@ -169,6 +170,8 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
         out->model_mem_read_bpp = p.mem_read_bytes_per_pkt.estimate;
         out->model_mem_write_bpp = p.mem_write_bytes_per_pkt.estimate;
         out->model_mem_gbps = p.mem_gbps.estimate;
+        out->model_mem_write_gbps = p.mem_write_bytes_per_pkt.estimate * qr.accepted_pps / 1e9;
+        out->model_drop_rate = qr.offered_pps > 0 ? 1 - qr.accepted_pps / qr.offered_pps : 0;
         out->model_footprint_bytes = p.footprint_bytes.estimate;
     }
     qest_result_free(&qr);
@@ -182,7 +185,8 @@ int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
     for (int m = 0; m < VD_METRIC_COUNT; m++)
         out->sim[m] = out->model_lower[m] = out->model_upper[m] = out->model_mean[m] = out->model_est[m] = NAN;
     out->sim_data[0] = out->sim_data[1] = out->sim_gbps = out->sim_drop_rate = NAN;
-    out->sim_mem_read_bpp = out->sim_mem_write_bpp = out->sim_mem_gbps = NAN;
+    out->sim_mem_read_bpp = out->sim_mem_write_bpp = out->sim_mem_gbps = out->sim_mem_write_gbps = NAN;
+    out->model_mem_write_gbps = out->model_drop_rate = NAN;
     for (int g = 0; g < REG_COUNT; g++)
         out->sim_llc_lines[g] = NAN;
     for (int q = 0; q < Q_COUNT; q++)

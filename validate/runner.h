@@ -55,6 +55,7 @@ typedef struct vd_outcome {
     double sim_gbps, sim_drop_rate;
     int sim_settled;
     double sim_mem_read_bpp, sim_mem_write_bpp, sim_mem_gbps;   /* memory traffic: bytes per packet, GB/s */
+    double sim_mem_write_gbps;          /* memory writes alone, GB/s */
     double sim_llc_lines[REG_COUNT];    /* cache occupancy at the end, lines per region (REG_L2: all L2s) */
     /* model: LRU lower, BIP / QLRU upper, their mean, and the estimate the machine's
        llc.model_estimate names (what is compared) */
@@ -63,6 +64,8 @@ typedef struct vd_outcome {
     double model_queue[Q_COUNT];        /* the queueing estimate, mean over cores */
     double model_gbps;                  /* accepted throughput of the estimate */
     double model_mem_read_bpp, model_mem_write_bpp, model_mem_gbps;   /* estimates, as the hit rates' */
+    double model_mem_write_gbps;        /* memory writes alone at the accepted rate, GB/s */
+    double model_drop_rate;             /* 1 - accepted / offered packets of the queueing estimate */
     double model_footprint_bytes;       /* the I/O footprint of all cores (estimate) */
 } vd_outcome;
 

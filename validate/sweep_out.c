@@ -96,17 +96,18 @@ static void columns(const sw_spec *s, const vd_run_opts *o, sbuf *b)
                "sim_data_read_hit,sim_throughput_gbps,sim_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
             put(b, ",sim_q_%s", dsim_queue_name((enum dsim_queue)q));
-        put(b, ",sim_mem_read_bytes_per_pkt,sim_mem_write_bytes_per_pkt,sim_mem_gbps");
+        put(b, ",sim_mem_read_bytes_per_pkt,sim_mem_write_bytes_per_pkt,sim_mem_gbps,sim_mem_write_gbps");
         for (int g = 0; g < REG_COUNT; g++)
             if (region_col[g])
                 put(b, ",sim_lines_%s", region_col[g]);
     }
     if (o->engines & VD_ENGINE_MODEL) {
         put(b, ",model_pcie_write_hit,model_pcie_write_lower,model_pcie_write_upper,model_pcie_read_hit,"
-               "model_pcie_read_lower,model_pcie_read_upper,model_throughput_gbps");
+               "model_pcie_read_lower,model_pcie_read_upper,model_throughput_gbps,model_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
             put(b, ",model_q_%s", dsim_queue_name((enum dsim_queue)q));
-        put(b, ",model_mem_read_bytes_per_pkt,model_mem_write_bytes_per_pkt,model_mem_gbps,model_footprint_bytes");
+        put(b, ",model_mem_read_bytes_per_pkt,model_mem_write_bytes_per_pkt,model_mem_gbps,model_mem_write_gbps,"
+               "model_footprint_bytes");
     }
 }
 
@@ -179,6 +180,7 @@ static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const v
         num(b, ok ? r->sim_mem_read_bpp : NAN, 0);
         num(b, ok ? r->sim_mem_write_bpp : NAN, 0);
         num(b, ok ? r->sim_mem_gbps : NAN, 0);
+        num(b, ok ? r->sim_mem_write_gbps : NAN, 0);
         for (int g = 0; g < REG_COUNT; g++)
             if (region_col[g])
                 num(b, ok ? r->sim_llc_lines[g] : NAN, 0);
@@ -190,11 +192,13 @@ static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const v
             num(b, ok ? r->model_upper[m] : NAN, 0);
         }
         num(b, ok ? r->model_gbps : NAN, 0);
+        num(b, ok ? r->model_drop_rate : NAN, 0);
         for (int q = 0; q < Q_COUNT; q++)
             num(b, ok ? r->model_queue[q] : NAN, 0);
         num(b, ok ? r->model_mem_read_bpp : NAN, 0);
         num(b, ok ? r->model_mem_write_bpp : NAN, 0);
         num(b, ok ? r->model_mem_gbps : NAN, 0);
+        num(b, ok ? r->model_mem_write_gbps : NAN, 0);
         num(b, ok ? r->model_footprint_bytes : NAN, 0);
     }
     put(b, "\n");
@@ -241,6 +245,7 @@ static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint3
             json_num(si, "mem_read_bytes_per_pkt", r->sim_mem_read_bpp);
             json_num(si, "mem_write_bytes_per_pkt", r->sim_mem_write_bpp);
             json_num(si, "mem_gbps", r->sim_mem_gbps);
+            json_num(si, "mem_write_gbps", r->sim_mem_write_gbps);
             cJSON *l = cJSON_AddObjectToObject(si, "lines");
             for (int g = 0; g < REG_COUNT; g++)
                 if (region_col[g])
@@ -255,12 +260,14 @@ static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint3
                 json_num(h, "upper", r->model_upper[m]);
             }
             json_num(mo, "throughput_gbps", r->model_gbps);
+            json_num(mo, "drop_rate", r->model_drop_rate);
             cJSON *q = cJSON_AddObjectToObject(mo, "queues");
             for (int k = 0; k < Q_COUNT; k++)
                 json_num(q, dsim_queue_name((enum dsim_queue)k), r->model_queue[k]);
             json_num(mo, "mem_read_bytes_per_pkt", r->model_mem_read_bpp);
             json_num(mo, "mem_write_bytes_per_pkt", r->model_mem_write_bpp);
             json_num(mo, "mem_gbps", r->model_mem_gbps);
+            json_num(mo, "mem_write_gbps", r->model_mem_write_gbps);
             json_num(mo, "footprint_bytes", r->model_footprint_bytes);
         }
     }
