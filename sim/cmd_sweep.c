@@ -255,7 +255,8 @@ static int run(const sweep_opts *o, ddio_err *e)
     }
     if (exists && sw_resume_scan(o->out, header, o->fmt, &done, e) != 0)
         goto done;
-    qsort(done.id, done.n, sizeof *done.id, cmp_u64);
+    if (done.n)
+        qsort(done.id, done.n, sizeof *done.id, cmp_u64);
     size_t n_todo = 0, n_sel = 0;
     if (pending_points(&s, done.id, done.n, &todo, &n_todo, &n_sel, e) != 0)
         goto done;
