@@ -7,7 +7,6 @@
 #include <cjson/cJSON.h>
 
 #include "configs/fields.h"
-#include "sim/common/infile.h"
 #include "validate/advise.h"
 
 static const char *const metric_names[AD_METRIC_COUNT] = {
@@ -154,18 +153,9 @@ out:
 int ad_spec_load(const char *path, ad_spec *s, ddio_err *e)
 {
     memset(s, 0, sizeof *s);
-    FILE *f = ddio_open_data(path, 1 << 20, e);
-    if (!f)
+    char *buf = sw_read_spec(path, e);
+    if (!buf)
         return -1;
-    char *buf = malloc((1 << 20) + 1);
-    size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
-    int bad = !buf || ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
-    }
-    buf[n] = '\0';
     int rc = ad_spec_parse(buf, path, s, e);
     free(buf);
     return rc;

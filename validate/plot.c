@@ -93,11 +93,8 @@ static void nan_or(FILE *f, double v)
 /* Write experiment x's data for metric m to `path`, one block per series
  * value (blocks separated by two blank lines); returns the block count and
  * their series values in sv. */
-static int write_data(const vd_set *s, size_t x, size_t first, int m, const char *path, double *sv, int max_sv)
+static int write_data(const vd_set *s, size_t x, size_t first, int m, FILE *f, double *sv, int max_sv)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
     const vd_experiment *e = &s->exp[x];
     int nb = 0;
     for (size_t i = 0; i < e->n; i++) {
@@ -123,8 +120,7 @@ static int write_data(const vd_set *s, size_t x, size_t first, int m, const char
         nan_or(f, mod ? o->model_upper[m] : NAN);
         fprintf(f, "\n");
     }
-    int bad = ferror(f);
-    return fclose(f) != 0 || bad ? -1 : nb;
+    return ferror(f) ? -1 : nb;
 }
 
 /* One panel's plot command. */
@@ -160,62 +156,54 @@ static void panel(FILE *g, const vd_set *s, size_t x, int m, const char *data, c
             snprintf(name, sizeof name, "notitle");
         fprintf(g, ", \\\n     ");
         if (mod)
-            fprintf(g, "'%s' index %d using 1:6:7 with filledcurves fc rgb '%s' fs transparent solid 0.15 "
-                       "notitle, '' index %d using 1:5 with lines dt 2 lw 1.5 lc rgb '%s' notitle, ",
-                    data, b, c, b, c);
+            fprintf(g, "%s index %d using 1:6:7 with filledcurves fc rgb '%s' fs transparent solid 0.15 "
+                       "notitle, %s index %d using 1:5 with lines dt 2 lw 1.5 lc rgb '%s' notitle, ",
+                    data, b, c, data, b, c);
         if (sim)
-            fprintf(g, "'%s' index %d using 1:4 with linespoints pt 6 lw 1.5 lc rgb '%s' notitle, ", data, b, c);
-        fprintf(g, "'%s' index %d using 1:2:3 with yerrorbars pt 7 ps 0.6 lc rgb '%s' %s", data, b, c, name);
+            fprintf(g, "%s index %d using 1:4 with linespoints pt 6 lw 1.5 lc rgb '%s' notitle, ", data, b, c);
+        fprintf(g, "%s index %d using 1:2:3 with yerrorbars pt 7 ps 0.6 lc rgb '%s' %s", data, b, c, name);
     }
     fprintf(g, "\n");
 }
 
-static int write_script(const vd_set *s, const char *dir, const char *script, const char *out_tmp, int png)
+/* The figure's gnuplot commands (after its terminal and output): the data
+ * of every panel as a datablock ($eXmM, one block per series value), then
+ * the panels. */
+static char *body_of(const vd_set *s)
 {
-    FILE *g = fopen(script, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *g = open_memstream(&text, &len);
     if (!g)
-        return -1;
-    int rows = (int)s->n_exp;
-    fprintf(g, "set terminal %s size %d,%d%s\n", png ? "pngcairo" : "svg", 1200, 380 * rows,
-            png ? " noenhanced font 'sans,9'" : " noenhanced font 'sans,10' background rgb 'white'");
-    fprintf(g, "set output '%s'\n", out_tmp);
+        return NULL;
+    int rows = (int)s->n_exp, rc = 0;
     fprintf(g, "set datafile missing 'NaN'\nset key bottom left font ',7' spacing 0.9\nset grid\n"
                "set ylabel 'hit rate (%%)'\nset yrange [0:105]\n");
-    fprintf(g, "set multiplot layout %d,2\n", rows);
+    double sv[64][2][N_COLORS];
+    int nb[64][2];
     size_t first = 0;
-    int rc = 0;
-    for (size_t x = 0; x < s->n_exp && rc == 0; x++) {
+    for (size_t x = 0; x < s->n_exp && x < 64 && rc == 0; x++) {
         for (int m = 0; m < 2 && rc == 0; m++) {
-            char data[600];
-            double sv[N_COLORS];
-            snprintf(data, sizeof data, "%s/e%zu-m%d.dat", dir, x, m);
-            int nb = write_data(s, x, first, m, data, sv, (int)N_COLORS);
-            if (nb < 0)
-                rc = -1;
-            else
-                panel(g, s, x, m, data, sv, nb);
+            fprintf(g, "$e%zum%d << EOD\n", x, m);
+            nb[x][m] = write_data(s, x, first, m, g, sv[x][m], (int)N_COLORS);
+            rc = nb[x][m] < 0;
+            fprintf(g, "EOD\n");
         }
         first += s->exp[x].n;
     }
-    fprintf(g, "unset multiplot\n");
-    int bad = ferror(g);
-    return fclose(g) != 0 || bad || rc ? -1 : 0;
-}
-
-/* Remove the temporary folder and what it holds. */
-static void remove_dir(const char *dir, const vd_set *s)
-{
-    char p[600];
-    for (size_t x = 0; x < s->n_exp; x++)
+    fprintf(g, "set multiplot layout %d,2\n", rows);
+    for (size_t x = 0; x < s->n_exp && x < 64 && rc == 0; x++)
         for (int m = 0; m < 2; m++) {
-            snprintf(p, sizeof p, "%s/e%zu-m%d.dat", dir, x, m);
-            unlink(p);
+            char data[32];
+            snprintf(data, sizeof data, "$e%zum%d", x, m);
+            panel(g, s, x, m, data, sv[x][m], nb[x][m]);
         }
-    snprintf(p, sizeof p, "%s/plot.gp", dir);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/gnuplot.log", dir);
-    unlink(p);
-    rmdir(dir);
+    fprintf(g, "unset multiplot\n");
+    if (fclose(g) != 0 || rc) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 /* The first line of gnuplot's log, for the error message. */
@@ -299,47 +287,12 @@ int vd_plot(const vd_set *s, const char *out, ddio_err *e)
 {
     if (vd_plot_check(out, e) != 0)
         return -1;
-    char dir[] = "/tmp/ddiosim-plot-XXXXXX";
-    if (!mkdtemp(dir))
-        return ddio_errf(e, DDIO_EXIT_IO, "--plot: cannot create a temporary folder: %s", strerror(errno));
-    size_t n = strlen(out);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
-        rmdir(dir);
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    }
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", out);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int err = errno;
-        free(tmp);
-        rmdir(dir);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: %s", out, strerror(err));
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    close(fd);
-    char script[600], log[600];
-    snprintf(script, sizeof script, "%s/plot.gp", dir);
-    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
-    int rc = 0;
-    if (write_script(s, dir, script, tmp, ends_with(out, ".png")) != 0) {
-        rc = ddio_errf(e, DDIO_EXIT_IO, "--plot: cannot write the plot's data in %s", dir);
-    } else {
-        char *args[] = {"gnuplot", script, NULL};
-        int st = run_gnuplot(args, log);
-        if (st != 0) {
-            char line[300];
-            first_line(log, line, sizeof line);
-            rc = ddio_errf(e, DDIO_EXIT_IO, "--plot: gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
-        } else if (rename(tmp, out) != 0) {
-            rc = ddio_errf(e, DDIO_EXIT_IO, "%s: %s", out, strerror(errno));
-        }
-    }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
-    remove_dir(dir, s);
+    if (s->n_exp > 64)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--plot: at most 64 experiments in one figure");
+    char *body = body_of(s);
+    if (!body)
+        return ddio_errf(e, DDIO_EXIT_IO, "--plot: out of memory");
+    int rc = vd_gnuplot(body, 1200, 380 * (int)s->n_exp, out, e);
+    free(body);
     return rc;
 }

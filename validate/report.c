@@ -9,46 +9,12 @@
 #include <cjson/cJSON.h>
 
 #include "validate/report.h"
+#include "validate/text.h"
 
 /* ------------------------------------------------------------ text buffer */
 
-typedef struct buf {
-    char *data;
-    size_t len, cap;
-    int oom;
-} buf;
-
-static void bprintf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(buf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d) {
-            b->oom = 1;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-}
+typedef vd_buf buf;
+#define bprintf vd_bprintf
 
 static char *bdone(buf *b)
 {

@@ -290,25 +290,33 @@ int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e)
     return rc;
 }
 
-int sw_spec_load(const char *path, sw_spec *s, ddio_err *e)
+char *sw_read_spec(const char *path, ddio_err *e)
 {
-    memset(s, 0, sizeof *s);
     FILE *f = ddio_open_data(path, MAX_SPEC_BYTES, e);
     if (!f)
-        return -1;
+        return NULL;
     char *buf = malloc(MAX_SPEC_BYTES + 1);
     size_t n = buf ? fread(buf, 1, MAX_SPEC_BYTES, f) : 0;
     int bad = !buf || ferror(f);
     fclose(f);
     if (bad) {
         free(buf);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
+        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path), NULL;
     }
     buf[n] = '\0';
     if (strlen(buf) != n) {
         free(buf);
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: a NUL byte in the spec", path);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: a NUL byte in the spec", path), NULL;
     }
+    return buf;
+}
+
+int sw_spec_load(const char *path, sw_spec *s, ddio_err *e)
+{
+    memset(s, 0, sizeof *s);
+    char *buf = sw_read_spec(path, e);
+    if (!buf)
+        return -1;
     int rc = sw_spec_parse(buf, path, s, e);
     free(buf);
     return rc;

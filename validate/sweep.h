@@ -55,6 +55,9 @@ typedef struct sw_spec {
  * key or parameter, a value of the wrong type, an empty range, a parameter
  * given twice, a filter naming a parameter the grid does not set. */
 int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e);
+/* The text of the spec file at `path` (at most 1 MiB, no NUL byte),
+ * malloc'ed; NULL with e filled. */
+char *sw_read_spec(const char *path, ddio_err *e);
 /* Read and parse the spec at `path`. */
 int sw_spec_load(const char *path, sw_spec *s, ddio_err *e);
 void sw_spec_free(sw_spec *s);

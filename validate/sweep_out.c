@@ -14,45 +14,8 @@
 #include <cjson/cJSON.h>
 
 #include "validate/sweep.h"
+#include "validate/text.h"
 
-/* A growing text buffer. */
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->s && (size_t)k < room) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + (size_t)k + 1)
-            cap *= 2;
-        char *g = realloc(b->s, cap);
-        if (!g) {
-            b->oom = 1;
-            return;
-        }
-        b->s = g;
-        b->cap = cap;
-    }
-}
 
 static const char *engine_word(int engines)
 {
@@ -83,88 +46,88 @@ uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o)
 /* The region columns of the simulator's cache occupancy. */
 static const char *const region_col[REG_COUNT] = {"l2", "ddio", "shared", "l3", NULL};
 
-static void columns(const sw_spec *s, const vd_run_opts *o, sbuf *b)
+static void columns(const sw_spec *s, const vd_run_opts *o, vd_buf *b)
 {
-    put(b, "id");
+    vd_bprintf(b, "id");
     for (uint32_t i = 0; i < s->n_fixed; i++)
-        put(b, ",%s", s->fixed[i].name);
+        vd_bprintf(b, ",%s", s->fixed[i].name);
     for (uint32_t i = 0; i < s->n_axes; i++)
-        put(b, ",%s", s->axis[i].name);
-    put(b, ",status,error");
+        vd_bprintf(b, ",%s", s->axis[i].name);
+    vd_bprintf(b, ",status,error");
     if (o->engines & VD_ENGINE_SIM) {
-        put(b, ",sim_pcie_write_hit,sim_pcie_read_hit,sim_pcie_write_partial_hit,sim_data_write_hit,"
+        vd_bprintf(b, ",sim_pcie_write_hit,sim_pcie_read_hit,sim_pcie_write_partial_hit,sim_data_write_hit,"
                "sim_data_read_hit,sim_throughput_gbps,sim_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
-            put(b, ",sim_q_%s", dsim_queue_name((enum dsim_queue)q));
-        put(b, ",sim_mem_read_bytes_per_pkt,sim_mem_write_bytes_per_pkt,sim_mem_gbps,sim_mem_write_gbps");
+            vd_bprintf(b, ",sim_q_%s", dsim_queue_name((enum dsim_queue)q));
+        vd_bprintf(b, ",sim_mem_read_bytes_per_pkt,sim_mem_write_bytes_per_pkt,sim_mem_gbps,sim_mem_write_gbps");
         for (int g = 0; g < REG_COUNT; g++)
             if (region_col[g])
-                put(b, ",sim_lines_%s", region_col[g]);
+                vd_bprintf(b, ",sim_lines_%s", region_col[g]);
     }
     if (o->engines & VD_ENGINE_MODEL) {
-        put(b, ",model_pcie_write_hit,model_pcie_write_lower,model_pcie_write_upper,model_pcie_read_hit,"
+        vd_bprintf(b, ",model_pcie_write_hit,model_pcie_write_lower,model_pcie_write_upper,model_pcie_read_hit,"
                "model_pcie_read_lower,model_pcie_read_upper,model_throughput_gbps,model_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
-            put(b, ",model_q_%s", dsim_queue_name((enum dsim_queue)q));
-        put(b, ",model_mem_read_bytes_per_pkt,model_mem_write_bytes_per_pkt,model_mem_gbps,model_mem_write_gbps,"
+            vd_bprintf(b, ",model_q_%s", dsim_queue_name((enum dsim_queue)q));
+        vd_bprintf(b, ",model_mem_read_bytes_per_pkt,model_mem_write_bytes_per_pkt,model_mem_gbps,model_mem_write_gbps,"
                "model_footprint_bytes");
     }
 }
 
 char *sw_header(const sw_spec *s, const vd_run_opts *o, enum sw_format f)
 {
-    sbuf b = {0};
+    vd_buf b = {0};
     if (f == SW_JSONL) {
-        put(&b, "{\"ddiosim_sweep\":1,\"run\":\"%016llx\",\"engine\":\"%s\",\"packets\":%llu,\"seed\":%llu}\n",
+        vd_bprintf(&b, "{\"ddiosim_sweep\":1,\"run\":\"%016llx\",\"engine\":\"%s\",\"packets\":%llu,\"seed\":%llu}\n",
             (unsigned long long)sw_run_hash(s, o), engine_word(o->engines), (unsigned long long)o->packets,
             (unsigned long long)o->seed);
     } else {
-        put(&b, "# ddiosim sweep 1 run=%016llx engine=%s packets=%llu seed=%llu\n",
+        vd_bprintf(&b, "# ddiosim sweep 1 run=%016llx engine=%s packets=%llu seed=%llu\n",
             (unsigned long long)sw_run_hash(s, o), engine_word(o->engines), (unsigned long long)o->packets,
             (unsigned long long)o->seed);
         columns(s, o, &b);
-        put(&b, "\n");
+        vd_bprintf(&b, "\n");
     }
     if (b.oom) {
-        free(b.s);
+        free(b.data);
         return NULL;
     }
-    return b.s;
+    return b.data;
 }
 
 /* A number as both formats print it: "%.10g", nothing (CSV) / null (JSON)
  * when it is not finite. */
-static void num(sbuf *b, double v, int json)
+static void num(vd_buf *b, double v, int json)
 {
     if (isfinite(v))
-        put(b, json ? "%.10g" : ",%.10g", v);
+        vd_bprintf(b, json ? "%.10g" : ",%.10g", v);
     else
-        put(b, json ? "null" : ",");
+        vd_bprintf(b, json ? "null" : ",");
 }
 
 /* One CSV field: quoted, quotes doubled, line breaks as spaces. */
-static void csv_text(sbuf *b, const char *t)
+static void csv_text(vd_buf *b, const char *t)
 {
-    put(b, ",\"");
+    vd_bprintf(b, ",\"");
     for (; *t; t++) {
         if (*t == '"')
-            put(b, "\"\"");
+            vd_bprintf(b, "\"\"");
         else
-            put(b, "%c", *t == '\n' || *t == '\r' ? ' ' : *t);
+            vd_bprintf(b, "%c", *t == '\n' || *t == '\r' ? ' ' : *t);
     }
-    put(b, "\"");
+    vd_bprintf(b, "\"");
 }
 
 static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const vd_param *p, uint32_t n,
-                    const vd_outcome *r, sbuf *b)
+                    const vd_outcome *r, vd_buf *b)
 {
-    put(b, "%016llx", (unsigned long long)id);
+    vd_bprintf(b, "%016llx", (unsigned long long)id);
     for (uint32_t i = 0; i < n; i++) {
         char t[VD_TEXT_LEN + 16];
         vd_param_format(&p[i], t, sizeof t);
-        put(b, ",%s", t);
+        vd_bprintf(b, ",%s", t);
     }
-    put(b, r->failed ? ",error" : ",ok,");
+    vd_bprintf(b, r->failed ? ",error" : ",ok,");
     if (r->failed)
         csv_text(b, r->err.msg);
     const int ok = !r->failed;
@@ -201,7 +164,7 @@ static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const v
         num(b, ok ? r->model_mem_write_gbps : NAN, 0);
         num(b, ok ? r->model_footprint_bytes : NAN, 0);
     }
-    put(b, "\n");
+    vd_bprintf(b, "\n");
 }
 
 static void json_num(cJSON *o, const char *k, double v)
@@ -212,7 +175,7 @@ static void json_num(cJSON *o, const char *k, double v)
         cJSON_AddNullToObject(o, k);
 }
 
-static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint32_t n, const vd_outcome *r, sbuf *b)
+static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint32_t n, const vd_outcome *r, vd_buf *b)
 {
     cJSON *j = cJSON_CreateObject();
     if (!j)
@@ -275,7 +238,7 @@ static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint3
     cJSON_Delete(j);
     if (!text)
         return -1;
-    put(b, "%s\n", text);
+    vd_bprintf(b, "%s\n", text);
     free(text);
     return 0;
 }
@@ -283,7 +246,7 @@ static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint3
 char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t id, const vd_param *p, uint32_t n,
              const vd_outcome *r)
 {
-    sbuf b = {0};
+    vd_buf b = {0};
     if (f == SW_JSONL) {
         if (jsonl_row(o, id, p, n, r, &b) != 0)
             b.oom = 1;
@@ -291,10 +254,10 @@ char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t 
         csv_row(s, o, id, p, n, r, &b);
     }
     if (b.oom) {
-        free(b.s);
+        free(b.data);
         return NULL;
     }
-    return b.s;
+    return b.data;
 }
 
 /* The id a complete row starts with: 16 hex digits (CSV: the first field;

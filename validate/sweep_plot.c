@@ -9,6 +9,7 @@
 
 #include "validate/plot.h"
 #include "validate/sweep.h"
+#include "validate/text.h"
 
 #define MAX_COLS 128
 #define MAX_SERIES 12
@@ -202,39 +203,6 @@ static int num(const char *s, double *v)
     return *s && !*end && isfinite(*v);
 }
 
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        if (b->oom)
-            return;
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && b->s && (size_t)k < room) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (k >= 0 && cap < b->n + (size_t)k + 1)
-            cap *= 2;
-        char *g = k < 0 ? NULL : realloc(b->s, cap);
-        if (!g) {
-            b->oom = 1;
-            return;
-        }
-        b->s = g;
-        b->cap = cap;
-    }
-}
 
 typedef struct pt {
     double x, y, lo, up;
@@ -288,7 +256,7 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
     int rc = -1;
     char *keep = calloc(t.nrow ? t.nrow : 1, 1);
     pt *pts = calloc(t.nrow ? t.nrow : 1, sizeof *pts);
-    sbuf b = {0};
+    vd_buf b = {0};
     if (!keep || !pts) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
@@ -393,7 +361,7 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         goto done;
     }
     int logx = xmin > 0 && xmax / xmin >= 8;
-    put(&b, "set grid\nset datafile missing 'NaN'\nset xlabel \"%s\"\n", xl);
+    vd_bprintf(&b, "set grid\nset datafile missing 'NaN'\nset xlabel \"%s\"\n", xl);
     if (ch >= 0) {
         /* Heat map: the two parameters' values as categories, the metric as colour. */
         const char *hx[4096], *hy[4096];
@@ -407,30 +375,30 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         char hl[128];
         int hp;
         label(o->heatmap, hl, sizeof hl, &hp);
-        put(&b, "set ylabel \"%s\"\nset cblabel \"%s\"\nset palette rgbformulae 33,13,10\nunset grid\n", hl, yl);
-        put(&b, "set xtics (");
+        vd_bprintf(&b, "set ylabel \"%s\"\nset cblabel \"%s\"\nset palette rgbformulae 33,13,10\nunset grid\n", hl, yl);
+        vd_bprintf(&b, "set xtics (");
         for (size_t i = 0; i < nx; i++)
-            put(&b, "%s\"%s\" %zu", i ? ", " : "", hx[i], i);
-        put(&b, ")\nset ytics (");
+            vd_bprintf(&b, "%s\"%s\" %zu", i ? ", " : "", hx[i], i);
+        vd_bprintf(&b, ")\nset ytics (");
         for (size_t i = 0; i < ny; i++)
-            put(&b, "%s\"%s\" %zu", i ? ", " : "", hy[i], i);
-        put(&b, ")\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n$d << EOD\n", nx - 1, ny - 1);
+            vd_bprintf(&b, "%s\"%s\" %zu", i ? ", " : "", hy[i], i);
+        vd_bprintf(&b, ")\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n$d << EOD\n", nx - 1, ny - 1);
         for (size_t i = 0; i < n; i++) {
             size_t ix = 0, iy = 0;
             while (ix < nx && strcmp(hx[ix], pts[i].xs) != 0)
                 ix++;
             while (iy < ny && strcmp(hy[iy], pts[i].h) != 0)
                 iy++;
-            put(&b, "%zu %zu %.10g\n", ix, iy, pts[i].y * scale);
+            vd_bprintf(&b, "%zu %zu %.10g\n", ix, iy, pts[i].y * scale);
         }
-        put(&b, "EOD\nplot $d using 1:2:3 with image notitle\n");
+        vd_bprintf(&b, "EOD\nplot $d using 1:2:3 with image notitle\n");
     } else {
         qsort(pts, n, sizeof *pts, by_series_x);
-        put(&b, "set ylabel \"%s\"\nset key outside right top\n", yl);
+        vd_bprintf(&b, "set ylabel \"%s\"\nset key outside right top\n", yl);
         if (logx)
-            put(&b, "set logscale x 2\nset xrange [%g:%g]\n", xmin / 1.2, xmax * 1.2);
+            vd_bprintf(&b, "set logscale x 2\nset xrange [%g:%g]\n", xmin / 1.2, xmax * 1.2);
         if (pct)
-            put(&b, "set yrange [0:105]\n");
+            vd_bprintf(&b, "set yrange [0:105]\n");
         const char *sv[MAX_SERIES + 1];
         size_t ns = 0;
         for (size_t i = 0; i < n; i++)
@@ -445,16 +413,16 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         for (size_t i = 0; i < n; i++)
             band |= !isnan(pts[i].lo) && !isnan(pts[i].up);
         for (size_t k = 0; k < ns; k++) {
-            put(&b, "$s%zu << EOD\n", k);
+            vd_bprintf(&b, "$s%zu << EOD\n", k);
             for (size_t i = 0; i < n; i++)
                 if (strcmp(pts[i].series, sv[k]) == 0)
-                    put(&b, "%.10g %.10g %.10g %.10g\n", pts[i].x, pts[i].y * scale, pts[i].lo * scale,
+                    vd_bprintf(&b, "%.10g %.10g %.10g %.10g\n", pts[i].x, pts[i].y * scale, pts[i].lo * scale,
                         pts[i].up * scale);
-            put(&b, "EOD\n");
+            vd_bprintf(&b, "EOD\n");
         }
         static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
                                              "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939"};
-        put(&b, "plot ");
+        vd_bprintf(&b, "plot ");
         for (size_t k = 0; k < ns; k++) {
             const char *c = colors[k % (sizeof colors / sizeof colors[0])];
             char title[160];
@@ -463,20 +431,20 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
             else
                 snprintf(title, sizeof title, "title \"%s\"", o->y);
             if (band)
-                put(&b, "%s$s%zu using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.15 %s", k ? ", " : "",
+                vd_bprintf(&b, "%s$s%zu using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.15 %s", k ? ", " : "",
                     k, c, k ? "notitle" : "title 'model bounds (LRU .. BIP)'");
-            put(&b, "%s$s%zu using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' %s", band || k ? ", " : "", k,
+            vd_bprintf(&b, "%s$s%zu using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' %s", band || k ? ", " : "", k,
                 c, title);
         }
-        put(&b, "\n");
+        vd_bprintf(&b, "\n");
     }
     if (b.oom) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    rc = vd_gnuplot(b.s, PLOT_W, PLOT_H, out, e);
+    rc = vd_gnuplot(b.data, PLOT_W, PLOT_H, out, e);
 done:
-    free(b.s);
+    free(b.data);
     free(keep);
     free(pts);
     table_free(&t);

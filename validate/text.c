@@ -2,7 +2,9 @@
  * pcm-pcie and perf stat (validate/text.h): one implementation, so both
  * readers agree on what a line and a field are, and word errors alike. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 #include <string.h>
 
@@ -56,4 +58,35 @@ char *vd_next_line(vd_lines *r, int *rc, ddio_err *e)
         return NULL;
     }
     return vd_trim(r->buf);
+}
+
+void vd_bprintf(vd_buf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->len + (size_t)n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->oom = 1;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
 }

@@ -29,4 +29,14 @@ typedef struct vd_lines {
  * a read error, exit 1). */
 char *vd_next_line(vd_lines *r, int *rc, ddio_err *e);
 
+/* A growing text buffer: zero-initialise it, append with vd_bprintf; on
+ * out-of-memory `oom` is set and later appends do nothing.  The caller
+ * frees `data`. */
+typedef struct vd_buf {
+    char *data;
+    size_t len, cap;
+    int oom;
+} vd_buf;
+void vd_bprintf(vd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
