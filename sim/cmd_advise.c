@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "sim/cli.h"
+#include "sim/cli_runner.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "validate/advise.h"
@@ -69,9 +70,7 @@ static int parse(int argc, char **argv, adv_opts *o, ddio_err *e)
         case 'o': o->out = optarg; break;
         case O_SPEC: o->spec = optarg; break;
         case O_ENGINE:
-            if (strcmp(optarg, "model") == 0) o->engines = VD_ENGINE_MODEL;
-            else if (strcmp(optarg, "both") == 0) o->engines = VD_ENGINE_BOTH;
-            else return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: '%s' is not model or both", optarg);
+            if (cli_parse_engine(optarg, 0, &o->engines, e)) return -1;
             break;
         case O_TOP:
             if (ddio_parse_u64(optarg, 1, 1000000, &v, "--top", e)) return -1;
@@ -284,8 +283,7 @@ int cmd_advise(int argc, char **argv)
     o.top = 10;
     o.packets = 300000;
     o.seed = 1;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = cpus > 0 ? (int)(cpus > 1024 ? 1024 : cpus) : 1;
+    o.jobs = cli_jobs_default();
     int rc = cli_parse_outcome("advise", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sim/cli.h"
+#include "sim/cli_runner.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "validate/sweep.h"
@@ -73,10 +74,7 @@ static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
         case O_SPEC: o->spec = optarg; break;
         case O_RESUME: o->resume = 1; break;
         case O_ENGINE:
-            if (strcmp(optarg, "sim") == 0) o->engines = VD_ENGINE_SIM;
-            else if (strcmp(optarg, "model") == 0) o->engines = VD_ENGINE_MODEL;
-            else if (strcmp(optarg, "both") == 0) o->engines = VD_ENGINE_BOTH;
-            else return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: '%s' is not sim, model or both", optarg);
+            if (cli_parse_engine(optarg, 1, &o->engines, e)) return -1;
             break;
         case O_JOBS:
             if (ddio_parse_u64(optarg, 1, 1024, &v, "--jobs", e)) return -1;
@@ -306,8 +304,7 @@ int cmd_sweep(int argc, char **argv)
     o.engines = VD_ENGINE_BOTH;
     o.packets = DEFAULT_PACKETS;
     o.seed = 1;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = cpus > 0 ? (int)(cpus > 1024 ? 1024 : cpus) : 1;
+    o.jobs = cli_jobs_default();
     int rc = cli_parse_outcome("sweep", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;

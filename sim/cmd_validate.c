@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim/cli.h"
+#include "sim/cli_runner.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "validate/experiment.h"
@@ -128,10 +129,7 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
             o->dir[o->n_dir++] = optarg;
             break;
         case O_ENGINE:
-            if (strcmp(optarg, "sim") == 0) o->engines = VD_ENGINE_SIM;
-            else if (strcmp(optarg, "model") == 0) o->engines = VD_ENGINE_MODEL;
-            else if (strcmp(optarg, "both") == 0) o->engines = VD_ENGINE_BOTH;
-            else return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: '%s' is not sim, model or both", optarg);
+            if (cli_parse_engine(optarg, 1, &o->engines, e)) return -1;
             break;
         case O_JOBS:
             if (ddio_parse_u64(optarg, 1, 1024, &v, "--jobs", e)) return -1;
@@ -378,8 +376,7 @@ int cmd_validate(int argc, char **argv)
     o.engines = VD_ENGINE_BOTH;
     o.packets = DEFAULT_PACKETS;
     o.seed = 1;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    o.jobs = cpus > 0 ? (int)(cpus > 1024 ? 1024 : cpus) : 1;
+    o.jobs = cli_jobs_default();
     o.fmt = VD_FMT_TABLE;
     int rc = cli_parse_outcome("validate", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
