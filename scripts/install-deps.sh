@@ -12,6 +12,7 @@ PACKAGES=(
   libgsl-dev liblapacke-dev liblapack-dev libblas-dev
   libcjson-dev libcriterion-dev libpcap-dev
   tcpdump gnuplot-nox
+  libopenmpi-dev openmpi-bin
 )
 if [ "${1:-}" = "--clang" ]; then
   PACKAGES+=(clang)

@@ -13,6 +13,7 @@
 
 #include "sim/cli.h"
 #include "sim/cli_runner.h"
+#include "sim/sweep_mpi.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "validate/sweep.h"
@@ -218,21 +219,30 @@ static int emit(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, d
     return 0;
 }
 
-static int run(const sweep_opts *o, ddio_err *e)
+/* The point runner's options of the command line (the sample trace for
+ * points without a pkt_size). */
+static vd_run_opts run_opts_of(const sweep_opts *o, char *trace, size_t cap)
+{
+    ddio_err no_trace = {0};
+    if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, trace, cap, &no_trace) != 0)
+        trace[0] = '\0';
+    return (vd_run_opts){.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
+                         .trace = trace, .sets = o->set, .n_sets = o->n_set};
+}
+
+static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
 {
     sw_spec s;
-    if (sw_spec_load(o->spec, &s, e) != 0)
-        return -1;
-    int rc = -1, fd = -1;
+    memset(&s, 0, sizeof s);
+    int rc = -1, fd = -1, shared = 0;
+    char *text = sw_read_spec(o->spec, e);
     char *header = NULL;
     size_t *todo = NULL;
     sw_done done = {0};
     char trace[DDIO_DATA_PATH_MAX];
-    ddio_err no_trace = {0};
-    if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, trace, sizeof trace, &no_trace) != 0)
-        trace[0] = '\0';
-    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
-                      .trace = trace, .sets = o->set, .n_sets = o->n_set};
+    vd_run_opts ro = run_opts_of(o, trace, sizeof trace);
+    if (!text || sw_spec_parse(text, o->spec, &s, e) != 0)
+        goto done;
     ddio_file_arg outs[] = {{"-o", o->out}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o->spec}, {0}}, e) != 0)
         goto done;
@@ -270,10 +280,14 @@ static int run(const sweep_opts *o, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
         goto done;
     }
-    /* Points stream through the workers; rows are written in grid order,
-     * each as soon as it and those before it are done. */
+    /* Points stream through the workers (threads, or the other MPI ranks);
+     * rows are written in grid order, each as soon as it and those before
+     * it are done. */
     writer w = {.s = &s, .ro = &ro, .o = o, .todo = todo, .n = n_todo, .fd = fd, .tty = isatty(2), .t0 = now_s()};
-    if (vd_run_stream(n_todo, &ro, (size_t)(ro.jobs < 1 ? 1 : ro.jobs) * 16, job_of, emit, &w, e) != 0)
+    sweep_mpi_share_spec(mpi, text, e);
+    shared = 1;
+    if (mpi->on ? sweep_mpi_master(mpi, todo, n_todo, fd, (size_t)(mpi->size - 1) * 16, &w.failed, e) != 0
+                : vd_run_stream(n_todo, &ro, (size_t)(ro.jobs < 1 ? 1 : ro.jobs) * 16, job_of, emit, &w, e) != 0)
         goto done;
     size_t failed = w.failed;
     double t0 = w.t0;
@@ -287,8 +301,11 @@ static int run(const sweep_opts *o, ddio_err *e)
                     "in %.1f s\n", n_todo, done.n, o->out, failed, n_sel, s.n_grid, now_s() - t0);
     rc = 0;
 done:
+    if (!shared)
+        sweep_mpi_share_spec(mpi, NULL, e);   /* the other ranks stop too */
     if (fd >= 0)
         close(fd);
+    free(text);
     free(header);
     free(todo);
     free(done.id);
@@ -308,7 +325,17 @@ int cmd_sweep(int argc, char **argv)
     int rc = cli_parse_outcome("sweep", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;
-    if (run(&o, &e) != 0)
-        return cli_fail("sweep", &e);
-    return 0;
+    sweep_mpi mpi;
+    sweep_mpi_init(&argc, &argv, &mpi);
+    if (mpi.on && mpi.rank > 0) {   /* a worker rank: rank 0 reads, writes and reports */
+        char trace[DDIO_DATA_PATH_MAX];
+        vd_run_opts ro = run_opts_of(&o, trace, sizeof trace);
+        ro.jobs = 1;
+        rc = sweep_mpi_worker(&mpi, o.spec, &ro, o.fmt);
+        sweep_mpi_finalize(&mpi);
+        return rc;
+    }
+    rc = run(&o, &mpi, &e) != 0 ? cli_fail("sweep", &e) : 0;
+    sweep_mpi_finalize(&mpi);
+    return rc;
 }

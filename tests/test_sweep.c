@@ -547,6 +547,49 @@ Test(sweep, advise_spec_errors)
     }
 }
 
+/* MPI (`mpirun -np N ddiosim sweep`, sim/sweep_mpi.c): the 24-point grid
+ * gives the bytes --jobs 1 and --jobs 2 give, with 2 and 3 ranks; a
+ * refusal on rank 0 stops every rank; a resumed file completes.  (Root may
+ * run Open MPI only when told; its library's allocations at exit are not
+ * ours to free: no leak check under mpirun.) */
+Test(sweep, mpi_ranks_write_the_same_file, .timeout = 300)
+{
+    cr_assert(DDIOSIM_HAVE_MPI, "ddiosim was built without MPI (scripts/install-deps.sh installs Open MPI)");
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    FILE *f = fopen(spec, "w");
+    fputs(grid24, f);
+    fclose(f);
+    static const char env[] = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 "
+                              "OMPI_MCA_btl_vader_single_copy_mechanism=none";
+    /* (Each command list in parentheses: run_shellf's redirections apply to one command.) */
+    cli_run r = run_shellf(dir, "('%s' sweep --spec spec.json -o j1.csv --engine model --jobs 1 && "
+                                "'%s' sweep --spec spec.json -o j2.csv --engine model --jobs 2 && "
+                                "%s mpirun -np 2 --oversubscribe '%s' sweep --spec spec.json -o n2.csv --engine model && "
+                                "%s mpirun -np 3 --oversubscribe '%s' sweep --spec spec.json -o n3.csv --engine model && "
+                                "cmp j1.csv j2.csv && cmp j1.csv n2.csv && cmp j1.csv n3.csv)",
+                           ddiosim_bin(), ddiosim_bin(), env, ddiosim_bin(), env, ddiosim_bin());
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cli_run_free(&r);
+    /* Rank 0 refuses (the file exists): every rank ends, exit 2, the file as it was. */
+    r = run_shellf(dir, "(%s mpirun -np 2 --oversubscribe '%s' sweep --spec spec.json -o n2.csv --engine model; "
+                        "echo \"exit $?\"; cmp j1.csv n2.csv)",
+                   env, ddiosim_bin());
+    cr_expect(strstr(r.err, "n2.csv exists: --resume completes it"), "%s", r.err);
+    cr_expect(strstr(r.out, "exit 0") == NULL, "%s", r.out);
+    cr_expect_eq(r.status, 0, "the file changed: %s", r.out);
+    cli_run_free(&r);
+    /* Cut mid-row and resumed by 2 ranks: the same rows. */
+    r = run_shellf(dir, "(head -c 1500 j1.csv > cut.csv && %s mpirun -np 2 --oversubscribe '%s' sweep --spec "
+                        "spec.json -o cut.csv --engine model --resume && sort cut.csv > a && sort j1.csv > b && cmp a b)",
+                   env, ddiosim_bin());
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cli_run_free(&r);
+    rm_rf(dir);
+}
+
 Test(sweep, cli_errors)
 {
     static const cli_error_case cases[] = {
