@@ -39,6 +39,8 @@ static const char usage[] =
     "  --format F         csv | jsonl (csv; jsonl when FILE ends in .jsonl)\n"
     "  --packets N        simulator: packets injected per point (300000)\n"
     "  --seed S           simulator: seed of every point (1)\n"
+    "  --max-iter N       model: fixed-point iteration cap (predict's, 500); a point\n"
+    "                     that does not converge is a row with status error\n"
     "  --set PATH=VALUE   a machine or workload field for every point, after the\n"
     "                     spec's parameters (machine.llc.policy=bip); repeatable\n"
     "  -h, --help         this help\n";
@@ -48,11 +50,12 @@ typedef struct sweep_opts {
     int resume, engines, jobs, fmt_given;
     enum sw_format fmt;
     uint64_t packets, seed;
+    int max_iter;
     const char *set[MAX_SETS];
     int n_set;
 } sweep_opts;
 
-enum { O_SPEC = 300, O_RESUME, O_ENGINE, O_JOBS, O_FORMAT, O_PACKETS, O_SEED, O_SET };
+enum { O_SPEC = 300, O_RESUME, O_ENGINE, O_JOBS, O_FORMAT, O_PACKETS, O_SEED, O_SET, O_MAXIT };
 
 static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
 {
@@ -61,7 +64,8 @@ static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
         {"resume", no_argument, 0, O_RESUME},         {"engine", required_argument, 0, O_ENGINE},
         {"jobs", required_argument, 0, O_JOBS},       {"format", required_argument, 0, O_FORMAT},
         {"packets", required_argument, 0, O_PACKETS}, {"seed", required_argument, 0, O_SEED},
-        {"set", required_argument, 0, O_SET},         {"help", no_argument, 0, 'h'},
+        {"set", required_argument, 0, O_SET},         {"max-iter", required_argument, 0, O_MAXIT},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     uint64_t v;
@@ -92,6 +96,10 @@ static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
             break;
         case O_SEED:
             if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->seed, "--seed", e)) return -1;
+            break;
+        case O_MAXIT:
+            if (ddio_parse_u64(optarg, 1, 1000000, &v, "--max-iter", e)) return -1;
+            o->max_iter = (int)v;
             break;
         case O_SET:
             if (o->n_set >= MAX_SETS)
@@ -227,7 +235,7 @@ static vd_run_opts run_opts_of(const sweep_opts *o, char *trace, size_t cap)
     if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, trace, cap, &no_trace) != 0)
         trace[0] = '\0';
     return (vd_run_opts){.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
-                         .trace = trace, .sets = o->set, .n_sets = o->n_set};
+                         .trace = trace, .sets = o->set, .n_sets = o->n_set, .model_max_iter = o->max_iter};
 }
 
 static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)

@@ -590,6 +590,28 @@ Test(sweep, mpi_ranks_write_the_same_file, .timeout = 300)
     rm_rf(dir);
 }
 
+/* A point whose model does not converge is a row with its error, not a
+ * lost point (one fixed-point iteration converges nowhere). */
+Test(sweep, a_model_that_does_not_converge_is_an_error_row, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    char spec[128], res[128];
+    snprintf(spec, sizeof spec, "%s/spec.json", dir);
+    snprintf(res, sizeof res, "%s/r.csv", dir);
+    FILE *f = fopen(spec, "w");
+    fputs("{\"fixed\": {\"pkt_size\": 1500, \"rate\": \"max\"}, \"grid\": {\"rx_ring\": [1024, 2048, 4096]}}", f);
+    fclose(f);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec spec.json -o r.csv --engine model --max-iter 1", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "3 points computed, 0 already in r.csv, 3 failed"), "%s", r.err);
+    cli_run_free(&r);
+    char *t = slurp(res, NULL);
+    cr_expect_eq(count_lines_with(t, ",error,\"model did not converge: residual"), 3, "%s", t);
+    free(t);
+    rm_rf(dir);
+}
+
 Test(sweep, cli_errors)
 {
     static const cli_error_case cases[] = {

@@ -128,7 +128,7 @@ static int run_sim(const ddio_config *cfg, const dsim_options *d, vd_outcome *ou
 }
 
 /* The model with the queueing estimate, as `ddiosim predict` runs it. */
-static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *out, ddio_err *e)
+static int run_model(const ddio_config *cfg, const dsim_options *d, const vd_run_opts *o, vd_outcome *out, ddio_err *e)
 {
     mk_traffic t;
     uint32_t S = cfg->workload.cores;
@@ -155,6 +155,8 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, vd_outcome *
         po.queues = qr.per_core;
         po.inflight = qr.inflight;
         po.pps = qr.accepted_pps;
+        if (o->model_max_iter > 0)
+            po.max_iter = o->model_max_iter;
         rc = mk_predict(cfg, &t, &po, &p, e);
     }
     if (rc == 0) {
@@ -201,7 +203,7 @@ int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
         ddio_errf(&out->err, DDIO_EXIT_IO, "out of memory");
     else if (vd_job_config(j, o, cfg, &d, profile, sizeof profile, &out->err) == 0)
         rc = ((o->engines & VD_ENGINE_SIM) && run_sim(cfg, &d, out, &out->err) != 0) ||
-                     ((o->engines & VD_ENGINE_MODEL) && run_model(cfg, &d, out, &out->err) != 0)
+                     ((o->engines & VD_ENGINE_MODEL) && run_model(cfg, &d, o, out, &out->err) != 0)
                  ? -1
                  : 0;
     free(cfg);

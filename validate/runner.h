@@ -39,6 +39,7 @@ typedef struct vd_run_opts {
                                    trace (NULL or "": such a point is an error) */
     const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
     int n_sets;
+    int model_max_iter;         /* the model's fixed-point iteration cap; 0: predict's default */
 } vd_run_opts;
 
 /* The estimate a point's model made, and the simulator's run. */

@@ -26,7 +26,8 @@ uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o)
 {
     uint64_t h = s->hash;
     char t[64];
-    snprintf(t, sizeof t, "%d/%llu/%llu", o->engines, (unsigned long long)o->packets, (unsigned long long)o->seed);
+    snprintf(t, sizeof t, "%d/%llu/%llu/%d", o->engines, (unsigned long long)o->packets, (unsigned long long)o->seed,
+             o->model_max_iter);
     for (const char *c = t;; c++) {
         h ^= (unsigned char)*c;
         h *= 0x100000001B3ull;
