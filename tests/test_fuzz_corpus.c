@@ -25,7 +25,7 @@ static const struct {
     int (*entry)(const uint8_t *, size_t);
 } targets[] = {
     {"pcap", fuzz_pcap}, {"config", fuzz_config}, {"din", fuzz_din},          {"npf", fuzz_npf},
-    {"pcm", fuzz_pcm},   {"perf", fuzz_perf},     {"experiment", fuzz_experiment},
+    {"pcm", fuzz_pcm},   {"perf", fuzz_perf},     {"experiment", fuzz_experiment}, {"sweep", fuzz_sweep},
 };
 static const char *const kinds[] = {"seeds", "corpus"};
 #define N_TARGETS (sizeof targets / sizeof targets[0])

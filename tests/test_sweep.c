@@ -43,6 +43,10 @@ Test(sweep, spec_errors_name_their_json_path)
     parse_fails("{\"grid\": {\"rx_ring\": [128, \"x\"]}}", "spec.json: grid.rx_ring[1]: must be a number, not a string");
     parse_fails("{\"grid\": {\"rx_ring\": [128, 128]}}", "grid.rx_ring[1]: the value 128 is listed twice");
     parse_fails("{\"grid\": {\"rx_ring\": []}}", "spec.json: grid.rx_ring: no values");
+    /* Range values closer than the 10 digits rows print them are one value. */
+    parse_fails("{\"grid\": {\"uncore_ghz\": {\"range\": [1, 1.0000000001, 1e-12]}}}",
+                "grid.uncore_ghz.range: the value 1 is listed twice");
+    parse_fails("{\"grid\": {\"rx_ring\": {\"range\": [1, 200000]}}}", "grid.rx_ring.range: more than 100000 values");
     parse_fails("{\"grid\": {\"rx_ring\": 128}}", "grid.rx_ring: expected a list or a range, got a number");
     parse_fails("{\"grid\": {\"rx_ring\": {\"range\": [512, 256]}}}", "grid.rx_ring.range: empty range: 512 > 256");
     parse_fails("{\"grid\": {\"rx_ring\": {\"range\": [1, 4, 0]}}}", "grid.rx_ring.range: the step must be > 0");
@@ -64,6 +68,11 @@ Test(sweep, spec_errors_name_their_json_path)
     parse_fails("{\"grid\": {\"cores\": [1]}, \"filter\": \"(cores > 2\"}", "filter: ')' expected");
     parse_fails("{\"grid\": {\"cores\": [1]}, \"filter\": \"cores 2\"}", "filter: an operator expected at character 7");
     parse_fails("{\"grid\": {\"cores\": [1]", "spec.json");   /* malformed JSON: the parser's own message */
+    /* The largest axis is accepted at once (its duplicate check sorts). */
+    sw_spec s;
+    parse_ok("{\"grid\": {\"rx_ring\": {\"range\": [1, 100000]}}}", &s);
+    cr_expect_eq(s.n_grid, 100000);
+    sw_spec_free(&s);
 }
 
 Test(sweep, grid_ranges_order_and_filter)

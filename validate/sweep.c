@@ -74,13 +74,6 @@ static int push(const ctx *C, const char *path, sw_axis *a, const vd_param *v)
 {
     if (a->n >= SW_MAX_VALUES)
         return fail(C, path, "more than %u values", SW_MAX_VALUES);
-    for (size_t i = 0; i < a->n; i++) {
-        char x[VD_TEXT_LEN + 16], y[VD_TEXT_LEN + 16];
-        vd_param_format(&a->v[i], x, sizeof x);
-        vd_param_format(v, y, sizeof y);
-        if (strcmp(x, y) == 0)
-            return fail(C, path, "the value %s is listed twice", y);
-    }
     if ((a->n & (a->n - 1)) == 0) {   /* grow at powers of two */
         vd_param *g = realloc(a->v, (a->n ? 2 * a->n : 1) * sizeof *g);
         if (!g)
@@ -111,6 +104,46 @@ static int range_args(const ctx *C, const char *path, const cJSON *r, int max_n,
     return 0;
 }
 
+/* A value as written, with where it came from: for the duplicate check. */
+typedef struct written {
+    char text[VD_TEXT_LEN + 16];
+    size_t i;
+} written;
+
+static int by_text_then_index(const void *a, const void *b)
+{
+    const written *x = a, *y = b;
+    int c = strcmp(x->text, y->text);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* No value twice (as the results print it: two range values closer than
+ * its 10 digits are the same value): sorted, so O(n log n) for the largest
+ * axes.  `list`: the values came from a list, whose index names the second. */
+static int no_twice(const ctx *C, const char *path, const sw_axis *a, int list)
+{
+    written *w = malloc((a->n ? a->n : 1) * sizeof *w);
+    if (!w)
+        return ddio_errf(C->e, DDIO_EXIT_IO, "out of memory");
+    for (size_t i = 0; i < a->n; i++) {
+        vd_param_format(&a->v[i], w[i].text, sizeof w[i].text);
+        w[i].i = i;
+    }
+    qsort(w, a->n, sizeof *w, by_text_then_index);
+    int rc = 0;
+    for (size_t i = 1; i < a->n && rc == 0; i++)
+        if (strcmp(w[i - 1].text, w[i].text) == 0) {
+            char p[300];
+            if (list)
+                snprintf(p, sizeof p, "%s[%zu]", path, w[i].i);
+            else
+                snprintf(p, sizeof p, "%s", path);
+            rc = fail(C, p, "the value %s is listed twice", w[i].text);
+        }
+    free(w);
+    return rc;
+}
+
 static int axis_values(const ctx *C, const char *name, const cJSON *v, sw_axis *a)
 {
     char path[200];
@@ -124,6 +157,8 @@ static int axis_values(const ctx *C, const char *name, const cJSON *v, sw_axis *
             if (one_value(C, ip, name, c, &p) != 0 || push(C, ip, a, &p) != 0)
                 return -1;
         }
+        if (no_twice(C, path, a, 1) != 0)
+            return -1;
     } else if (cJSON_IsObject(v)) {
         const cJSON *k = v->child;
         if (!k || k->next || (strcmp(k->string, "range") != 0 && strcmp(k->string, "pow2") != 0))
@@ -158,7 +193,7 @@ static int axis_values(const ctx *C, const char *name, const cJSON *v, sw_axis *
                 break;
         }
         cJSON_Delete(num);
-        if (rc != 0)
+        if (rc != 0 || no_twice(C, rp, a, 0) != 0)
             return -1;
     } else {
         return fail(C, path, "expected a list or a range, got %s", type_name(v));

@@ -23,6 +23,8 @@
 #include "traces/pcap.h"
 #include "validate/experiment.h"
 #include "validate/measure.h"
+#include "validate/advise.h"
+#include "validate/sweep.h"
 
 #ifndef DLT_IPV4
 #define DLT_IPV4 228
@@ -1028,5 +1030,74 @@ int fuzz_experiment(const uint8_t *d, size_t n)
         remove_file(where, exp_files[i].name);
     remove_file(where, "experiment.json");
     FZ_CHECK(rmdir(sub) == 0 && rmdir(where) == 0);
+    return 0;
+}
+
+/* ------------------------------------------------------------ sweep specs */
+
+/* A parsed grid keeps its promises: the point count is the axes' product
+ * and within the cap, no axis repeats a value, every point has one value
+ * per parameter, ids are a function of the parameters, and the filter
+ * answers 0 or 1 (checked on the first and last points). */
+static void check_grid(const sw_spec *s)
+{
+    double product = 1;
+    for (uint32_t a = 0; a < s->n_axes; a++) {
+        FZ_CHECK(s->axis[a].n >= 1 && s->axis[a].n <= SW_MAX_VALUES);
+        product *= (double)s->axis[a].n;
+        for (size_t i = 0; i < s->axis[a].n && i < 64; i++)
+            for (size_t k = i + 1; k < s->axis[a].n && k < 64; k++) {
+                char x[64], y[64];
+                vd_param_format(&s->axis[a].v[i], x, sizeof x);
+                vd_param_format(&s->axis[a].v[k], y, sizeof y);
+                FZ_CHECK(strcmp(x, y) != 0);
+            }
+    }
+    FZ_CHECK(s->n_axes >= 1 && s->n_fixed + s->n_axes <= VD_MAX_PARAMS);
+    FZ_CHECK((double)s->n_grid == product && s->n_grid <= SW_MAX_POINTS);
+    for (size_t t = 0; t < 64 && t < s->n_grid; t++) {
+        size_t k = t < 32 ? t : s->n_grid - 1 - (t - 32);
+        vd_param p[VD_MAX_PARAMS], q[VD_MAX_PARAMS];
+        uint32_t n = sw_point_params(s, k, p), m = sw_point_params(s, k, q);
+        FZ_CHECK(n == s->n_fixed + s->n_axes && m == n);
+        FZ_CHECK(sw_point_id(p, n) == sw_point_id(q, m));
+        int sel = sw_point_selected(s, p, n);
+        FZ_CHECK(sel == 0 || sel == 1);
+    }
+}
+
+int fuzz_sweep(const uint8_t *d, size_t n)
+{
+    char *text = malloc(n + 1);
+    FZ_CHECK(text != NULL);
+    memcpy(text, d, n);
+    text[n] = '\0';   /* a NUL inside ends the text, as a C string */
+    sw_spec s;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int rc = sw_spec_parse(text, "fuzz.json", &s, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    if (rc == 0) {
+        check_grid(&s);
+        sw_spec_free(&s);
+        FZ_CHECK(s.n_axes == 0 && s.expr == NULL);
+    } else {
+        check_err(&e, "fuzz.json");
+    }
+    /* The same text as an advise query. */
+    ad_spec a;
+    memset(&e, 0, sizeof e);
+    rc = ad_spec_parse(text, "fuzz.json", &a, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    if (rc == 0) {
+        check_grid(&a.grid);
+        FZ_CHECK(a.n_c >= 1 && a.n_c <= AD_MAX_CONSTRAINTS);
+        for (int i = 0; i < a.n_c; i++)
+            FZ_CHECK(a.c[i].lo <= a.c[i].hi && (unsigned)a.c[i].m < AD_METRIC_COUNT);
+        ad_spec_free(&a);
+    } else {
+        check_err(&e, "fuzz.json");
+    }
+    free(text);
     return 0;
 }

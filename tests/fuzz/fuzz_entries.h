@@ -32,4 +32,9 @@ int fuzz_perf(const uint8_t *d, size_t n);
  * measured files (vd_experiment_load). */
 int fuzz_experiment(const uint8_t *d, size_t n);
 
+/* The bytes are a sweep spec (sw_spec_parse) and an advise query
+ * (ad_spec_parse): one-line errors naming the file, or a grid that keeps
+ * its promises (point count, distinct values, stable ids, filter 0 / 1). */
+int fuzz_sweep(const uint8_t *d, size_t n);
+
 #endif
