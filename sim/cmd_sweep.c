@@ -129,21 +129,6 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The whole buffer, or -1 (a short write is retried; EINTR too). */
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        s += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 static double now_s(void)
 {
     struct timespec t;
@@ -214,7 +199,7 @@ static int emit(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, d
     char *row = sw_row(w->s, w->ro, w->o->fmt, sw_point_id(job->param, job->n_params), job->param, job->n_params, out);
     if (!row)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    int bad = write_all(w->fd, row, strlen(row));
+    int bad = ddio_write_all(w->fd, row, strlen(row));
     free(row);
     if (bad)
         return ddio_errf(e, DDIO_EXIT_IO, "%s: %s", w->o->out, strerror(errno));
@@ -284,7 +269,7 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
     /* A partial last line (a run killed mid-write) is cut; a fresh file gets
      * its header.  Then every row is appended. */
     if (ftruncate(fd, (off_t)done.good_bytes) != 0 || lseek(fd, 0, SEEK_END) < 0 ||
-        (done.good_bytes == 0 && write_all(fd, header, strlen(header)) != 0)) {
+        (done.good_bytes == 0 && ddio_write_all(fd, header, strlen(header)) != 0)) {
         ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
         goto done;
     }

@@ -8,6 +8,8 @@
  * written row. */
 #include "sim/sweep_mpi.h"
 
+#include "sim/common/outfile.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,20 +52,6 @@ int sweep_mpi_share_spec(const sweep_mpi *m, const char *text, ddio_err *e)
     MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
     if (len > 0)
         MPI_Bcast((void *)text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
-    return 0;
-}
-
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        s += k;
-        n -= (size_t)k;
-    }
     return 0;
 }
 
@@ -111,7 +99,7 @@ int sweep_mpi_master(const sweep_mpi *m, const size_t *todo, size_t n, int fd, s
         /* Write what is now in order. */
         while (rc == 0 && written < n && row[written % window]) {
             char *r = row[written % window];
-            if (write_all(fd, r, strlen(r)) != 0)
+            if (ddio_write_all(fd, r, strlen(r)) != 0)
                 rc = ddio_errf(e, DDIO_EXIT_IO, "the results file: %s", strerror(errno));
             free(r);
             row[written % window] = NULL;

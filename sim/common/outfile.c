@@ -367,3 +367,17 @@ int ddio_outfile_check(const ddio_file_arg *outs, const ddio_file_arg *ins, ddio
     }
     return 0;
 }
+
+int ddio_write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        s += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}

@@ -56,4 +56,8 @@ typedef struct ddio_file_arg {
  * whose opt is NULL (ins may be NULL).  0, or -1 with e filled (exit 2). */
 int ddio_outfile_check(const ddio_file_arg *outs, const ddio_file_arg *ins, ddio_err *e);
 
+/* Write all n bytes of s to fd, retrying short writes and EINTR: 0, or -1
+ * with errno set.  (A sweep appends each row with one call: whole lines.) */
+int ddio_write_all(int fd, const char *s, size_t n);
+
 #endif
