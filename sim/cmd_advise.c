@@ -16,7 +16,6 @@
 #include "sim/common/parse.h"
 #include "validate/advise.h"
 
-#define MAX_SETS 16
 
 static const char usage[] =
     "usage: ddiosim advise --spec QUERY.json [options]\n"
@@ -41,30 +40,31 @@ static const char usage[] =
 
 typedef struct adv_opts {
     const char *spec, *out;
-    int engines, jobs, json;
+    int engines, json;
     unsigned top;
-    uint64_t packets, seed;
-    const char *set[MAX_SETS];
-    int n_set;
+    cli_run_args run;           /* --jobs, --packets, --seed, --set */
 } adv_opts;
 
-enum { O_SPEC = 300, O_ENGINE, O_TOP, O_JOBS, O_PACKETS, O_SEED, O_SET, O_FORMAT };
+enum { O_SPEC = 300, O_ENGINE, O_TOP, O_FORMAT };
 
 static int parse(int argc, char **argv, adv_opts *o, ddio_err *e)
 {
     static const struct option longopts[] = {
-        {"spec", required_argument, 0, O_SPEC},       {"engine", required_argument, 0, O_ENGINE},
-        {"top", required_argument, 0, O_TOP},         {"jobs", required_argument, 0, O_JOBS},
-        {"packets", required_argument, 0, O_PACKETS}, {"seed", required_argument, 0, O_SEED},
-        {"set", required_argument, 0, O_SET},         {"format", required_argument, 0, O_FORMAT},
-        {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"spec", required_argument, 0, O_SPEC},     {"engine", required_argument, 0, O_ENGINE},
+        {"top", required_argument, 0, O_TOP},       {"format", required_argument, 0, O_FORMAT},
+        {"output", required_argument, 0, 'o'},      {"help", no_argument, 0, 'h'},
+        CLI_RUN_LONGOPTS,                           {0, 0, 0, 0},
     };
     uint64_t v;
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        int taken = cli_run_option(c, optarg, &o->run, e);
+        if (taken < 0)
+            return -1;
+        if (taken)
+            continue;
         switch (c) {
         case 'h': return 1;
         case 'o': o->out = optarg; break;
@@ -75,21 +75,6 @@ static int parse(int argc, char **argv, adv_opts *o, ddio_err *e)
         case O_TOP:
             if (ddio_parse_u64(optarg, 1, 1000000, &v, "--top", e)) return -1;
             o->top = (unsigned)v;
-            break;
-        case O_JOBS:
-            if (ddio_parse_u64(optarg, 1, 1024, &v, "--jobs", e)) return -1;
-            o->jobs = (int)v;
-            break;
-        case O_PACKETS:
-            if (ddio_parse_u64(optarg, 1, UINT64_C(1) << 40, &o->packets, "--packets", e)) return -1;
-            break;
-        case O_SEED:
-            if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->seed, "--seed", e)) return -1;
-            break;
-        case O_SET:
-            if (o->n_set >= MAX_SETS)
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--set: at most %d", MAX_SETS);
-            o->set[o->n_set++] = optarg;
             break;
         case O_FORMAT:
             if (strcmp(optarg, "table") == 0) o->json = 0;
@@ -116,8 +101,8 @@ static int llc_bytes_of(const ad_spec *s, const adv_opts *o, double *out, ddio_e
         a.machine = s->grid.machine;
     if (s->grid.workload[0])
         a.workload = s->grid.workload;
-    for (int i = 0; i < o->n_set; i++)
-        if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, o->set[i], e) != 0)
+    for (int i = 0; i < o->run.n_set; i++)
+        if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, o->run.set[i], e) != 0)
             return -1;
     ddio_config *cfg = malloc(sizeof *cfg);
     if (!cfg)
@@ -281,9 +266,7 @@ int cmd_advise(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.engines = VD_ENGINE_BOTH;
     o.top = 10;
-    o.packets = 300000;
-    o.seed = 1;
-    o.jobs = cli_jobs_default();
+    cli_run_args_default(&o.run);
     int rc = cli_parse_outcome("advise", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;
@@ -298,11 +281,7 @@ int cmd_advise(int argc, char **argv)
         return cli_value_error("advise", &e);
     }
     char trace[DDIO_DATA_PATH_MAX];
-    ddio_err no_trace = {0};
-    if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, trace, sizeof trace, &no_trace) != 0)
-        trace[0] = '\0';
-    vd_run_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .jobs = o.jobs, .trace = trace,
-                      .sets = o.set, .n_sets = o.n_set};
+    vd_run_opts ro = cli_run_opts(&o.run, o.engines, trace, sizeof trace);
     ad_candidate *c = NULL;
     size_t n = 0, points = 0;
     if (ad_run(&s, &ro, llc, &c, &n, &points, &e) != 0) {

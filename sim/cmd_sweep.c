@@ -18,8 +18,6 @@
 #include "sim/common/parse.h"
 #include "validate/sweep.h"
 
-#define MAX_SETS 16
-#define DEFAULT_PACKETS 300000
 
 static const char usage[] =
     "usage: ddiosim sweep --spec SPEC.json -o RESULTS [options]\n"
@@ -47,25 +45,21 @@ static const char usage[] =
 
 typedef struct sweep_opts {
     const char *spec, *out;
-    int resume, engines, jobs, fmt_given;
+    int resume, engines, fmt_given;
     enum sw_format fmt;
-    uint64_t packets, seed;
     int max_iter;
-    const char *set[MAX_SETS];
-    int n_set;
+    cli_run_args run;           /* --jobs, --packets, --seed, --set */
 } sweep_opts;
 
-enum { O_SPEC = 300, O_RESUME, O_ENGINE, O_JOBS, O_FORMAT, O_PACKETS, O_SEED, O_SET, O_MAXIT };
+enum { O_SPEC = 300, O_RESUME, O_ENGINE, O_FORMAT, O_MAXIT };
 
 static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
 {
     static const struct option longopts[] = {
-        {"spec", required_argument, 0, O_SPEC},       {"output", required_argument, 0, 'o'},
-        {"resume", no_argument, 0, O_RESUME},         {"engine", required_argument, 0, O_ENGINE},
-        {"jobs", required_argument, 0, O_JOBS},       {"format", required_argument, 0, O_FORMAT},
-        {"packets", required_argument, 0, O_PACKETS}, {"seed", required_argument, 0, O_SEED},
-        {"set", required_argument, 0, O_SET},         {"max-iter", required_argument, 0, O_MAXIT},
-        {"help", no_argument, 0, 'h'},
+        {"spec", required_argument, 0, O_SPEC},     {"output", required_argument, 0, 'o'},
+        {"resume", no_argument, 0, O_RESUME},       {"engine", required_argument, 0, O_ENGINE},
+        {"format", required_argument, 0, O_FORMAT}, {"max-iter", required_argument, 0, O_MAXIT},
+        {"help", no_argument, 0, 'h'},              CLI_RUN_LONGOPTS,
         {0, 0, 0, 0},
     };
     uint64_t v;
@@ -73,6 +67,11 @@ static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        int taken = cli_run_option(c, optarg, &o->run, e);
+        if (taken < 0)
+            return -1;
+        if (taken)
+            continue;
         switch (c) {
         case 'h': return 1;
         case 'o': o->out = optarg; break;
@@ -81,30 +80,15 @@ static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
         case O_ENGINE:
             if (cli_parse_engine(optarg, 1, &o->engines, e)) return -1;
             break;
-        case O_JOBS:
-            if (ddio_parse_u64(optarg, 1, 1024, &v, "--jobs", e)) return -1;
-            o->jobs = (int)v;
-            break;
         case O_FORMAT:
             if (strcmp(optarg, "csv") == 0) o->fmt = SW_CSV;
             else if (strcmp(optarg, "jsonl") == 0) o->fmt = SW_JSONL;
             else return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not csv or jsonl", optarg);
             o->fmt_given = 1;
             break;
-        case O_PACKETS:
-            if (ddio_parse_u64(optarg, 1, UINT64_C(1) << 40, &o->packets, "--packets", e)) return -1;
-            break;
-        case O_SEED:
-            if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->seed, "--seed", e)) return -1;
-            break;
         case O_MAXIT:
             if (ddio_parse_u64(optarg, 1, 1000000, &v, "--max-iter", e)) return -1;
             o->max_iter = (int)v;
-            break;
-        case O_SET:
-            if (o->n_set >= MAX_SETS)
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--set: at most %d", MAX_SETS);
-            o->set[o->n_set++] = optarg;
             break;
         case ':': return ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]), -2;
         default: return ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]), -2;
@@ -212,15 +196,12 @@ static int emit(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, d
     return 0;
 }
 
-/* The point runner's options of the command line (the sample trace for
- * points without a pkt_size). */
+/* The point runner's options of the command line. */
 static vd_run_opts run_opts_of(const sweep_opts *o, char *trace, size_t cap)
 {
-    ddio_err no_trace = {0};
-    if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, trace, cap, &no_trace) != 0)
-        trace[0] = '\0';
-    return (vd_run_opts){.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
-                         .trace = trace, .sets = o->set, .n_sets = o->n_set, .model_max_iter = o->max_iter};
+    vd_run_opts ro = cli_run_opts(&o->run, o->engines, trace, cap);
+    ro.model_max_iter = o->max_iter;
+    return ro;
 }
 
 static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
@@ -312,9 +293,7 @@ int cmd_sweep(int argc, char **argv)
     sweep_opts o;
     memset(&o, 0, sizeof o);
     o.engines = VD_ENGINE_BOTH;
-    o.packets = DEFAULT_PACKETS;
-    o.seed = 1;
-    o.jobs = cli_jobs_default();
+    cli_run_args_default(&o.run);
     int rc = cli_parse_outcome("sweep", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;

@@ -346,17 +346,6 @@ char *sw_read_spec(const char *path, ddio_err *e)
     return buf;
 }
 
-int sw_spec_load(const char *path, sw_spec *s, ddio_err *e)
-{
-    memset(s, 0, sizeof *s);
-    char *buf = sw_read_spec(path, e);
-    if (!buf)
-        return -1;
-    int rc = sw_spec_parse(buf, path, s, e);
-    free(buf);
-    return rc;
-}
-
 void sw_spec_free(sw_spec *s)
 {
     for (uint32_t i = 0; i < s->n_axes; i++)

@@ -58,8 +58,6 @@ int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e);
 /* The text of the spec file at `path` (at most 1 MiB, no NUL byte),
  * malloc'ed; NULL with e filled. */
 char *sw_read_spec(const char *path, ddio_err *e);
-/* Read and parse the spec at `path`. */
-int sw_spec_load(const char *path, sw_spec *s, ddio_err *e);
 void sw_spec_free(sw_spec *s);
 
 /* The parameters of grid point k (0 <= k < n_grid, the last axis varying
