@@ -339,12 +339,11 @@ int cfg_set_text(const cfg_field *f, void *obj, const char *text, char *msg, siz
     }
     switch (f->type) {
     case CFG_U32: case CFG_U64: case CFG_F64: {
-        /* strtod, not strtoull, so "2.5" and "-1" reach the same checks
-         * (and words) as the JSON numbers 2.5 and -1. */
-        char *end;
-        errno = 0;
-        double v = strtod(text, &end);
-        if (*end || end == text || isspace((unsigned char)text[0]) || isnan(v)) {
+        /* A decimal number, integer or not, so "2.5" and "-1" reach the
+         * same checks (and words) as the JSON numbers 2.5 and -1. */
+        size_t n = ddio_decimal_len(text, 1);
+        double v = n && !text[n] ? strtod(text, NULL) : NAN;
+        if (isnan(v)) {
             snprintf(msg, cap, "'%.64s' is not %s", text, f->type == CFG_F64 ? "a number" : "an integer");
             return -1;
         }

@@ -523,6 +523,14 @@ int cmd_predict(int argc, char **argv)
         free(cfg);
         return cli_value_error("predict", &e);
     }
+    /* A trace from a pipe or a FIFO is read once, into a private copy
+     * (traces/spool.h): the model and --from-sim read it again. */
+    trace_spool spool = {0};
+    if (trace && trace_spool_open(&spool, trace, &e) != 0) {
+        free(cfg);
+        return cli_fail("predict", &e);
+    }
+    o.sim.d.src.spool = &spool;
     if (trace || profile) {
         dsim_source src = o.sim.d.src;
         src.trace = trace;
@@ -540,6 +548,7 @@ int cmd_predict(int argc, char **argv)
         rc = -1;
     }
     if (rc != 0) {
+        trace_spool_close(&spool);
         free(cfg);
         return cli_fail("predict", &e);
     }
@@ -648,6 +657,7 @@ int cmd_predict(int argc, char **argv)
     free(queues);
     free(inflight);
     mk_traffic_free(&t);
+    trace_spool_close(&spool);
     free(cfg);
     return rc ? cli_fail("predict", &e) : DDIO_EXIT_OK;
 }

@@ -399,6 +399,14 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return cli_value_error("simulate", &e);
     }
+    /* A trace from a pipe or a FIFO is read once, into a private copy
+     * (traces/spool.h): the run reads it more than once. */
+    trace_spool spool = {0};
+    if (o.sim.d.src.trace && trace_spool_open(&spool, o.sim.d.src.trace, &e) != 0) {
+        free(cfg);
+        return cli_fail("simulate", &e);
+    }
+    o.sim.d.src.spool = &spool;
     /* Both outputs are created before the run, so that a path that cannot
      * be written fails at once, and renamed into place after it: the
      * timeline only once the main output is written, so that a failed
@@ -407,6 +415,7 @@ int cmd_simulate(int argc, char **argv)
     if (ddio_outfile_open(&out, cli_out_path(o.cc.out), &e) != 0 ||
         (o.timeline && ddio_outfile_open(&tl, o.timeline, &e) != 0)) {
         ddio_outfile_abort(&out);
+        trace_spool_close(&spool);
         free(cfg);
         return cli_fail("simulate", &e);
     }
@@ -420,6 +429,7 @@ int cmd_simulate(int argc, char **argv)
         rc = ddio_outfile_commit(&tl, &e);
     else
         ddio_outfile_abort(&tl);
+    trace_spool_close(&spool);
     free(cfg);
     return rc ? cli_fail("simulate", &e) : DDIO_EXIT_OK;
 }

@@ -164,23 +164,36 @@ void trace_parse_frame(int linktype, const uint8_t *d, uint32_t n, trace_pkt *p)
     p->cls = more ? TRACE_FRAGMENT : TRACE_OK;
 }
 
+int trace_magic_known(const uint8_t m[4])
+{
+    return record_header_size(m) != 0 || (m[0] == 0x0a && m[1] == 0x0d && m[2] == 0x0d && m[3] == 0x0a);
+}
+
 int trace_reader_open(trace_reader *r, const char *path, int keep_all, ddio_err *e)
 {
-    memset(r, 0, sizeof *r);
     FILE *f;
     if (strcmp(path, "-") == 0) {
         f = stdin;
     } else {
         f = ddio_open_input(path, e);
-        if (!f)
+        if (!f) {
+            memset(r, 0, sizeof *r);
             return -1;
+        }
     }
+    return trace_reader_open_stream(r, f, path, keep_all, e);
+}
+
+int trace_reader_open_stream(trace_reader *r, FILE *f, const char *path, int keep_all, ddio_err *e)
+{
+    memset(r, 0, sizeof *r);
     /* Peek at the magic to know how records are laid out.  Only a regular
-     * file can be rewound: a pipe or standard input is taken to be classic
-     * pcap for offsets. */
+     * file or a stream in memory (no descriptor: a spooled trace) can be
+     * rewound: a pipe or standard input is taken to be classic pcap for
+     * offsets. */
     uint32_t rec_hdr = PCAP_REC_HDR;
     struct stat st;
-    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    int regular = fileno(f) < 0 || (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
     if (regular) {
         uint8_t m[4] = {0};
         size_t got = fread(m, 1, 4, f);

@@ -65,6 +65,12 @@ typedef struct trace_reader {
 /* Open `path` (pcap or pcapng; "-" is standard input).  Errors: unreadable
  * file (exit 1), not a capture or unsupported link type (exit 2). */
 int trace_reader_open(trace_reader *r, const char *path, int keep_all, ddio_err *e);
+/* trace_reader_open on a stream already open, named `path` in messages;
+ * the reader owns f from then on (closed by trace_reader_close, or here
+ * on error unless it is stdin). */
+int trace_reader_open_stream(trace_reader *r, FILE *f, const char *path, int keep_all, ddio_err *e);
+/* The first 4 bytes of a file are a classic pcap or pcapng magic. */
+int trace_magic_known(const uint8_t m[4]);
 /* 1: *p filled; 0: end of file; -1: corrupt or truncated record, reported as
  * "FILE: packet K at byte OFFSET: reason" (K 1-based, OFFSET where its record starts).
  * Timestamps never go back: a packet stamped before the record before it,

@@ -21,6 +21,7 @@
 #include "configs/config.h"
 #include "configs/fields.h"
 #include "sim/common/infile.h"
+#include "sim/common/parse.h"
 #include "validate/experiment.h"
 
 #define MAX_JSON_BYTES (1u << 20)
@@ -377,9 +378,8 @@ static int list_series(const loader *L, const char *stem, double **out, size_t *
             continue;
         memcpy(pre, de->d_name, nl - sl);
         pre[nl - sl] = '\0';
-        char *end;
-        double v = strtod(pre, &end);
-        if (*end != '\0' || !isfinite(v) || !isdigit((unsigned char)pre[0]))
+        double v;
+        if (ddio_decimal_double(pre, &v) != 0 || !isdigit((unsigned char)pre[0]))
             continue;   /* another metric whose name ends the same ("ItoM-HIT-RATE" in "XItoM-HIT-RATE") */
         if (*n == cap) {
             cap = cap ? 2 * cap : 8;

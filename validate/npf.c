@@ -13,21 +13,16 @@
 #include <string.h>
 
 #include "sim/common/infile.h"
+#include "sim/common/parse.h"
 #include "validate/measure.h"
 
 #define NPF_MAX_LINE 65536
 #define NPF_MAX_ROWS 100000
 
-/* A finite number that fills the whole token, or -1. */
+/* A finite decimal number that fills the whole token, or -1. */
 static int parse_number(const char *tok, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(tok, &end);
-    if (end == tok || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    return ddio_decimal_double(tok, out);
 }
 
 /* Parse one non-blank, non-comment line into row (line number `ln`). */

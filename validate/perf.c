@@ -34,6 +34,7 @@
 #include <sys/types.h>
 
 #include "sim/common/infile.h"
+#include "sim/common/parse.h"
 #include "validate/measure.h"
 #include "validate/text.h"
 
@@ -79,18 +80,12 @@ static int is_stamp(const char *s)
     return 1;
 }
 
-/* A finite, non-negative number that is all of s. */
+/* A finite, non-negative decimal number that is all of s. */
 static int parse_value(const char *s, double *v)
 {
-    if (!*s || *s == '-' || *s == '+' || strchr(" \t\r\n", *s))
+    if (*s == '-' || *s == '+')
         return -1;
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || *end || !isfinite(x))
-        return -1;
-    *v = x;
-    return 0;
+    return ddio_decimal_double(s, v);
 }
 
 /* Is `field` the event `name`, as perf prints it with or without

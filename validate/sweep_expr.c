@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/common/parse.h"
 #include "validate/sweep.h"
 
 #define SW_EXPR_MAX_NODES 256
@@ -86,11 +87,12 @@ static int primary(parser *P)
         return r;
     }
     if (isdigit((unsigned char)*P->p) || *P->p == '.') {
-        char *end;
-        double v = strtod(P->p, &end);
-        if (end == P->p || !isfinite(v))
+        /* decimal only: "0x10" is not 16 */
+        size_t n = ddio_decimal_len(P->p, 0);
+        double v = n ? strtod(P->p, NULL) : NAN;
+        if (!isfinite(v) || isalnum((unsigned char)P->p[n]) || P->p[n] == '.')
             return fail(P, "bad number");
-        P->p = end;
+        P->p += n;
         return add(P, (node){.op = OP_NUM, .num = v});
     }
     if (isalpha((unsigned char)*P->p) || *P->p == '_') {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/common/parse.h"
 #include "validate/plot.h"
 #include "validate/sweep.h"
 #include "validate/text.h"
@@ -198,9 +199,7 @@ static void label(const char *c, char *buf, size_t cap, int *percent)
 
 static int num(const char *s, double *v)
 {
-    char *end;
-    *v = strtod(s, &end);
-    return *s && !*end && isfinite(*v);
+    return ddio_decimal_double(s, v) == 0;
 }
 
 

@@ -10,11 +10,11 @@
 
 /* One pass over a trace for its packet count, bytes and duration: what a
  * requested offered rate is scaled against. */
-static int trace_profile(const char *path, int keep_all, uint64_t *pkts, double *bytes, double *dur_ns,
-                         uint64_t *reordered, ddio_err *e)
+static int trace_profile(const char *path, const trace_spool *spool, int keep_all, uint64_t *pkts,
+                         double *bytes, double *dur_ns, uint64_t *reordered, ddio_err *e)
 {
     trace_reader r;
-    if (trace_reader_open(&r, path, keep_all, e) != 0)
+    if (trace_spool_reader(spool, &r, path, keep_all, e) != 0)
         return -1;
     trace_pkt p;
     int rc;
@@ -54,9 +54,10 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
     if (trace) {
         s->is_trace = 1;
         s->path = trace;
+        s->spool = src->spool;
         uint64_t n = 0;
         double bytes = 0, dur = 0;
-        if (trace_profile(trace, keep_all, &n, &bytes, &dur, &s->reordered, e) != 0)
+        if (trace_profile(trace, s->spool, keep_all, &n, &bytes, &dur, &s->reordered, e) != 0)
             return -1;
         double mean_len = pkt_size ? (double)pkt_size : bytes / (double)n;
         if (rate_gbps > 0 && dur > 0) {
@@ -69,7 +70,7 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
         s->expected = packets ? packets : n;
         if (rate_gbps > 0 && dur <= 0)
             s->mean_gap_ns = mean_len * 8.0 / rate_gbps;
-        return trace_reader_open(&s->tr, trace, keep_all, e);
+        return trace_spool_reader(s->spool, &s->tr, trace, keep_all, e);
     }
     gen_config_default(&s->gc);
     if (gen_parse_profile(profile ? profile : "mawi", &s->gc, "--profile", e) != 0)
@@ -102,7 +103,7 @@ static int next_trace(pktsrc *s, trace_pkt *tp, ddio_err *e)
         return rc;
     /* End of the trace but more packets wanted: start another pass. */
     trace_reader_close(&s->tr);
-    if (trace_reader_open(&s->tr, s->path, s->keep_all, e) != 0)
+    if (trace_spool_reader(s->spool, &s->tr, s->path, s->keep_all, e) != 0)
         return -1;
     s->pass_offset_ns += s->last_raw_ns + s->mean_gap_ns;
     s->have_first = 0;

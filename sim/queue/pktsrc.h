@@ -16,6 +16,7 @@
 #include "sim/common/err.h"
 #include "traces/gen.h"
 #include "traces/pcap.h"
+#include "traces/spool.h"
 
 #define PKTSRC_WIRE_OVERHEAD 24u   /* FCS 4 + preamble 8 + inter-frame gap 12 */
 #define PKTSRC_DEFAULT_PACKETS 100000u   /* a profile's packets when the run gives none */
@@ -35,6 +36,7 @@ typedef struct pktsrc_pkt {
 /* Where packets come from. */
 typedef struct dsim_source {
     const char *trace;          /* pcap/pcapng path, or NULL for the generator */
+    const trace_spool *spool;   /* NULL, or the trace when it is a pipe (trace_spool_open: read once) */
     const char *profile;        /* generator profile ("fixed:1500", "imix", "mawi") when trace is NULL */
     uint32_t flows;             /* generator flows (0: profile default) */
     uint32_t flow_burst;        /* generator: packets of a flow in a row (0, 1: none; gen_config) */
@@ -46,6 +48,7 @@ typedef struct dsim_source {
 typedef struct pktsrc {
     int is_trace;
     const char *path;
+    const trace_spool *spool;
     int keep_all;
     trace_reader tr;
     gen g;
