@@ -351,3 +351,174 @@ Test(validate_harness, failed_run_records_nothing)
     cli_run_free(&r);
     rm_rf(tmp);
 }
+
+/* ---- issue 24, item 20 ------------------------------------------------------ */
+
+/* The dry run's stdout for `args` with the fake sysfs (4 CPUs, no uncore),
+ * plus `extra` shell commands run on it first (from the sysfs folder). */
+static cli_run dry_run(const char *tmp, const char *extra, const char *args)
+{
+    char sys[128], env[160];
+    snprintf(sys, sizeof sys, "%s/sys", tmp);
+    fake_sysfs(sys, 0);
+    if (extra)
+        cr_assert_eq(shf("cd '%s' && %s", sys, extra), 0);
+    snprintf(env, sizeof env, "DDIO_HARNESS_SYSFS='%s'", sys);
+    return run_harness(tmp, env, args);
+}
+
+Test(validate_harness, way_counts_are_1_to_32_and_32_ways_are_a_full_mask)
+{
+    char tmp[64];
+    make_tmpdir(tmp, sizeof tmp);
+    /* 1 << 64 wrapped: the mask written was 0x0 */
+    cli_run r = dry_run(tmp, NULL, "--dry-run --cpu skylake --ddio-ways 64 --llc-ways 64 --machine m --workload w "
+                                   "-o e -- true");
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "--ddio-ways: '64' is not a way count in 1..32", "64 ways");
+    cr_expect_str_eq(r.out, "");
+    cli_run_free(&r);
+    r = dry_run(tmp, NULL, "--dry-run --cpu skylake --ddio-ways 4 --llc-ways 33 --machine m --workload w -o e -- true");
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "--llc-ways: '33' is not a way count in 1..32", "33 ways");
+    cli_run_free(&r);
+    r = dry_run(tmp, NULL, "--dry-run --cpu skylake --ddio-ways 32 --llc-ways 32 --machine m --workload w -o e -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\nwrmsr -p 0 0xc8b 0xffffffff\n") != NULL, "%s", r.out);
+    cli_run_free(&r);
+    r = dry_run(tmp, NULL, "--dry-run --cpu skylake --ddio-ways 1 --llc-ways 32 --machine m --workload w -o e -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\nwrmsr -p 0 0xc8b 0x80000000\n") != NULL, "%s", r.out);
+    cli_run_free(&r);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, dry_run_takes_the_ways_of_the_named_cpu_not_of_this_one)
+{
+    char tmp[64];
+    make_tmpdir(tmp, sizeof tmp);
+    /* this machine's LLC has 20 ways; a Skylake-SP's has 11: 2 of 11 = 0x600 */
+    cli_run r = dry_run(tmp, "d=devices/system/cpu/cpu0/cache/index3 && mkdir -p $d && echo 3 > $d/level && "
+                             "echo 20 > $d/ways_of_associativity",
+                        "--dry-run --cpu skylake --ddio-ways 2 --machine m --workload w -o e -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\nwrmsr -p 0 0xc8b 0x600\n") != NULL, "%s", r.out);
+    cli_run_free(&r);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, a_folder_name_ddiosim_would_refuse_is_refused_first)
+{
+    char tmp[64];
+    make_tmpdir(tmp, sizeof tmp);
+    const char *n64 = "a123456789b123456789c123456789d123456789e123456789f123456789g123";
+    char args[256];
+    snprintf(args, sizeof args, "--dry-run --cpu skylake --machine m --workload w -o 'x/%s' -- true", n64);
+    cli_run r = dry_run(tmp, NULL, args);
+    cr_expect_eq(r.status, 2);
+    expect_one_line(&r, "-o: the folder name 'a123456789b123456789c123456789d123456789e123456789f123456789g123' "
+                        "is 64 bytes; ddiosim names the experiment after it, at most 63", "64 bytes");
+    cr_expect_str_eq(r.out, "");
+    cli_run_free(&r);
+    /* 63 bytes are fine */
+    snprintf(args, sizeof args, "--dry-run --cpu skylake --machine m --workload w -o 'x/%.63s' -- true", n64);
+    r = dry_run(tmp, NULL, args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, every_parameter_of_experiment_json_can_be_recorded)
+{
+    char tmp[64], env[512], path[256];
+    make_tmpdir(tmp, sizeof tmp);
+    fake_machine(tmp, 0, env, sizeof env);
+    cli_run r = run_harness(tmp, env, "--machine skylake-6140 --workload l2fwd --param burst=32 --param flows=4096 "
+                                      "--param flow_burst=128 --param gen_threads=4 --param flow_tuples=random "
+                                      "-o exp -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(path, sizeof path, "%s/exp/experiment.json", tmp);
+    char *j = slurp(path, NULL);
+    cr_assert_not_null(j);
+    cr_expect(strstr(j, "{\"params\": {\"burst\": 32, \"flows\": 4096, \"flow_burst\": 128, \"gen_threads\": 4, "
+                        "\"flow_tuples\": \"random\"}, \"runs\": [\"points/1/run-1.csv\"]}") != NULL,
+              "%s", j);
+    free(j);
+    rm_rf(tmp);
+}
+
+static void write_script(const char *tmp, const char *name, const char *body)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/bin/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fprintf(f, "#!/bin/sh\necho \"%s $*\" >> '%s/tools.log'\n%s", name, tmp, body);
+    fclose(f);
+    cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* Fake modprobe, rdmsr (MSR 0xC8B reads 0x600, 0xC91 0x7ff, 0xC8F of CPU c
+ * has class c in bits 32-63; not logged), wrmsr exiting `wrmsr_rc`, and
+ * pqos, each logging its arguments to tmp/tools.log; PATH=... for the
+ * environment into path_env. */
+static void fake_tools(const char *tmp, int wrmsr_rc, char *path_env, size_t n)
+{
+    char bin[128], wr[32];
+    snprintf(bin, sizeof bin, "%s/bin", tmp);
+    cr_assert_eq(mkdir(bin, 0755), 0);
+    write_script(tmp, "modprobe", "");
+    snprintf(wr, sizeof wr, "exit %d\n", wrmsr_rc);
+    write_script(tmp, "wrmsr", wr);
+    write_script(tmp, "pqos", "");
+    char path[256];
+    snprintf(path, sizeof path, "%s/rdmsr", bin);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("#!/bin/sh\ncase $4 in 0xc8b) echo 0x600 ;; 0xc91) echo 0x7ff ;; *) printf '0x%x\\n' $(($2 << 32)) ;; esac\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(path, 0755), 0);
+    snprintf(path_env, n, "PATH='%s':\"$PATH\"", bin);
+}
+
+Test(validate_harness, a_failed_wrmsr_says_so_and_restores_nothing)
+{
+    char tmp[64], env[512], pathv[256], all[800], log[128];
+    make_tmpdir(tmp, sizeof tmp);
+    fake_machine(tmp, 0, env, sizeof env);
+    fake_tools(tmp, 1, pathv, sizeof pathv);
+    snprintf(all, sizeof all, "%s %s", env, pathv);
+    cli_run r = run_harness(tmp, all, "--machine skylake-6140 --workload l2fwd --ddio-ways 2 -o exp -- true");
+    cr_expect_eq(r.status, 1);
+    expect_one_line(&r, "wrmsr of MSR 0xC8B on cpu 0 failed: MSR 0xC8B is still 0x600, nothing was run", "wrmsr");
+    cr_expect(strstr(r.err, "restore") == NULL, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(log, sizeof log, "%s/tools.log", tmp);
+    char *t = slurp(log, NULL);
+    cr_assert_not_null(t);
+    cr_expect_str_eq(t, "modprobe msr\nwrmsr -p 0 0xc8b 0x600\n");
+    free(t);
+    rm_rf(tmp);
+}
+
+Test(validate_harness, cat_is_restored_to_what_it_was_not_reset)
+{
+    char tmp[64], env[512], pathv[256], all[800], log[128];
+    make_tmpdir(tmp, sizeof tmp);
+    fake_machine(tmp, 0, env, sizeof env);
+    fake_tools(tmp, 0, pathv, sizeof pathv);
+    snprintf(all, sizeof all, "%s %s", env, pathv);
+    cli_run r = run_harness(tmp, all, "--machine skylake-6140 --workload l2fwd --cat 0x00f --cat-cores 1-2 "
+                                      "-o exp -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(log, sizeof log, "%s/tools.log", tmp);
+    char *t = slurp(log, NULL);
+    cr_assert_not_null(t);
+    /* no pqos -R: class 1 gets its ways back, cores 1 and 2 their classes */
+    cr_expect_str_eq(t, "modprobe msr\npqos -e llc:1=0x00f\npqos -a llc:1=1-2\n"
+                        "pqos -e llc:1=0x7ff\npqos -a llc:1=1\npqos -a llc:2=2\n");
+    free(t);
+    rm_rf(tmp);
+}
