@@ -23,7 +23,7 @@ static const struct {
     const char *opt, *text;
     int run;
 } sim_help[CLI_SIM_NOPTS] = {
-    [CLI_SIM_OPT_TRACE] = {"--trace FILE", "pcap/pcapng trace", 0},
+    [CLI_SIM_OPT_TRACE] = {"--trace FILE", "pcap/pcapng trace (- or a pipe: read once, into a temporary copy)", 0},
     [CLI_SIM_OPT_PROFILE] = {"--profile P", "generate instead: fixed:SIZE | imix | mawi", 0},
     [CLI_SIM_OPT_FLOWS] = {"--flows F", "generator flows; with more cores they set the per-core shares", 0},
     [CLI_SIM_OPT_FLOW_BURST] = {"--flow-burst B", "generator: B packets of a flow in a row (per thread); through "

@@ -670,9 +670,12 @@ static size_t count_substr(const uint8_t *d, size_t n, const char *s)
 
 #define NPF_LINE_MAX 65536   /* validate/npf.c: NPF_MAX_LINE */
 
-/* A finite number that is the whole token. */
+/* A finite decimal number that is the whole token (strtod, on the
+ * characters of a decimal number only: no "0x", "inf", "nan"). */
 static int npf_number(const char *tok, double *v)
 {
+    if (tok[strspn(tok, "0123456789+-.eE")])
+        return -1;
     char *end;
     errno = 0;
     double x = strtod(tok, &end);
