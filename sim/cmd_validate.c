@@ -336,7 +336,7 @@ static int measured_anywhere(const vd_set *s, int m)
 }
 
 /* Why limit l checks nothing, or checks a figure that is not a number: a
- * message into why (""when it can check). */
+ * message into why ("" when it can check). */
 static void unchecked(const mae_limit *l, const vd_set *s, char *why, size_t cap)
 {
     why[0] = '\0';
