@@ -439,9 +439,6 @@ static int load_object(const cfg_table *t, void *obj, const cJSON *json, const c
         char tpath[PATH_CAP], dpath[PATH_CAP];
         join_path(tpath, sizeof tpath, tprefix, key);
         join_path(dpath, sizeof dpath, dprefix, tpath);
-        for (const cJSON *p = json->child; p != it; p = p->next)
-            if (strcmp(p->string, key) == 0)
-                return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s: duplicate key", file, dpath);
         /* A literal dot would alias a nested path ("llc.ways" for llc: {ways}). */
         int idx = strpbrk(key, ".[") || !*key ? -1 : cfg_index(t, tpath);
         if (idx >= 0) {
@@ -588,6 +585,79 @@ static size_t json_problem(const char *text, size_t end, char *msg, size_t cap)
     return end;
 }
 
+/* A key of an object with its place, for finding duplicates by sorting. */
+typedef struct key_at {
+    const char *key;
+    size_t i;
+} key_at;
+
+static int cmp_key_at(const void *a, const void *b)
+{
+    const key_at *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The member of object j that repeats an earlier key (the first such in the
+ * object's order), or NULL; sorting keeps a huge object O(n log n).  -1
+ * when out of memory. */
+static int repeated_key(const cJSON *j, const cJSON **dup)
+{
+    size_t n = 0;
+    *dup = NULL;
+    for (const cJSON *c = j->child; c; c = c->next)
+        n++;
+    if (n < 2)
+        return 0;
+    key_at *k = malloc(n * sizeof *k);
+    if (!k)
+        return -1;
+    size_t i = 0;
+    for (const cJSON *c = j->child; c; c = c->next, i++)
+        k[i] = (key_at){c->string ? c->string : "", i};
+    qsort(k, n, sizeof *k, cmp_key_at);
+    size_t first = n;
+    for (i = 1; i < n; i++)
+        if (strcmp(k[i - 1].key, k[i].key) == 0 && k[i].i < first)
+            first = k[i].i;
+    free(k);
+    if (first < n) {
+        const cJSON *c = j->child;
+        while (first--)
+            c = c->next;
+        *dup = c;
+    }
+    return 0;
+}
+
+/* Refuse a key given twice in one object, anywhere in j: cJSON keeps both
+ * and a lookup finds the first, so the second would be silently ignored.
+ * path: where j is ("" at the top), extended in place. */
+static int check_unique_keys(const cJSON *j, char *path, size_t cap, const char *file, ddio_err *e)
+{
+    size_t len = strlen(path);
+    if (cJSON_IsObject(j)) {
+        const cJSON *dup;
+        if (repeated_key(j, &dup) != 0)
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        if (dup)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s%s%.60s: duplicate key", file, path,
+                             len ? "." : "", dup->string);
+    }
+    size_t i = 0;
+    for (const cJSON *c = j->child; c; c = c->next, i++) {
+        if (cJSON_IsObject(j))
+            snprintf(path + len, cap - len, "%s%.60s", len ? "." : "", c->string);
+        else
+            snprintf(path + len, cap - len, "[%zu]", i);
+        int rc = check_unique_keys(c, path, cap, file, e);
+        path[len] = '\0';
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 cJSON *cfg_parse_text(const char *text, size_t len, const char *file, ddio_err *e)
 {
     size_t k = 0;
@@ -622,8 +692,14 @@ cJSON *cfg_parse_text(const char *text, size_t len, const char *file, ddio_err *
         ddio_errf(e, DDIO_EXIT_USAGE, "%s: line %u, column %zu: %s", file, line, col, why);
         return NULL;
     }
-    if (j)
+    if (j) {
+        char path[1024] = "";
+        if (check_unique_keys(j, path, sizeof path, file, e) != 0) {
+            cJSON_Delete(j);
+            return NULL;
+        }
         return j;
+    }
     /* cJSON reports one past the first character of a bad bare word; show
      * the whole word ("oops", not "ops"). */
     while (pos > 0 && pos < len && isalnum((unsigned char)text[pos - 1]))

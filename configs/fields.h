@@ -77,7 +77,7 @@ int cfg_index(const cfg_table *t, const char *path);
 
 /* Load the keys of JSON object `json` into `obj` (which holds defaults).
  * set[i] = 1 for each top-level field given (set may be NULL).  Errors:
- * "FILE: path: ...". */
+ * "FILE: path: ...".  Duplicate keys are cfg_parse_text's to refuse. */
 int cfg_from_json(const cfg_table *t, void *obj, const cJSON *json, const char *file, uint8_t *set,
                   ddio_err *e);
 
@@ -107,7 +107,8 @@ int cfg_diff(const cfg_table *t, const void *a, const void *b, char *path, size_
  * and so do what cJSON would let through or word badly: a string that is
  * not valid UTF-8 or holds a control character (\u0000 included), a
  * number beyond a double's range (1e999), nesting deeper than
- * CFG_JSON_MAX_DEPTH. */
+ * CFG_JSON_MAX_DEPTH; a key given twice in one object is
+ * "FILE: json.path: duplicate key". */
 cJSON *cfg_parse_text(const char *text, size_t len, const char *file, ddio_err *e);
 
 /* Who set each field of a struct, for error attribution. */

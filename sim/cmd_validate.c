@@ -44,16 +44,23 @@ static const char usage[] =
     "  --max-mae PP       exit 1 when an overall mean absolute error (any engine,\n"
     "                     any metric) is above PP percentage points; or\n"
     "  --max-mae ENGINE:METRIC=PP  the same for one (sim:pcie_write_hit=6.5);\n"
-    "                     repeatable\n"
+    "                     repeatable.  Exit 4 when a limit cannot be checked: its\n"
+    "                     engine did not run, no point has its metric, an error is\n"
+    "                     not a number, or a point measured no metric\n"
     "  --format F         table | json | csv | md (table)\n"
     "  -o, --output FILE  write to FILE (atomically) instead of stdout\n"
     "  --plot FILE        also draw the figure (.svg or .png) with gnuplot\n"
-    "  -h, --help         this help\n";
+    "  -h, --help         this help\n"
+    "\n"
+    "Exit status: 0 ok; 1 an error above --max-mae (or an I/O failure); 2 bad\n"
+    "options or bad input; 3 the model did not converge; 4 a --max-mae limit could\n"
+    "not be checked.\n";
 
 typedef struct mae_limit {
     int eng;                    /* -1: every engine */
     int metric;                 /* -1: every metric */
     double pp;
+    const char *text;           /* as typed, for messages */
 } mae_limit;
 
 typedef struct val_opts {
@@ -79,6 +86,7 @@ static int parse_limit(const char *s, val_opts *o, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--max-mae: at most %d limits", MAX_LIMITS);
     mae_limit *l = &o->limit[o->n_limit];
     l->eng = l->metric = -1;
+    l->text = s;
     const char *eq = strchr(s, '=');
     if (eq) {
         char who[64];
@@ -216,6 +224,22 @@ static int find_experiments(const char *root, int depth, char **paths, int *n, d
     return rc;
 }
 
+/* No folder given twice with --measured, however spelt (d, d/, ../x/d):
+ * compared as files (device and inode), its points would count twice. */
+static int distinct_folders(const val_opts *o, ddio_err *e)
+{
+    struct stat st[MAX_EXPERIMENTS];
+    int ok[MAX_EXPERIMENTS];
+    for (int i = 0; i < o->n_dir; i++) {
+        ok[i] = stat(o->dir[i], &st[i]) == 0;   /* a missing folder is the loader's error */
+        for (int k = 0; ok[i] && k < i; k++)
+            if (ok[k] && st[k].st_dev == st[i].st_dev && st[k].st_ino == st[i].st_ino)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--measured %s: the same folder as --measured %s", o->dir[i],
+                                 o->dir[k]);
+    }
+    return 0;
+}
+
 /* Load every experiment; fill the jobs (one per point) and check that each
  * point's configuration resolves, so that a bad experiment fails before
  * anything runs.  Returns the number of points or -1. */
@@ -270,28 +294,119 @@ static long load_all(val_opts *o, vd_experiment *exp, size_t n_exp, char **dirs,
 
 /* ------------------------------------------------------------ limits */
 
-/* 0 when every limited MAE is within its limit; else 1 with the first one
- * above it reported on stderr. */
+static const char *engine_noun(int eng)
+{
+    return eng == VD_ENG_SIM ? "simulator" : "model";
+}
+
+static int engine_ran(const vd_set *s, int eng)
+{
+    return (s->engines & (eng == VD_ENG_SIM ? VD_ENGINE_SIM : VD_ENGINE_MODEL)) != 0;
+}
+
+/* Does limit l cover engine eng and metric m? */
+static int covers(const mae_limit *l, int eng, int m)
+{
+    return (l->eng < 0 || l->eng == eng) && (l->metric < 0 || l->metric == m);
+}
+
+/* The first point that measured no metric at all (its counters saw no
+ * lookup): no limit can check it.  Returns 0 and sets *x, *p, or -1. */
+static int point_without_metric(const vd_set *s, size_t *x, size_t *p)
+{
+    for (*x = 0; *x < s->n_exp; (*x)++)
+        for (*p = 0; *p < s->exp[*x].n; (*p)++) {
+            const vd_point *pt = &s->exp[*x].point[*p];
+            int any = 0;
+            for (int m = 0; m < VD_METRIC_COUNT; m++)
+                any |= pt->has[m];
+            if (!any)
+                return 0;
+        }
+    return -1;
+}
+
+static int measured_anywhere(const vd_set *s, int m)
+{
+    for (size_t x = 0; x < s->n_exp; x++)
+        for (size_t p = 0; p < s->exp[x].n; p++)
+            if (s->exp[x].point[p].has[m])
+                return 1;
+    return 0;
+}
+
+/* Why limit l checks nothing, or checks a figure that is not a number: a
+ * message into why ("" when it can check). */
+static void unchecked(const mae_limit *l, const vd_set *s, char *why, size_t cap)
+{
+    why[0] = '\0';
+    if (l->eng >= 0 && !engine_ran(s, l->eng)) {
+        snprintf(why, cap, "nothing to check: the %s did not run (--engine %s)", engine_noun(l->eng),
+                 l->eng == VD_ENG_SIM ? "model" : "sim");
+        return;
+    }
+    if (l->metric >= 0 && !measured_anywhere(s, l->metric)) {
+        snprintf(why, cap, "nothing to check: no point measured %s", vd_metric_name((enum vd_metric)l->metric));
+        return;
+    }
+    uint32_t n = 0;
+    for (int eng = 0; eng < VD_ENG_COUNT; eng++)
+        for (int m = 0; m < VD_METRIC_COUNT; m++) {
+            if (!covers(l, eng, m))
+                continue;
+            vd_stat st;
+            vd_stat_of(s, s->n_exp, eng, m, &st);
+            n += st.n;
+            if (st.n && !(isfinite(st.mae) && isfinite(st.max))) {
+                snprintf(why, cap, "the %s's mean absolute error on %s is not a number (%g)", engine_noun(eng),
+                         vd_metric_name((enum vd_metric)m), st.mae);
+                return;
+            }
+        }
+    if (n == 0)
+        snprintf(why, cap, "nothing to check: no point has both a measurement and a prediction%s%s",
+                 l->metric >= 0 ? " of " : "", l->metric >= 0 ? vd_metric_name((enum vd_metric)l->metric) : "");
+}
+
+/* 0 when every limited MAE is within its limit; DDIO_EXIT_UNCHECKED when a
+ * limit could not be checked (before any comparison: a check that did not
+ * happen must not read as a pass); else 1 with the first MAE above its
+ * limit.  One line on stderr for a non-zero result. */
 static int check_limits(const val_opts *o, const vd_set *s)
 {
-    int bad = 0;
-    for (int i = 0; i < o->n_limit && !bad; i++)
-        for (int eng = 0; eng < VD_ENG_COUNT && !bad; eng++)
-            for (int m = 0; m < VD_METRIC_COUNT && !bad; m++) {
+    if (o->n_limit == 0)
+        return 0;
+    size_t x, p;
+    if (point_without_metric(s, &x, &p) == 0) {
+        fprintf(stderr, "ddiosim validate: %s: point %s: no metric was measured (no run's counters saw a "
+                        "lookup): --max-mae cannot check it\n",
+                s->exp[x].name, s->exp[x].point[p].where);
+        return DDIO_EXIT_UNCHECKED;
+    }
+    for (int i = 0; i < o->n_limit; i++) {
+        char why[200];
+        unchecked(&o->limit[i], s, why, sizeof why);
+        if (why[0]) {
+            fprintf(stderr, "ddiosim validate: --max-mae %s: %s\n", o->limit[i].text, why);
+            return DDIO_EXIT_UNCHECKED;
+        }
+    }
+    for (int i = 0; i < o->n_limit; i++)
+        for (int eng = 0; eng < VD_ENG_COUNT; eng++)
+            for (int m = 0; m < VD_METRIC_COUNT; m++) {
                 const mae_limit *l = &o->limit[i];
-                if ((l->eng >= 0 && l->eng != eng) || (l->metric >= 0 && l->metric != m))
+                if (!covers(l, eng, m))
                     continue;
                 vd_stat st;
                 vd_stat_of(s, s->n_exp, eng, m, &st);
                 if (st.n && st.mae > l->pp) {
                     fprintf(stderr, "ddiosim validate: the %s's mean absolute error on %s is %.2f points, above "
                                     "--max-mae %g\n",
-                            eng == VD_ENG_SIM ? "simulator" : "model", vd_metric_name((enum vd_metric)m), st.mae,
-                            l->pp);
-                    bad = 1;
+                            engine_noun(eng), vd_metric_name((enum vd_metric)m), st.mae, l->pp);
+                    return 1;
                 }
             }
-    return bad;
+    return 0;
 }
 
 /* ------------------------------------------------------------ the command */
@@ -356,7 +471,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     opened = 0;
     if (ddio_outfile_commit(&of, e) != 0)
         goto done;
-    rc = check_limits(o, &s) ? 1 : 0;
+    rc = check_limits(o, &s);
 done:
     if (opened)
         ddio_outfile_abort(&of);
@@ -399,6 +514,8 @@ int cmd_validate(int argc, char **argv)
             return cli_fail("validate", &e);
         }
     } else {
+        if (distinct_folders(&o, &e) != 0)
+            return cli_value_error("validate", &e);
         for (int i = 0; i < o.n_dir; i++)
             dirs[n++] = strdup(o.dir[i]);
     }

@@ -181,18 +181,11 @@ Test(validate_npf, crlf_line_endings)
     free(p);
 }
 
-/* The last line without a newline is read. */
+/* A last row without a newline may have been cut mid-number: refused
+ * (tests/test_validate_inputs.c has the cut file and the harmless comment). */
 Test(validate_npf, last_line_without_newline)
 {
-    char *p = npf_file("1 2\n3 4 5");
-    vd_npf n;
-    ddio_err e = {0};
-    cr_assert_eq(vd_npf_read(p, &n, &e), 0, "%s", e.msg);
-    cr_assert_eq(n.n, 2);
-    expect_row(&n.row[1], 3, 2, 2, (double[]){4, 5});
-    vd_npf_free(&n);
-    unlink(p);
-    free(p);
+    expect_npf_error("1 2\n3 4 5", "@:2: the last line has no newline: the file may be cut short");
 }
 
 Test(validate_npf, errors_name_the_file_and_line)
@@ -688,11 +681,13 @@ Test(validate_experiment, perf_points_and_runs)
     char *d = experiment_dir("{" PERF_HEAD PERF_M ", \"fixed\": {\"cores\": 1}, \"points\": ["
                              "{\"params\": {\"pkt_size\": 1500, \"rx_ring\": 512},"
                              " \"runs\": [\"total.csv\", \"" SAMPLES "perf-interval.csv\"]},"
-                             "{\"params\": {\"pkt_size\": 64}, \"runs\": [\"total.csv\"]}]}",
+                             "{\"params\": {\"pkt_size\": 64}, \"runs\": [\"total2.csv\"]}]}",
                              NULL);
+    /* Each run its own file (one file in two points is refused). */
     char *total = slurp(SAMPLES "perf-total.csv", NULL);
     cr_assert_not_null(total);
     put(d, "total.csv", total);
+    put(d, "total2.csv", total);
     free(total);
     vd_experiment x;
     load_ok(d, &x);
@@ -766,8 +761,13 @@ Test(validate_experiment, pcm_pcie_socket)
     d = experiment_dir("{\"name\": \"c\", \"source\": \"pcm-pcie\", "
                        "\"metrics\": {\"pcie_read_hit\": \"PCIRdCur\", \"pcie_write_partial_hit\": \"RFO\"}, "
                        "\"points\": [{\"params\": {\"pkt_size\": 1500}, \"runs\": [\"" SAMPLES
-                       "pcm-skylake.csv\", \"" SAMPLES "pcm-skylake.csv\"]}]}",
+                       "pcm-skylake.csv\", \"copy.csv\"]}]}",
                        NULL);
+    /* Two runs, two files (one file twice is refused): a copy. */
+    char *sample = slurp(SAMPLES "pcm-skylake.csv", NULL);
+    cr_assert_not_null(sample);
+    put(d, "copy.csv", sample);
+    free(sample);
     load_ok(d, &x);
     vd_counts c;
     ddio_err e = {0};

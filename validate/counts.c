@@ -9,6 +9,10 @@
 double vd_counts_rate(const vd_counts *c, const char *path, ddio_err *e)
 {
     double lookups = c->hit + c->miss;
+    if (!isfinite(lookups)) {   /* the readers refuse such sums; a NaN rate would pass any check */
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: hit + miss is not a finite number", path ? path : "counts");
+        return -1;
+    }
     if (!(lookups > 0)) {
         ddio_errf(e, DDIO_EXIT_USAGE, "%s: no lookups (hit + miss = 0): the counters saw no DMA",
                   path ? path : "counts");

@@ -133,23 +133,28 @@ static int fail(const loader *L, const char *path, const char *fmt, const char *
     return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, path, msg);
 }
 
+/* The whole file, read to its end: its size by stat is not its length
+ * (a /proc or /sys file says 0 and is not empty). */
 static char *read_text(const char *path, size_t *len, ddio_err *e)
 {
     FILE *f = ddio_open_data(path, MAX_JSON_BYTES, e);
     if (!f)
         return NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
+    char *buf = malloc(MAX_JSON_BYTES + 1);
+    if (!buf) {
         fclose(f);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path), NULL;
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory"), NULL;
     }
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t n = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
-    int bad = !buf || ferror(f);
+    size_t n = fread(buf, 1, MAX_JSON_BYTES + 1, f);
+    int bad = ferror(f);
     fclose(f);
     if (bad) {
         free(buf);
         return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path), NULL;
+    }
+    if (n > MAX_JSON_BYTES) {
+        free(buf);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes", path, MAX_JSON_BYTES), NULL;
     }
     buf[n] = '\0';
     *len = n;
@@ -298,9 +303,16 @@ static int resolve_config(const loader *L, const char *kind, const char *key, co
     ddio_err e2 = {0};
     if (ddio_config_find(kind, out, path, sizeof path, &e2) != 0)
         return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, key, e2.msg);
-    /* ddio_config_find takes a path as it is: check that it exists here. */
-    if (is_path && access(path, R_OK) != 0)
+    /* ddio_config_find takes a path as it is: check that it exists here,
+     * and is a file, so that the error names this key, not a point. */
+    struct stat st;
+    if (is_path && (access(path, R_OK) != 0 || stat(path, &st) != 0))
         return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s: %s", L->file, key, path, strerror(errno));
+    if (is_path && S_ISDIR(st.st_mode))
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s: is a directory, not a %s file", L->file, key, path,
+                         key);
+    if (is_path && !S_ISREG(st.st_mode))
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s: not a regular file", L->file, key, path);
     return note_input(L, path);
 }
 
@@ -516,6 +528,26 @@ static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, 
     return p;
 }
 
+static int is_rate(double v)
+{
+    return v >= -1e-9 && v <= 1 + 1e-9;
+}
+
+/* The mean and then every run of r (fractions) are hit rates: a run of
+ * 150 % next to one of -50 % would otherwise pass as a mean of 50 %. */
+static int check_rates(const loader *L, const vd_record *r, double unit, const char *where)
+{
+    const char *top = unit == 1 ? "1" : "100";
+    if (!is_rate(r->mean))
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: mean %g is not a rate in [0, %s] (\"values\"?)", L->dir,
+                         where, r->mean / unit, top);
+    for (uint32_t k = 0; k < r->runs; k++)
+        if (!is_rate(r->run[k]))
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: run %u: %g is not a rate in [0, %s] (\"values\"?)",
+                             L->dir, where, k + 1, r->run[k] / unit, top);
+    return 0;
+}
+
 /* Read one metric file of one series into the points. */
 static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
                       int m, const double *sv)
@@ -555,9 +587,7 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
         set_metric(p, m, row->run, row->runs);
         row->run = NULL;   /* taken over */
         snprintf(p->source[m], sizeof p->source[m], "%s", where);
-        if (p->m[m].mean < -1e-9 || p->m[m].mean > 1 + 1e-9)
-            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: mean %g is not a rate in [0, %s] (\"values\"?)", L->dir,
-                           where, p->m[m].mean / d->unit, d->unit == 1 ? "1" : "100");
+        rc = check_rates(L, &p->m[m], d->unit, where);
     }
     vd_npf_free(&f);
     vd_npf_free(&xf);
@@ -595,13 +625,19 @@ static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, cons
 
 /* ------------------------------------------------------------ counter sources */
 
+/* The path of a run file: as given when absolute, else in the folder. */
+static void run_path(const loader *L, const char *file, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s%s%s", file[0] == '/' ? "" : L->dir, file[0] == '/' ? "" : "/", file);
+}
+
 /* The hit rate of one run: 0, 1 when the counters saw no such request in
  * that run (no RFO when every packet fills whole lines: the run says
  * nothing about that metric), or -1 with the reader's error. */
 static int run_rate(const loader *L, int pcm, int socket, const char *file, const char *name, double *rate)
 {
     char path[1100];
-    snprintf(path, sizeof path, "%s%s%s", file[0] == '/' ? "" : L->dir, file[0] == '/' ? "" : "/", file);
+    run_path(L, file, path, sizeof path);
     vd_counts c;
     if (note_input(L, path) != 0)
         return -1;
@@ -614,8 +650,75 @@ static int run_rate(const loader *L, int pcm, int socket, const char *file, cons
     return *rate < 0 ? -1 : 0;
 }
 
-static int load_counters(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L, const char **name,
-                         int pcm)
+/* Do points p and q have the same parameters (in any order)? */
+static int same_params(const vd_point *p, const vd_point *q)
+{
+    if (p->n_params != q->n_params)
+        return 0;
+    for (uint32_t i = 0; i < p->n_params; i++) {
+        const vd_param *a = &p->param[i], *b = vd_point_param(q, a->name);
+        if (!b || strcmp(a->text, b->text) != 0 || (!a->text[0] && a->value != b->value))
+            return 0;
+    }
+    return 1;
+}
+
+/* The run files seen so far, as files (device, inode): one file listed
+ * twice, under any spelling, would count one run as two. */
+typedef struct run_seen {
+    dev_t dev;
+    ino_t ino;
+    int point, run;
+} run_seen;
+
+typedef struct run_files {
+    run_seen *v;
+    size_t n, cap;
+} run_files;
+
+/* Note run k of point i (file `file`); an error when that file was
+ * already a run.  A file that cannot be stat'ed is left to its reader. */
+static int note_run(const loader *L, run_files *rf, int i, int k, const char *file)
+{
+    char path[1100];
+    struct stat st;
+    run_path(L, file, path, sizeof path);
+    if (stat(path, &st) != 0)
+        return 0;
+    for (size_t n = 0; n < rf->n; n++)
+        if (rf->v[n].dev == st.st_dev && rf->v[n].ino == st.st_ino)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE,
+                             "%s: points[%d].runs[%d]: '%.200s' is the file of points[%d].runs[%d]", L->file, i, k,
+                             file, rf->v[n].point, rf->v[n].run);
+    if (rf->n == rf->cap) {
+        size_t cap = rf->cap ? 2 * rf->cap : 16;
+        run_seen *g = realloc(rf->v, cap * sizeof *g);
+        if (!g)
+            return ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
+        rf->v = g;
+        rf->cap = cap;
+    }
+    rf->v[rf->n++] = (run_seen){st.st_dev, st.st_ino, i, k};
+    return 0;
+}
+
+/* Refuse a point listed twice, and note the point's run files. */
+static int check_point_once(const loader *L, const vd_experiment *x, const cJSON *runs, run_files *rf, int i)
+{
+    const vd_point *p = &x->point[x->n - 1];
+    for (size_t q = 0; q + 1 < x->n; q++)
+        if (same_params(&x->point[q], p))
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: points[%d]: the same parameters as %s", L->file, i,
+                             x->point[q].where);
+    int k = 0;
+    for (const cJSON *r = runs->child; r; r = r->next, k++)
+        if (cJSON_IsString(r) && r->valuestring[0] && note_run(L, rf, i, k, r->valuestring) != 0)
+            return -1;
+    return 0;
+}
+
+static int read_counter_points(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L,
+                               const char **name, int pcm, run_files *rf)
 {
     double sock = 0;
     if (get_number(L, j, "socket", "socket", 0, &sock) != 0)
@@ -653,6 +756,8 @@ static int load_counters(vd_experiment *x, const cJSON *j, const vd_point *base,
         int nr = cJSON_IsArray(runs) ? cJSON_GetArraySize(runs) : 0;
         if (nr == 0)
             return fail(L, path, "runs: missing, or not a non-empty array of file names%s", "");
+        if (check_point_once(L, x, runs, rf, i) != 0)
+            return -1;
         for (int m = 0; m < VD_METRIC_COUNT; m++) {
             if (!name[m])
                 continue;
@@ -681,6 +786,15 @@ static int load_counters(vd_experiment *x, const cJSON *j, const vd_point *base,
         }
     }
     return 0;
+}
+
+static int load_counters(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L, const char **name,
+                         int pcm)
+{
+    run_files rf = {0};
+    int rc = read_counter_points(x, j, base, L, name, pcm, &rf);
+    free(rf.v);
+    return rc;
 }
 
 /* ------------------------------------------------------------ the file */

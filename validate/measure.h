@@ -67,10 +67,12 @@ typedef struct vd_npf {
     vd_npf_row *row;
 } vd_npf;
 
-/* Read an NPF result file.  Blank lines and lines starting with '#' are
- * skipped; any other line needs a number and at least one run.  Errors:
+/* Read an NPF result file.  Values are separated by blanks (space, tab,
+ * CR, \v, \f); blank lines and lines starting with '#' are skipped; any
+ * other line needs a number and at least one run, and a newline at its end
+ * (a last line without one may have been cut mid-number).  Errors:
  * "FILE:LINE: ..." (a row with no runs, a value that is not a finite
- * number, a repeated x), "FILE: ..." (missing, empty). */
+ * number, a repeated x, no final newline), "FILE: ..." (missing, empty). */
 int vd_npf_read(const char *path, vd_npf *out, ddio_err *e);
 void vd_npf_free(vd_npf *n);
 
@@ -98,10 +100,12 @@ int vd_pcm_read(const char *path, const char *column, int socket, vd_counts *out
  * with or without --no-merge (per-box rows are added up).  Rows reading
  * "<not counted>" or "<not supported>" are skipped and counted in
  * out->samples only when counted; an event with no counted row is an
- * error naming the file. */
+ * error naming the file, and so are counts that add up beyond the largest
+ * double (naming the line; hit + miss: the file). */
 int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e);
 
-/* hit / (hit + miss), or -1 with e filled when there were no lookups. */
+/* hit / (hit + miss), or -1 with e filled when there were no lookups or
+ * hit + miss is not finite. */
 double vd_counts_rate(const vd_counts *c, const char *path, ddio_err *e);
 
 #endif

@@ -18,6 +18,9 @@
 
 #define NPF_MAX_LINE 65536
 #define NPF_MAX_ROWS 100000
+/* The blanks between values: isspace's set, which strtod skips too, so a
+ * line the reader calls blank is one the numbers would call blank. */
+#define NPF_BLANKS " \t\r\n\v\f"
 
 /* A finite decimal number that fills the whole token, or -1. */
 static int parse_number(const char *tok, double *out)
@@ -29,13 +32,13 @@ static int parse_number(const char *tok, double *out)
 static int parse_row(char *line, uint32_t ln, const char *path, vd_npf_row *row, ddio_err *e)
 {
     char *save = NULL;
-    char *tok = strtok_r(line, " \t\r\n", &save);
+    char *tok = strtok_r(line, NPF_BLANKS, &save);
     memset(row, 0, sizeof *row);
     row->line = ln;
     if (parse_number(tok, &row->x) != 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%u: x value '%.40s' is not a finite number", path, ln, tok);
     size_t cap = 0;
-    while ((tok = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+    while ((tok = strtok_r(NULL, NPF_BLANKS, &save)) != NULL) {
         double v;
         if (parse_number(tok, &v) != 0) {
             free(row->run);
@@ -100,9 +103,15 @@ int vd_npf_read(const char *path, vd_npf *out, ddio_err *e)
             rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%u: NUL byte in the line", path, ln);
             break;
         }
-        const char *p = line + strspn(line, " \t\r\n");
+        const char *p = line + strspn(line, NPF_BLANKS);
         if (*p == '\0' || *p == '#')
             continue;
+        /* No newline: the file may have been cut in the middle of a number. */
+        if (line[len - 1] != '\n') {
+            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%u: the last line has no newline: the file may be cut short",
+                           path, ln);
+            break;
+        }
         vd_npf_row row;
         rc = parse_row(line, ln, path, &row, e);
         if (rc == 0 && (rc = add_row(out, &cap, &row, path, e)) != 0)

@@ -149,6 +149,9 @@ static int take_row(perf_acc *a, int ev, char **f, size_t vi, const char *path,
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: %s: value '%s' is not a count, "
                          "<not counted> or <not supported>", path, line, a->name[ev], val);
     s->sum[kind] += v;
+    if (!isfinite(s->sum[kind]))   /* an infinite sum would make the hit rate NaN */
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%lu: %s: the counts add up to more than the largest number",
+                         path, line, a->name[ev]);
     s->counted[kind]++;
     if (stamp && strcmp(stamp, a->last_stamp) != 0) {
         a->intervals++;
@@ -213,6 +216,9 @@ int vd_perf_read(const char *path, const char *name, vd_counts *out, ddio_err *e
                              "%s: event %s was never counted (%lu rows, all <not counted> or "
                              "<not supported>)", path, a.name[ev], s->rows[kind]);
     }
+    if (!isfinite(a.ev[EV_HIT].sum[kind] + a.ev[EV_MISS].sum[kind]))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s + %s add up to more than the largest number", path,
+                         a.name[EV_HIT], a.name[EV_MISS]);
     out->hit = a.ev[EV_HIT].sum[kind];
     out->miss = a.ev[EV_MISS].sum[kind];
     out->samples = kind == ROW_TOTAL ? 1 : a.intervals;

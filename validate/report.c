@@ -373,8 +373,11 @@ static void csv(buf *b, const vd_set *s)
             for (int m = 0; m < VD_METRIC_COUNT; m++) {
                 if (!p->has[m])
                     continue;
-                bprintf(b, "%s,%s,%s,%.6g,%.6g,%u", s->exp[x].name, lab, vd_metric_name((enum vd_metric)m),
-                        p->m[m].mean, p->m[m].sd, p->m[m].runs);
+                vd_csv_field(b, s->exp[x].name, 0);
+                bprintf(b, ",");
+                vd_csv_field(b, lab, 0);
+                bprintf(b, ",%s,%.6g,%.6g,%u", vd_metric_name((enum vd_metric)m), p->m[m].mean, p->m[m].sd,
+                        p->m[m].runs);
                 double sv = predicted(s, o, VD_ENG_SIM, m), mv = predicted(s, o, VD_ENG_MODEL, m);
                 csv_num(b, sv);
                 csv_num(b, 100 * (sv - p->m[m].mean));
@@ -388,14 +391,9 @@ static void csv(buf *b, const vd_set *s)
                     csv_num(b, isnan(mv) ? NAN : o->model_queue[q]);
                 csv_num(b, isnan(sv) ? NAN : o->sim_gbps);
                 csv_num(b, isnan(mv) ? NAN : o->model_gbps);
-                /* The message may hold commas: quote it, doubling quotes. */
                 bprintf(b, ",");
-                if (o->failed) {
-                    bprintf(b, "\"");
-                    for (const char *c = o->err.msg; *c; c++)
-                        bprintf(b, *c == '"' ? "\"\"" : "%c", *c);
-                    bprintf(b, "\"");
-                }
+                if (o->failed)
+                    vd_csv_field(b, o->err.msg, 1);
                 bprintf(b, "\n");
             }
         }

@@ -106,19 +106,6 @@ static void num(vd_buf *b, double v, int json)
         vd_bprintf(b, json ? "null" : ",");
 }
 
-/* One CSV field: quoted, quotes doubled, line breaks as spaces. */
-static void csv_text(vd_buf *b, const char *t)
-{
-    vd_bprintf(b, ",\"");
-    for (; *t; t++) {
-        if (*t == '"')
-            vd_bprintf(b, "\"\"");
-        else
-            vd_bprintf(b, "%c", *t == '\n' || *t == '\r' ? ' ' : *t);
-    }
-    vd_bprintf(b, "\"");
-}
-
 static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const vd_param *p, uint32_t n,
                     const vd_outcome *r, vd_buf *b)
 {
@@ -126,11 +113,12 @@ static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const v
     for (uint32_t i = 0; i < n; i++) {
         char t[VD_TEXT_LEN + 16];
         vd_param_format(&p[i], t, sizeof t);
-        vd_bprintf(b, ",%s", t);
+        vd_bprintf(b, ",");
+        vd_csv_field(b, t, 0);
     }
-    vd_bprintf(b, r->failed ? ",error" : ",ok,");
+    vd_bprintf(b, r->failed ? ",error," : ",ok,");
     if (r->failed)
-        csv_text(b, r->err.msg);
+        vd_csv_field(b, r->err.msg, 1);
     const int ok = !r->failed;
     if (o->engines & VD_ENGINE_SIM) {
         for (int m = 0; m < VD_METRIC_COUNT; m++)

@@ -90,3 +90,21 @@ void vd_bprintf(vd_buf *b, const char *fmt, ...)
         b->cap = cap;
     }
 }
+
+void vd_csv_field(vd_buf *b, const char *t, int always)
+{
+    int quote = always || strpbrk(t, ",\"") != NULL;
+    if (!quote) {
+        for (; *t; t++)
+            vd_bprintf(b, "%c", *t == '\n' || *t == '\r' ? ' ' : *t);
+        return;
+    }
+    vd_bprintf(b, "\"");
+    for (; *t; t++) {
+        if (*t == '"')
+            vd_bprintf(b, "\"\"");
+        else
+            vd_bprintf(b, "%c", *t == '\n' || *t == '\r' ? ' ' : *t);
+    }
+    vd_bprintf(b, "\"");
+}

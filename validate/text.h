@@ -1,5 +1,6 @@
 /* text.h - line splitting and file errors shared by the measured-data
- * readers (private to validate/). */
+ * readers, and the text buffer and CSV field of the writers (private to
+ * validate/). */
 #ifndef DDIOSIM_VALIDATE_TEXT_H
 #define DDIOSIM_VALIDATE_TEXT_H
 
@@ -38,5 +39,13 @@ typedef struct vd_buf {
     int oom;
 } vd_buf;
 void vd_bprintf(vd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Append t as one CSV field (RFC 4180), for every CSV ddiosim writes: in
+ * double quotes, quotes doubled, when it holds a comma or a quote, or
+ * always when `always` (free text such as an error message, so that a
+ * reader sees at once that it is text).  A line break is written as a
+ * space: every record stays one line, for line readers (plot, --resume,
+ * grep).  The caller writes the separating commas. */
+void vd_csv_field(vd_buf *b, const char *t, int always);
 
 #endif

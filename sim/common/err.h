@@ -14,6 +14,7 @@ enum ddio_exit {
     DDIO_EXIT_IO = 1,       /* I/O or internal failure */
     DDIO_EXIT_USAGE = 2,    /* bad command line or bad input data */
     DDIO_EXIT_NOCONV = 3,   /* a numerical model did not converge */
+    DDIO_EXIT_UNCHECKED = 4,    /* validate could not make a check it was asked for */
 };
 
 typedef struct ddio_err {

@@ -689,13 +689,13 @@ static int npf_number(const char *tok, double *v)
  * its x and runs (at most cap kept), 0 blank or comment, -1 bad. */
 static int npf_ref_line(char *line, double *x, double *run, uint32_t cap, uint32_t *runs)
 {
-    char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save);
+    char *save = NULL, *tok = strtok_r(line, " \t\r\n\v\f", &save);
     if (!tok || tok[0] == '#')
         return 0;
     if (npf_number(tok, x) != 0)
         return -1;
     *runs = 0;
-    while ((tok = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+    while ((tok = strtok_r(NULL, " \t\r\n\v\f", &save)) != NULL) {
         double v;
         if (npf_number(tok, &v) != 0)
             return -1;
@@ -708,8 +708,9 @@ static int npf_ref_line(char *line, double *x, double *run, uint32_t cap, uint32
 
 /* The reader keeps every data line as one row, in order, with its line
  * number, x and runs as written; it fails exactly on the first bad line (too
- * long, a NUL byte, a token that is not a finite number, no runs, an x seen
- * before), naming it, or with "PATH: " when there is no data line. */
+ * long, a NUL byte, a data line without a final newline, a token that is not
+ * a finite number, no runs, an x seen before), naming it, or with "PATH: "
+ * when there is no data line. */
 int fuzz_npf(const uint8_t *d, size_t n)
 {
     char path[64];
@@ -741,6 +742,8 @@ int fuzz_npf(const uint8_t *d, size_t n)
         free(line);
         if (k == 0)
             continue;
+        if (!nl)   /* a data line cut short, perhaps mid-number */
+            k = -1;
         for (size_t i = 0; k == 1 && i < rows; i++)
             if (xs[i] == x)
                 k = -1;
@@ -971,6 +974,8 @@ static void check_experiment(const vd_experiment *x)
                 FZ_CHECK(isfinite(r->run[k]));
                 if (!npf)   /* hit / (hit + miss) */
                     FZ_CHECK(r->run[k] >= 0 && r->run[k] <= 1);
+                else        /* every NPF run is range-checked, not only the mean */
+                    FZ_CHECK(r->run[k] >= -1e-9 && r->run[k] <= 1 + 1e-9);
                 sum += r->run[k];
             }
             FZ_CHECK(fabs(r->mean - sum / r->runs) <= 1e-12 * (1 + fabs(r->mean)));
