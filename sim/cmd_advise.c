@@ -33,7 +33,8 @@ static const char usage[] =
     "  --jobs N           points computed in parallel (default: the cores online)\n"
     "  --packets N        simulator: packets per confirmed point (300000)\n"
     "  --seed S           seed of every point (1)\n"
-    "  --set PATH=VALUE   a machine or workload field for every point; repeatable\n"
+    "  --set PATH=VALUE   a machine or workload field for every point; repeatable;\n"
+    "                     a field a parameter of the query sets is refused\n"
     "  --format F         table | json (table)\n"
     "  -o, --output FILE  write to FILE (atomically) instead of stdout\n"
     "  -h, --help         this help\n";
@@ -273,15 +274,16 @@ int cmd_advise(int argc, char **argv)
     ad_spec s;
     if (ad_spec_load(o.spec, &s, &e) != 0)
         return cli_value_error("advise", &e);
+    char trace[DDIO_DATA_PATH_MAX];
+    vd_run_opts ro = cli_run_opts(&o.run, o.engines, trace, sizeof trace);
     ddio_file_arg outs[] = {{"-o", o.out}, {0}};
     double llc = 0;
-    if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o.spec}, {0}}, &e) != 0 ||
+    if (sw_spec_check(&s.grid, &ro, &e) != 0 ||
+        ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o.spec}, {0}}, &e) != 0 ||
         llc_bytes_of(&s, &o, &llc, &e) != 0) {
         ad_spec_free(&s);
         return cli_value_error("advise", &e);
     }
-    char trace[DDIO_DATA_PATH_MAX];
-    vd_run_opts ro = cli_run_opts(&o.run, o.engines, trace, sizeof trace);
     ad_candidate *c = NULL;
     size_t n = 0, points = 0;
     if (ad_run(&s, &ro, llc, &c, &n, &points, &e) != 0) {

@@ -97,6 +97,13 @@ int ad_spec_parse(const char *text, const char *file, ad_spec *s, ddio_err *e)
     }
     if (sw_spec_parse(rest, file, &s->grid, e) != 0)
         goto out;
+    if (s->grid.n_grid > AD_MAX_POINTS) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%zu points, more than advise's limit of %u (it holds every point in memory; "
+                 "ddiosim sweep streams any grid)", s->grid.n_grid, AD_MAX_POINTS);
+        fail(e, file, "grid", msg);
+        goto out;
+    }
     if (!c) {
         ddio_errf(e, DDIO_EXIT_USAGE, "%s: constraints: missing (what the choices must meet)", file);
         goto out;

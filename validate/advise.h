@@ -19,6 +19,9 @@ enum ad_metric { AD_PCIE_WRITE_HIT = 0, AD_PCIE_READ_HIT, AD_MEM_WRITE_GBPS, AD_
                  AD_IO_LLC_FRACTION, AD_THROUGHPUT_GBPS, AD_METRIC_COUNT };
 const char *ad_metric_name(enum ad_metric m);
 
+/* Grid points (before the filter) of a query: advise holds every selected
+ * point's candidate (about 4 KB) in memory; sweep streams larger grids. */
+#define AD_MAX_POINTS 100000u
 #define AD_MAX_CONSTRAINTS 8
 #define AD_MAX_PREFER 8
 
@@ -39,7 +42,8 @@ typedef struct ad_spec {
 
 /* Parse / load an advise spec; errors as sw_spec_parse ("FILE: json.path:
  * problem", exit 2): an unknown metric, a bound that is not a number, a
- * preference that is not a parameter of the grid. */
+ * preference that is not a parameter of the grid, a grid of more than
+ * AD_MAX_POINTS points. */
 int ad_spec_parse(const char *text, const char *file, ad_spec *s, ddio_err *e);
 int ad_spec_load(const char *path, ad_spec *s, ddio_err *e);
 void ad_spec_free(ad_spec *s);
