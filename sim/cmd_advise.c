@@ -27,7 +27,7 @@ static const char usage[] =
     "query's preferences), their metrics and the margin to each constraint.  Exit 1\n"
     "when no point meets every constraint.\n"
     "\n"
-    "  --spec FILE        the query\n"
+    "  --spec FILE        the query (a grid of at most 100000 points)\n"
     "  --engine E         model | both (both: the simulator confirms the best)\n"
     "  --top N            choices printed (10)\n"
     "  --jobs N           points computed in parallel (default: the cores online)\n"
