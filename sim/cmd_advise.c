@@ -27,7 +27,7 @@ static const char usage[] =
     "query's preferences), their metrics and the margin to each constraint.  Exit 1\n"
     "when no point meets every constraint.\n"
     "\n"
-    "  --spec FILE        the query (a grid of at most 100000 points)\n"
+    "  --spec FILE        the query\n"
     "  --engine E         model | both (both: the simulator confirms the best)\n"
     "  --top N            choices printed (10)\n"
     "  --jobs N           points computed in parallel (default: the cores online)\n"
@@ -126,7 +126,10 @@ static void bound_text(const ad_constraint *c, char *buf, size_t cap)
         snprintf(buf, cap, "%s <= %g", ad_metric_name(c->m), c->hi);
 }
 
-static char *table(const ad_spec *s, const ad_candidate *c, size_t n, size_t points, unsigned top, double llc)
+/* c[0..n): the best candidates; feasible: all the points that met the
+ * constraints, of the `points` searched. */
+static char *table(const ad_spec *s, const ad_candidate *c, size_t n, size_t feasible, size_t points, unsigned top,
+                   double llc)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -136,7 +139,7 @@ static char *table(const ad_spec *s, const ad_candidate *c, size_t n, size_t poi
     size_t confirmed = 0;
     for (size_t i = 0; i < n; i++)
         confirmed += (size_t)c[i].confirmed;
-    fprintf(f, "advise: %zu of %zu points meet every constraint (the model's estimates)", n, points);
+    fprintf(f, "advise: %zu of %zu points meet every constraint (the model's estimates)", feasible, points);
     if (confirmed)
         fprintf(f, "; the simulator ran the best %zu", confirmed);
     fprintf(f, "\nconstraints:");
@@ -221,11 +224,12 @@ static cJSON *params_json(const ad_spec *s, const ad_candidate *c)
     return p;
 }
 
-static char *json(const ad_spec *s, const ad_candidate *c, size_t n, size_t points, unsigned top, double llc)
+static char *json(const ad_spec *s, const ad_candidate *c, size_t n, size_t feasible, size_t points, unsigned top,
+                  double llc)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "points", (double)points);
-    cJSON_AddNumberToObject(j, "feasible", (double)n);
+    cJSON_AddNumberToObject(j, "feasible", (double)feasible);
     if (n)
         cJSON_AddItemToObject(j, "advice", params_json(s, &c[0]));
     else
@@ -285,12 +289,12 @@ int cmd_advise(int argc, char **argv)
         return cli_value_error("advise", &e);
     }
     ad_candidate *c = NULL;
-    size_t n = 0, points = 0;
-    if (ad_run(&s, &ro, llc, &c, &n, &points, &e) != 0) {
+    size_t n = 0, feasible = 0, points = 0;
+    if (ad_run(&s, &ro, llc, o.top, &c, &n, &feasible, &points, &e) != 0) {
         ad_spec_free(&s);
         return cli_fail("advise", &e);
     }
-    char *text = o.json ? json(&s, c, n, points, o.top, llc) : table(&s, c, n, points, o.top, llc);
+    char *text = o.json ? json(&s, c, n, feasible, points, o.top, llc) : table(&s, c, n, feasible, points, o.top, llc);
     free(c);
     ad_spec_free(&s);
     if (!text) {

@@ -12,7 +12,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "tests/helpers.h"
+#include "validate/sweep.h"
 
 /* dir/name with the given content. */
 static void put(const char *dir, const char *name, const char *text)
@@ -309,16 +312,79 @@ Test(sweep_files, spec_errors_stop_before_the_output_exists, .timeout = 120)
     rm_rf(dir);
 }
 
-/* advise holds every point: a grid over its limit is refused at once, in
- * one line naming the limit (10 M points are within the spec's limits). */
-Test(sweep_files, advise_refuses_a_grid_over_its_limit, .timeout = 120)
+/* advise streams the grid as sweep does: a 10 M-point grid (within the
+ * spec's limits) whose filter keeps 20 points runs in constant memory, and
+ * the best are those a whole ranking would give (keep: 3 of 20, so the
+ * kept buffer is ranked and cut several times). */
+Test(sweep_files, advise_streams_a_large_grid, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"rx_ring_total\": {\"range\": [1, 10000]}, "
-                       "\"uncore_ghz\": {\"range\": [1, 1000]}}, \"constraints\": {\"drop_rate\": {\"max\": 0.1}}}");
-    expect_refusal(dir, "advise --spec q.json --engine model",
-                   "ddiosim advise: q.json: grid: 10000000 points, more than advise's limit of 100000 (it holds "
-                   "every point in memory; ddiosim sweep streams any grid)\n");
+    put(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500, \"rx_ring\": 512}, \"grid\": {\"extra_cycles\": {\"range\": "
+                       "[0, 9999]}, \"uncore_ghz\": {\"range\": [1, 1000]}}, \"filter\": \"extra_cycles <= 9 && "
+                       "uncore_ghz <= 2\", \"constraints\": {\"drop_rate\": {\"max\": 1}}, \"prefer\": "
+                       "[\"-uncore_ghz\", \"extra_cycles\"], \"confirm\": 0}");
+    cli_run r = run_shellf(dir, "'%s' advise --spec q.json --engine model --top 3 --format json", ddiosim_bin());
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert(j, "%s", r.out);
+    cr_expect_eq(cJSON_GetObjectItem(j, "points")->valuedouble, 20);
+    cr_expect_eq(cJSON_GetObjectItem(j, "feasible")->valuedouble, 20);
+    const cJSON *c = cJSON_GetObjectItem(j, "candidates");
+    cr_assert_eq(cJSON_GetArraySize(c), 3, "%s", r.out);
+    for (int i = 0; i < 3; i++) {
+        const cJSON *p = cJSON_GetObjectItem(cJSON_GetArrayItem(c, i), "params");
+        cr_expect_eq(cJSON_GetObjectItem(p, "uncore_ghz")->valuedouble, 2, "%s", r.out);
+        cr_expect_eq(cJSON_GetObjectItem(p, "extra_cycles")->valuedouble, i, "%s", r.out);
+    }
+    cJSON_Delete(j);
+    cli_run_free(&r);
+    rm_rf(dir);
+}
+
+/* sw_resume_scan on bytes: what it keeps, what it cuts, what it refuses
+ * (the reader the results-file fuzz target calls). */
+Test(sweep_files, resume_scan_keeps_whole_rows_and_cuts_only_its_own_lines)
+{
+    static const char header[] = "# h\nid,x,status,error\n";
+    static const struct {
+        const char *text;
+        int rc;
+        long long good;
+        size_t rows, failed;
+    } cases[] = {
+        {"", 0, 0, 0, 0},
+        {"# h\nid,x,st", 0, 0, 0, 0},                                  /* a cut header: a fresh start */
+        {"# h\nid,x,status,error\n", 0, 22, 0, 0},
+        {"# h\nid,x,status,error\n0123456789abcdef,1,ok,\n0123", 0, 45, 1, 0},
+        {"# h\nid,x,status,error\n0123456789abcdef,1,ok,\n0123456789abcdef,2,e", 0, 45, 1, 0},
+        {"# h\nid,x,status,error\n0123456789abcdef,1,error,\"no\"\n", 0, 52, 1, 1},
+        {"{\"my\":\"data\"}", -1, 0, 0, 0},                           /* not the start of the header */
+        {"# h\nid,x,status,error\n0123456789abcdef,1,ok,\nhello", -1, 0, 0, 0},
+        {"# h\nid,x,status,error\n0123456789abcdef;1", -1, 0, 0, 0},
+        {"# h\nid,y,status,error\n", -1, 0, 0, 0},                    /* another run's header */
+        {"# h\nid,x,status,error\nhello\n", -1, 0, 0, 0},
+    };
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        put(dir, "r.csv", cases[i].text);
+        sw_done d;
+        ddio_err e = {0};
+        int rc = sw_resume_scan(path, header, SW_CSV, &d, &e);
+        cr_expect_eq(rc, cases[i].rc, "case %zu: %s", i, e.msg);
+        if (rc != 0) {
+            cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE, "case %zu", i);
+            cr_expect(strstr(e.msg, "not resumed"), "case %zu: %s", i, e.msg);
+            continue;
+        }
+        cr_expect_eq(d.good_bytes, cases[i].good, "case %zu", i);
+        cr_expect_eq(d.n, cases[i].rows, "case %zu", i);
+        cr_expect_eq(d.n_failed, cases[i].failed, "case %zu", i);
+        if (d.n)
+            cr_expect_eq(d.row[0].id, 0x0123456789abcdefull, "case %zu", i);
+        sw_done_free(&d);
+    }
     rm_rf(dir);
 }

@@ -115,8 +115,8 @@ typedef struct sw_done {
 } sw_done;
 /* Read the results file at `path` for a resumed run whose header is
  * `header`.  On success (0): the whole rows, and the length of the whole
- * lines, good_bytes, which is 0 (an empty file, or a header cut before its
- * first newline) or at least the header's length; past good_bytes there is
+ * lines, good_bytes, which is 0 (an empty file, or the start of `header` cut
+ * anywhere by a kill: started again) or at least the header's length; past good_bytes there is
  * at most a cut last line that is the start of the header or of a row (16
  * hex digits): the caller cuts it.  Errors (exit 2), nothing to cut: a
  * header that is not exactly `header` (another spec or other options), a

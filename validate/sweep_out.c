@@ -380,7 +380,7 @@ int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_do
         }
         uint64_t id;
         if (row_id(line, (size_t)k, f, &id) != 0) {
-            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: not a row of a sweep results file", path, lineno);
+            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: not a row of a sweep results file: not resumed", path, lineno);
             break;
         }
         if (add_row(out, id, good, (size_t)k, row_failed(line, (size_t)k, f)) != 0) {
@@ -393,8 +393,8 @@ int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_do
     if (rc == 0 && ferror(fp))
         rc = ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
     fclose(fp);
-    if (rc == 0 && good < (long long)hlen)
-        rc = good == 0 ? 0 : ddio_errf(e, DDIO_EXIT_USAGE, "%s: a partial header: not resumed", path);
+    if (good < (long long)hlen)
+        good = 0;   /* all of it the start of this run's header, cut by a kill: started again */
     out->good_bytes = good;
     if (rc != 0)
         sw_done_free(out);
