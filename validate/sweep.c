@@ -353,8 +353,9 @@ static int load_config(const sw_spec *s, int workload, ddio_config *c, uint64_t 
     return 0;
 }
 
-/* The spec's parameter that sets the field `set` (PATH=VALUE of a --set)
- * sets, or NULL. */
+/* The name of the spec's parameter that sets the field a --set (`set`:
+ * PATH=VALUE) sets, where the spec gives it into `where` ("grid.policy");
+ * NULL when no parameter does. */
 static const char *param_setting(const sw_spec *s, const char *set, char *where, size_t cap)
 {
     size_t plen = strcspn(set, "=");

@@ -262,8 +262,8 @@ char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t 
     return b.data;
 }
 
-/* The first len bytes of a row (its first 16 hex digits and what follows
- * them): 1 when line[0..len) can begin a row, 0 when it cannot. */
+/* Whether line[0..len), a line cut by a kill, can be the start of a row:
+ * 16 hex digits (after {"id":" in JSONL), then ',' (CSV) or '"' (JSONL). */
 static int row_prefix(const char *line, size_t len, enum sw_format f)
 {
     size_t at = 0;
