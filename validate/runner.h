@@ -70,15 +70,6 @@ typedef struct vd_outcome {
     double model_footprint_bytes;       /* the I/O footprint of all cores (estimate) */
 } vd_outcome;
 
-/* The range check of a traffic parameter's value (pkt_size, rate, flows,
- * flow_burst, gen_threads, flow_tuples): the one its simulate / predict
- * option applies, with the option's message ("--rate: 1e-300 is out of
- * range [0.001, 10000]"), exit code 2.  Every reader of parameters calls it
- * (sweep specs and advise queries as they are parsed, experiments through
- * vd_job_config).  A configuration parameter is checked when a point's
- * configuration is resolved (its limits depend on the machine): 0. */
-int vd_param_check(const vd_param *p, ddio_err *e);
-
 /* The configuration and simulator options of job j (config overrides in
  * parameter order, after the machine and workload files, then o->sets).  Errors: the
  * option's one-line message ("--rx-ring: 1000 is not a power of two"). */
