@@ -47,6 +47,22 @@ const char *ddio_config_option_name(enum ddio_cfg_opt opt)
     return (unsigned)opt < DDIO_CFG_NOPTS ? opt_names[opt] : "?";
 }
 
+const char *ddio_config_option_field(enum ddio_cfg_opt opt, int *part)
+{
+    /* The options resolved after the overrides, and the field each ends in. */
+    switch (opt) {
+    case DDIO_CFG_OPT_DDIO_WAYS: *part = 0; return "ddio_mask";
+    case DDIO_CFG_OPT_RX_RING_TOTAL: *part = 1; return "driver.rx_ring";
+    case DDIO_CFG_OPT_EXTRA_CYCLES: *part = 1; return "cycles_per_packet";
+    case DDIO_CFG_OPT_WRITE_RATIO: *part = 1; return "access";
+    default: break;
+    }
+    if ((unsigned)opt >= DDIO_CFG_NOPTS || !opt_field[opt].path)
+        return NULL;
+    *part = opt_field[opt].part;
+    return opt_field[opt].path;
+}
+
 void ddio_config_default(ddio_config *c)
 {
     memset(c, 0, sizeof *c);

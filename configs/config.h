@@ -261,6 +261,11 @@ enum ddio_cfg_opt {
 
 /* "--rx-ring" etc. */
 const char *ddio_config_option_name(enum ddio_cfg_opt opt);
+/* The field option opt sets in the end: *part 0 (machine) or 1 (workload)
+ * and its path ("llc.policy"; --ddio-ways: "ddio_mask"); NULL for --machine,
+ * --workload and --set.  For the callers that must refuse a --set of a
+ * field an option also sets (sweep's grid). */
+const char *ddio_config_option_field(enum ddio_cfg_opt opt, int *part);
 
 #define DDIO_MAX_OVERRIDES 64
 

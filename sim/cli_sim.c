@@ -8,6 +8,7 @@
  * packets, the rate, the source), given by the command (cli_sim_init and
  * the notes of cli_sim), and shown by the help next to each option. */
 #include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,9 @@ static int parse_rate(const char *s, double *out, ddio_err *e)
         *out = -1;
         return 0;
     }
-    return ddio_parse_double(s, 0.001, 10000, out, "--rate", e);
+    if (ddio_parse_double(s, -INFINITY, INFINITY, out, "--rate", e) != 0)
+        return -1;
+    return gen_check_rate(*out, "--rate", e);
 }
 
 /* A u32 option in [lo, hi]. */

@@ -33,7 +33,8 @@ static const char usage[] =
     "  --jobs N           points computed in parallel (default: the cores online)\n"
     "  --packets N        simulator: packets per confirmed point (300000)\n"
     "  --seed S           seed of every point (1)\n"
-    "  --set PATH=VALUE   a machine or workload field for every point; repeatable\n"
+    "  --set PATH=VALUE   a machine or workload field for every point; repeatable;\n"
+    "                     a field a parameter of the query sets is refused\n"
     "  --format F         table | json (table)\n"
     "  -o, --output FILE  write to FILE (atomically) instead of stdout\n"
     "  -h, --help         this help\n";
@@ -125,7 +126,10 @@ static void bound_text(const ad_constraint *c, char *buf, size_t cap)
         snprintf(buf, cap, "%s <= %g", ad_metric_name(c->m), c->hi);
 }
 
-static char *table(const ad_spec *s, const ad_candidate *c, size_t n, size_t points, unsigned top, double llc)
+/* c[0..n): the best candidates; feasible: all the points that met the
+ * constraints, of the `points` searched. */
+static char *table(const ad_spec *s, const ad_candidate *c, size_t n, size_t feasible, size_t points, unsigned top,
+                   double llc)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -135,7 +139,7 @@ static char *table(const ad_spec *s, const ad_candidate *c, size_t n, size_t poi
     size_t confirmed = 0;
     for (size_t i = 0; i < n; i++)
         confirmed += (size_t)c[i].confirmed;
-    fprintf(f, "advise: %zu of %zu points meet every constraint (the model's estimates)", n, points);
+    fprintf(f, "advise: %zu of %zu points meet every constraint (the model's estimates)", feasible, points);
     if (confirmed)
         fprintf(f, "; the simulator ran the best %zu", confirmed);
     fprintf(f, "\nconstraints:");
@@ -220,11 +224,12 @@ static cJSON *params_json(const ad_spec *s, const ad_candidate *c)
     return p;
 }
 
-static char *json(const ad_spec *s, const ad_candidate *c, size_t n, size_t points, unsigned top, double llc)
+static char *json(const ad_spec *s, const ad_candidate *c, size_t n, size_t feasible, size_t points, unsigned top,
+                  double llc)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "points", (double)points);
-    cJSON_AddNumberToObject(j, "feasible", (double)n);
+    cJSON_AddNumberToObject(j, "feasible", (double)feasible);
     if (n)
         cJSON_AddItemToObject(j, "advice", params_json(s, &c[0]));
     else
@@ -273,22 +278,23 @@ int cmd_advise(int argc, char **argv)
     ad_spec s;
     if (ad_spec_load(o.spec, &s, &e) != 0)
         return cli_value_error("advise", &e);
+    char trace[DDIO_DATA_PATH_MAX];
+    vd_run_opts ro = cli_run_opts(&o.run, o.engines, trace, sizeof trace);
     ddio_file_arg outs[] = {{"-o", o.out}, {0}};
     double llc = 0;
-    if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o.spec}, {0}}, &e) != 0 ||
+    if (sw_spec_check(&s.grid, &ro, &e) != 0 ||
+        ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o.spec}, {0}}, &e) != 0 ||
         llc_bytes_of(&s, &o, &llc, &e) != 0) {
         ad_spec_free(&s);
         return cli_value_error("advise", &e);
     }
-    char trace[DDIO_DATA_PATH_MAX];
-    vd_run_opts ro = cli_run_opts(&o.run, o.engines, trace, sizeof trace);
     ad_candidate *c = NULL;
-    size_t n = 0, points = 0;
-    if (ad_run(&s, &ro, llc, &c, &n, &points, &e) != 0) {
+    size_t n = 0, feasible = 0, points = 0;
+    if (ad_run(&s, &ro, llc, o.top, &c, &n, &feasible, &points, &e) != 0) {
         ad_spec_free(&s);
         return cli_fail("advise", &e);
     }
-    char *text = o.json ? json(&s, c, n, points, o.top, llc) : table(&s, c, n, points, o.top, llc);
+    char *text = o.json ? json(&s, c, n, feasible, points, o.top, llc) : table(&s, c, n, feasible, points, o.top, llc);
     free(c);
     ad_spec_free(&s);
     if (!text) {

@@ -2,6 +2,7 @@
  * trace gen` (write a synthetic pcap). */
 #include <cjson/cJSON.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,7 @@ static const char usage_gen[] =
     "                    | mawi (backbone-like sizes, Zipf flows, Poisson arrivals)\n"
     "  --packets N       number of packets, 1-10000000000\n"
     "  --rate GBPS       offered rate counting frame bytes only (no FCS, preamble,\n"
-    "                    inter-frame gap), 0.001-1000 (10); not max: a file has no\n"
+    "                    inter-frame gap), 0.001-10000 (10); not max: a file has no\n"
     "                    line rate (simulate --rate max sends back to back)\n"
     "  --flows F         number of flows, 1-16777216 (1024; mawi 100000)\n"
     "  --zipf S          flow popularity exponent, 0-5; 0 = round robin (0; mawi 1)\n"
@@ -274,7 +275,8 @@ static int parse_gen(int argc, char **argv, gen_config *c, const char **out, ddi
             if (strcmp(optarg, "max") == 0)
                 return ddio_errf(e, DDIO_EXIT_USAGE, "--rate: 'max' (back to back at line rate) needs a line "
                                  "rate, which a trace file has not: give Gb/s, or simulate --rate max");
-            if (ddio_parse_double(optarg, 0.001, 1000.0, &c->rate_gbps, "--rate", e)) return -1;
+            if (ddio_parse_double(optarg, -INFINITY, INFINITY, &c->rate_gbps, "--rate", e) ||
+                gen_check_rate(c->rate_gbps, "--rate", e)) return -1;
             break;
         case O_FLOWS:
             if (ddio_parse_u64(optarg, 1, GEN_MAX_FLOWS, &v, "--flows", e)) return -1;

@@ -31,6 +31,11 @@ enum gen_profile { GEN_FIXED, GEN_IMIX, GEN_MAWI };
 #define GEN_SRC_HOSTS 16u         /* fixed/imix: source addresses 10.0.0.1-10.0.0.16 */
 #define GEN_MIN_SNAPLEN 54u       /* Ethernet + IPv4 + the TCP ports: the 5-tuple survives */
 #define GEN_MAX_SNAPLEN 65535u
+/* Every offered rate, Gb/s of frame bytes: simulate / predict --rate, trace
+ * gen --rate, a "rate" in a sweep spec, advise query or experiment.json.
+ * One rule for all (docs/simulator.md): gen_check_rate. */
+#define GEN_MIN_RATE_GBPS 0.001
+#define GEN_MAX_RATE_GBPS 10000.0
 #define GEN_LINK_GBPS 100.0       /* mawi: link speed under the idle gaps (see gen.c) */
 #define GEN_EPOCH_S 1554818400ull /* 2019-04-09 14:00 UTC, a MAWI samplepoint-F slot */
 
@@ -55,6 +60,11 @@ typedef struct gen_config {
     uint32_t snaplen;       /* bytes kept per record; 0: whole frames */
     int nano;               /* nanosecond (1) or microsecond (0) pcap timestamps */
 } gen_config;
+
+/* 0 when gbps is an offered rate in [GEN_MIN_RATE_GBPS, GEN_MAX_RATE_GBPS];
+ * else -1 with "WHAT: X is out of range [0.001, 10000]" (WHAT: the option,
+ * "--rate"), exit code 2. */
+int gen_check_rate(double gbps, const char *what, ddio_err *e);
 
 /* Defaults: 1000 packets at 10 Gb/s, seed 1, whole frames, ns timestamps. */
 void gen_config_default(gen_config *c);

@@ -234,6 +234,8 @@ static int by_preference(const ad_spec *s, const ad_candidate *x, const ad_candi
  * qsort is not stable, and a candidate is too large to move often). */
 static int rank(const ad_spec *s, ad_candidate *c, size_t n, ddio_err *e)
 {
+    if (n < 2)
+        return 0;
     size_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
     ad_candidate *sorted = malloc((n ? n : 1) * sizeof *sorted);
     if (!a || !b || !sorted) {
@@ -268,65 +270,131 @@ static int rank(const ad_spec *s, ad_candidate *c, size_t n, ddio_err *e)
     return 0;
 }
 
-int ad_run(const ad_spec *s, const vd_run_opts *o, double llc_bytes, ad_candidate **out, size_t *n,
-           size_t *n_points, ddio_err *e)
+/* The best `keep` feasible candidates seen so far: appended in grid order
+ * to a buffer of 2 keep, which is ranked and cut back to keep when full
+ * (the ranking is stable and the buffer in grid order, so ties keep the
+ * grid's order). */
+typedef struct best {
+    ad_candidate *c;
+    size_t n, cap, keep;
+} best;
+
+static int best_add(const ad_spec *s, best *b, const ad_candidate *x, ddio_err *e)
 {
-    *out = NULL;
-    *n = *n_points = 0;
-    const sw_spec *g = &s->grid;
-    vd_job *jobs = malloc((g->n_grid ? g->n_grid : 1) * sizeof *jobs);
-    ad_candidate *c = calloc(g->n_grid ? g->n_grid : 1, sizeof *c);
-    vd_outcome *res = calloc(g->n_grid ? g->n_grid : 1, sizeof *res);
+    if (b->n == b->cap && b->cap >= 2 * b->keep) {
+        if (rank(s, b->c, b->n, e) != 0)
+            return -1;
+        b->n = b->keep;
+    }
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 16;
+        if (nc > 2 * b->keep)
+            nc = 2 * b->keep;
+        ad_candidate *g = realloc(b->c, nc * sizeof *g);
+        if (!g)
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        b->c = g;
+        b->cap = nc;
+    }
+    b->c[b->n++] = *x;
+    return 0;
+}
+
+/* The next chunk of selected grid points from *k on: their parameters into
+ * c[0..m), their jobs into job; returns m (0: the grid is done). */
+static size_t next_chunk(const sw_spec *g, size_t *k, ad_candidate *c, vd_job *job)
+{
+    size_t m = 0;
+    for (; *k < g->n_grid && m < AD_CHUNK; ++*k) {
+        c[m].n_params = sw_point_params(g, *k, c[m].param);
+        if (sw_point_selected(g, c[m].param, c[m].n_params))
+            m++;
+    }
+    for (size_t i = 0; i < m; i++)
+        job[i] = (vd_job){.machine = g->machine, .workload = g->workload, .n_params = c[i].n_params,
+                          .param = c[i].param};
+    return m;
+}
+
+/* The model on every selected point, chunk by chunk, into b. */
+static int model_pass(const ad_spec *s, const vd_run_opts *o, double llc_bytes, best *b, size_t *n_feasible,
+                      size_t *n_points, ddio_err *e)
+{
+    vd_job *jobs = malloc(AD_CHUNK * sizeof *jobs);
+    ad_candidate *c = malloc(AD_CHUNK * sizeof *c);
+    vd_outcome *res = malloc(AD_CHUNK * sizeof *res);
     int rc = -1;
     if (!jobs || !c || !res) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    size_t m = 0;
-    for (size_t k = 0; k < g->n_grid; k++) {
-        c[m].n_params = sw_point_params(g, k, c[m].param);
-        if (sw_point_selected(g, c[m].param, c[m].n_params))
-            m++;
-    }
-    for (size_t i = 0; i < m; i++)
-        jobs[i] = (vd_job){.machine = g->machine, .workload = g->workload, .n_params = c[i].n_params,
-                           .param = c[i].param};
     vd_run_opts mo = *o;
     mo.engines = VD_ENGINE_MODEL;
-    if (vd_run_all(jobs, m, &mo, res, e) < 0)
-        goto done;
-    *n_points = m;
-    size_t f = 0;
-    for (size_t i = 0; i < m; i++)
-        if (meets(s, &res[i], 0, llc_bytes)) {
-            c[f] = c[i];
-            c[f].model = res[i];
-            f++;
-        }
-    if (rank(s, c, f, e) != 0)
-        goto done;
-    size_t nc = f < s->confirm ? f : s->confirm;
-    if (nc && (o->engines & VD_ENGINE_SIM)) {
-        for (size_t i = 0; i < nc; i++)
-            jobs[i] = (vd_job){.machine = g->machine, .workload = g->workload, .n_params = c[i].n_params,
-                               .param = c[i].param};
-        vd_run_opts so = *o;
-        so.engines = VD_ENGINE_SIM;
-        if (vd_run_all(jobs, nc, &so, res, e) < 0)
+    size_t k = 0, m;
+    while ((m = next_chunk(&s->grid, &k, c, jobs)) > 0) {
+        if (vd_run_all(jobs, m, &mo, res, e) < 0)
             goto done;
-        for (size_t i = 0; i < nc; i++) {
-            c[i].sim = res[i];
-            c[i].confirmed = 1;
-            c[i].sim_ok = meets(s, &res[i], 1, llc_bytes);
+        *n_points += m;
+        for (size_t i = 0; i < m; i++) {
+            if (!meets(s, &res[i], 0, llc_bytes))
+                continue;
+            c[i].model = res[i];
+            memset(&c[i].sim, 0, sizeof c[i].sim);
+            c[i].confirmed = c[i].sim_ok = 0;
+            ++*n_feasible;
+            if (best_add(s, b, &c[i], e) != 0)
+                goto done;
         }
     }
-    *out = c;
-    *n = f;
-    c = NULL;
     rc = 0;
 done:
     free(jobs);
     free(c);
     free(res);
     return rc;
+}
+
+int ad_run(const ad_spec *s, const vd_run_opts *o, double llc_bytes, size_t keep, ad_candidate **out, size_t *n,
+           size_t *n_feasible, size_t *n_points, ddio_err *e)
+{
+    *out = NULL;
+    *n = *n_feasible = *n_points = 0;
+    const sw_spec *g = &s->grid;
+    best b = {.keep = keep > s->confirm ? keep : s->confirm};
+    if (b.keep < 1)
+        b.keep = 1;
+    if (model_pass(s, o, llc_bytes, &b, n_feasible, n_points, e) != 0 || rank(s, b.c, b.n, e) != 0) {
+        free(b.c);
+        return -1;
+    }
+    if (b.n > b.keep)
+        b.n = b.keep;
+    size_t nc = b.n < s->confirm ? b.n : s->confirm;
+    if (nc && (o->engines & VD_ENGINE_SIM)) {
+        vd_job *jobs = malloc(nc * sizeof *jobs);
+        vd_outcome *res = malloc(nc * sizeof *res);
+        vd_run_opts so = *o;
+        so.engines = VD_ENGINE_SIM;
+        int bad = !jobs || !res;
+        if (bad)
+            ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        for (size_t i = 0; !bad && i < nc; i++)
+            jobs[i] = (vd_job){.machine = g->machine, .workload = g->workload, .n_params = b.c[i].n_params,
+                               .param = b.c[i].param};
+        bad = bad || vd_run_all(jobs, nc, &so, res, e) < 0;
+        for (size_t i = 0; !bad && i < nc; i++) {
+            b.c[i].sim = res[i];
+            b.c[i].confirmed = 1;
+            b.c[i].sim_ok = meets(s, &res[i], 1, llc_bytes);
+        }
+        free(jobs);
+        free(res);
+        if (bad) {
+            free(b.c);
+            return -1;
+        }
+    }
+    *out = b.c;
+    *n = b.n;
+    return 0;
 }

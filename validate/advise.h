@@ -19,6 +19,9 @@ enum ad_metric { AD_PCIE_WRITE_HIT = 0, AD_PCIE_READ_HIT, AD_MEM_WRITE_GBPS, AD_
                  AD_IO_LLC_FRACTION, AD_THROUGHPUT_GBPS, AD_METRIC_COUNT };
 const char *ad_metric_name(enum ad_metric m);
 
+/* The model runs on this many points at a time: advise's memory does not
+ * grow with the grid (a candidate is about 4 KB). */
+#define AD_CHUNK 4096u
 #define AD_MAX_CONSTRAINTS 8
 #define AD_MAX_PREFER 8
 
@@ -64,11 +67,14 @@ typedef struct ad_candidate {
     int sim_ok;                 /* ... and it met every constraint */
 } ad_candidate;
 
-/* Run the query: the model on every selected grid point, then the
- * simulator on the best `confirm` feasible ones.  *out: the feasible
- * candidates, best first (malloc'ed; *n may be 0); *n_points: the points
- * the model ran.  Returns 0 or -1 with e filled. */
-int ad_run(const ad_spec *s, const vd_run_opts *o, double llc_bytes, ad_candidate **out, size_t *n,
-           size_t *n_points, ddio_err *e);
+/* Run the query: the model on every selected grid point, AD_CHUNK points
+ * at a time, keeping the best max(keep, confirm) feasible candidates (the
+ * preferences, ties in grid order); then the simulator on the best
+ * `confirm` of them.  *out: those candidates, best first (malloc'ed; *n may
+ * be 0); *n_feasible: every point that met the constraints; *n_points: the
+ * points the model ran.  Memory does not grow with the grid.  Returns 0 or
+ * -1 with e filled. */
+int ad_run(const ad_spec *s, const vd_run_opts *o, double llc_bytes, size_t keep, ad_candidate **out, size_t *n,
+           size_t *n_feasible, size_t *n_points, ddio_err *e);
 
 #endif

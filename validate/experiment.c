@@ -22,6 +22,7 @@
 #include "configs/fields.h"
 #include "sim/common/infile.h"
 #include "sim/common/parse.h"
+#include "traces/gen.h"
 #include "validate/experiment.h"
 
 #define MAX_JSON_BYTES (1u << 20)
@@ -217,6 +218,44 @@ static const char *number_problem(const vd_param_spec *s, double x)
     return NULL;
 }
 
+/* The upper bound of a whole-number traffic parameter, 0 when p is not one. */
+static uint32_t traffic_max(const char *name)
+{
+    return strcmp(name, "flows") == 0        ? GEN_MAX_FLOWS
+         : strcmp(name, "flow_burst") == 0   ? GEN_MAX_FLOW_BURST
+         : strcmp(name, "gen_threads") == 0  ? GEN_MAX_THREADS
+                                             : 0;
+}
+
+int vd_param_check(const vd_param *p, ddio_err *e)
+{
+    const vd_param_spec *s = vd_param_find(p->name);
+    if (!s)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "unknown parameter '%s' (known: %s)", p->name, vd_param_names());
+    if (!s->engine_sim)
+        return 0;
+    char text[VD_TEXT_LEN + 16];
+    vd_param_format(p, text, sizeof text);
+    if (strcmp(p->name, "pkt_size") == 0) {
+        if (!(p->value >= GEN_MIN_FRAME && p->value <= GEN_MAX_FRAME))
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--pkt-size: %s is not in [%u, %u]", text, GEN_MIN_FRAME,
+                             GEN_MAX_FRAME);
+        return 0;
+    }
+    if (strcmp(p->name, "rate") == 0)
+        return p->text[0] ? 0 : gen_check_rate(p->value, "--rate", e);   /* "max" */
+    if (strcmp(p->name, "flow_tuples") == 0) {
+        int random_tuples;
+        return gen_parse_tuples(text, &random_tuples, s->option, e);
+    }
+    uint32_t hi = traffic_max(p->name);
+    if (!hi)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "internal: traffic parameter '%s'", p->name);
+    if (!(p->value >= 1 && p->value <= hi))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s is not in [1, %u]", s->option, text, hi);
+    return 0;
+}
+
 int vd_param_from_json(const char *name, const cJSON *v, vd_param *out, char *msg, size_t cap)
 {
     const vd_param_spec *s = vd_param_find(name);
@@ -244,6 +283,9 @@ int vd_param_from_json(const char *name, const cJSON *v, vd_param *out, char *ms
         if (!bad)
             out->value = v->valuedouble;
     }
+    ddio_err range = {0};
+    if (!bad && vd_param_check(out, &range) != 0)   /* the option's range: nothing out of it runs */
+        bad = range.msg;
     if (bad)
         snprintf(msg, cap, "%s", bad);
     return bad ? -1 : 0;

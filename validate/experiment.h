@@ -36,8 +36,17 @@ typedef struct vd_param_spec {
 const vd_param_spec *vd_param_find(const char *name);
 /* The names, comma separated (for messages and --help). */
 const char *vd_param_names(void);
+/* The range check of a traffic parameter's value (pkt_size, rate, flows,
+ * flow_burst, gen_threads, flow_tuples): the one its simulate / predict
+ * option applies, with the option's message ("--rate: 1e-300 is out of
+ * range [0.001, 10000]"), exit code 2.  vd_param_from_json calls it (so a
+ * sweep spec, an advise query and an experiment.json refuse a value as
+ * they are read), and vd_job_config (a point's parameters from elsewhere).  A configuration parameter is checked when a point's
+ * configuration is resolved (its limits depend on the machine): 0. */
+int vd_param_check(const vd_param *p, ddio_err *e);
+
 /* A value of parameter `name` from JSON, checked against the parameter's
- * kind: 0, or -1 with the problem in msg ("must be a whole number >= 0";
+ * kind and range (vd_param_check): 0, or -1 with the problem in msg ("must be a whole number >= 0";
  * "unknown parameter 'x' (known: ...)"), for the caller to prefix with
  * its file and JSON path. */
 struct cJSON;

@@ -21,27 +21,17 @@ static int config_option(const char *option)
 }
 
 /* A generator parameter of the point (flows, flow_burst, gen_threads,
- * flow_tuples) into d->src, in the range simulate accepts. */
-static int traffic_param(dsim_options *d, const vd_param *p, const vd_param_spec *s, const char *text, ddio_err *e)
+ * flow_tuples), checked by vd_param_check, into d->src. */
+static int traffic_param(dsim_options *d, const vd_param *p, const char *text, ddio_err *e)
 {
-    uint32_t *to = NULL, hi = 0;
     if (strcmp(p->name, "flow_tuples") == 0)
-        return gen_parse_tuples(text, &d->src.random_tuples, s->option, e);
-    if (strcmp(p->name, "flows") == 0) {
-        to = &d->src.flows;
-        hi = GEN_MAX_FLOWS;
-    } else if (strcmp(p->name, "flow_burst") == 0) {
-        to = &d->src.flow_burst;
-        hi = GEN_MAX_FLOW_BURST;
-    } else if (strcmp(p->name, "gen_threads") == 0) {
-        to = &d->src.gen_threads;
-        hi = GEN_MAX_THREADS;
-    }
-    if (!to)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "internal: traffic parameter '%s'", p->name);
-    if (p->value < 1 || p->value > hi)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s is not in [1, %u]", s->option, text, hi);
-    *to = (uint32_t)p->value;
+        return gen_parse_tuples(text, &d->src.random_tuples, "--flow-tuples", e);
+    if (strcmp(p->name, "flows") == 0)
+        d->src.flows = (uint32_t)p->value;
+    else if (strcmp(p->name, "flow_burst") == 0)
+        d->src.flow_burst = (uint32_t)p->value;
+    else if (strcmp(p->name, "gen_threads") == 0)
+        d->src.gen_threads = (uint32_t)p->value;
     return 0;
 }
 
@@ -64,20 +54,17 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
     for (uint32_t i = 0; i < j->n_params && i < VD_MAX_PARAMS; i++) {
         const vd_param *p = &j->param[i];
         const vd_param_spec *s = vd_param_find(p->name);
-        if (!s)
-            return ddio_errf(e, DDIO_EXIT_USAGE, "unknown parameter '%s' (known: %s)", p->name, vd_param_names());
+        if (vd_param_check(p, e) != 0)
+            return -1;
         vd_param_format(p, text[i], sizeof text[i]);
         if (strcmp(p->name, "pkt_size") == 0) {
-            if (p->value < GEN_MIN_FRAME || p->value > GEN_MAX_FRAME)
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--pkt-size: %s is not in [%u, %u]", text[i], GEN_MIN_FRAME,
-                                 GEN_MAX_FRAME);
             snprintf(profile, cap, "fixed:%u", (unsigned)p->value);
             d->src.trace = NULL;
             d->src.profile = profile;
         } else if (strcmp(p->name, "rate") == 0) {
             d->rate_gbps = p->text[0] ? -1 : p->value;
         } else if (s->engine_sim) {
-            if (traffic_param(d, p, s, text[i], e) != 0)
+            if (traffic_param(d, p, text[i], e) != 0)
                 return -1;
         } else {
             int opt = config_option(s->option);

@@ -215,10 +215,10 @@ static void hash_text(uint64_t *h, const char *t)
 
 static uint64_t spec_hash(const sw_spec *s)
 {
+    /* Not the machine's and workload's names: sw_spec_check hashes what
+     * they hold. */
     uint64_t h = 0xCBF29CE484222325ull;
     char t[VD_TEXT_LEN + 16];
-    hash_text(&h, s->machine);
-    hash_text(&h, s->workload);
     for (uint32_t i = 0; i < s->n_fixed; i++) {
         hash_text(&h, s->fixed[i].name);
         vd_param_format(&s->fixed[i], t, sizeof t);
@@ -322,6 +322,76 @@ int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e)
     cJSON_Delete(j);
     if (rc != 0)
         sw_spec_free(s);
+    return rc;
+}
+
+/* A machine or workload of the spec, loaded: its JSON into *h.  Errors name
+ * the spec's key, not the option the user did not type. */
+static int load_config(const sw_spec *s, int workload, ddio_config *c, uint64_t *h, ddio_err *e)
+{
+    const char *key = workload ? "workload" : "machine", *name = workload ? s->workload : s->machine;
+    ddio_err why = {0};
+    int rc = !name[0] ? 0
+           : workload ? ddio_workload_load(&c->workload, name, &why)
+                      : ddio_machine_load(&c->machine, name, &why);
+    if (rc != 0) {
+        const char *msg = why.msg;
+        char opt[32];
+        snprintf(opt, sizeof opt, "--%s: ", key);
+        if (strncmp(msg, opt, strlen(opt)) == 0)
+            msg += strlen(opt);
+        return ddio_errf(e, why.exit_code ? why.exit_code : DDIO_EXIT_USAGE, "%s: %s: %s", s->file, key, msg);
+    }
+    char *json = workload ? ddio_workload_to_json(&c->workload) : ddio_machine_to_json(&c->machine);
+    if (!json)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    hash_text(h, json);
+    free(json);
+    return 0;
+}
+
+/* The name of the spec's parameter that sets the field a --set (`set`:
+ * PATH=VALUE) sets, where the spec gives it into `where` ("grid.policy");
+ * NULL when no parameter does. */
+static const char *param_setting(const sw_spec *s, const char *set, char *where, size_t cap)
+{
+    size_t plen = strcspn(set, "=");
+    for (uint32_t i = 0; i < s->n_fixed + s->n_axes; i++) {
+        int fixed = i < s->n_fixed;
+        const char *name = fixed ? s->fixed[i].name : s->axis[i - s->n_fixed].name;
+        const vd_param_spec *ps = vd_param_find(name);
+        for (int o = 0; ps && o < DDIO_CFG_NOPTS; o++) {
+            int part;
+            const char *field = ddio_config_option_field((enum ddio_cfg_opt)o, &part);
+            if (!field || strcmp(ddio_config_option_name((enum ddio_cfg_opt)o), ps->option) != 0)
+                continue;
+            char full[128];
+            snprintf(full, sizeof full, "%s.%s", part ? "workload" : "machine", field);
+            if (strlen(full) == plen && strncmp(full, set, plen) == 0) {
+                snprintf(where, cap, "%s.%s", fixed ? "fixed" : "grid", name);
+                return name;
+            }
+        }
+    }
+    return NULL;
+}
+
+int sw_spec_check(sw_spec *s, const vd_run_opts *o, ddio_err *e)
+{
+    for (int i = 0; i < o->n_sets; i++) {
+        char where[VD_NAME_LEN + 8];
+        if (param_setting(s, o->sets[i], where, sizeof where))
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--set %s: %s: %s sets the same field; vary it in the spec, or "
+                             "drop the --set", o->sets[i], s->file, where);
+    }
+    ddio_config *c = malloc(sizeof *c);
+    if (!c)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    ddio_config_default(c);
+    uint64_t h = 0xCBF29CE484222325ull;
+    int rc = load_config(s, 0, c, &h, e) != 0 || load_config(s, 1, c, &h, e) != 0 ? -1 : 0;
+    free(c);
+    s->config_hash = h;
     return rc;
 }
 

@@ -47,7 +47,9 @@ typedef struct sw_spec {
     char filter[512];           /* "" = none */
     sw_expr *expr;              /* compiled filter, NULL if none */
     size_t n_grid;              /* product of the axes' sizes */
-    uint64_t hash;              /* of everything above that decides a point's result */
+    uint64_t hash;              /* of everything above that decides a point's result,
+                                   but the machine's and workload's names */
+    uint64_t config_hash;       /* of what the machine and workload hold (sw_spec_check) */
 } sw_spec;
 
 /* Parse the spec text (`file` names it in messages).  Errors are one line,
@@ -55,6 +57,14 @@ typedef struct sw_spec {
  * key or parameter, a value of the wrong type, an empty range, a parameter
  * given twice, a filter naming a parameter the grid does not set. */
 int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e);
+/* The checks of a parsed spec against the run's options, before anything
+ * runs or any file is created (sweep and advise).  Its machine and workload
+ * load (errors name the spec's key: "FILE: machine: unknown machine 'x'
+ * (known: ...)"); no --set sets a field a parameter of the spec sets
+ * ("--set machine.llc.policy=srrip: FILE: grid.policy sets the same
+ * field"); s->config_hash: a hash of the machine and workload as loaded
+ * (their JSON), so that a resumed run sees an edited machine file. */
+int sw_spec_check(sw_spec *s, const vd_run_opts *o, ddio_err *e);
 /* The text of the spec file at `path` (at most 1 MiB, no NUL byte),
  * malloc'ed; NULL with e filled. */
 char *sw_read_spec(const char *path, ddio_err *e);
@@ -77,8 +87,10 @@ uint64_t sw_point_id(const vd_param *p, uint32_t n);
  * hex digits), its parameters, status (ok | error), the error message, and
  * the outputs of the engines run.  JSONL: a first object naming the run,
  * then an object per point.  A row is always one whole line; a point that
- * failed is a row with status error.  The run hash covers the spec, the
- * engines, the simulator's packets and seed and every --set. */
+ * failed is a row with status error.  The run hash covers the spec, what
+ * its machine and workload hold (config_hash: not their names or paths),
+ * the engines, the simulator's packets and seed, the model's iteration cap
+ * and every --set. */
 enum sw_format { SW_CSV = 0, SW_JSONL };
 
 uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o);
@@ -90,18 +102,28 @@ char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t 
              const vd_outcome *r);
 
 /* What a results file already holds. */
+typedef struct sw_row_at {
+    uint64_t id;
+    long long offset;           /* where its line starts */
+    size_t len;                 /* with its newline */
+    int failed;                 /* status error */
+} sw_row_at;
 typedef struct sw_done {
-    uint64_t *id;               /* the ids of its whole rows, in file order (malloc'ed) */
-    size_t n, cap;
+    sw_row_at *row;             /* its whole rows, in file order (malloc'ed) */
+    size_t n, cap, n_failed;
     long long good_bytes;       /* its length up to the end of the last whole line */
 } sw_done;
 /* Read the results file at `path` for a resumed run whose header is
- * `header`: the ids of its whole rows and the length of its whole lines (a
- * partial last line, from a run killed mid-write, is not counted: the
- * caller cuts it).  An empty file is a fresh start.  Errors (exit 2): a
+ * `header`.  On success (0): the whole rows, and the length of the whole
+ * lines, good_bytes, which is 0 (an empty file, or the start of `header` cut
+ * anywhere by a kill: started again) or at least the header's length; past good_bytes there is
+ * at most a cut last line that is the start of the header or of a row (16
+ * hex digits): the caller cuts it.  Errors (exit 2), nothing to cut: a
  * header that is not exactly `header` (another spec or other options), a
- * line that is not a row. */
+ * line that is not a row, a cut last line that is neither (not a results
+ * file).  Any bytes give one of these (the fuzz target's invariant). */
 int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_done *out, ddio_err *e);
+void sw_done_free(sw_done *d);
 
 /* --- plots (sweep_plot.c) --------------------------------------------------
  * One metric column (y) of a CSV results file against one parameter (x),

@@ -24,7 +24,8 @@ static const char *engine_word(int engines)
 
 uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o)
 {
-    uint64_t h = s->hash;
+    uint64_t h = s->hash ^ s->config_hash;
+    h *= 0x100000001B3ull;
     char t[64];
     snprintf(t, sizeof t, "%d/%llu/%llu/%d", o->engines, (unsigned long long)o->packets, (unsigned long long)o->seed,
              o->model_max_iter);
@@ -249,6 +250,25 @@ char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t 
     return b.data;
 }
 
+/* Whether line[0..len), a line cut by a kill, can be the start of a row:
+ * 16 hex digits (after {"id":" in JSONL), then ',' (CSV) or '"' (JSONL). */
+static int row_prefix(const char *line, size_t len, enum sw_format f)
+{
+    size_t at = 0;
+    if (f == SW_JSONL) {
+        static const char pre[] = "{\"id\":\"";
+        at = sizeof pre - 1;
+        if (strncmp(line, pre, len < at ? len : at) != 0)
+            return 0;
+    }
+    for (size_t i = at; i < len && i < at + 16; i++) {
+        char c = line[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return 0;
+    }
+    return len <= at + 16 || line[at + 16] == (f == SW_JSONL ? '"' : ',');
+}
+
 /* The id a complete row starts with: 16 hex digits (CSV: the first field;
  * JSONL: {"id":"..."}); -1 when the line is not a row. */
 static int row_id(const char *line, size_t len, enum sw_format f, uint64_t *id)
@@ -274,6 +294,48 @@ static int row_id(const char *line, size_t len, enum sw_format f, uint64_t *id)
     return 0;
 }
 
+/* Whether a whole row's status is error (CSV: the field after the
+ * parameters; JSONL: its "status" member). */
+static int row_failed(const char *line, size_t len, enum sw_format f)
+{
+    static const char csv[] = ",error,\"", json[] = "\"status\":\"error\"";
+    const char *pat = f == SW_JSONL ? json : csv;
+    size_t n = strlen(pat);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(line + i, pat, n) == 0)
+            return 1;
+    return 0;
+}
+
+static int add_row(sw_done *out, uint64_t id, long long at, size_t len, int failed)
+{
+    if (out->n == out->cap) {
+        size_t nc = out->cap ? 2 * out->cap : 1024;
+        sw_row_at *g = realloc(out->row, nc * sizeof *g);
+        if (!g)
+            return -1;
+        out->row = g;
+        out->cap = nc;
+    }
+    out->row[out->n++] = (sw_row_at){.id = id, .offset = at, .len = len, .failed = failed};
+    out->n_failed += (size_t)failed;
+    return 0;
+}
+
+/* A last line without its newline: a row or a header cut by a kill, which
+ * the caller cuts off; anything else is not ours to cut. */
+static int cut_line(const char *path, size_t lineno, const char *line, size_t k, long long good, const char *header,
+                    size_t hlen, enum sw_format f, ddio_err *e)
+{
+    int ours = good < (long long)hlen ? good + (long long)k <= (long long)hlen &&
+                                            memcmp(line, header + good, k) == 0
+                                      : row_prefix(line, k, f);
+    if (ours)
+        return 0;
+    return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: not %s of a sweep results file (a cut last line that ddiosim did "
+                     "not write): not resumed", path, lineno, good < (long long)hlen ? "the header" : "a row");
+}
+
 int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_done *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -289,8 +351,10 @@ int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_do
     int rc = 0;
     while ((k = getline(&line, &cap, fp)) > 0) {
         lineno++;
-        if (line[k - 1] != '\n')
-            break;              /* a partial last line: cut below */
+        if (line[k - 1] != '\n') {
+            rc = cut_line(path, lineno, line, (size_t)k, good, header, hlen, f, e);
+            break;              /* a partial last line: cut by the caller */
+        }
         if (good < (long long)hlen) {
             /* The header's lines must be exactly this run's. */
             if ((size_t)good + (size_t)k > hlen || memcmp(line, header + good, (size_t)k) != 0) {
@@ -304,32 +368,29 @@ int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_do
         }
         uint64_t id;
         if (row_id(line, (size_t)k, f, &id) != 0) {
-            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: not a row of a sweep results file", path, lineno);
+            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: not a row of a sweep results file: not resumed", path, lineno);
             break;
         }
-        if (out->n == out->cap) {
-            size_t nc = out->cap ? 2 * out->cap : 1024;
-            uint64_t *g = realloc(out->id, nc * sizeof *g);
-            if (!g) {
-                rc = ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-                break;
-            }
-            out->id = g;
-            out->cap = nc;
+        if (add_row(out, id, good, (size_t)k, row_failed(line, (size_t)k, f)) != 0) {
+            rc = ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+            break;
         }
-        out->id[out->n++] = id;
         good += k;
     }
     free(line);
     if (rc == 0 && ferror(fp))
         rc = ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
     fclose(fp);
-    if (rc == 0 && good < (long long)hlen)
-        rc = good == 0 ? 0 : ddio_errf(e, DDIO_EXIT_USAGE, "%s: a partial header: not resumed", path);
+    if (good < (long long)hlen)
+        good = 0;   /* all of it the start of this run's header, cut by a kill: started again */
     out->good_bytes = good;
-    if (rc != 0) {
-        free(out->id);
-        memset(out, 0, sizeof *out);
-    }
+    if (rc != 0)
+        sw_done_free(out);
     return rc;
+}
+
+void sw_done_free(sw_done *d)
+{
+    free(d->row);
+    memset(d, 0, sizeof *d);
 }
