@@ -1,6 +1,7 @@
 /* cmd_plot.c - `ddiosim plot`: draw one metric of a sweep's CSV results
  * against a parameter, with gnuplot (validate/sweep.h, sw_plot). */
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/cli.h"
@@ -78,7 +79,9 @@ int cmd_plot(int argc, char **argv)
     ddio_file_arg outs[] = {{"-o", out}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"results", in}, {0}}, &e) != 0)
         return cli_fail("plot", &e);
-    if (sw_plot(in, &o, out, &e) != 0)
-        return cli_fail("plot", &e);
-    return 0;
+    ddio_err warn = {0};
+    rc = sw_plot(in, &o, "-o", out, &warn, &e);
+    if (warn.msg[0])
+        fprintf(stderr, "ddiosim plot: warning: %s\n", warn.msg);
+    return rc != 0 ? cli_fail("plot", &e) : 0;
 }
