@@ -20,11 +20,11 @@ static const char usage[] =
     "  --where PARAM=V    only the points where PARAM is V; repeatable (any other\n"
     "                     parameter must be the same on every point drawn)\n"
     "  -o, --output FILE  the figure, .svg or .png (written whole or not at all)\n"
+    "  -h, --help         this help\n"
     "\n"
     "RESULTS.csv: a regular file of at most 64 MiB; a last row cut short (no end\n"
     "of line) is left out, with a warning.  Names and values are drawn as text,\n"
-    "never run; one with a control character is refused.\n"
-    "  -h, --help         this help\n";
+    "never run; one with a control character is refused.\n";
 
 enum { O_X = 300, O_Y, O_SERIES, O_HEATMAP, O_WHERE };
 
