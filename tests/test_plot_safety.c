@@ -149,8 +149,17 @@ Test(plot_safety, plot_refuses_a_control_character_in_drawn_text, .timeout = 60)
                    "which a figure cannot show\n");
     expect_refusal(dir, "plot c.csv --x rx_ring --y model_pcie_write_hit --series \"$(printf 'p\\rq')\" -o a.svg",
                    "ddiosim plot: c.csv:1: column 'p\\rq' holds a control character, which a figure cannot show\n");
+    /* The figure's name reaches gnuplot too: a symbolic link to a name with
+     * a newline is refused, and its temporary removed. */
+    cr_assert_eq(shf("cd '%s' && ln -s \"$(printf 'n\\nl.svg')\" l.svg", dir), 0);
+    cli_run r = run_shellf(dir, "'%s' plot c.csv --x rx_ring --y model_pcie_write_hit -o l.svg", ddiosim_bin());
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
+    cr_expect(strncmp(r.err, "ddiosim plot: -o: the file written 'n\\nl.svg.tmp", 48) == 0, "%s", r.err);
+    cr_expect(strstr(r.err, "' holds a control character, which a figure cannot show\n"), "%s", r.err);
+    cli_run_free(&r);
     char listing[512];
-    cr_expect_str_eq(dir_listing(dir, listing, sizeof listing), "c.csv,n.csv");
+    cr_expect_str_eq(dir_listing(dir, listing, sizeof listing), "c.csv,l.svg,n.csv");
     rm_rf(dir);
 }
 

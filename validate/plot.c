@@ -334,7 +334,12 @@ int vd_gnuplot(const char *body, int width, int height, const char *opt, const c
     ddio_outfile of;
     if (ddio_outfile_open(&of, out, e) != 0)
         return -1;
-    char *script = script_of(body, width, height, of.tmp ? of.tmp : of.target, ends_with(out, ".png"));
+    const char *file = of.tmp ? of.tmp : of.target;
+    if (vd_gp_text_check(file, opt, "the file written", e) != 0) {   /* a symbolic link's target */
+        ddio_outfile_abort(&of);
+        return -1;
+    }
+    char *script = script_of(body, width, height, file, ends_with(out, ".png"));
     int rc = script ? gnuplot_script(script, e) : ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     free(script);
     if (rc != 0) {
