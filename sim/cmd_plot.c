@@ -84,8 +84,9 @@ int cmd_plot(int argc, char **argv)
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"results", in}, {0}}, &e) != 0)
         return cli_fail("plot", &e);
     ddio_err warn = {0};
-    rc = sw_plot(in, &o, "-o", out, &warn, &e);
+    if (sw_plot(in, &o, "-o", out, &warn, &e) != 0)
+        return cli_fail("plot", &e);   /* an error is the one line */
     if (warn.msg[0])
         fprintf(stderr, "ddiosim plot: warning: %s\n", warn.msg);
-    return rc != 0 ? cli_fail("plot", &e) : 0;
+    return 0;
 }

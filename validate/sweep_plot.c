@@ -1,6 +1,8 @@
-/* sweep_plot.c - draw a sweep's results (validate/sweep.h, sw_plot): one
- * metric against one parameter, a line per value of a series parameter,
- * the model's bounds as a band, or a heat map over two parameters. */
+/* sweep_plot.c - read a sweep's CSV results (validate/sweep.h, sw_table)
+ * and draw them (sw_plot): one metric against one parameter, a line per
+ * value of a series parameter, the model's bounds as a band, or a heat map
+ * over two parameters.  Every text drawn goes to gnuplot through
+ * vd_gp_quotef, after vd_gp_text_check (validate/plot.h). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
