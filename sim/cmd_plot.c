@@ -1,6 +1,7 @@
 /* cmd_plot.c - `ddiosim plot`: draw one metric of a sweep's CSV results
  * against a parameter, with gnuplot (validate/sweep.h, sw_plot). */
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/cli.h"
@@ -19,7 +20,11 @@ static const char usage[] =
     "  --where PARAM=V    only the points where PARAM is V; repeatable (any other\n"
     "                     parameter must be the same on every point drawn)\n"
     "  -o, --output FILE  the figure, .svg or .png (written whole or not at all)\n"
-    "  -h, --help         this help\n";
+    "  -h, --help         this help\n"
+    "\n"
+    "RESULTS.csv: a regular file of at most 64 MiB; a last row cut short (no end\n"
+    "of line) is left out, with a warning.  Names and values are drawn as text,\n"
+    "never run; one with a control character is refused.\n";
 
 enum { O_X = 300, O_Y, O_SERIES, O_HEATMAP, O_WHERE };
 
@@ -78,7 +83,10 @@ int cmd_plot(int argc, char **argv)
     ddio_file_arg outs[] = {{"-o", out}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"results", in}, {0}}, &e) != 0)
         return cli_fail("plot", &e);
-    if (sw_plot(in, &o, out, &e) != 0)
-        return cli_fail("plot", &e);
+    ddio_err warn = {0};
+    if (sw_plot(in, &o, "-o", out, &warn, &e) != 0)
+        return cli_fail("plot", &e);   /* an error is the one line */
+    if (warn.msg[0])
+        fprintf(stderr, "ddiosim plot: warning: %s\n", warn.msg);
     return 0;
 }

@@ -432,7 +432,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         for (size_t k = 0; k < exp[i].n_input; k++)
             if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--measured", exp[i].input[k]}, {0}}, e) != 0)
                 goto done;
-    if (o->plot && vd_plot_check(o->plot, e) != 0)
+    if (o->plot && (vd_plot_check("--plot", o->plot, e) != 0 || vd_plot_check_set(exp, n_exp, e) != 0))
         goto done;
     /* The output is created before the run, so a path that cannot be
      * written fails at once, not after minutes of simulation. */

@@ -125,22 +125,59 @@ typedef struct sw_done {
 int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_done *out, ddio_err *e);
 void sw_done_free(sw_done *d);
 
+/* --- results tables (sweep_plot.c) ---------------------------------------
+ * A CSV results file as `plot` reads it: RFC 4180 fields (a quoted field
+ * may hold commas, "" for a quote and line breaks), lines ending in LF or
+ * CRLF, `#` lines and blank lines skipped.  The header starts with `id`
+ * and has a `status` column; the columns between them are the
+ * parameters. */
+#define SW_TABLE_MAX_COLS 128
+#define SW_RESULTS_MAX_BYTES (64ll << 20)   /* plot refuses a larger file */
+typedef struct sw_table {
+    size_t ncol, nrow;
+    char *col[SW_TABLE_MAX_COLS];
+    char **cell;                /* nrow x ncol, pointers into text */
+    size_t *line;               /* the line each row starts on */
+    size_t first_param, n_param;   /* the parameter columns: after id, before status */
+    int status;                 /* column of status */
+    size_t header_line;         /* the line of the header */
+    size_t cut_line;            /* 0, or the line of a last row cut short (no end of line): left out */
+    char *text;
+} sw_table;
+
+/* Parse `text` (len bytes, text[len] == '\0', malloc'ed: t owns it from
+ * the call on, also on error) named `name` in messages.  0, or -1 with e
+ * filled, exit 2: "NAME:LINE: what is wrong" (a NUL byte, a field count
+ * that is not the header's, text after a closing quote, no header, more
+ * than SW_TABLE_MAX_COLS columns), and t empty.  A last row without its
+ * end of line (a run killed mid-write) is not a row: t->cut_line says
+ * where it was. */
+int sw_table_parse(char *text, size_t len, const char *name, sw_table *t, ddio_err *e);
+/* Read and parse the regular file `path`, of at most SW_RESULTS_MAX_BYTES
+ * (anything else is refused, exit 2, without blocking on a FIFO). */
+int sw_table_load(const char *path, sw_table *t, ddio_err *e);
+void sw_table_free(sw_table *t);
+
 /* --- plots (sweep_plot.c) --------------------------------------------------
  * One metric column (y) of a CSV results file against one parameter (x),
  * a line per value of `series`, the model's bounds as a band when y is a
  * model hit rate, or a heat map of y over x and `heatmap`; only rows with
  * status ok and every `where` (PARAM=VALUE); every other parameter must be
  * the same on those rows.  Hit rates are drawn in %.  Drawn by gnuplot
- * into `out` (.svg or .png), whole or not at all.  Errors (exit 2): a
- * column that is not there (the message lists those that are), a
- * parameter that varies unplotted, no point to draw. */
+ * into `out` (.svg or .png, `out_opt` the option that named it), whole or
+ * not at all.  Errors (exit 2): a column that is not there (the message
+ * lists those that are), a parameter that varies unplotted, no point to
+ * draw, a drawn text (column name, value) with a control character.  A
+ * last row cut short is left out: `warn` (may be NULL) then says so
+ * (warn->msg empty: nothing to say). */
 #define SW_PLOT_MAX_WHERE 8
 typedef struct sw_plot_opts {
     const char *x, *y, *series, *heatmap;
     const char *where[SW_PLOT_MAX_WHERE];
     int n_where;
 } sw_plot_opts;
-int sw_plot(const char *results, const sw_plot_opts *o, const char *out, ddio_err *e);
+int sw_plot(const char *results, const sw_plot_opts *o, const char *out_opt, const char *out, ddio_err *warn,
+            ddio_err *e);
 
 /* --- filter expressions (sweep_expr.c) ------------------------------------
  * Numbers, parameter names, ( ), unary - and !, * / %, + -, < <= > >= ==

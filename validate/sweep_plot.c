@@ -1,135 +1,221 @@
-/* sweep_plot.c - draw a sweep's results (validate/sweep.h, sw_plot): one
- * metric against one parameter, a line per value of a series parameter,
- * the model's bounds as a band, or a heat map over two parameters. */
+/* sweep_plot.c - read a sweep's CSV results (validate/sweep.h, sw_table)
+ * and draw them (sw_plot): one metric against one parameter, a line per
+ * value of a series parameter, the model's bounds as a band, or a heat map
+ * over two parameters.  Every text drawn goes to gnuplot through
+ * vd_gp_quotef, after vd_gp_text_check (validate/plot.h). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "sim/common/infile.h"
 
 #include "sim/common/parse.h"
 #include "validate/plot.h"
 #include "validate/sweep.h"
 #include "validate/text.h"
 
-#define MAX_COLS 128
 #define MAX_SERIES 12
 #define PLOT_W 960
 #define PLOT_H 600
 
-typedef struct table {
-    size_t ncol, nrow;
-    char *col[MAX_COLS];
-    char **cell;                /* nrow x ncol, pointers into text */
-    size_t first_param, n_param;   /* the parameter columns: after id, before status */
-    int status;                 /* column of status */
-    char *text;
-} table;
+typedef sw_table table;
 
-static void table_free(table *t)
+void sw_table_free(sw_table *t)
 {
     free(t->cell);
+    free(t->line);
     free(t->text);
     memset(t, 0, sizeof *t);
 }
 
-/* Split one CSV line in place into at most max fields (quotes: "" is ").
- * Returns the field count, or -1 when there are more than max. */
-static int split(char *s, char **f, int max)
+/* The parser's place in the text. */
+typedef struct cursor {
+    char *p, *end;
+    size_t line;                /* of p */
+    const char *name;
+} cursor;
+
+/* One field at c->p, written back in place (a quoted field shifts left
+ * over its quotes) and NUL-terminated; *f points at it.  Returns the
+ * character that ended it: ',', '\n', or '\0' at the end of the text (for
+ * a quoted field not closed: 'q'); -1 with e filled when a closing quote
+ * is followed by something else than a comma or an end of line. */
+static int field(cursor *c, char **f, ddio_err *e)
 {
-    int n = 0;
-    for (;;) {
-        if (n == max)
-            return -1;
-        if (*s == '"') {
-            char *w = ++s;
-            f[n++] = w;
-            while (*s && !(*s == '"' && s[1] != '"')) {
-                if (*s == '"')
-                    s++;
-                *w++ = *s++;
+    char *w = c->p;
+    *f = w;
+    if (c->p < c->end && *c->p == '"') {
+        c->p++;
+        for (;;) {
+            if (c->p == c->end)
+                return *w = '\0', 'q';
+            if (*c->p == '"' && c->p + 1 < c->end && c->p[1] == '"') {
+                *w++ = '"';
+                c->p += 2;
+            } else if (*c->p == '"') {
+                c->p++;
+                break;
+            } else {
+                c->line += *c->p == '\n';
+                *w++ = *c->p++;
             }
-            if (*s == '"')
-                s++;
-            char *end = s;
-            *w = '\0';
-            s = end;
-        } else {
-            f[n++] = s;
-            s += strcspn(s, ",");
         }
-        if (*s != ',') {
-            *s = '\0';
-            return n;
-        }
-        *s++ = '\0';
+        if (c->p + 1 < c->end && c->p[0] == '\r' && c->p[1] == '\n')
+            c->p++;
+        if (c->p < c->end && *c->p != ',' && *c->p != '\n')
+            return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: text after a closing quote", c->name, c->line);
+    } else {
+        while (c->p < c->end && *c->p != ',' && *c->p != '\n')
+            w = ++c->p;
+        if (w > *f && w[-1] == '\r' && c->p < c->end && *c->p == '\n')
+            w--;   /* CRLF */
+    }
+    int end = c->p == c->end ? '\0' : *c->p++;
+    c->line += end == '\n';
+    *w = '\0';
+    return end;
+}
+
+/* The fields of one record (a row or the header) into f (at most max;
+ * *n counts them all).  1: a whole record; 0: the text ended inside it
+ * (cut short); -1 with e filled. */
+static int record(cursor *c, char **f, size_t max, size_t *n, ddio_err *e)
+{
+    *n = 0;
+    for (;;) {
+        char *v;
+        int end = field(c, &v, e);
+        if (end < 0)
+            return -1;
+        if (*n < max)
+            f[*n] = v;
+        ++*n;
+        if (end == '\n')
+            return 1;
+        if (end != ',')
+            return 0;
     }
 }
 
-static int load(const char *path, table *t, ddio_err *e)
+/* The header's columns; t->status and the parameter columns. */
+static int header(cursor *c, size_t line, table *t, ddio_err *e)
+{
+    size_t n;
+    int whole = record(c, t->col, SW_TABLE_MAX_COLS, &n, e);
+    if (whole < 0)
+        return -1;
+    if (n > SW_TABLE_MAX_COLS)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: more than %d columns", c->name, line, SW_TABLE_MAX_COLS);
+    t->ncol = n;
+    t->status = -1;
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(t->col[k], "status") == 0)
+            t->status = (int)k;
+    if (!whole || strcmp(t->col[0], "id") != 0 || t->status < 1)
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "%s:%zu: not the header of a ddiosim sweep CSV (id, the parameters, status, ...)", c->name,
+                         line);
+    t->first_param = 1;
+    t->n_param = (size_t)t->status - 1;
+    t->header_line = line;
+    return 0;
+}
+
+/* Room for one more row. */
+static int grow(table *t, size_t *cap)
+{
+    if (t->nrow < *cap)
+        return 0;
+    size_t k = *cap ? 2 * *cap : 64;
+    char **cell = realloc(t->cell, k * t->ncol * sizeof *cell);
+    if (cell)
+        t->cell = cell;
+    size_t *line = realloc(t->line, k * sizeof *line);
+    if (line)
+        t->line = line;
+    if (!cell || !line)
+        return -1;
+    *cap = k;
+    return 0;
+}
+
+int sw_table_parse(char *text, size_t len, const char *name, sw_table *t, ddio_err *e)
 {
     memset(t, 0, sizeof *t);
-    size_t len;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: cannot read it", path);
-    if (fseek(f, 0, SEEK_END) != 0 || (long)(len = (size_t)ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
+    t->text = text;
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        size_t line = 1;
+        for (const char *q = text; q < nul; q++)
+            line += *q == '\n';
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: NUL byte in a text file", name, line);
+        goto fail;
     }
-    t->text = malloc(len + 1);
-    if (!t->text || fread(t->text, 1, len, f) != len) {
-        fclose(f);
-        table_free(t);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
-    }
-    fclose(f);
-    t->text[len] = '\0';
-    size_t lines = 1;
-    for (size_t i = 0; i < len; i++)
-        lines += t->text[i] == '\n';
-    char *s = t->text, *next;
-    size_t lineno = 0;
-    int header = 0;
-    for (; s && *s; s = next) {
-        next = strchr(s, '\n');
-        if (next)
-            *next++ = '\0';
-        lineno++;
-        if (*s == '#' || !*s)
-            continue;
-        if (!header) {
-            int n = split(s, t->col, MAX_COLS);
-            if (n < 0)
-                return table_free(t), ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: more than %d columns", path, lineno,
-                                                MAX_COLS);
-            t->ncol = (size_t)n;
-            t->status = -1;
-            for (size_t c = 0; c < t->ncol; c++)
-                if (strcmp(t->col[c], "status") == 0)
-                    t->status = (int)c;
-            if (strcmp(t->col[0], "id") != 0 || t->status < 1)
-                return table_free(t), ddio_errf(e, DDIO_EXIT_USAGE,
-                                                "%s:%zu: not the header of a ddiosim sweep CSV (id, the "
-                                                "parameters, status, ...)", path, lineno);
-            t->first_param = 1;
-            t->n_param = (size_t)t->status - 1;
-            t->cell = malloc(lines * t->ncol * sizeof *t->cell);
-            if (!t->cell)
-                return table_free(t), ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-            header = 1;
+    cursor c = {.p = text, .end = text + len, .line = 1, .name = name};
+    size_t cap = 0;
+    while (c.p < c.end) {
+        size_t line = c.line;
+        if (*c.p == '#' || *c.p == '\n' || (*c.p == '\r' && c.p + 1 < c.end && c.p[1] == '\n')) {
+            char *nl = memchr(c.p, '\n', (size_t)(c.end - c.p));
+            c.p = nl ? nl + 1 : c.end;
+            c.line++;
             continue;
         }
-        char **row = &t->cell[t->nrow * t->ncol];
-        int n = split(s, row, (int)t->ncol);
-        if (n != (int)t->ncol)
-            return table_free(t), ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: %s fields where the header has %zu", path,
-                                            lineno, n < 0 ? "more" : "fewer", t->ncol);
-        t->nrow++;
+        if (!t->ncol) {
+            if (header(&c, line, t, e) != 0)
+                goto fail;
+            continue;
+        }
+        if (grow(t, &cap) != 0) {
+            ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+            goto fail;
+        }
+        size_t n;
+        int whole = record(&c, &t->cell[t->nrow * t->ncol], t->ncol, &n, e);
+        if (whole < 0)
+            goto fail;
+        if (!whole) {
+            t->cut_line = line;   /* a row being written when the run was killed */
+            break;
+        }
+        if (n != t->ncol) {
+            ddio_errf(e, DDIO_EXIT_USAGE, "%s:%zu: %zu fields where the header has %zu", name, line, n, t->ncol);
+            goto fail;
+        }
+        t->line[t->nrow++] = line;
     }
-    if (!header)
-        return table_free(t), ddio_errf(e, DDIO_EXIT_USAGE, "%s: no header line", path);
+    if (!t->ncol) {
+        ddio_errf(e, DDIO_EXIT_USAGE, "%s: no header line", name);
+        goto fail;
+    }
     return 0;
+fail:
+    sw_table_free(t);
+    return -1;
+}
+
+int sw_table_load(const char *path, sw_table *t, ddio_err *e)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = ddio_open_data(path, SW_RESULTS_MAX_BYTES, e);
+    if (!f)
+        return -1;
+    struct stat st;
+    size_t len = fstat(fileno(f), &st) == 0 ? (size_t)st.st_size : 0;
+    char *text = malloc(len + 1);
+    size_t got = text ? fread(text, 1, len, f) : 0;
+    int bad = !text || ferror(f) || (got == len && fgetc(f) != EOF);   /* it grew while read */
+    fclose(f);
+    if (bad) {
+        ddio_errf(e, DDIO_EXIT_IO, "%s: %s", path, text ? "read error" : "out of memory");
+        free(text);
+        return -1;
+    }
+    text[got] = '\0';
+    return sw_table_parse(text, got, path, t, e);
 }
 
 static int column(const table *t, const char *name)
@@ -145,14 +231,88 @@ static int is_param(const table *t, int c)
     return c >= (int)t->first_param && c < (int)(t->first_param + t->n_param);
 }
 
+/* The names of the parameter columns (param) or of the metric columns
+ * (after status and error), comma separated, into list. */
+static void names(const table *t, int param, char *list, size_t cap)
+{
+    size_t k = 0, from = param ? t->first_param : (size_t)t->status + 2,
+           to = param ? t->first_param + t->n_param : t->ncol;
+    list[0] = '\0';
+    for (size_t c = from; c < to; c++)
+        k += (size_t)snprintf(list + k, k < cap ? cap - k : 0, "%s%s", k ? ", " : "", t->col[c]);
+}
+
 static int no_column(const table *t, const char *opt, const char *name, const char *path, int param, ddio_err *e)
 {
-    char list[2000] = "";
-    size_t k = 0;
-    for (size_t c = param ? t->first_param : 0; c < (param ? t->first_param + t->n_param : t->ncol); c++)
-        k += (size_t)snprintf(list + k, k < sizeof list ? sizeof list - k : 0, "%s%s", k ? ", " : "", t->col[c]);
+    char list[2000];
+    names(t, param, list, sizeof list);
     return ddio_errf(e, DDIO_EXIT_USAGE, "%s: '%s' is not a %s of %s (%s: %.1500s)", opt, name,
-                     param ? "parameter" : "column", path, param ? "parameters" : "columns", list);
+                     param ? "parameter" : "column", path, param ? "parameters" : "metrics", list);
+}
+
+/* --y names a metric: not a parameter, not id, status or error. */
+static int no_metric(const table *t, int c, const char *name, const char *path, ddio_err *e)
+{
+    if (c < 0)
+        return no_column(t, "--y", name, path, 0, e);
+    char list[2000];
+    names(t, 0, list, sizeof list);
+    if (is_param(t, c))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--y: '%s' is a parameter of %s, not a metric (metrics: %.1500s)", name,
+                         path, list);
+    return ddio_errf(e, DDIO_EXIT_USAGE, "--y: '%s' is not a metric of %s (metrics: %.1500s)", name, path, list);
+}
+
+/* --series / --heatmap PARAM: a parameter that is not --x. */
+static int bad_group(const table *t, int c, int cx, const char *opt, const char *name, const char *path,
+                     ddio_err *e)
+{
+    if (c == cx)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: '%s' is the --x parameter", opt, name);
+    return no_column(t, opt, name, path, 1, e);
+}
+
+/* The columns the options name: 0, or -1 with e filled. */
+static int columns(const table *t, const sw_plot_opts *o, const char *path, int *cx, int *cy, int *cs, int *ch,
+                   ddio_err *e)
+{
+    *cx = column(t, o->x);
+    *cy = column(t, o->y);
+    *cs = o->series ? column(t, o->series) : -1;
+    *ch = o->heatmap ? column(t, o->heatmap) : -1;
+    if (*cx < 0 || !is_param(t, *cx))
+        return no_column(t, "--x", o->x, path, 1, e);
+    if (*cy < 0 || is_param(t, *cy) || *cy <= t->status + 1)
+        return no_metric(t, *cy, o->y, path, e);
+    if (o->series && (*cs < 0 || !is_param(t, *cs) || *cs == *cx))
+        return bad_group(t, *cs, *cx, "--series", o->series, path, e);
+    if (o->heatmap && (*ch < 0 || !is_param(t, *ch) || *ch == *cx))
+        return bad_group(t, *ch, *cx, "--heatmap", o->heatmap, path, e);
+    /* Their names are drawn (axis labels, titles). */
+    char where[600];
+    snprintf(where, sizeof where, "%s:%zu", path, t->header_line);
+    const int drawn[] = {*cx, *cy, *cs, *ch};
+    for (size_t i = 0; i < sizeof drawn / sizeof drawn[0]; i++)
+        if (drawn[i] >= 0 && vd_gp_text_check(t->col[drawn[i]], where, "column", e) != 0)
+            return -1;
+    return 0;
+}
+
+/* The values drawn as text (series names, heat-map tics: x too) on the
+ * kept rows must be drawable. */
+static int drawable_values(const table *t, const char *keep, const int *cols, size_t n, const char *path,
+                           ddio_err *e)
+{
+    for (size_t r = 0; r < t->nrow; r++)
+        for (size_t i = 0; keep[r] && i < n; i++) {
+            if (cols[i] < 0)
+                continue;
+            char where[600];
+            snprintf(where, sizeof where, "%s:%zu", path, t->line[r]);
+            if (vd_gp_text_check(t->cell[r * t->ncol + (size_t)cols[i]], where, t->col[cols[i]], e) != 0)
+                return -1;
+        }
+    return 0;
 }
 
 /* Axis label of a column, with its unit. */
@@ -245,13 +405,19 @@ static int cmp_numtext(const void *a, const void *b)
     return strcmp(x, y);
 }
 
-int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *e)
+int sw_plot(const char *path, const sw_plot_opts *o, const char *out_opt, const char *out, ddio_err *warn,
+            ddio_err *e)
 {
-    if (vd_plot_check(out, e) != 0)
+    if (warn)
+        warn->msg[0] = '\0';
+    if (vd_plot_check(out_opt, out, e) != 0)
         return -1;
     table t;
-    if (load(path, &t, e) != 0)
+    if (sw_table_load(path, &t, e) != 0)
         return -1;
+    if (t.cut_line && warn)
+        ddio_errf(warn, DDIO_EXIT_OK, "%s:%zu: the last row is cut short (no end of line): it is left out", path,
+                  t.cut_line);
     int rc = -1;
     char *keep = calloc(t.nrow ? t.nrow : 1, 1);
     pt *pts = calloc(t.nrow ? t.nrow : 1, sizeof *pts);
@@ -260,24 +426,9 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    int cx = column(&t, o->x), cy = column(&t, o->y), cs = o->series ? column(&t, o->series) : -1,
-        ch = o->heatmap ? column(&t, o->heatmap) : -1;
-    if (cx < 0 || !is_param(&t, cx)) {
-        no_column(&t, "--x", o->x, path, 1, e);
+    int cx, cy, cs, ch;
+    if (columns(&t, o, path, &cx, &cy, &cs, &ch, e) != 0)
         goto done;
-    }
-    if (cy < 0 || is_param(&t, cy) || cy <= t.status + 1) {
-        no_column(&t, "--y", o->y, path, 0, e);
-        goto done;
-    }
-    if (o->series && (cs < 0 || !is_param(&t, cs) || cs == cx)) {
-        no_column(&t, "--series", o->series, path, 1, e);
-        goto done;
-    }
-    if (o->heatmap && (ch < 0 || !is_param(&t, ch) || ch == cx || ch == cs)) {
-        no_column(&t, "--heatmap", o->heatmap, path, 1, e);
-        goto done;
-    }
     int cw[SW_PLOT_MAX_WHERE];
     const char *wv[SW_PLOT_MAX_WHERE];
     for (int i = 0; i < o->n_where; i++) {
@@ -308,6 +459,8 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         ddio_errf(e, DDIO_EXIT_USAGE, "%s: no computed point%s", path, o->n_where ? " matches the --where" : "");
         goto done;
     }
+    if (drawable_values(&t, keep, (const int[]){cs, ch, ch >= 0 ? cx : -1}, 3, path, e) != 0)
+        goto done;
     /* Every other parameter must be the same on all kept points. */
     for (size_t c = t.first_param; c < t.first_param + t.n_param; c++) {
         if ((int)c == cx || (int)c == cs || (int)c == ch)
@@ -315,9 +468,13 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         const char *v[3];
         size_t n = distinct(&t, keep, (int)c, v, 2);
         if (n > 1) {
+            char v0[64], v1[64], col[64];
+            vd_gp_visible(v[0], v0, sizeof v0);
+            vd_gp_visible(v[1], v1, sizeof v1);
+            vd_gp_visible(t.col[c], col, sizeof col);
             ddio_errf(e, DDIO_EXIT_USAGE,
                       "%s: parameter '%s' varies (%s, %s%s): give it --series, or fix it with --where %s=VALUE", path,
-                      t.col[c], v[0], v[1], n > 2 ? ", ..." : "", t.col[c]);
+                      col, v0, v1, n > 2 ? ", ..." : "", col);
             goto done;
         }
     }
@@ -360,7 +517,11 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         goto done;
     }
     int logx = xmin > 0 && xmax / xmin >= 8;
-    vd_bprintf(&b, "set grid\nset datafile missing 'NaN'\nset xlabel \"%s\"\n", xl);
+    /* Every text from the file is single-quoted (vd_gp_quotef): gnuplot
+     * substitutes nothing in it. */
+    vd_bprintf(&b, "set grid\nset datafile missing 'NaN'\nset xlabel ");
+    vd_gp_quotef(&b, "%s", xl);
+    vd_bprintf(&b, "\n");
     if (ch >= 0) {
         /* Heat map: the two parameters' values as categories, the metric as colour. */
         const char *hx[4096], *hy[4096];
@@ -374,13 +535,22 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         char hl[128];
         int hp;
         label(o->heatmap, hl, sizeof hl, &hp);
-        vd_bprintf(&b, "set ylabel \"%s\"\nset cblabel \"%s\"\nset palette rgbformulae 33,13,10\nunset grid\n", hl, yl);
-        vd_bprintf(&b, "set xtics (");
-        for (size_t i = 0; i < nx; i++)
-            vd_bprintf(&b, "%s\"%s\" %zu", i ? ", " : "", hx[i], i);
+        vd_bprintf(&b, "set ylabel ");
+        vd_gp_quotef(&b, "%s", hl);
+        vd_bprintf(&b, "\nset cblabel ");
+        vd_gp_quotef(&b, "%s", yl);
+        vd_bprintf(&b, "\nset palette rgbformulae 33,13,10\nunset grid\nset xtics (");
+        for (size_t i = 0; i < nx; i++) {
+            vd_bprintf(&b, "%s", i ? ", " : "");
+            vd_gp_quotef(&b, "%s", hx[i]);
+            vd_bprintf(&b, " %zu", i);
+        }
         vd_bprintf(&b, ")\nset ytics (");
-        for (size_t i = 0; i < ny; i++)
-            vd_bprintf(&b, "%s\"%s\" %zu", i ? ", " : "", hy[i], i);
+        for (size_t i = 0; i < ny; i++) {
+            vd_bprintf(&b, "%s", i ? ", " : "");
+            vd_gp_quotef(&b, "%s", hy[i]);
+            vd_bprintf(&b, " %zu", i);
+        }
         vd_bprintf(&b, ")\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n$d << EOD\n", nx - 1, ny - 1);
         for (size_t i = 0; i < n; i++) {
             size_t ix = 0, iy = 0;
@@ -393,7 +563,9 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         vd_bprintf(&b, "EOD\nplot $d using 1:2:3 with image notitle\n");
     } else {
         qsort(pts, n, sizeof *pts, by_series_x);
-        vd_bprintf(&b, "set ylabel \"%s\"\nset key outside right top\n", yl);
+        vd_bprintf(&b, "set ylabel ");
+        vd_gp_quotef(&b, "%s", yl);
+        vd_bprintf(&b, "\nset key outside right top\n");
         if (logx)
             vd_bprintf(&b, "set logscale x 2\nset xrange [%g:%g]\n", xmin / 1.2, xmax * 1.2);
         if (pct)
@@ -424,16 +596,15 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         vd_bprintf(&b, "plot ");
         for (size_t k = 0; k < ns; k++) {
             const char *c = colors[k % (sizeof colors / sizeof colors[0])];
-            char title[160];
-            if (cs >= 0)
-                snprintf(title, sizeof title, "title \"%s = %s\"", o->series, sv[k]);
-            else
-                snprintf(title, sizeof title, "title \"%s\"", o->y);
             if (band)
                 vd_bprintf(&b, "%s$s%zu using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.15 %s", k ? ", " : "",
                     k, c, k ? "notitle" : "title 'model bounds (LRU .. BIP)'");
-            vd_bprintf(&b, "%s$s%zu using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' %s", band || k ? ", " : "", k,
-                c, title);
+            vd_bprintf(&b, "%s$s%zu using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title ", band || k ? ", " : "",
+                k, c);
+            if (cs >= 0)
+                vd_gp_quotef(&b, "%s = %s", o->series, sv[k]);
+            else
+                vd_gp_quotef(&b, "%s", o->y);
         }
         vd_bprintf(&b, "\n");
     }
@@ -441,11 +612,11 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out, ddio_err *
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    rc = vd_gnuplot(b.data, PLOT_W, PLOT_H, out, e);
+    rc = vd_gnuplot(b.data, PLOT_W, PLOT_H, out_opt, out, e);
 done:
     free(b.data);
     free(keep);
     free(pts);
-    table_free(&t);
+    sw_table_free(&t);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* outfile.c - output files written whole or not at all (temp file +
  * rename), written in place when they are not regular files, their
- * temporaries removed when a signal ends the process, and the checks a
- * command makes on its file arguments before it runs (see outfile.h). */
+ * temporaries removed (and the children writing them killed) when a signal
+ * ends the process, and the checks a command makes on its file arguments
+ * before it runs (see outfile.h). */
 #define _DEFAULT_SOURCE 1   /* realpath */
 #include "sim/common/outfile.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ temporaries
@@ -26,13 +28,21 @@
  * process whichever thread created the file.  A slot holds the path of one
  * temporary from its creation to its rename or removal.  Slots are
  * lock-free atomic pointers, so the handler may read them (and call only
- * unlink, sigaction and raise: async-signal-safe functions). */
+ * kill, waitpid, unlink, sigaction and raise: async-signal-safe
+ * functions). */
 
 #define MAX_TEMPS 16   /* temporaries open at once: a command has two at most */
 
 _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the signal handler reads the slots: they must be lock-free");
 
 static _Atomic(char *) temps[MAX_TEMPS];
+
+/* Children (gnuplot) that would outlive the process and write into a
+ * temporary after it was removed: the handler kills and reaps them first.
+ * 0 is a free slot. */
+#define MAX_CHILDREN 4
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler reads the child slots: they must be lock-free");
+static atomic_int children[MAX_CHILDREN];
 static atomic_flag handlers_installed = ATOMIC_FLAG_INIT;
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
@@ -43,6 +53,12 @@ static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
  * it is delivered, with the default action, when the handler returns. */
 static void remove_temps_and_die(int sig)
 {
+    for (size_t i = 0; i < MAX_CHILDREN; i++) {
+        pid_t pid = (pid_t)atomic_load(&children[i]);
+        if (pid > 0 && kill(pid, SIGKILL) == 0)
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+    }
     for (size_t i = 0; i < MAX_TEMPS; i++) {
         char *p = atomic_load(&temps[i]);
         if (p)
@@ -114,6 +130,89 @@ static int create_temp(char *tmpl)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return fd;
+}
+
+static void cleanup_mask(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaddset(set, cleanup_signals[i]);
+}
+
+/* In the child, before exec: the cleanup handlers are the parent's (an
+ * exec resets them anyway, but a signal before it would run them here). */
+static void child_defaults(void)
+{
+    for (size_t i = 0; i < NSIGNALS; i++) {
+        struct sigaction old;
+        if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == remove_temps_and_die) {
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof dfl);
+            dfl.sa_handler = SIG_DFL;
+            sigemptyset(&dfl.sa_mask);
+            sigaction(cleanup_signals[i], &dfl, NULL);
+        }
+    }
+}
+
+pid_t ddio_spawn(char *const args[], int in_fd, int out_fd)
+{
+    install_handlers();
+    sigset_t block, old;
+    cleanup_mask(&block);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        child_defaults();
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        if ((in_fd >= 0 && dup2(in_fd, 0) < 0) || (out_fd >= 0 && (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)))
+            _exit(127);
+        execvp(args[0], args);
+        _exit(127);
+    }
+    if (pid > 0) {
+        size_t i = 0;
+        for (int none = 0; i < MAX_CHILDREN; i++, none = 0)
+            if (atomic_compare_exchange_strong(&children[i], &none, (int)pid))
+                break;
+        if (i == MAX_CHILDREN) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+            pid = -1;
+            errno = EAGAIN;
+        }
+    }
+    int err = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = err;
+    return pid;
+}
+
+int ddio_spawn_wait(pid_t pid)
+{
+    /* Wait without reaping, then reap with the signals blocked once the
+     * slot is free: the handler never kills a pid that was reused. */
+    siginfo_t info;
+    int rc;
+    while ((rc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT)) < 0 && errno == EINTR)
+        ;
+    sigset_t block, old;
+    cleanup_mask(&block);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (size_t i = 0; i < MAX_CHILDREN; i++) {
+        int mine = (int)pid;
+        if (atomic_compare_exchange_strong(&children[i], &mine, 0))
+            break;
+    }
+    int st = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc < 0 || w < 0)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* ------------------------------------------------------------ paths */

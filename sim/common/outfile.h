@@ -23,6 +23,7 @@
 #define DDIOSIM_COMMON_OUTFILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "sim/common/err.h"
 
@@ -55,6 +56,17 @@ typedef struct ddio_file_arg {
  * conflict.  `outs` and `ins` end with an entry
  * whose opt is NULL (ins may be NULL).  0, or -1 with e filled (exit 2). */
 int ddio_outfile_check(const ddio_file_arg *outs, const ddio_file_arg *ins, ddio_err *e);
+
+/* Run args[0] (found on PATH) with args, stdin from in_fd and stdout and
+ * stderr to out_fd (-1: inherited), as a child that the cleanup signals
+ * (SIGINT, SIGTERM, SIGHUP) kill and reap before they remove the
+ * temporaries, so that it neither outlives the process nor writes into a
+ * temporary after its removal.  Its pid, or -1 with errno set.  A program
+ * that cannot be run exits with status 127. */
+pid_t ddio_spawn(char *const args[], int in_fd, int out_fd);
+/* Wait for a child of ddio_spawn: its exit status, or -1 when it did not
+ * exit (killed by a signal) or could not be waited for. */
+int ddio_spawn_wait(pid_t pid);
 
 /* Write all n bytes of s to fd, retrying short writes and EINTR: 0, or -1
  * with errno set.  (A sweep appends each row with one call: whole lines.) */
