@@ -9,7 +9,7 @@ FBUILD ?= build-fuzz
 JOBS   ?= 2
 # make fuzz: seconds per target, the targets, the compiler (libFuzzer is clang's).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= pcap config din npf pcm perf experiment sweep
+FUZZ_TARGETS ?= pcap config din npf pcm perf experiment sweep results
 FUZZ_CC      ?= clang
 # make install: where (the binary in PREFIX/bin, its data in PREFIX/share/ddiosim).
 PREFIX       ?= /usr/local

@@ -26,6 +26,7 @@ static const struct {
 } targets[] = {
     {"pcap", fuzz_pcap}, {"config", fuzz_config}, {"din", fuzz_din},          {"npf", fuzz_npf},
     {"pcm", fuzz_pcm},   {"perf", fuzz_perf},     {"experiment", fuzz_experiment}, {"sweep", fuzz_sweep},
+    {"results", fuzz_results},
 };
 static const char *const kinds[] = {"seeds", "corpus"};
 #define N_TARGETS (sizeof targets / sizeof targets[0])

@@ -279,6 +279,26 @@ Test(sweep_files, a_set_of_a_field_the_spec_varies_is_refused, .timeout = 120)
     rm_rf(dir);
 }
 
+/* A --set whose path or value is wrong fails every point: one line, exit
+ * 2, before the output exists (not a file of error rows). */
+Test(sweep_files, a_bad_set_is_refused_before_the_run, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    put(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    expect_refusal(dir, "sweep --spec s.json -o r.csv --engine model --set machine.llc.ways=abc",
+                   "ddiosim sweep: --set machine.llc.ways: 'abc' is not an integer\n");
+    cr_expect(!exists_in(dir, "r.csv"));
+    cli_run r = run_shellf(dir, "'%s' sweep --spec s.json -o r.csv --engine model --set machine.llc.nosuch=3",
+                           ddiosim_bin());
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
+    cr_expect(strncmp(r.err, "ddiosim sweep: --set machine.llc.nosuch", 39) == 0, "%s", r.err);
+    cr_expect(!exists_in(dir, "r.csv"));
+    cli_run_free(&r);
+    rm_rf(dir);
+}
+
 /* A machine or workload the spec names that cannot load: one line naming
  * the spec's key, exit 2, before anything runs or the output exists. */
 Test(sweep_files, spec_errors_stop_before_the_output_exists, .timeout = 120)

@@ -1109,3 +1109,150 @@ int fuzz_sweep(const uint8_t *d, size_t n)
     free(text);
     return 0;
 }
+
+/* ------------------------------------------------------- sweep results */
+
+/* The header a fixed two-axis spec writes in format f (malloc'ed). */
+static char *results_header(enum sw_format f)
+{
+    static const char spec[] = "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"ddio_ways\": [2, 4], "
+                               "\"policy\": [\"lru\", \"bip\"]}}";
+    sw_spec s;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    FZ_CHECK(sw_spec_parse(spec, "fuzz-spec.json", &s, &e) == 0);
+    vd_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.engines = VD_ENGINE_MODEL;
+    o.packets = 1000;
+    o.seed = 1;
+    o.jobs = 1;
+    char *h = sw_header(&s, &o, f);
+    FZ_CHECK(h != NULL);
+    sw_spec_free(&s);
+    return h;
+}
+
+/* The id of a row as its first 16 characters spell it (after {"id":" in JSONL). */
+static uint64_t hex16(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 16; i++)
+        v = v << 4 | (uint64_t)(p[i] <= '9' ? p[i] - '0' : p[i] - 'a' + 10);
+    return v;
+}
+
+/* sw_resume_scan on d[0..n): it reads and never writes; on success the
+ * rows tile the file from the header's end to good_bytes, each a whole
+ * line whose id is its first hex digits, past good_bytes at most one cut
+ * line is left, and good_bytes is 0 or at least the header; an error is
+ * one line, exit 2, naming the file and ending "not resumed" (or exit 1:
+ * out of memory). */
+static void check_scan(const uint8_t *d, size_t n, const char *header, enum sw_format f)
+{
+    char path[64];
+    int fd = mem_file(d, n, path, sizeof path);
+    sw_done done;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int rc = sw_resume_scan(path, header, f, &done, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    struct stat st;
+    FZ_CHECK(fstat(fd, &st) == 0 && (size_t)st.st_size == n);
+    uint8_t *back = malloc(n ? n : 1);
+    FZ_CHECK(back != NULL && pread(fd, back, n, 0) == (ssize_t)n && memcmp(back, d, n) == 0);
+    free(back);
+    close(fd);
+    if (rc != 0) {
+        if (e.exit_code == DDIO_EXIT_IO)
+            return;
+        check_err(&e, path);
+        size_t len = strlen(e.msg), tail = strlen("not resumed");
+        FZ_CHECK(len >= tail && strcmp(e.msg + len - tail, "not resumed") == 0);
+        FZ_CHECK(done.n == 0 && done.row == NULL);
+        return;
+    }
+    size_t hlen = strlen(header);
+    long long g = done.good_bytes;
+    FZ_CHECK(g >= 0 && (size_t)g <= n);
+    FZ_CHECK(g == 0 || ((size_t)g >= hlen && memcmp(d, header, hlen) == 0 && d[g - 1] == '\n'));
+    FZ_CHECK(memchr(d + g, '\n', n - (size_t)g) == NULL);
+    long long at = (long long)hlen;
+    size_t failed = 0;
+    for (size_t i = 0; i < done.n; i++) {
+        const sw_row_at *r = &done.row[i];
+        FZ_CHECK(r->offset == at && r->len >= 17 && (size_t)r->offset + r->len <= (size_t)g);
+        FZ_CHECK(d[r->offset + (long long)r->len - 1] == '\n');
+        FZ_CHECK(memchr(d + r->offset, '\n', r->len - 1) == NULL);
+        size_t pre = f == SW_JSONL ? strlen("{\"id\":\"") : 0;
+        FZ_CHECK(r->len > pre + 16 && r->id == hex16(d + r->offset + (long long)pre));
+        failed += r->failed != 0;
+        at += (long long)r->len;
+    }
+    FZ_CHECK(done.n == 0 ? (g == 0 || g == (long long)hlen) : at == g);
+    FZ_CHECK(failed == done.n_failed);
+    sw_done_free(&done);
+}
+
+/* sw_table_parse on the bytes: a table has an `id` first column and a
+ * `status` column after the parameters, every row the header's field
+ * count, cells inside the text, rows on increasing lines after the
+ * header; an error is one line, exit 2, naming the file. */
+static void check_table(const uint8_t *d, size_t n)
+{
+    char *text = malloc(n + 1);
+    FZ_CHECK(text != NULL);
+    memcpy(text, d, n);
+    text[n] = '\0';
+    sw_table t;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int rc = sw_table_parse(text, n, "fuzz.csv", &t, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    if (rc != 0) {
+        check_err(&e, "fuzz.csv:");
+        return;
+    }
+    FZ_CHECK(t.ncol >= 2 && t.ncol <= SW_TABLE_MAX_COLS && strcmp(t.col[0], "id") == 0);
+    FZ_CHECK(t.status >= 1 && (size_t)t.status < t.ncol && strcmp(t.col[t.status], "status") == 0);
+    FZ_CHECK(t.first_param == 1 && t.n_param == (size_t)t.status - 1);
+    for (size_t c = 0; c < t.ncol; c++)
+        FZ_CHECK(t.col[c] >= t.text && t.col[c] <= t.text + n);
+    size_t prev = t.header_line;
+    for (size_t r = 0; r < t.nrow; r++) {
+        FZ_CHECK(t.line[r] > prev);
+        prev = t.line[r];
+        for (size_t c = 0; c < t.ncol; c++) {
+            const char *v = t.cell[r * t.ncol + c];
+            FZ_CHECK(v >= t.text && v <= t.text + n && v + strlen(v) <= t.text + n);
+        }
+    }
+    FZ_CHECK(t.cut_line == 0 || t.cut_line > prev);
+    sw_table_free(&t);
+}
+
+int fuzz_results(const uint8_t *d, size_t n)
+{
+    uint8_t *raw = dup_exact(d, n);
+    check_table(raw, n);
+    for (int f = 0; f < 2; f++) {
+        enum sw_format fmt = f ? SW_JSONL : SW_CSV;
+        char *h = results_header(fmt);
+        size_t hl = strlen(h);
+        /* As given (almost always another run's header: refused), and
+         * behind this run's header, where the rows are read. */
+        check_scan(raw, n, h, fmt);
+        uint8_t *whole = malloc(hl + n + 1);
+        FZ_CHECK(whole != NULL);
+        memcpy(whole, h, hl);
+        if (n)
+            memcpy(whole + hl, d, n);
+        check_scan(whole, hl + n, h, fmt);
+        if (fmt == SW_CSV)
+            check_table(whole, hl + n);
+        free(whole);
+        free(h);
+    }
+    free(raw);
+    return 0;
+}

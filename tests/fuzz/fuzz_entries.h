@@ -37,4 +37,9 @@ int fuzz_experiment(const uint8_t *d, size_t n);
  * its promises (point count, distinct values, stable ids, filter 0 / 1). */
 int fuzz_sweep(const uint8_t *d, size_t n);
 
+/* The bytes are a sweep results file: read by `plot`'s table reader
+ * (sw_table_parse) and by `sweep --resume`'s scan (sw_resume_scan), as
+ * given and behind the header of a fixed run, in CSV and JSONL. */
+int fuzz_results(const uint8_t *d, size_t n);
+
 #endif
