@@ -215,3 +215,13 @@ void prefetch_variants(const ddio_config *off, unsigned lines, ddio_config *pf, 
     w->access[w->n_access++] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 64, .unit = DDIO_UNIT_BYTES,
                                               .length = 64.0 * lines};
 }
+
+void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0, "%s", path);
+}

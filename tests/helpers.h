@@ -64,6 +64,8 @@ const char *dir_listing(const char *dir, char *buf, size_t cap);
 int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A new empty folder /tmp/ddiosim-test-XXXXXX, its path into buf. */
 void make_tmpdir(char *buf, size_t n);
+/* DIR/NAME holding exactly `text` (the test fails if it cannot be written). */
+void put_file(const char *dir, const char *name, const char *text);
 /* Remove a folder and everything below it (asserted). */
 void rm_rf(const char *dir);
 

@@ -28,16 +28,6 @@
     "4,128,4,ok,,0.875\n"
 #define BASIC_ARGS "--x rx_ring --y model_pcie_write_hit --series ddio_ways"
 
-/* Write `text` to DIR/NAME. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
 
 /* DIR/NAME's contents (asserted readable; the caller frees). */
 static char *get(const char *dir, const char *name)
@@ -92,7 +82,7 @@ Test(plot_safety, plot_draws_data_text_and_runs_none_of_it, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "r.csv",
+    put_file(dir, "r.csv",
         "id," X_COL ",\"s$(touch PWNED2)'\"\"@x\",status,error,\"y`touch PWNED3`'\"\"_hit\"\n"
         "1,1," V1 ",ok,,0.5\n"
         "2,2," V1 ",ok,,0.6\n"
@@ -134,11 +124,11 @@ Test(plot_safety, plot_refuses_a_control_character_in_drawn_text, .timeout = 60)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "n.csv",
+    put_file(dir, "n.csv",
         "id,rx_ring,policy,status,error,model_pcie_write_hit\n"
         "1,64,lru,ok,,0.5\n"
         "2,64,\"a\n`touch PWNED`\",ok,,0.6\n");
-    put(dir, "c.csv",
+    put_file(dir, "c.csv",
         "id,rx_ring,\"p\rq\",status,error,model_pcie_write_hit\n"
         "1,64,1,ok,,0.5\n");
     expect_refusal(dir, "plot n.csv --x rx_ring --y model_pcie_write_hit --series policy -o a.svg",
@@ -175,9 +165,9 @@ static void experiment(const char *dir, const char *sub, const char *name)
              " \"x\": {\"param\": \"rx_ring\"}, \"values\": \"percent\","
              " \"metrics\": {\"pcie_write_hit\": \"W\", \"pcie_read_hit\": \"R\"}}",
              name);
-    put(path, "experiment.json", json);
-    put(path, "W.csv", "64 90 92\n128 95 97\n");
-    put(path, "R.csv", "64 80 84\n128 88 90\n");
+    put_file(path, "experiment.json", json);
+    put_file(path, "W.csv", "64 90 92\n128 95 97\n");
+    put_file(path, "R.csv", "64 80 84\n128 88 90\n");
 }
 
 /* validate --plot: the experiment's name (the harness's folder name) and
@@ -255,7 +245,7 @@ static void fake_gnuplot(const char *dir, const char *sig)
              "kill -%s $PPID\n"
              "exec sleep 300\n",
              dir, dir, sig);
-    put(bin, "gnuplot", text);
+    put_file(bin, "gnuplot", text);
     cr_assert_eq(shf("chmod +x '%s/gnuplot'", bin), 0);
 }
 
@@ -297,7 +287,7 @@ Test(plot_safety, a_signal_during_gnuplot_leaves_nothing, .timeout = 120)
         char dir[64];
         make_tmpdir(dir, sizeof dir);
         fake_gnuplot(dir, sigs[i]);
-        put(dir, "r.csv", BASIC_CSV);
+        put_file(dir, "r.csv", BASIC_CSV);
         cr_assert_eq(shf("mkdir '%s/tmp'", dir), 0);
         /* The shell stays to record the status of ddiosim, killed by the
          * signal (128 + its number). */
@@ -332,9 +322,9 @@ Test(plot_safety, plot_messages_name_what_is_wrong, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "b.csv", BASIC_CSV);
-    put(dir, "few.csv", "id,rx_ring,ddio_ways,status,error,model_pcie_write_hit\n1,64,2,ok\n");
-    put(dir, "many.csv", "id,rx_ring,ddio_ways,status,error,model_pcie_write_hit\n1,64,2,ok,,0.5,9\n");
+    put_file(dir, "b.csv", BASIC_CSV);
+    put_file(dir, "few.csv", "id,rx_ring,ddio_ways,status,error,model_pcie_write_hit\n1,64,2,ok\n");
+    put_file(dir, "many.csv", "id,rx_ring,ddio_ways,status,error,model_pcie_write_hit\n1,64,2,ok,,0.5,9\n");
     expect_refusal(dir, "plot few.csv " BASIC_ARGS " -o a.svg",
                    "ddiosim plot: few.csv:2: 4 fields where the header has 6\n");
     expect_refusal(dir, "plot many.csv " BASIC_ARGS " -o a.svg",
@@ -362,8 +352,8 @@ Test(plot_safety, plot_reads_crlf_and_a_cut_last_row, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "b.csv", BASIC_CSV);
-    put(dir, "cut.csv", BASIC_CSV "5,256,4,ok,,0.9");
+    put_file(dir, "b.csv", BASIC_CSV);
+    put_file(dir, "cut.csv", BASIC_CSV "5,256,4,ok,,0.9");
     cr_assert_eq(shf("cd '%s' && sed 's/$/\\r/' b.csv > crlf.csv", dir), 0);
     static const char *const in[] = {"b.csv", "crlf.csv", "cut.csv"};
     for (size_t i = 0; i < 3; i++) {
@@ -390,8 +380,8 @@ Test(plot_safety, figures_are_written_through_a_symbolic_link, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "b.csv", BASIC_CSV);
-    put(dir, "old.svg", "old\n");
+    put_file(dir, "b.csv", BASIC_CSV);
+    put_file(dir, "old.svg", "old\n");
     experiment(dir, "e", "e");
     cr_assert_eq(shf("cd '%s' && ln -s old.svg a.svg && ln -s new.svg b.svg", dir), 0);
     cli_run r = run_shellf(dir, "'%s' plot b.csv " BASIC_ARGS " -o a.svg", ddiosim_bin());

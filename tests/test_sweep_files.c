@@ -17,16 +17,6 @@
 #include "tests/helpers.h"
 #include "validate/sweep.h"
 
-/* dir/name with the given content. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    cr_assert(f, "%s", p);
-    fputs(text, f);
-    fclose(f);
-}
 
 static int exists_in(const char *dir, const char *name)
 {
@@ -57,15 +47,15 @@ Test(sweep_files, a_rate_read_from_a_file_has_the_options_range, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "tiny.json", "{\"fixed\": {\"pkt_size\": 1500, \"rate\": 1e-300}, " SMALL_GRID "}");
+    put_file(dir, "tiny.json", "{\"fixed\": {\"pkt_size\": 1500, \"rate\": 1e-300}, " SMALL_GRID "}");
     expect_refusal(dir, "sweep --spec tiny.json -o r.csv --engine model",
                    "ddiosim sweep: tiny.json: fixed.rate: --rate: 1e-300 is out of range [0.001, 10000]\n");
     cr_expect(!exists_in(dir, "r.csv"));
-    put(dir, "huge.json", "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"rate\": [10, 1e300]}}");
+    put_file(dir, "huge.json", "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"rate\": [10, 1e300]}}");
     expect_refusal(dir, "sweep --spec huge.json -o r.csv --engine model",
                    "ddiosim sweep: huge.json: grid.rate[1]: --rate: 1e+300 is out of range [0.001, 10000]\n");
     cr_expect(!exists_in(dir, "r.csv"));
-    put(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500, \"rate\": 1e-6}, " SMALL_GRID
+    put_file(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500, \"rate\": 1e-6}, " SMALL_GRID
                        ", \"constraints\": {\"drop_rate\": {\"max\": 0.1}}}");
     expect_refusal(dir, "advise --spec q.json --engine model",
                    "ddiosim advise: q.json: fixed.rate: --rate: 1e-06 is out of range [0.001, 10000]\n");
@@ -105,14 +95,14 @@ Test(sweep_files, resume_refuses_a_file_that_is_not_a_results_file, .timeout = 1
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
     static const char *const mine[][2] = {
         {"keep.json", "{\"my\":\"data\"}"},       /* one line, no newline */
         {"keep.csv", "id,my,own\n1,2"},          /* a cut line that is not a row */
         {"keep.jsonl", "{\"ddiosim_sweep\":2}"}, /* almost a header */
     };
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
-        put(dir, mine[i][0], mine[i][1]);
+        put_file(dir, mine[i][0], mine[i][1]);
         char args[200];
         snprintf(args, sizeof args, "sweep --spec s.json -o %s --engine model --resume", mine[i][0]);
         cli_run r = run_shellf(dir, "'%s' %s", ddiosim_bin(), args);
@@ -140,8 +130,8 @@ Test(sweep_files, a_locked_results_file_is_refused, .timeout = 120)
 {
     char dir[64], path[128];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
-    put(dir, "r.csv", "");
+    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    put_file(dir, "r.csv", "");
     snprintf(path, sizeof path, "%s/r.csv", dir);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     cr_assert(fd >= 0);
@@ -171,7 +161,7 @@ Test(sweep_files, resume_refuses_an_edited_machine, .timeout = 120)
     cli_run r = run_shellf(dir, "cp '%s/configs/machines/skylake-6140.json' m.json", DDIOSIM_SOURCE_DIR);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_run_free(&r);
-    put(dir, "s.json", "{\"machine\": \"m.json\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    put_file(dir, "s.json", "{\"machine\": \"m.json\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
     r = run_shellf(dir, "'%s' sweep --spec s.json -o r.csv --engine model && head -n 4 r.csv > cut.csv && true",
                    ddiosim_bin());
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -215,7 +205,7 @@ Test(sweep_files, retry_errors_recomputes_the_error_rows_in_place, .timeout = 12
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
     cli_run r = run_shellf(dir, "'%s' sweep --spec s.json -o r.csv --engine model && cp r.csv whole.csv",
                            ddiosim_bin());
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -254,7 +244,7 @@ Test(sweep_files, a_set_of_a_field_the_spec_varies_is_refused, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500, \"rx_ring\": 512}, \"grid\": {\"policy\": [\"lru\", \"bip\"], "
+    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500, \"rx_ring\": 512}, \"grid\": {\"policy\": [\"lru\", \"bip\"], "
                        "\"ddio_ways\": [2, 4]}}");
     expect_refusal(dir, "sweep --spec s.json -o r.csv --engine model --set machine.llc.policy=srrip",
                    "ddiosim sweep: --set machine.llc.policy=srrip: s.json: grid.policy sets the same field; vary it "
@@ -266,7 +256,7 @@ Test(sweep_files, a_set_of_a_field_the_spec_varies_is_refused, .timeout = 120)
                    "ddiosim sweep: --set workload.driver.rx_ring=256: s.json: fixed.rx_ring sets the same field; "
                    "vary it in the spec, or drop the --set\n");
     cr_expect(!exists_in(dir, "r.csv"));
-    put(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"policy\": [\"lru\", \"bip\"]}, "
+    put_file(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"policy\": [\"lru\", \"bip\"]}, "
                        "\"constraints\": {\"drop_rate\": {\"max\": 0.1}}}");
     expect_refusal(dir, "advise --spec q.json --engine model --set machine.llc.policy=srrip",
                    "ddiosim advise: --set machine.llc.policy=srrip: q.json: grid.policy sets the same field; vary it "
@@ -285,7 +275,7 @@ Test(sweep_files, a_bad_set_is_refused_before_the_run, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
     expect_refusal(dir, "sweep --spec s.json -o r.csv --engine model --set machine.llc.ways=abc",
                    "ddiosim sweep: --set machine.llc.ways: 'abc' is not an integer\n");
     cr_expect(!exists_in(dir, "r.csv"));
@@ -305,7 +295,7 @@ Test(sweep_files, spec_errors_stop_before_the_output_exists, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "a.json", "{\"machine\": \"nosuch\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    put_file(dir, "a.json", "{\"machine\": \"nosuch\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
     cli_run r = run_shellf(dir, "'%s' sweep --spec a.json -o r.csv --engine model", ddiosim_bin());
     cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
     cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
@@ -313,14 +303,14 @@ Test(sweep_files, spec_errors_stop_before_the_output_exists, .timeout = 120)
               r.err);
     cli_run_free(&r);
     cr_expect(!exists_in(dir, "r.csv"));
-    put(dir, "b.json", "{\"workload\": \"/dev/null\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
+    put_file(dir, "b.json", "{\"workload\": \"/dev/null\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID "}");
     r = run_shellf(dir, "'%s' sweep --spec b.json -o r.csv --engine model", ddiosim_bin());
     cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
     cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
     cr_expect(strncmp(r.err, "ddiosim sweep: b.json: workload: /dev/null", 42) == 0, "%s", r.err);
     cli_run_free(&r);
     cr_expect(!exists_in(dir, "r.csv"));
-    put(dir, "q.json", "{\"machine\": \"nosuch\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID
+    put_file(dir, "q.json", "{\"machine\": \"nosuch\", \"fixed\": {\"pkt_size\": 1500}, " SMALL_GRID
                        ", \"constraints\": {\"drop_rate\": {\"max\": 0.1}}}");
     r = run_shellf(dir, "'%s' advise --spec q.json --engine model", ddiosim_bin());
     cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
@@ -339,7 +329,7 @@ Test(sweep_files, advise_streams_a_large_grid, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500, \"rx_ring\": 512}, \"grid\": {\"extra_cycles\": {\"range\": "
+    put_file(dir, "q.json", "{\"fixed\": {\"pkt_size\": 1500, \"rx_ring\": 512}, \"grid\": {\"extra_cycles\": {\"range\": "
                        "[0, 9999]}, \"uncore_ghz\": {\"range\": [1, 1000]}}, \"filter\": \"extra_cycles <= 9 && "
                        "uncore_ghz <= 2\", \"constraints\": {\"drop_rate\": {\"max\": 1}}, \"prefer\": "
                        "[\"-uncore_ghz\", \"extra_cycles\"], \"confirm\": 0}");
@@ -388,7 +378,7 @@ Test(sweep_files, resume_scan_keeps_whole_rows_and_cuts_only_its_own_lines)
     make_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/r.csv", dir);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        put(dir, "r.csv", cases[i].text);
+        put_file(dir, "r.csv", cases[i].text);
         sw_done d;
         ddio_err e = {0};
         int rc = sw_resume_scan(path, header, SW_CSV, &d, &e);

@@ -42,16 +42,6 @@ static char *temp_dir(void)
     return strdup(tmpl);
 }
 
-/* Write `text` to DIR/NAME. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* Number of entries of a folder (without . and ..). */
 static int count_entries(const char *dir)
@@ -415,9 +405,9 @@ Test(validate_experiment, freq_scaled_x)
 static char *experiment_dir(const char *json, const char *w)
 {
     char *d = temp_dir();
-    put(d, "experiment.json", json);
+    put_file(d, "experiment.json", json);
     if (w)
-        put(d, "W.csv", w);
+        put_file(d, "W.csv", w);
     return d;
 }
 
@@ -470,9 +460,9 @@ Test(validate_experiment, a_small_npf_experiment)
                        "\"series\": {\"param\": \"pkt_size\"}, \"values\": \"fraction\", "
                        "\"fixed\": {\"rate\": 40}, \"metrics\": {\"pcie_read_hit\": \"R\"}}",
                        NULL);
-    put(d, "1500R.csv", "1 0.5 0.75\n2 1 1\n");
-    put(d, "64R.csv", "2 0.25\n");
-    put(d, "XR.csv", "not a series: skipped\n");
+    put_file(d, "1500R.csv", "1 0.5 0.75\n2 1 1\n");
+    put_file(d, "64R.csv", "2 0.25\n");
+    put_file(d, "XR.csv", "not a series: skipped\n");
     load_ok(d, &x);
     cr_assert_eq(x.n, 3);
     cr_expect_eq(x.n_fixed, 1);
@@ -550,7 +540,7 @@ Test(validate_experiment, machine_and_workload_errors)
                       "@/experiment.json: workload: /nonexistent/w.json: No such file or directory");
     /* A machine file next to experiment.json is found. */
     char *d = experiment_dir("{" NPF_HEAD NPF_X NPF_W ", \"machine\": \"mine.json\"}", W_ROWS);
-    put(d, "mine.json", "{}\n");
+    put_file(d, "mine.json", "{}\n");
     vd_experiment x;
     load_ok(d, &x);
     cr_expect_str_eq(x.machine, at("@/mine.json", d));
@@ -686,8 +676,8 @@ Test(validate_experiment, perf_points_and_runs)
     /* Each run its own file (one file in two points is refused). */
     char *total = slurp(SAMPLES "perf-total.csv", NULL);
     cr_assert_not_null(total);
-    put(d, "total.csv", total);
-    put(d, "total2.csv", total);
+    put_file(d, "total.csv", total);
+    put_file(d, "total2.csv", total);
     free(total);
     vd_experiment x;
     load_ok(d, &x);
@@ -766,7 +756,7 @@ Test(validate_experiment, pcm_pcie_socket)
     /* Two runs, two files (one file twice is refused): a copy. */
     char *sample = slurp(SAMPLES "pcm-skylake.csv", NULL);
     cr_assert_not_null(sample);
-    put(d, "copy.csv", sample);
+    put_file(d, "copy.csv", sample);
     free(sample);
     load_ok(d, &x);
     vd_counts c;
@@ -811,7 +801,7 @@ static char *tiny_dir(void)
                              " \"x\": {\"param\": \"rx_ring\"}, \"values\": \"percent\","
                              " \"metrics\": {\"pcie_write_hit\": \"W\", \"pcie_read_hit\": \"R\"}}",
                              "64 90 92\n128 95 97\n");
-    put(d, "R.csv", "64 80 84\n128 88 90\n");
+    put_file(d, "R.csv", "64 80 84\n128 88 90\n");
     return d;
 }
 

@@ -20,16 +20,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* Write `text` to DIR/NAME. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* `fmt` with every '@' replaced by `dir` (static buffer). */
 static const char *at(const char *fmt, const char *dir)
@@ -50,7 +40,7 @@ static const char *at(const char *fmt, const char *dir)
 static void experiment(char *dir, size_t cap, const char *json)
 {
     make_tmpdir(dir, cap);
-    put(dir, "experiment.json", json);
+    put_file(dir, "experiment.json", json);
 }
 
 /* Loading `dir` fails with exit code 2 and exactly `want` (@ = dir). */
@@ -114,7 +104,7 @@ Test(validate_inputs, max_mae_on_what_was_not_computed_is_exit_4)
 {
     char d[64];
     experiment(d, sizeof d, NPF_JSON(""));
-    put(d, "W.csv", "64 90 92\n128 95 97\n");
+    put_file(d, "W.csv", "64 90 92\n128 95 97\n");
     cli_run r = validate_model(d, "--max-mae sim:pcie_write_hit=1");
     cr_expect_neq(strstr(r.out, "summary"), NULL, "no report: %s", r.out);
     expect_exit(&r, 4,
@@ -140,8 +130,8 @@ Test(validate_inputs, max_mae_with_a_point_of_no_metric_is_exit_4)
     experiment(d, sizeof d,
                PERF_JSON("p", "{\"params\": {\"rx_ring\": 64}, \"runs\": [\"a.csv\"]},"
                               "{\"params\": {\"rx_ring\": 128}, \"runs\": [\"z.csv\"]}"));
-    put(d, "a.csv", PERF_RUN("900", "100"));
-    put(d, "z.csv", PERF_RUN("0", "0"));
+    put_file(d, "a.csv", PERF_RUN("900", "100"));
+    put_file(d, "z.csv", PERF_RUN("0", "0"));
     cli_run r = validate_model(d, "--max-mae 100");
     expect_exit(&r, 4,
                 "ddiosim validate: p: point points[1]: no metric was measured (no run's counters saw a lookup): "
@@ -158,13 +148,13 @@ Test(validate_inputs, perf_counts_beyond_the_largest_number_are_refused)
     experiment(d, sizeof d, PERF_JSON("p", "{\"params\": {\"rx_ring\": 64}, \"runs\": [\"big.csv\"]}"));
     snprintf(text, sizeof text, "%s,,itom_hit,1,100.00,,\n%s,,itom_hit,1,100.00,,\n5,,itom_miss,1,100.00,,\n",
              e308(), e308());
-    put(d, "big.csv", text);
+    put_file(d, "big.csv", text);
     cli_run r = validate_model(d, "--max-mae 1");
     expect_exit(&r, 2,
                 "ddiosim validate: @/big.csv:2: itom_hit: the counts add up to more than the largest number\n", d);
     /* Each sum finite, hit + miss not. */
     snprintf(text, sizeof text, "%s,,itom_hit,1,100.00,,\n%s,,itom_miss,1,100.00,,\n", e308(), e308());
-    put(d, "big.csv", text);
+    put_file(d, "big.csv", text);
     r = validate_model(d, "--max-mae 1");
     expect_exit(&r, 2,
                 "ddiosim validate: @/big.csv: itom_hit + itom_miss add up to more than the largest number\n", d);
@@ -189,7 +179,7 @@ Test(validate_inputs, npf_runs_are_rates)
                  "\"x\": {\"param\": \"rx_ring\"}, \"metrics\": {\"pcie_write_hit\": \"W\"}%s}",
                  cases[i][0]);
         experiment(d, sizeof d, json);
-        put(d, "W.csv", cases[i][1]);
+        put_file(d, "W.csv", cases[i][1]);
         expect_load_error(d, cases[i][2]);
         rm_rf(d);
     }
@@ -264,7 +254,7 @@ Test(validate_inputs, csv_report_quotes_fields)
     char d[64];
     experiment(d, sizeof d,
                PERF_JSON("a,\\\"b\\\"", "{\"params\": {\"policy\": \"duel:lru,bip\"}, \"runs\": [\"a.csv\"]}"));
-    put(d, "a.csv", PERF_RUN("900", "100"));
+    put_file(d, "a.csv", PERF_RUN("900", "100"));
     cli_run r = validate_model(d, "--format csv");
     cr_assert_eq(r.status, 0, "%s", r.err);
     const char *s = r.out;
@@ -289,7 +279,7 @@ Test(validate_inputs, sweep_csv_quotes_a_policy_with_a_comma)
 {
     char d[64];
     make_tmpdir(d, sizeof d);
-    put(d, "spec.json", "{\"fixed\": {\"pkt_size\": 1500, \"cores\": 1, \"rx_ring\": 64}, "
+    put_file(d, "spec.json", "{\"fixed\": {\"pkt_size\": 1500, \"cores\": 1, \"rx_ring\": 64}, "
                         "\"grid\": {\"policy\": [\"duel:lru,bip\", \"lru\"]}}");
     cli_run r = run_shellf(d, "'%s' sweep --spec spec.json -o a.csv --engine model --jobs 1", ddiosim_bin());
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -321,8 +311,8 @@ Test(validate_inputs, the_same_point_twice_is_refused)
     experiment(d, sizeof d,
                PERF_JSON("p", "{\"params\": {\"rx_ring\": 64, \"burst\": 32}, \"runs\": [\"a.csv\"]},"
                               "{\"params\": {\"burst\": 32, \"rx_ring\": 64}, \"runs\": [\"b.csv\"]}"));
-    put(d, "a.csv", PERF_RUN("900", "100"));
-    put(d, "b.csv", PERF_RUN("800", "200"));
+    put_file(d, "a.csv", PERF_RUN("900", "100"));
+    put_file(d, "b.csv", PERF_RUN("800", "200"));
     expect_load_error(d, "@/experiment.json: points[1]: the same parameters as points[0]");
     rm_rf(d);
 }
@@ -332,14 +322,14 @@ Test(validate_inputs, the_same_run_file_twice_is_refused)
 {
     char d[64];
     experiment(d, sizeof d, PERF_JSON("p", "{\"params\": {\"rx_ring\": 64}, \"runs\": [\"a.csv\", \"./a.csv\"]}"));
-    put(d, "a.csv", PERF_RUN("900", "100"));
+    put_file(d, "a.csv", PERF_RUN("900", "100"));
     expect_load_error(d, "@/experiment.json: points[0].runs[1]: './a.csv' is the file of points[0].runs[0]");
     rm_rf(d);
     experiment(d, sizeof d,
                PERF_JSON("p", "{\"params\": {\"rx_ring\": 64}, \"runs\": [\"a.csv\"]},"
                               "{\"params\": {\"rx_ring\": 128}, \"runs\": [\"b.csv\", \"a.csv\"]}"));
-    put(d, "a.csv", PERF_RUN("900", "100"));
-    put(d, "b.csv", PERF_RUN("800", "200"));
+    put_file(d, "a.csv", PERF_RUN("900", "100"));
+    put_file(d, "b.csv", PERF_RUN("800", "200"));
     expect_load_error(d, "@/experiment.json: points[1].runs[1]: 'a.csv' is the file of points[0].runs[0]");
     rm_rf(d);
 }
@@ -348,7 +338,7 @@ Test(validate_inputs, the_same_measured_folder_twice_is_refused)
 {
     char d[64];
     experiment(d, sizeof d, NPF_JSON(""));
-    put(d, "W.csv", "64 90 92\n");
+    put_file(d, "W.csv", "64 90 92\n");
     cli_run r = run_shellf(d, "'%s' validate --engine model --measured '%s' --measured ../'%s'/.", ddiosim_bin(), d,
                            strrchr(d, '/') + 1);
     char want[400];
@@ -366,7 +356,7 @@ Test(validate_inputs, duplicate_json_keys_are_refused)
     experiment(d, sizeof d,
                "{\"name\": \"t\", \"source\": \"npf\", \"name\": \"u\", \"x\": {\"param\": \"rx_ring\"}, "
                "\"metrics\": {\"pcie_write_hit\": \"W\"}}");
-    put(d, "W.csv", "64 90 92\n");
+    put_file(d, "W.csv", "64 90 92\n");
     expect_load_error(d, "@/experiment.json: name: duplicate key");
     rm_rf(d);
     experiment(d, sizeof d,
@@ -378,13 +368,13 @@ Test(validate_inputs, duplicate_json_keys_are_refused)
 
     /* Every JSON file ddiosim reads: a machine file, a sweep spec. */
     make_tmpdir(d, sizeof d);
-    put(d, "m.json", "{\"llc\": {\"ways\": 11, \"ways\": 12}}");
+    put_file(d, "m.json", "{\"llc\": {\"ways\": 11, \"ways\": 12}}");
     cli_run r = run_shellf(d, "'%s' predict --machine ./m.json", ddiosim_bin());
     cr_expect_eq(r.status, 2, "%s", r.err);
     cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
     cr_expect(strstr(r.err, "./m.json: llc.ways: duplicate key\n"), "%s", r.err);
     cli_run_free(&r);
-    put(d, "spec.json", "{\"grid\": {\"rx_ring\": [64]}, \"grid\": {\"rx_ring\": [128]}}");
+    put_file(d, "spec.json", "{\"grid\": {\"rx_ring\": [64]}, \"grid\": {\"rx_ring\": [128]}}");
     r = run_shellf(d, "'%s' sweep --spec spec.json -o a.csv --engine model", ddiosim_bin());
     expect_exit(&r, 2, "ddiosim sweep: spec.json: grid: duplicate key\n", d);
     rm_rf(d);
@@ -397,7 +387,7 @@ Test(validate_inputs, machine_naming_a_folder_is_the_machine_key)
 {
     char d[64], sub[128];
     experiment(d, sizeof d, NPF_JSON(", \"machine\": \"./sub\""));
-    put(d, "W.csv", "64 90 92\n");
+    put_file(d, "W.csv", "64 90 92\n");
     snprintf(sub, sizeof sub, "%s/sub", d);
     cr_assert_eq(mkdir(sub, 0755), 0);
     expect_load_error(d, "@/experiment.json: machine: @/./sub: is a directory, not a machine file");
