@@ -264,6 +264,13 @@ int ddio_machine_check(const ddio_machine *m, const cfg_ctx *c, ddio_err *e)
             return cfg_fail(c, e, path, "core %u uses class %u but only %u class%s defined", i, m->core_class[i],
                             m->n_classes, m->n_classes == 1 ? " is" : "es are");
         }
+    /* What the hierarchy checks of the caches it builds (a mapping's own
+     * geometry: skx18 is 18 x 2048 sets, xor needs a power of two), so a
+     * machine that validates can be simulated. */
+    hier_config h;
+    ddio_err why = {0};
+    if (m->cores >= 1 && machine_to_hier_config(m, 1, &h, &why) != 0)
+        return cfg_fail(c, e, "llc.mapping,llc.slices,llc.sets_per_slice,llc.line_size", "%s", why.msg);
     return 0;
 }
 
