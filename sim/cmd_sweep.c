@@ -224,6 +224,7 @@ static int copy_kept(writer *w, size_t k, ddio_err *e)
         char *buf = malloc(r->len);
         if (!buf)
             return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        errno = 0;   /* a short read sets none: "changed while read" */
         ssize_t got = pread(w->old_fd, buf, r->len, (off_t)r->offset);
         int bad = got != (ssize_t)r->len || ddio_write_all(w->fd, buf, r->len) != 0;
         free(buf);

@@ -35,6 +35,7 @@ int trace_spool_open(trace_spool *s, const char *path, ddio_err *e);
 /* A reader of the trace: the spool's copy when s holds one, else `path`
  * (s may be NULL); messages name `path` either way. */
 int trace_spool_reader(const trace_spool *s, trace_reader *r, const char *path, int keep_all, ddio_err *e);
+/* Unmap the spool's copy (nothing when it holds none); s is left empty. */
 void trace_spool_close(trace_spool *s);
 
 #endif

@@ -123,6 +123,7 @@ typedef struct sw_done {
  * line that is not a row, a cut last line that is neither (not a results
  * file).  Any bytes give one of these (the fuzz target's invariant). */
 int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_done *out, ddio_err *e);
+/* Release what sw_resume_scan returned; d is left empty. */
 void sw_done_free(sw_done *d);
 
 /* --- results tables (sweep_plot.c) ---------------------------------------
@@ -156,6 +157,7 @@ int sw_table_parse(char *text, size_t len, const char *name, sw_table *t, ddio_e
 /* Read and parse the regular file `path`, of at most SW_RESULTS_MAX_BYTES
  * (anything else is refused, exit 2, without blocking on a FIFO). */
 int sw_table_load(const char *path, sw_table *t, ddio_err *e);
+/* Release a table (its text too); t is left empty. */
 void sw_table_free(sw_table *t);
 
 /* --- plots (sweep_plot.c) --------------------------------------------------
