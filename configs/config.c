@@ -176,30 +176,7 @@ int ddio_config_find(const char *kind, const char *name, char *path, size_t cap,
 static char *read_text(const char *path, size_t *len, ddio_err *e)
 {
     FILE *f = ddio_open_input(path, e);
-    if (!f)
-        return NULL;
-    char *buf = malloc(MAX_FILE_BYTES + 1);
-    if (!buf) {
-        fclose(f);
-        ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-        return NULL;
-    }
-    size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
-        return NULL;
-    }
-    if (n > MAX_FILE_BYTES) {
-        free(buf);
-        ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes; not a config file", path, MAX_FILE_BYTES);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    return f ? ddio_read_all(f, path, MAX_FILE_BYTES, "; not a config file", len, e) : NULL;
 }
 
 /* Overlay the keys of `text` on `obj`. */

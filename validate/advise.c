@@ -236,8 +236,8 @@ static int rank(const ad_spec *s, ad_candidate *c, size_t n, ddio_err *e)
 {
     if (n < 2)
         return 0;
-    size_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
-    ad_candidate *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    size_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    ad_candidate *sorted = malloc(n * sizeof *sorted);
     if (!a || !b || !sorted) {
         free(a);
         free(b);

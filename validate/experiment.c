@@ -134,32 +134,10 @@ static int fail(const loader *L, const char *path, const char *fmt, const char *
     return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: %s", L->file, path, msg);
 }
 
-/* The whole file, read to its end: its size by stat is not its length
- * (a /proc or /sys file says 0 and is not empty). */
 static char *read_text(const char *path, size_t *len, ddio_err *e)
 {
     FILE *f = ddio_open_data(path, MAX_JSON_BYTES, e);
-    if (!f)
-        return NULL;
-    char *buf = malloc(MAX_JSON_BYTES + 1);
-    if (!buf) {
-        fclose(f);
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory"), NULL;
-    }
-    size_t n = fread(buf, 1, MAX_JSON_BYTES + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path), NULL;
-    }
-    if (n > MAX_JSON_BYTES) {
-        free(buf);
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %u bytes", path, MAX_JSON_BYTES), NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    return f ? ddio_read_all(f, path, MAX_JSON_BYTES, "", len, e) : NULL;
 }
 
 /* Every key of object j is one of `keys` (NULL-terminated). */

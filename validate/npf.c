@@ -7,7 +7,6 @@
  * validation figure computed from a partly-read file would look trusted. */
 #include <errno.h>
 #include <sys/types.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +21,6 @@
  * line the reader calls blank is one the numbers would call blank. */
 #define NPF_BLANKS " \t\r\n\v\f"
 
-/* A finite decimal number that fills the whole token, or -1. */
-static int parse_number(const char *tok, double *out)
-{
-    return ddio_decimal_double(tok, out);
-}
-
 /* Parse one non-blank, non-comment line into row (line number `ln`). */
 static int parse_row(char *line, uint32_t ln, const char *path, vd_npf_row *row, ddio_err *e)
 {
@@ -35,12 +28,12 @@ static int parse_row(char *line, uint32_t ln, const char *path, vd_npf_row *row,
     char *tok = strtok_r(line, NPF_BLANKS, &save);
     memset(row, 0, sizeof *row);
     row->line = ln;
-    if (parse_number(tok, &row->x) != 0)
+    if (ddio_decimal_double(tok, &row->x) != 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%u: x value '%.40s' is not a finite number", path, ln, tok);
     size_t cap = 0;
     while ((tok = strtok_r(NULL, NPF_BLANKS, &save)) != NULL) {
         double v;
-        if (parse_number(tok, &v) != 0) {
+        if (ddio_decimal_double(tok, &v) != 0) {
             free(row->run);
             row->run = NULL;
             return ddio_errf(e, DDIO_EXIT_USAGE, "%s:%u: run %u: '%.40s' is not a finite number", path, ln,

@@ -417,17 +417,10 @@ int sw_spec_check(sw_spec *s, const vd_run_opts *o, ddio_err *e)
 char *sw_read_spec(const char *path, ddio_err *e)
 {
     FILE *f = ddio_open_data(path, MAX_SPEC_BYTES, e);
-    if (!f)
+    size_t n;
+    char *buf = f ? ddio_read_all(f, path, MAX_SPEC_BYTES, "", &n, e) : NULL;
+    if (!buf)
         return NULL;
-    char *buf = malloc(MAX_SPEC_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, MAX_SPEC_BYTES, f) : 0;
-    int bad = !buf || ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path), NULL;
-    }
-    buf[n] = '\0';
     if (strlen(buf) != n) {
         free(buf);
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: a NUL byte in the spec", path), NULL;

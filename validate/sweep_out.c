@@ -250,22 +250,29 @@ char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t 
     return b.data;
 }
 
+/* What a JSONL row starts with, before the 16 hex digits of its id. */
+static const char jsonl_id[] = "{\"id\":\"";
+
+/* A digit of a row's id, lower-case hex as sw_row writes it; -1 for any
+ * other character. */
+static int id_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /* Whether line[0..len), a line cut by a kill, can be the start of a row:
  * 16 hex digits (after {"id":" in JSONL), then ',' (CSV) or '"' (JSONL). */
 static int row_prefix(const char *line, size_t len, enum sw_format f)
 {
     size_t at = 0;
     if (f == SW_JSONL) {
-        static const char pre[] = "{\"id\":\"";
-        at = sizeof pre - 1;
-        if (strncmp(line, pre, len < at ? len : at) != 0)
+        at = sizeof jsonl_id - 1;
+        if (strncmp(line, jsonl_id, len < at ? len : at) != 0)
             return 0;
     }
-    for (size_t i = at; i < len && i < at + 16; i++) {
-        char c = line[i];
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+    for (size_t i = at; i < len && i < at + 16; i++)
+        if (id_digit(line[i]) < 0)
             return 0;
-    }
     return len <= at + 16 || line[at + 16] == (f == SW_JSONL ? '"' : ',');
 }
 
@@ -275,17 +282,15 @@ static int row_id(const char *line, size_t len, enum sw_format f, uint64_t *id)
 {
     const char *p = line;
     if (f == SW_JSONL) {
-        static const char pre[] = "{\"id\":\"";
-        if (len < sizeof pre - 1 + 16 || strncmp(line, pre, sizeof pre - 1) != 0)
+        if (len < sizeof jsonl_id - 1 + 16 || strncmp(line, jsonl_id, sizeof jsonl_id - 1) != 0)
             return -1;
-        p = line + sizeof pre - 1;
+        p = line + sizeof jsonl_id - 1;
     } else if (len < 17 || line[16] != ',') {
         return -1;
     }
     uint64_t v = 0;
     for (int i = 0; i < 16; i++) {
-        char c = p[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        int d = id_digit(p[i]);
         if (d < 0)
             return -1;
         v = v << 4 | (uint64_t)d;

@@ -201,21 +201,12 @@ int sw_table_load(const char *path, sw_table *t, ddio_err *e)
 {
     memset(t, 0, sizeof *t);
     FILE *f = ddio_open_data(path, SW_RESULTS_MAX_BYTES, e);
-    if (!f)
+    size_t len;
+    char *text = f ? ddio_read_all(f, path, SW_RESULTS_MAX_BYTES, "", &len, e) : NULL;
+    if (!text)
         return -1;
-    struct stat st;
-    size_t len = fstat(fileno(f), &st) == 0 ? (size_t)st.st_size : 0;
-    char *text = malloc(len + 1);
-    size_t got = text ? fread(text, 1, len, f) : 0;
-    int bad = !text || ferror(f) || (got == len && fgetc(f) != EOF);   /* it grew while read */
-    fclose(f);
-    if (bad) {
-        ddio_errf(e, DDIO_EXIT_IO, "%s: %s", path, text ? "read error" : "out of memory");
-        free(text);
-        return -1;
-    }
-    text[got] = '\0';
-    return sw_table_parse(text, got, path, t, e);
+    /* A sweep still appending: its rows up to here, a cut last one left out. */
+    return sw_table_parse(text, len, path, t, e);
 }
 
 static int column(const table *t, const char *name)

@@ -94,17 +94,14 @@ void vd_bprintf(vd_buf *b, const char *fmt, ...)
 void vd_csv_field(vd_buf *b, const char *t, int always)
 {
     int quote = always || strpbrk(t, ",\"") != NULL;
-    if (!quote) {
-        for (; *t; t++)
-            vd_bprintf(b, "%c", *t == '\n' || *t == '\r' ? ' ' : *t);
-        return;
-    }
-    vd_bprintf(b, "\"");
+    if (quote)
+        vd_bprintf(b, "\"");
     for (; *t; t++) {
         if (*t == '"')
-            vd_bprintf(b, "\"\"");
+            vd_bprintf(b, "\"\"");   /* only inside quotes: a quote makes the field quoted */
         else
             vd_bprintf(b, "%c", *t == '\n' || *t == '\r' ? ' ' : *t);
     }
-    vd_bprintf(b, "\"");
+    if (quote)
+        vd_bprintf(b, "\"");
 }

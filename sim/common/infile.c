@@ -2,6 +2,7 @@
 #include "sim/common/infile.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -55,4 +56,44 @@ FILE *ddio_open_data(const char *path, long long max_bytes, ddio_err *e)
         return NULL;
     }
     return f;
+}
+
+char *ddio_read_all(FILE *f, const char *path, size_t max_bytes, const char *why, size_t *len, ddio_err *e)
+{
+    /* Room for the size stat gives, doubled while there is more, up to one
+     * byte past the limit: that byte says the stream is too long. */
+    struct stat st;
+    size_t cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 4096;
+    if (cap > max_bytes)
+        cap = max_bytes + 1;
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = 0;
+    for (;;) {
+        char *g = realloc(buf, cap + 1);
+        if (!g) {
+            rc = ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+            break;
+        }
+        buf = g;
+        n += fread(buf + n, 1, cap - n, f);
+        if (n > max_bytes) {
+            rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s: larger than %zu bytes%s", path, max_bytes, why);
+            break;
+        }
+        if (n < cap) {   /* the end, or an error */
+            if (ferror(f))
+                rc = ddio_errf(e, DDIO_EXIT_IO, "%s: read error", path);
+            break;
+        }
+        cap = cap > max_bytes / 2 ? max_bytes + 1 : 2 * cap;
+    }
+    fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
 }

@@ -26,4 +26,12 @@ FILE *ddio_open_input(const char *path, ddio_err *e);
  * than max_bytes, "PATH: larger than N bytes".  Exit 2 for both. */
 FILE *ddio_open_data(const char *path, long long max_bytes, ddio_err *e);
 
+/* The whole of the open stream f (named `path`), read to its end, not to
+ * the size stat gives (a /proc file says 0; a file may grow while read):
+ * a malloc'ed text of *len bytes plus a NUL, f closed in every case.  NULL
+ * with e filled: more than max_bytes, "PATH: larger than N bytes" followed
+ * by `why` ("" or the caller's reason), exit 2; a read error, "PATH: read
+ * error", or no memory, exit 1. */
+char *ddio_read_all(FILE *f, const char *path, size_t max_bytes, const char *why, size_t *len, ddio_err *e);
+
 #endif
