@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "configs/overlay.h"
 #include "configs/schema.h"
 #include "sim/common/datadir.h"
 #include "sim/common/infile.h"
@@ -28,7 +29,7 @@ static const char *const opt_names[DDIO_CFG_NOPTS] = {
     [DDIO_CFG_OPT_POLICY] = "--policy",       [DDIO_CFG_OPT_MAPPING] = "--mapping",
     [DDIO_CFG_OPT_SET] = "--set",             [DDIO_CFG_OPT_RX_RING_TOTAL] = "--rx-ring-total",
     [DDIO_CFG_OPT_EXTRA_CYCLES] = "--extra-cycles", [DDIO_CFG_OPT_UNCORE_GHZ] = "--uncore-ghz",
-    [DDIO_CFG_OPT_WRITE_RATIO] = "--write-ratio",
+    [DDIO_CFG_OPT_WRITE_RATIO] = "--write-ratio", [DDIO_CFG_OPT_OVERLAY] = "--overlay",
 };
 
 /* Options that set one field: which struct (0 machine, 1 workload) and path. */
@@ -422,6 +423,55 @@ static int replace_writes(ddio_workload *w, double ratio, ddio_err *e)
     return 0;
 }
 
+/* Set field `path` of the machine (part 0) or workload (part 1) from
+ * text; `src` is what an error and `config show` name. */
+static int apply_field(ddio_config *c, ov_state *s, int part, const char *path, const char *value, const char *src,
+                       const char *name, ddio_err *e)
+{
+    char msg[300];
+    const cfg_table *t = part ? ddio_workload_table() : ddio_machine_table();
+    void *obj = part ? (void *)&c->workload : (void *)&c->machine;
+    int idx = cfg_index(t, path);
+    if (strchr(path, '['))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: list elements cannot be set here; use a JSON file", src);
+    if (idx < 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no such field", src);
+    if (cfg_set_text(&t->f[idx], obj, value, msg, sizeof msg) != 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", src, msg);
+    ov_mark(s, part, idx, src, name);
+    if (!part && strcmp(path, "ddio_mask") == 0)
+        s->ddio_mask_given = 1;
+    return 0;
+}
+
+/* One PATH=VALUE of --set, or of the overlay file `overlay` (NULL: --set),
+ * whose errors name "OVERLAY: set.PATH". */
+static int apply_set(ddio_config *c, ov_state *s, const char *value, const char *overlay, ddio_err *e)
+{
+    const char *eq = value ? strchr(value, '=') : NULL;
+    if (!eq || eq == value)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--set: '%s' is not PATH=VALUE (e.g. machine.llc.ways=16)",
+                         value ? value : "");
+    char pathbuf[128];
+    snprintf(pathbuf, sizeof pathbuf, "%.*s", (int)(eq - value), value);
+    if (s->n_set_names >= DDIO_MAX_OVERRIDES)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--set: more than %d overrides", DDIO_MAX_OVERRIDES);
+    char *slot = s->set_names[s->n_set_names];
+    if (overlay)
+        snprintf(slot, sizeof s->set_names[0], "%s: set.%s", overlay, pathbuf);
+    else
+        snprintf(slot, sizeof s->set_names[0], "--set %s", pathbuf);
+    int part;
+    if (strncmp(pathbuf, "machine.", 8) == 0)
+        part = 0;
+    else if (strncmp(pathbuf, "workload.", 9) == 0)
+        part = 1;
+    else
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: the path must start with machine. or workload.", slot);
+    s->n_set_names++;
+    return apply_field(c, s, part, pathbuf + (part ? 9 : 8), eq + 1, slot, overlay ? "--overlay" : "--set", e);
+}
+
 static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const char *value, ddio_err *e)
 {
     char msg[300];
@@ -458,48 +508,23 @@ static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const c
         ov_mark(s, 1, cfg_index(ddio_workload_table(), "access"), name, name);
         return 0;
     }
-    int part;
-    const char *path = NULL;
-    const char *src = name;
-    char pathbuf[128];
-    if (opt == DDIO_CFG_OPT_SET) {
-        const char *eq = value ? strchr(value, '=') : NULL;
-        if (!eq || eq == value)
-            return ddio_errf(e, DDIO_EXIT_USAGE, "--set: '%s' is not PATH=VALUE (e.g. machine.llc.ways=16)",
-                             value ? value : "");
-        snprintf(pathbuf, sizeof pathbuf, "%.*s", (int)(eq - value), value);
-        if (strncmp(pathbuf, "machine.", 8) == 0)
-            part = 0, path = pathbuf + 8;
-        else if (strncmp(pathbuf, "workload.", 9) == 0)
-            part = 1, path = pathbuf + 9;
-        else
-            return ddio_errf(e, DDIO_EXIT_USAGE, "--set %s: the path must start with machine. or workload.",
-                             pathbuf);
-        if (s->n_set_names >= DDIO_MAX_OVERRIDES)
-            return ddio_errf(e, DDIO_EXIT_USAGE, "--set: more than %d overrides", DDIO_MAX_OVERRIDES);
-        char *slot = s->set_names[s->n_set_names++];
-        snprintf(slot, sizeof s->set_names[0], "--set %s", pathbuf);
-        src = slot;
-        value = eq + 1;
-    } else if (opt_field[opt].path) {
-        part = opt_field[opt].part;
-        path = opt_field[opt].path;
-    } else {
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not an override", name);
+    if (opt == DDIO_CFG_OPT_OVERLAY) {
+        /* Each of the file's fields as a --set, at the overlay's place on
+         * the command line; an error names the file and the field. */
+        ddio_overlay *ov = malloc(sizeof *ov);
+        if (!ov)
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+        int rc = ddio_overlay_load(value, ov, e);
+        for (uint32_t i = 0; rc == 0 && i < ov->n; i++)
+            rc = apply_set(c, s, ov->set[i], value, e);
+        free(ov);
+        return rc;
     }
-    const cfg_table *t = part ? ddio_workload_table() : ddio_machine_table();
-    void *obj = part ? (void *)&c->workload : (void *)&c->machine;
-    int idx = cfg_index(t, path);
-    if (strchr(path, '['))
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: list elements cannot be set here; use a JSON file", src);
-    if (idx < 0)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no such field", src);
-    if (cfg_set_text(&t->f[idx], obj, value, msg, sizeof msg) != 0)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %s", src, msg);
-    ov_mark(s, part, idx, src, name);
-    if (!part && strcmp(path, "ddio_mask") == 0)
-        s->ddio_mask_given = 1;
-    return 0;
+    if (opt == DDIO_CFG_OPT_SET)
+        return apply_set(c, s, value, NULL, e);
+    if (!opt_field[opt].path)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not an override", name);
+    return apply_field(c, s, opt_field[opt].part, opt_field[opt].path, value, name, name, e);
 }
 
 /* After all overrides: turn --ddio-ways into a mask of the final LLC. */

@@ -239,7 +239,8 @@ enum ddio_cfg_opt {
     DDIO_CFG_OPT_MACHINE = 0, DDIO_CFG_OPT_WORKLOAD, DDIO_CFG_OPT_RX_RING, DDIO_CFG_OPT_TX_RING,
     DDIO_CFG_OPT_BURST, DDIO_CFG_OPT_CORES, DDIO_CFG_OPT_DDIO_WAYS, DDIO_CFG_OPT_DDIO_MASK,
     DDIO_CFG_OPT_POLICY, DDIO_CFG_OPT_MAPPING, DDIO_CFG_OPT_SET, DDIO_CFG_OPT_RX_RING_TOTAL,
-    DDIO_CFG_OPT_EXTRA_CYCLES, DDIO_CFG_OPT_UNCORE_GHZ, DDIO_CFG_OPT_WRITE_RATIO, DDIO_CFG_NOPTS
+    DDIO_CFG_OPT_EXTRA_CYCLES, DDIO_CFG_OPT_UNCORE_GHZ, DDIO_CFG_OPT_WRITE_RATIO, DDIO_CFG_OPT_OVERLAY,
+    DDIO_CFG_NOPTS
 };
 
 #define DDIO_CONFIG_LONGOPTS(base)                                             \
@@ -257,7 +258,8 @@ enum ddio_cfg_opt {
     {"rx-ring-total", required_argument, 0, (base) + DDIO_CFG_OPT_RX_RING_TOTAL}, \
     {"extra-cycles", required_argument, 0, (base) + DDIO_CFG_OPT_EXTRA_CYCLES},   \
     {"uncore-ghz", required_argument, 0, (base) + DDIO_CFG_OPT_UNCORE_GHZ},       \
-    {"write-ratio", required_argument, 0, (base) + DDIO_CFG_OPT_WRITE_RATIO}
+    {"write-ratio", required_argument, 0, (base) + DDIO_CFG_OPT_WRITE_RATIO},     \
+    {"overlay", required_argument, 0, (base) + DDIO_CFG_OPT_OVERLAY}
 
 /* "--rx-ring" etc. */
 const char *ddio_config_option_name(enum ddio_cfg_opt opt);

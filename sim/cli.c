@@ -149,6 +149,8 @@ static const struct {
     [DDIO_CFG_OPT_WRITE_RATIO] = {"--write-ratio R", "packet-acrobat's write_ratio (0-1): the core writes R of "
                                                      "each packet (replaces the workload's ratio-sized writes; "
                                                      "MAC writes stay)"},
+    [DDIO_CFG_OPT_OVERLAY] = {"--overlay FILE", "fitted values from `ddiosim calibrate -o FILE`, each applied as a "
+                                                "--set at this place on the line"},
 };
 
 /* The default of option `opt` in the built-in configuration c, "" for none. */

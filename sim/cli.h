@@ -26,6 +26,7 @@ int cmd_config(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_advise(int argc, char **argv);

@@ -173,125 +173,6 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
     return 0;
 }
 
-/* ------------------------------------------------------------ experiments */
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Folders below `root` (two levels: DATA/SET/EXPERIMENT) holding an
- * experiment.json, sorted by path, into paths (malloc'ed strings). */
-static int find_experiments(const char *root, int depth, char **paths, int *n, ddio_err *e)
-{
-    DIR *d = opendir(root);
-    if (!d)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: cannot open the folder of shipped experiments", root);
-    char *sub[256];
-    int ns = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL && ns < 256) {
-        if (de->d_name[0] == '.')
-            continue;
-        size_t len = strlen(root) + strlen(de->d_name) + 2;
-        char *p = malloc(len);
-        if (!p)
-            break;
-        snprintf(p, len, "%s/%s", root, de->d_name);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            sub[ns++] = p;
-        else
-            free(p);
-    }
-    closedir(d);
-    qsort(sub, (size_t)ns, sizeof *sub, cmp_name);
-    int rc = 0;
-    for (int i = 0; i < ns; i++) {
-        char j[1200];
-        struct stat st;
-        snprintf(j, sizeof j, "%s/experiment.json", sub[i]);
-        if (rc == 0 && stat(j, &st) == 0) {
-            if (*n >= MAX_EXPERIMENTS)
-                rc = ddio_errf(e, DDIO_EXIT_USAGE, "%s: more than %d experiments", root, MAX_EXPERIMENTS);
-            else
-                paths[(*n)++] = sub[i], sub[i] = NULL;
-        } else if (rc == 0 && depth > 1) {
-            rc = find_experiments(sub[i], depth - 1, paths, n, e);
-        }
-        free(sub[i]);
-    }
-    return rc;
-}
-
-/* No folder given twice with --measured, however spelt (d, d/, ../x/d):
- * compared as files (device and inode), its points would count twice. */
-static int distinct_folders(const val_opts *o, ddio_err *e)
-{
-    struct stat st[MAX_EXPERIMENTS];
-    int ok[MAX_EXPERIMENTS];
-    for (int i = 0; i < o->n_dir; i++) {
-        ok[i] = stat(o->dir[i], &st[i]) == 0;   /* a missing folder is the loader's error */
-        for (int k = 0; ok[i] && k < i; k++)
-            if (ok[k] && st[k].st_dev == st[i].st_dev && st[k].st_ino == st[i].st_ino)
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--measured %s: the same folder as --measured %s", o->dir[i],
-                                 o->dir[k]);
-    }
-    return 0;
-}
-
-/* Load every experiment; fill the jobs (one per point) and check that each
- * point's configuration resolves, so that a bad experiment fails before
- * anything runs.  Returns the number of points or -1. */
-static long load_all(val_opts *o, vd_experiment *exp, size_t n_exp, char **dirs, vd_job **jobs, ddio_err *e)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < n_exp; i++) {
-        if (vd_experiment_load(dirs[i], &exp[i], e) != 0)
-            return -1;
-        total += exp[i].n;
-    }
-    *jobs = calloc(total ? total : 1, sizeof **jobs);
-    ddio_config *cfg = malloc(sizeof *cfg);
-    if (!*jobs || !cfg) {
-        free(cfg);
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    }
-    /* The overrides alone first: a bad one is the option's error, not a point's. */
-    ddio_config_args a;
-    ddio_config_args_init(&a);
-    for (int i = 0; i < o->n_set; i++)
-        if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, o->set[i], e) != 0) {
-            free(cfg);
-            return -1;
-        }
-    if (o->n_set && ddio_config_resolve(&a, cfg, NULL, e) != 0) {
-        free(cfg);
-        return -1;
-    }
-    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = 1,
-                      .trace = o->sample_trace, .sets = o->set, .n_sets = o->n_set};
-    size_t k = 0;
-    for (size_t i = 0; i < n_exp; i++)
-        for (size_t p = 0; p < exp[i].n; p++, k++) {
-            vd_job *j = &(*jobs)[k];
-            j->machine = exp[i].machine;
-            j->workload = exp[i].workload;
-            j->n_params = exp[i].point[p].n_params;
-            j->param = exp[i].point[p].param;
-            dsim_options d;
-            char profile[32];
-            ddio_err e2 = {0};
-            if (vd_job_config(j, &ro, cfg, &d, profile, sizeof profile, &e2) != 0) {
-                free(cfg);
-                return ddio_errf(e, DDIO_EXIT_USAGE, "%s/experiment.json: point %s: %s", exp[i].dir,
-                                 exp[i].point[p].where, e2.msg);
-            }
-        }
-    free(cfg);
-    return (long)total;
-}
-
 /* ------------------------------------------------------------ limits */
 
 static const char *engine_noun(int eng)
@@ -422,8 +303,10 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    long n = load_all(o, exp, n_exp, dirs, &jobs, e);
-    if (n < 0)
+    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
+                      .trace = o->sample_trace, .sets = o->set, .n_sets = o->n_set};
+    size_t n;
+    if (cli_load_experiments(dirs, n_exp, &ro, exp, &jobs, &n, e) != 0)
         goto done;
     ddio_file_arg outs[] = {{"-o", o->out}, {"--plot", o->plot}, {0}};
     if (ddio_outfile_check(outs, NULL, e) != 0)
@@ -439,14 +322,12 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     if (ddio_outfile_open(&of, cli_out_path(o->out), e) != 0)
         goto done;
     opened = 1;
-    out = calloc((size_t)n + 1, sizeof *out);
+    out = calloc(n + 1, sizeof *out);
     if (!out) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
-                      .trace = o->sample_trace, .sets = o->set, .n_sets = o->n_set};
-    if (vd_run_all(jobs, (size_t)n, &ro, out, e) < 0)
+    if (vd_run_all(jobs, n, &ro, out, e) < 0)
         goto done;
     /* A point that failed to run is reported, not averaged away. */
     size_t k = 0;
@@ -501,24 +382,10 @@ int cmd_validate(int argc, char **argv)
     ddio_err no_trace = {0};
     if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o.sample_trace, sizeof o.sample_trace, &no_trace) != 0)
         o.sample_trace[0] = '\0';
-    char *dirs[MAX_EXPERIMENTS];
+    char *dirs[CLI_MAX_EXPERIMENTS];
     int n = 0;
-    if (o.n_dir == 0) {
-        char data[DDIO_DATA_PATH_MAX];
-        if (ddio_datapath(DDIO_DATA_EXPERIMENTS, data, sizeof data, &e) != 0)
-            return cli_value_error("validate", &e);
-        if (find_experiments(data, 2, dirs, &n, &e) != 0)
-            return cli_fail("validate", &e);
-        if (n == 0) {
-            ddio_errf(&e, DDIO_EXIT_USAGE, "%s: no experiment.json found", data);
-            return cli_fail("validate", &e);
-        }
-    } else {
-        if (distinct_folders(&o, &e) != 0)
-            return cli_value_error("validate", &e);
-        for (int i = 0; i < o.n_dir; i++)
-            dirs[n++] = strdup(o.dir[i]);
-    }
+    if (cli_experiment_dirs(o.dir, o.n_dir, dirs, &n, &e) != 0)
+        return cli_fail("validate", &e);
     rc = run(&o, dirs, (size_t)n, &e);
     for (int i = 0; i < n; i++)
         free(dirs[i]);

@@ -1,4 +1,5 @@
 /* main.c - ddiosim entry point: dispatch to one subcommand. */
+#include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,8 @@ static const ddio_cmd commands[] = {
     {"simulate", "discrete-event simulation of NIC rings, cores and caches: hit rates, queues, drops", cmd_simulate},
     {"predict", "analytical Markov model of Wang, Xu, Wu (SIGMETRICS 2022): hit-rate bounds in ms", cmd_predict},
     {"validate", "compare both engines with hit rates measured on real servers (uncore counters)", cmd_validate},
+    {"calibrate", "fit machine / workload fields to measured hit rates; leave-one-experiment-out cross-validation",
+     cmd_calibrate},
     {"sweep", "compute a design-space grid (ring sizes x cores x DDIO ways x ...) into a results file", cmd_sweep},
     {"plot", "draw a sweep's results with gnuplot (a metric against a parameter, series, heat map)", cmd_plot},
     {"advise", "the ring sizes / DDIO ways / cores that meet constraints (memory traffic, hit rate, drops), best first",
@@ -37,6 +40,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return DDIO_EXIT_USAGE;
     }
+    /* GSL's default handler aborts the process; its errors are return
+     * codes here, checked where GSL is called. */
+    gsl_set_error_handler_off();
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         usage(stdout);

@@ -77,6 +77,9 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
     for (int i = 0; i < o->n_sets; i++)
         if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, o->sets[i], e) != 0)
             return -1;
+    for (int i = 0; i < j->n_sets; i++)
+        if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, j->sets[i], e) != 0)
+            return -1;
     if (!d->src.trace && !d->src.profile)
         return ddio_errf(e, DDIO_EXIT_IO, "no pkt_size, and no sample trace to run the point on "
                                           "(no data directory: see ddiosim help files)");

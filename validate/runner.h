@@ -28,6 +28,9 @@ typedef struct vd_job {
     const char *workload;
     uint32_t n_params;
     const vd_param *param;      /* borrowed */
+    const char *const *sets;    /* --set PATH=VALUE of this point alone, after o->sets (calibrate's
+                                   trial values); borrowed, may be NULL */
+    int n_sets;
 } vd_job;
 
 typedef struct vd_run_opts {
@@ -71,7 +74,8 @@ typedef struct vd_outcome {
 } vd_outcome;
 
 /* The configuration and simulator options of job j (config overrides in
- * parameter order, after the machine and workload files, then o->sets).  Errors: the
+ * parameter order, after the machine and workload files, then o->sets,
+ * then j->sets).  Errors: the
  * option's one-line message ("--rx-ring: 1000 is not a power of two"). */
 int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
                   size_t cap, ddio_err *e);

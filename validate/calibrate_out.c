@@ -1,0 +1,278 @@
+/* calibrate_out.c - the report and the overlay of a calibration
+ * (calibrate.h). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate/calibrate.h"
+
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} buf;
+
+static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(buf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? 2 * b->cap : 4096) + (size_t)n;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->oom = 1;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+}
+
+static const char *engine_name(const cal_problem *p)
+{
+    return p->engine == VD_ENGINE_SIM ? "simulator" : "model";
+}
+
+static size_t points_of(const vd_experiment *x)
+{
+    size_t n = 0;
+    for (size_t q = 0; q < x->n; q++) {
+        int any = 0;
+        for (int m = 0; m < VD_METRIC_COUNT; m++)
+            any |= x->point[q].has[m];
+        n += any;
+    }
+    return n;
+}
+
+/* "8.21" or "n/a" in w columns. */
+static void put_pp(buf *b, int w, double v)
+{
+    if (isfinite(v))
+        put(b, " %*.2f", w, v);
+    else
+        put(b, " %*s", w, "n/a");
+}
+
+/* The fitted values of f, "a=1 b=lru", or what it left alone. */
+static void put_values(buf *b, const cal_problem *p, const cal_fit *f)
+{
+    int any = 0;
+    for (uint32_t i = 0; i < p->n_fit; i++) {
+        if (!f->fitted[i])
+            continue;
+        char set[256];
+        cal_set_text(p, f, i, set, sizeof set);
+        put(b, "%s%s", any ? " " : "", set);
+        any = 1;
+    }
+    if (!any)
+        put(b, "(nothing fitted)");
+}
+
+static double overall(const cal_problem *p, const cal_err *err)
+{
+    double s = 0;
+    uint32_t n = 0;
+    for (size_t i = 0; i < p->n_exp; i++) {
+        if (p->weight == CAL_WEIGHT_EXPERIMENT) {
+            double m = cal_err_mae(&err[i], -1);
+            if (isfinite(m))
+                s += m, n++;
+        } else {
+            for (int m = 0; m < VD_METRIC_COUNT; m++)
+                s += err[i].sum[m], n += err[i].n[m];
+        }
+    }
+    return n ? s / n : NAN;
+}
+
+static void put_fields(buf *b, const cal_problem *p)
+{
+    for (uint32_t i = 0; i < p->n_fit; i++) {
+        const cal_param *f = &p->fit[i];
+        put(b, "%s %s", i ? "," : "fit:", f->path);
+        if (f->discrete) {
+            put(b, " in {");
+            for (uint32_t k = 0; k < f->n_choice; k++)
+                put(b, "%s%s", k ? ", " : "", f->choice[k]);
+            put(b, "}");
+        } else {
+            put(b, " in [%g, %g]", f->lo, f->hi);
+        }
+    }
+    put(b, "\n");
+}
+
+static void put_cv(buf *b, const cal_problem *p, const cal_result *r)
+{
+    put(b, "\nleave-one-experiment-out cross-validation: each experiment predicted by a fit on the others\n"
+           "(mean absolute error, points; the honest figure is the cross-validated one)\n");
+    put(b, "  %-22s %6s %11s %10s %16s  %s\n", "experiment", "points", "configured", "in-sample", "cross-validated",
+        "fitted without it");
+    for (size_t x = 0; x < p->n_exp; x++) {
+        put(b, "  %-22.22s %6zu", p->exp[x].name, points_of(&p->exp[x]));
+        put_pp(b, 11, cal_err_mae(&r->err_before[x], -1));
+        put_pp(b, 10, cal_err_mae(&r->err_after[x], -1));
+        put_pp(b, 16, cal_err_mae(&r->err_cv[x], -1));
+        put(b, "  ");
+        put_values(b, p, &r->fold[x]);
+        put(b, "\n");
+    }
+    size_t pts = 0;
+    for (size_t x = 0; x < p->n_exp; x++)
+        pts += points_of(&p->exp[x]);
+    put(b, "  %-22s %6zu", "all", pts);
+    put_pp(b, 11, overall(p, r->err_before));
+    put_pp(b, 10, overall(p, r->err_after));
+    put_pp(b, 16, overall(p, r->err_cv));
+    put(b, "\n");
+}
+
+static void put_fit(buf *b, const cal_problem *p, const cal_result *r)
+{
+    put(b, "\nin-sample fit on every experiment\n");
+    for (uint32_t i = 0; i < p->n_fit; i++) {
+        char set[256];
+        if (r->all.fitted[i]) {
+            cal_set_text(p, &r->all, i, set, sizeof set);
+            put(b, "  %s   (the objective changes by %.2f points across the scan)\n", set, r->all.range[i]);
+        } else {
+            put(b, "  %s: not fitted: the objective changes by %.2f points across the scan, not more than the "
+                   "measurement noise (%.2f): left at the configuration's value\n",
+                p->fit[i].path, r->all.range[i], r->noise);
+        }
+    }
+    put(b, "  objective: %.3f -> %.3f points\n", r->before, r->after);
+    put(b, "  %-22s %6s %15s %9s %15s %9s\n", "experiment", "points", "write: before", "after", "read: before",
+        "after");
+    for (size_t x = 0; x < p->n_exp; x++) {
+        put(b, "  %-22.22s %6zu", p->exp[x].name, points_of(&p->exp[x]));
+        put_pp(b, 15, cal_err_mae(&r->err_before[x], VD_PCIE_WRITE_HIT));
+        put_pp(b, 9, cal_err_mae(&r->err_after[x], VD_PCIE_WRITE_HIT));
+        put_pp(b, 15, cal_err_mae(&r->err_before[x], VD_PCIE_READ_HIT));
+        put_pp(b, 9, cal_err_mae(&r->err_after[x], VD_PCIE_READ_HIT));
+        put(b, "\n");
+    }
+}
+
+char *cal_report(const cal_problem *p, const cal_result *r)
+{
+    buf b = {0};
+    size_t pts = 0;
+    for (size_t x = 0; x < p->n_exp; x++)
+        pts += points_of(&p->exp[x]);
+    put(&b, "calibrate: the %s on %zu experiment%s (%zu measured points)", engine_name(p), p->n_exp,
+        p->n_exp == 1 ? "" : "s", pts);
+    if (p->engine == VD_ENGINE_SIM)
+        put(&b, ", %llu packets per point, seed %llu", (unsigned long long)p->run.packets,
+            (unsigned long long)p->run.seed);
+    put(&b, "\nobjective: mean absolute error of every measured metric, %s\n",
+        p->weight == CAL_WEIGHT_EXPERIMENT ? "per experiment, then the mean of the experiments (--weight experiment)"
+                                           : "over all points together (--weight point)");
+    put_fields(&b, p);
+    for (int i = 0; i < p->run.n_sets; i++)
+        put(&b, "%s %s", i ? "," : "with", p->run.sets[i]);
+    if (p->run.n_sets)
+        put(&b, "\n");
+    put(&b, "measurement noise: %.2f points (mean standard error of the measured means)\n", r->noise);
+    if (r->cv)
+        put_cv(&b, p, r);
+    put_fit(&b, p, r);
+    put(&b, "\nevaluations: %llu of the objective, %llu trial values run, %llu point runs\n",
+        (unsigned long long)r->evaluations, (unsigned long long)r->trials, (unsigned long long)r->point_runs);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* ------------------------------------------------------------ overlay */
+
+static cJSON *value_json(const cal_problem *p, const cal_fit *f, uint32_t i)
+{
+    const cal_param *c = &p->fit[i];
+    if (!c->discrete)
+        return cJSON_CreateNumber(f->value[i]);
+    const char *v = c->choice[f->choice[i]];
+    if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
+        return cJSON_CreateBool(v[0] == 't');
+    return cJSON_CreateString(v);
+}
+
+static void add_mae(cJSON *o, const char *name, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, name, round(v * 1000) / 1000);
+    else
+        cJSON_AddNullToObject(o, name);
+}
+
+char *cal_overlay_json(const cal_problem *p, const cal_result *r)
+{
+    cJSON *root = cJSON_CreateObject(), *set = cJSON_CreateObject(), *cal = cJSON_CreateObject();
+    cJSON *exps = cJSON_CreateArray(), *left = cJSON_CreateArray(), *per = cJSON_CreateArray();
+    char *text = NULL;
+    if (!root || !set || !cal || !exps || !left || !per) {
+        cJSON_Delete(root), cJSON_Delete(set), cJSON_Delete(cal);
+        cJSON_Delete(exps), cJSON_Delete(left), cJSON_Delete(per);
+        return NULL;
+    }
+    cJSON_AddStringToObject(root, "ddiosim", "overlay");
+    for (uint32_t i = 0; i < p->n_fit; i++) {
+        if (r->all.fitted[i])
+            cJSON_AddItemToObject(set, p->fit[i].path, value_json(p, &r->all, i));
+        else
+            cJSON_AddItemToArray(left, cJSON_CreateString(p->fit[i].path));
+    }
+    cJSON_AddItemToObject(root, "set", set);
+    cJSON_AddStringToObject(cal, "by", "ddiosim calibrate");
+    cJSON_AddStringToObject(cal, "engine", p->engine == VD_ENGINE_SIM ? "sim" : "model");
+    if (p->engine == VD_ENGINE_SIM) {
+        cJSON_AddNumberToObject(cal, "packets", (double)p->run.packets);
+        cJSON_AddNumberToObject(cal, "seed", (double)p->run.seed);
+    }
+    cJSON_AddStringToObject(cal, "weight", p->weight == CAL_WEIGHT_EXPERIMENT ? "experiment" : "point");
+    for (size_t x = 0; x < p->n_exp; x++)
+        cJSON_AddItemToArray(exps, cJSON_CreateString(p->exp[x].name));
+    cJSON_AddItemToObject(cal, "experiments", exps);
+    cJSON_AddItemToObject(cal, "not_fitted", left);
+    add_mae(cal, "mae_configured", r->before);
+    add_mae(cal, "mae_in_sample", r->after);
+    if (r->cv) {
+        add_mae(cal, "mae_cross_validated", overall(p, r->err_cv));
+        for (size_t x = 0; x < p->n_exp; x++) {
+            cJSON *one = cJSON_CreateObject();
+            if (!one)
+                continue;
+            cJSON_AddStringToObject(one, "experiment", p->exp[x].name);
+            add_mae(one, "mae", cal_err_mae(&r->err_cv[x], -1));
+            cJSON_AddItemToArray(per, one);
+        }
+        cJSON_AddItemToObject(cal, "mae_cross_validated_per_experiment", per);
+    } else {
+        cJSON_AddNullToObject(cal, "mae_cross_validated");
+        cJSON_Delete(per);
+    }
+    cJSON_AddItemToObject(root, "calibration", cal);
+    text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+}
