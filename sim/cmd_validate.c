@@ -17,11 +17,11 @@
 #include "validate/experiment.h"
 #include "validate/plot.h"
 #include "validate/report.h"
+#include "validate/calibrate.h"
 #include "validate/runner.h"
 
 #define MAX_EXPERIMENTS 64
 #define MAX_LIMITS 16
-#define MAX_SETS 16
 #define DEFAULT_PACKETS 300000
 
 static const char usage[] =
@@ -41,6 +41,12 @@ static const char usage[] =
     "  --seed S           simulator: seed of every point (1)\n"
     "  --set PATH=VALUE   a machine or workload field for every point, after the\n"
     "                     experiment's own (machine.llc.policy=bip); repeatable\n"
+    "  --overlay FILE     the fitted values of `ddiosim calibrate -o FILE`, for every\n"
+    "                     point, at its place among the --set options\n"
+    "  --fit NAME=...     run calibrate on these experiments instead (its --fit;\n"
+    "                     needs --engine sim or model; -o names the report)\n"
+    "  --cv               with --fit: leave-one-experiment-out cross-validation\n"
+    "  --weight W         with --fit: experiment | point (experiment)\n"
     "  --max-mae PP       exit 1 when an overall mean absolute error (any engine,\n"
     "                     any metric) is above PP percentage points; or\n"
     "  --max-mae ENGINE:METRIC=PP  the same for one (sim:pcie_write_hit=6.5);\n"
@@ -71,14 +77,18 @@ typedef struct val_opts {
     uint64_t packets, seed;
     mae_limit limit[MAX_LIMITS];
     int n_limit;
-    const char *set[MAX_SETS];
-    int n_set;
+    cli_run_args run;           /* --set and --overlay alone (set, n_set); the rest is validate's own */
+    cal_param fit[CAL_MAX_FIT]; /* --fit: calibrate's report instead of validate's */
+    uint32_t n_fit;
+    int cv, fmt_given;
+    enum cal_weight weight;
     enum vd_format fmt;
     const char *out, *plot;
     char sample_trace[DDIO_DATA_PATH_MAX];  /* in the data directory; "" if there is none */
 } val_opts;
 
-enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT, O_SET };
+enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT, O_SET, O_OVERLAY, O_FIT,
+       O_CV, O_WEIGHT };
 
 static int parse_limit(const char *s, val_opts *o, ddio_err *e)
 {
@@ -119,6 +129,8 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
         {"seed", required_argument, 0, O_SEED},         {"max-mae", required_argument, 0, O_MAXMAE},
         {"format", required_argument, 0, O_FORMAT},     {"output", required_argument, 0, 'o'},
         {"plot", required_argument, 0, O_PLOT},         {"set", required_argument, 0, O_SET},
+        {"overlay", required_argument, 0, O_OVERLAY},   {"fit", required_argument, 0, O_FIT},
+        {"cv", no_argument, 0, O_CV},                   {"weight", required_argument, 0, O_WEIGHT},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -153,11 +165,20 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
             if (parse_limit(optarg, o, e)) return -1;
             break;
         case O_SET:
-            if (o->n_set >= MAX_SETS)
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--set: at most %d overrides", MAX_SETS);
-            o->set[o->n_set++] = optarg;
+            if (cli_run_option(CLI_RUN_SET, optarg, &o->run, e) < 0) return -1;
+            break;
+        case O_OVERLAY:
+            if (cli_run_overlay(optarg, &o->run, e)) return -1;
+            break;
+        case O_FIT:
+            if (cli_fit_option(optarg, o->fit, &o->n_fit, e)) return -1;
+            break;
+        case O_CV: o->cv = 1; break;
+        case O_WEIGHT:
+            if (cli_weight_option(optarg, &o->weight, e)) return -1;
             break;
         case O_FORMAT:
+            o->fmt_given = 1;
             if (strcmp(optarg, "table") == 0) o->fmt = VD_FMT_TABLE;
             else if (strcmp(optarg, "json") == 0) o->fmt = VD_FMT_JSON;
             else if (strcmp(optarg, "csv") == 0) o->fmt = VD_FMT_CSV;
@@ -170,6 +191,15 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
     }
     if (optind < argc)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
+    if ((o->cv || o->weight != CAL_WEIGHT_EXPERIMENT) && o->n_fit == 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: needs --fit (what to fit on the other experiments)",
+                         o->cv ? "--cv" : "--weight"), -2;
+    if (o->n_fit && o->engines == VD_ENGINE_BOTH)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--fit: give --engine sim or --engine model (a fit is of one engine)"),
+               -2;
+    if (o->n_fit && (o->plot || o->n_limit || o->fmt_given))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--fit: not with %s (calibrate's report is a table)",
+                         o->plot ? "--plot" : o->n_limit ? "--max-mae" : "--format"), -2;
     return 0;
 }
 
@@ -304,7 +334,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         goto done;
     }
     vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
-                      .trace = o->sample_trace, .sets = o->set, .n_sets = o->n_set};
+                      .trace = o->sample_trace, .sets = o->run.set, .n_sets = o->run.n_set};
     size_t n;
     if (cli_load_experiments(dirs, n_exp, &ro, exp, &jobs, &n, e) != 0)
         goto done;
@@ -339,7 +369,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
                 goto done;
             }
     vd_set s = {.n_exp = n_exp, .exp = exp, .out = out, .engines = o->engines, .packets = o->packets,
-                .seed = o->seed, .sets = o->set, .n_sets = o->n_set};
+                .seed = o->seed, .sets = o->run.set, .n_sets = o->run.n_set};
     char *text = vd_report(&s, o->fmt);
     if (!text) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
@@ -382,6 +412,14 @@ int cmd_validate(int argc, char **argv)
     ddio_err no_trace = {0};
     if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o.sample_trace, sizeof o.sample_trace, &no_trace) != 0)
         o.sample_trace[0] = '\0';
+    if (o.n_fit) {
+        vd_run_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .jobs = o.jobs,
+                          .trace = o.sample_trace, .sets = o.run.set, .n_sets = o.run.n_set};
+        cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
+                          .cv = o.cv, .weight = o.weight, .run = ro, .report_out = o.out, .report_opt = "-o",
+                          .overlay_in = o.run.overlay_path};
+        return cli_calibrate("validate", &a);
+    }
     char *dirs[CLI_MAX_EXPERIMENTS];
     int n = 0;
     if (cli_experiment_dirs(o.dir, o.n_dir, dirs, &n, &e) != 0)

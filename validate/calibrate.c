@@ -286,31 +286,33 @@ static double predicted(const cal_problem *p, const vd_outcome *o, int m)
  * in `mask` that one of the entries has not run yet. */
 static int run_missing(ctx *c, entry **x, size_t n, const uint8_t *mask)
 {
-    size_t need = 0;
+    size_t most = 0;
     for (size_t t = 0; t < n; t++)
         for (size_t k = 0; k < c->n_pts; k++)
-            need += mask[c->exp_of[k]] && !x[t]->done[k];
-    if (need == 0)
+            most += mask[c->exp_of[k]] && !x[t]->done[k];
+    if (most == 0)
         return 0;
-    vd_job *jobs = calloc(need, sizeof *jobs);
-    vd_outcome *out = calloc(need, sizeof *out);
-    size_t *which = calloc(need, 2 * sizeof *which);
+    vd_job *jobs = calloc(most, sizeof *jobs);
+    vd_outcome *out = calloc(most, sizeof *out);
+    size_t *which = calloc(most, 2 * sizeof *which);
     if (!jobs || !out || !which) {
         free(jobs), free(out), free(which);
         return ddio_errf(c->e, DDIO_EXIT_IO, "out of memory");
     }
-    size_t j = 0;
+    /* Two trials of the batch may round to one entry: it runs once. */
+    size_t need = 0;
     for (size_t t = 0; t < n; t++)
         for (size_t k = 0; k < c->n_pts; k++)
             if (mask[c->exp_of[k]] && !x[t]->done[k]) {
-                x[t]->done[k] = 1;      /* a later duplicate of the entry in the batch is not run twice */
-                jobs[j] = c->job[k];
-                jobs[j].sets = x[t]->setp;
-                jobs[j].n_sets = x[t]->n_sets;
-                which[2 * j] = t;
-                which[2 * j + 1] = k;
-                j++;
+                x[t]->done[k] = 1;
+                jobs[need] = c->job[k];
+                jobs[need].sets = x[t]->setp;
+                jobs[need].n_sets = x[t]->n_sets;
+                which[2 * need] = t;
+                which[2 * need + 1] = k;
+                need++;
             }
+    assert(need <= most);
     int rc = vd_run_all(jobs, need, &c->p->run, out, c->e);
     for (size_t i = 0; rc >= 0 && i < need; i++) {
         entry *en = x[which[2 * i]];
