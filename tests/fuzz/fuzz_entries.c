@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "configs/config.h"
+#include "configs/overlay.h"
 #include "traces/din.h"
 #include "traces/pcap.h"
 #include "validate/experiment.h"
@@ -469,6 +470,35 @@ static void check_touch(const ddio_workload *w, uint32_t pkt_len, uint32_t line_
     free(out);
 }
 
+/* The same text as a calibration overlay: an error naming the file, or
+ * fields each of which --set takes, that apply to the built-in
+ * configuration or fail with one line naming the field. */
+static void fuzz_overlay(const char *text, size_t n, ddio_config *c)
+{
+    ddio_overlay *ov = malloc(sizeof *ov);
+    FZ_CHECK(ov != NULL);
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int rc = ddio_overlay_parse(text, n, CFG_FILE, ov, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    if (rc != 0) {
+        check_err(&e, CFG_FILE ": ");
+        FZ_CHECK(ov->n == 0);
+    }
+    ddio_config_default(c);
+    for (uint32_t i = 0; rc == 0 && i < ov->n; i++) {
+        char msg[300];
+        FZ_CHECK(memchr(ov->set[i], '\0', sizeof ov->set[i]) != NULL);
+        FZ_CHECK(ddio_overlay_check_set(ov->set[i], msg, sizeof msg) == 0);
+        memset(&e, 0, sizeof e);
+        int arc = ddio_config_apply_override(c, "--set", ov->set[i], &e);
+        FZ_CHECK(arc == 0 || arc == -1);
+        if (arc != 0)
+            check_err(&e, NULL);
+    }
+    free(ov);
+}
+
 int fuzz_config(const uint8_t *d, size_t n)
 {
     char *text = (char *)dup_exact(d, n);
@@ -521,6 +551,7 @@ int fuzz_config(const uint8_t *d, size_t n)
         check_err(&e, NULL);
         FZ_CHECK(strncmp(e.msg, wp, strlen(wp)) == 0 || strncmp(e.msg, mp, strlen(mp)) == 0);
     }
+    fuzz_overlay(text, n, c);
     free(c);
     free(text);
     return 0;
