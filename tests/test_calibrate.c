@@ -488,6 +488,25 @@ Test(overlay, every_command_applies_it_as_the_sets)
     cr_expect(strstr(r.err, "bad.json: set.machine.llc.slices:") != NULL, "%s", r.err);
     cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
     cli_run_free(&r);
+    /* A sweep with the overlay writes the file a sweep with the sets writes. */
+    char f1[128], f2[128];
+    snprintf(f1, sizeof f1, "%s/o.csv", d);
+    snprintf(f2, sizeof f2, "%s/s.csv", d);
+    snprintf(a, sizeof a, "sweep --spec configs/sweeps/fig17.json --engine model -o %s --overlay %s/o.json", f1, d);
+    r = run_ddiosim(a);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(a, sizeof a,
+             "sweep --spec configs/sweeps/fig17.json --engine model -o %s --set workload.cycles_per_packet=57.25 "
+             "--set machine.llc.slices=12 --set machine.llc.mapping=modulo",
+             f2);
+    r = run_ddiosim(a);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    char *c1 = slurp(f1, NULL), *c2 = slurp(f2, NULL);
+    cr_assert(c1 && c2);
+    cr_expect_str_eq(c1, c2);
+    free(c1), free(c2);
     /* validate, sweep and advise take it too; two overlays are refused. */
     snprintf(a, sizeof a, "validate --engine model --overlay %s/o.json --overlay %s/o.json", d, d);
     r = run_ddiosim(a);
