@@ -319,6 +319,12 @@ Test(calibrate, errors_are_one_line_exit_2_and_write_no_overlay, .timeout = 120)
         {"machine.llc.slices=2:60", "--engine both", "--engine: 'both' is not model or sim"},
         {"machine.llc.slices=2:60", "--weight all", "--weight: 'all' is not experiment or point"},
         {"machine.llc.slices=2:60", "--max-evals 0", "--max-evals"},
+        {"machine.llc.policy=lru,bip,srrip,brrip,drrip,dip",
+         "--fit machine.llc.model_estimate --fit machine.llc.mapping --fit machine.l2.policy=lru,bip,srrip",
+         "288 combinations of the listed choices, more than 256"},
+        {"workload.cycles_per_packet=0:100:1", "--fit workload.cycles_per_byte=0:1:0.01",
+         "the ranges' scan has 10201 points, more than 4096"},
+        {"machine.llc.slices=2:60", "--fit machine.llc.slices=3:9", "--fit machine.llc.slices: given twice"},
     };
     char args[1024], out[128];
     snprintf(out, sizeof out, "%s/fit.json", o);

@@ -737,6 +737,25 @@ static int check_fields(const cal_problem *p, ddio_err *e)
                 }
             }
     }
+    /* The scan's size: every combination of the choices, each with its
+     * grid of the ranges (fields dropped later only shrink it). */
+    int all[CAL_MAX_FIT];
+    for (uint32_t i = 0; i < CAL_MAX_FIT; i++)
+        all[i] = i < p->n_fit;
+    double combos = 1, grid = 1;
+    for (uint32_t i = 0; i < p->n_fit; i++)
+        if (p->fit[i].discrete)
+            combos *= p->fit[i].n_choice;
+    if (combos > CAL_MAX_COMBOS)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--fit: %.0f combinations of the listed choices, more than %d", combos,
+                         CAL_MAX_COMBOS);
+    scan s;
+    scan_shape(p, all, &s);
+    for (uint32_t k = 0; k < s.n_cont; k++)
+        grid *= s.intervals[s.cont[k]] + 1.0;
+    if (grid > CAL_MAX_GRID)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--fit: the ranges' scan has %.0f points, more than %d (a larger STEP)",
+                         grid, CAL_MAX_GRID);
     size_t pairs = 0;
     for (size_t x = 0; x < p->n_exp; x++)
         for (size_t q = 0; q < p->exp[x].n; q++)
@@ -850,7 +869,7 @@ int cal_run(const cal_problem *p, int cv, cal_result *r, ddio_err *e)
     }
     r->cv = cv && rc == 0;
     if (p->progress)
-        fprintf(stderr, "\r%*s\r", 100, "");
+        fprintf(stderr, "\r%*s\r", 200, "");
     ctx_free(&c);
     free(mask);
     if (rc != 0)
