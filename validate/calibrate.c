@@ -15,7 +15,8 @@
 #include "sim/common/parse.h"
 
 #define DEFAULT_MAX_EVALS 120
-#define SIMPLEX_TOL 1e-3            /* simplex size, in the bounded coordinate u (radians) */
+#define SIMPLEX_TOL 1e-3            /* simplex size, in the bounded coordinate u (radians): about the
+                                       trial values' resolution, a thousandth of the range */
 #define HALF_PI 1.57079632679489661923
 #define SET_LEN (CAL_PATH_LEN + CAL_CHOICE_LEN + 2)
 
@@ -205,11 +206,21 @@ static void value_text(const cal_param *f, double v, char *buf, size_t cap)
         snprintf(buf, cap, "%.6g", v);
 }
 
-/* Trial values as run: integers rounded, reals to six digits. */
+/* Trial values as run: integers rounded; reals to the power of ten at
+ * or below a thousandth of the range (10:200 -> 0.1), finer than any
+ * measurement resolves, so that the simplex's last steps, which move less,
+ * meet the trials already run instead of new ones; within [lo, hi]. */
 static double as_run(const cal_param *f, double v)
 {
     char b[64];
-    value_text(f, f->integer ? floor(v + 0.5) : v, b, sizeof b);
+    if (f->integer) {
+        v = floor(v + 0.5);
+    } else {
+        double q = pow(10.0, floor(log10((f->hi - f->lo) / 1000.0)));
+        v = floor(v / q + 0.5) * q;
+    }
+    v = v < f->lo ? f->lo : v > f->hi ? f->hi : v;
+    value_text(f, v, b, sizeof b);
     return strtod(b, NULL);
 }
 
