@@ -3,6 +3,7 @@
  * options with their defaults, rates that a run may not have, output. */
 #include "sim/cli.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
@@ -221,6 +222,21 @@ void cli_config_usage(strbuf *sb)
         cfg_default((enum ddio_cfg_opt)k, &c, def, sizeof def);
         cli_help_line(sb, cfg_help[k].opt, cfg_help[k].text, def);
     }
+}
+
+void cli_config_inputs(const ddio_config_args *a, const ddio_config *c, ddio_file_arg extra, ddio_file_arg *ins,
+                       size_t max)
+{
+    size_t n = 0;
+    assert(max >= 4);
+    if (extra.opt)
+        ins[n++] = extra;
+    ins[n++] = (ddio_file_arg){"--machine", c->machine_file};
+    ins[n++] = (ddio_file_arg){"--workload", c->workload_file};
+    for (uint32_t i = 0; i < a->n && n + 1 < max; i++)
+        if (a->ov[i].opt == DDIO_CFG_OPT_OVERLAY)
+            ins[n++] = (ddio_file_arg){"--overlay", a->ov[i].value};
+    ins[n] = (ddio_file_arg){0};
 }
 
 int cli_config_finish(const char *cmd, const char *help, int parse_rc, const ddio_config_args *a,

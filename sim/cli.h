@@ -122,6 +122,13 @@ void cli_config_usage(strbuf *sb);
 int cli_config_finish(const char *cmd, const char *help, int parse_rc, const ddio_config_args *a,
                       ddio_config *out, ddio_err *e);
 
+/* The files a resolved configuration was read from, as the inputs of
+ * ddio_outfile_check: `extra` (a trace; may be {0}), the machine and
+ * workload files and every --overlay, into ins[0..max-1], ended by {0}.
+ * An output that names one of them is refused before anything is written. */
+void cli_config_inputs(const ddio_config_args *a, const ddio_config *c, ddio_file_arg extra, ddio_file_arg *ins,
+                       size_t max);
+
 enum { CLI_OPT_DONE = 0, CLI_OPT_HELP = 1, CLI_OPT_BAD_VALUE = -1, CLI_OPT_USAGE = -2 };
 /* CLI_OPT_DONE: handled; CLI_OPT_HELP: --help; CLI_OPT_BAD_VALUE: a bad
  * --format value; CLI_OPT_USAGE: a missing value or an unknown option (the

@@ -283,7 +283,8 @@ int cmd_advise(int argc, char **argv)
     ddio_file_arg outs[] = {{"-o", o.out}, {0}};
     double llc = 0;
     if (sw_spec_check(&s.grid, &ro, &e) != 0 ||
-        ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o.spec}, {0}}, &e) != 0 ||
+        ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o.spec}, {"--overlay", o.run.overlay_path}, {0}}, &e) !=
+            0 ||
         llc_bytes_of(&s, &o, &llc, &e) != 0) {
         ad_spec_free(&s);
         return cli_value_error("advise", &e);

@@ -159,6 +159,10 @@ static double seconds_since(const struct timespec *t0)
  * workload file, the --overlay read). */
 static int check_outputs(const cli_cal_args *a, const vd_experiment *exp, size_t n_exp, ddio_err *e)
 {
+    /* "-o -" is the overlay on stdout, where the report goes by default. */
+    if (a->overlay_out && !cli_out_path(a->overlay_out) && !cli_out_path(a->report_out))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "-o -: the report is on stdout; write it to a file with %s FILE",
+                         a->report_opt);
     ddio_file_arg outs[] = {{"-o", a->overlay_out}, {a->report_opt, a->report_out}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--overlay", a->overlay_in}, {0}}, e) != 0)
         return -1;
@@ -177,6 +181,18 @@ static void warn_unfitted(const char *cmd, const cal_problem *p, const cal_resul
                     "ddiosim %s: warning: %s: the objective changes by %.2f points across the scan, not more than "
                     "the measurement noise (%.2f points): not fitted, left at the configuration's value\n",
                     cmd, p->fit[i].path, r->all.range[i], r->noise);
+}
+
+/* The progress line on a tty, rewritten in place; cleared at the end. */
+static void show_progress(void *arg, const char *stage, uint64_t evaluations, double best)
+{
+    (void)arg;
+    if (stage)
+        fprintf(stderr, "\rcalibrate: %s: evaluation %llu, best %.3f points   ", stage,
+                (unsigned long long)evaluations, best);
+    else
+        fprintf(stderr, "\r%*s\r", 100, "");
+    fflush(stderr);
 }
 
 int cli_calibrate(const char *cmd, const cli_cal_args *a)
@@ -206,14 +222,15 @@ int cli_calibrate(const char *cmd, const cli_cal_args *a)
         check_outputs(a, exp, (size_t)n, &e) != 0)
         goto done;
     *p = (cal_problem){.n_exp = (size_t)n, .exp = exp, .engine = a->engine, .run = ro, .weight = a->weight,
-                       .n_fit = a->n_fit, .max_evals = a->max_evals, .progress = isatty(STDERR_FILENO)};
+                       .n_fit = a->n_fit, .max_evals = a->max_evals,
+                       .progress = isatty(STDERR_FILENO) ? show_progress : NULL};
     memcpy(p->fit, a->fit, a->n_fit * sizeof *a->fit);
     /* Outputs are created before the run (a path that cannot be written
      * fails now, not after the fit) and renamed into place after it. */
     if (ddio_outfile_open(&rep, cli_out_path(a->report_out), &e) != 0)
         goto done;
     opened = 1;
-    if (a->overlay_out && ddio_outfile_open(&ov, a->overlay_out, &e) != 0)
+    if (a->overlay_out && ddio_outfile_open(&ov, cli_out_path(a->overlay_out), &e) != 0)
         goto done;
     opened |= a->overlay_out ? 2 : 0;
     if (cal_run(p, a->cv, &r, &e) != 0)
@@ -230,11 +247,12 @@ int cli_calibrate(const char *cmd, const cli_cal_args *a)
     if (json)
         fprintf(ov.f, "%s\n", json);
     free(text), free(json);
-    opened &= ~2;
-    if (a->overlay_out && ddio_outfile_commit(&ov, &e) != 0)
+    /* The report first: an overlay is only left behind with its report. */
+    opened &= ~1;
+    if (ddio_outfile_commit(&rep, &e) != 0)
         goto done;
     opened = 0;
-    if (ddio_outfile_commit(&rep, &e) != 0)
+    if (a->overlay_out && ddio_outfile_commit(&ov, &e) != 0)
         goto done;
     fprintf(stderr, "ddiosim %s: %llu evaluations (%llu point runs) in %.1f s with %d job%s\n", cmd,
             (unsigned long long)r.evaluations, (unsigned long long)r.point_runs, seconds_since(&t0), ro.jobs,

@@ -243,7 +243,13 @@ int cmd_config(int argc, char **argv)
         ddio_errf(&e, DDIO_EXIT_IO, "out of memory");
         return cli_fail("config", &e);
     }
-    if (ddio_config_resolve(&o.args, c, org, &e) != 0) {
+    ddio_file_arg ins[DDIO_MAX_OVERRIDES + 4];
+    rc = ddio_config_resolve(&o.args, c, org, &e);
+    if (rc == 0) {
+        cli_config_inputs(&o.args, c, (ddio_file_arg){0}, ins, sizeof ins / sizeof *ins);
+        rc = ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, ins, &e);
+    }
+    if (rc != 0) {
         free(c);
         free(org);
         return cli_value_error("config", &e);

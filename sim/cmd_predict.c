@@ -518,8 +518,9 @@ int cmd_predict(int argc, char **argv)
         free(cfg);
         return cli_value_error("predict", &e);
     }
-    if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, (ddio_file_arg[]){{"--trace", trace},
-            {"--machine", cfg->machine_file}, {"--workload", cfg->workload_file}, {0}}, &e) != 0) {
+    ddio_file_arg ins[DDIO_MAX_OVERRIDES + 4];
+    cli_config_inputs(&o.args, cfg, (ddio_file_arg){"--trace", trace}, ins, sizeof ins / sizeof *ins);
+    if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, ins, &e) != 0) {
         free(cfg);
         return cli_value_error("predict", &e);
     }

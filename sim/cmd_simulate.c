@@ -393,9 +393,9 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return code;
     }
-    if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {0}},
-            (ddio_file_arg[]){{"--trace", o.sim.d.src.trace}, {"--machine", cfg->machine_file},
-                              {"--workload", cfg->workload_file}, {0}}, &e) != 0) {
+    ddio_file_arg ins[DDIO_MAX_OVERRIDES + 4];
+    cli_config_inputs(&o.args, cfg, (ddio_file_arg){"--trace", o.sim.d.src.trace}, ins, sizeof ins / sizeof *ins);
+    if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {0}}, ins, &e) != 0) {
         free(cfg);
         return cli_value_error("simulate", &e);
     }

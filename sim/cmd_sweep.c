@@ -315,7 +315,8 @@ static int load_spec(const sweep_opts *o, const vd_run_opts *ro, char **text, sw
     if (!*text || sw_spec_parse(*text, o->spec, s, e) != 0 || sw_spec_check(s, ro, e) != 0)
         return -1;
     ddio_file_arg outs[] = {{"-o", o->out}, {0}};
-    return ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o->spec}, {0}}, e);
+    return ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o->spec}, {"--overlay", o->run.overlay_path}, {0}},
+                              e);
 }
 
 /* Compute the plan's points into w->fd (threads, or the other MPI ranks);

@@ -82,6 +82,7 @@ typedef struct val_opts {
     uint32_t n_fit;
     int cv, fmt_given;
     enum cal_weight weight;
+    int weight_given;
     enum vd_format fmt;
     const char *out, *plot;
     char sample_trace[DDIO_DATA_PATH_MAX];  /* in the data directory; "" if there is none */
@@ -176,6 +177,7 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
         case O_CV: o->cv = 1; break;
         case O_WEIGHT:
             if (cli_weight_option(optarg, &o->weight, e)) return -1;
+            o->weight_given = 1;
             break;
         case O_FORMAT:
             o->fmt_given = 1;
@@ -191,7 +193,7 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
     }
     if (optind < argc)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
-    if ((o->cv || o->weight != CAL_WEIGHT_EXPERIMENT) && o->n_fit == 0)
+    if ((o->cv || o->weight_given) && o->n_fit == 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: needs --fit (what to fit on the other experiments)",
                          o->cv ? "--cv" : "--weight"), -2;
     if (o->n_fit && o->engines == VD_ENGINE_BOTH)
@@ -339,7 +341,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     if (cli_load_experiments(dirs, n_exp, &ro, exp, &jobs, &n, e) != 0)
         goto done;
     ddio_file_arg outs[] = {{"-o", o->out}, {"--plot", o->plot}, {0}};
-    if (ddio_outfile_check(outs, NULL, e) != 0)
+    if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--overlay", o->run.overlay_path}, {0}}, e) != 0)
         goto done;
     for (size_t i = 0; i < n_exp; i++)
         for (size_t k = 0; k < exp[i].n_input; k++)

@@ -315,7 +315,7 @@ Test(calibrate, errors_are_one_line_exit_2_and_write_no_overlay, .timeout = 120)
         {"machine.llc.ways=1:4", "", "point W.csv:1, with machine.llc.ways=1: --ddio-ways: 2 is more than the 1 ways"},
         {"workload.cores=1,2", "", "experiment synth sets it at its points (cores)"},
         {"machine.llc.slices=2:60", "--cv", "--cv: leaving one experiment out needs two experiments"},
-        {"workload.cycles_per_packet=10:100", "--set workload.cycles_per_packet=40", "also set to one value"},
+        {"workload.cycles_per_packet=10:100", "--set workload.cycles_per_packet=40", "also given one value"},
         {"machine.llc.slices=2:60", "--engine both", "--engine: 'both' is not model or sim"},
         {"machine.llc.slices=2:60", "--weight all", "--weight: 'all' is not experiment or point"},
         {"machine.llc.slices=2:60", "--max-evals 0", "--max-evals"},
@@ -325,6 +325,9 @@ Test(calibrate, errors_are_one_line_exit_2_and_write_no_overlay, .timeout = 120)
         {"workload.cycles_per_packet=0:100:1", "--fit workload.cycles_per_byte=0:1:0.01",
          "the ranges' scan has 10201 points, more than 4096"},
         {"machine.llc.slices=2:60", "--fit machine.llc.slices=3:9", "--fit machine.llc.slices: given twice"},
+        {"workload.cycles_per_packet=0:100:0.1", "--fit machine.llc.policy=lru,bip,srrip,brrip,drrip,dip,qlru "
+         "--fit machine.llc.mapping", "the scan runs 28028 trials (28 combinations x 1001 grid points), more than 8192"},
+        {"workload.cycles_per_packet=100:100.0000000001", "", "narrower than a billionth"},
     };
     char args[1024], out[128];
     snprintf(out, sizeof out, "%s/fit.json", o);
@@ -366,6 +369,102 @@ Test(calibrate, errors_are_one_line_exit_2_and_write_no_overlay, .timeout = 120)
     rm_rf(a);
     rm_rf(o);
     rm_rf(empty);
+}
+
+Test(calibrate, a_metric_the_engine_leaves_unpredicted_is_an_error, .timeout = 120)
+{
+    /* Whole-line packets: the simulator sees no partial line writes, so
+     * it has no partial-hit rate for a point that measured one.  Skipping
+     * the metric would let a trial lower the objective by predicting less. */
+    char a[64], o[64];
+    make_tmpdir(a, sizeof a);
+    make_tmpdir(o, sizeof o);
+    put_file(a, "experiment.json",
+             "{\"name\": \"whole\", \"source\": \"npf\", \"workload\": \"l2fwd\",\n"
+             " \"fixed\": {\"cores\": 1, \"pkt_size\": 1536, \"ddio_ways\": 2, \"rate\": 60},\n"
+             " \"x\": {\"param\": \"rx_ring\", \"scale\": 1, \"offset\": 0}, \"values\": \"fraction\",\n"
+             " \"metrics\": {\"pcie_write_hit\": \"W\", \"pcie_write_partial_hit\": \"P\"}}\n");
+    put_file(a, "W.csv", "512 0.5\n1024 0.4\n");
+    put_file(a, "P.csv", "512 0.5\n1024 0.4\n");
+    char args[512];
+    snprintf(args, sizeof args,
+             "calibrate --measured %s --engine sim --packets 3000 --fit workload.cycles_per_packet=10:200 -o %s/f.json",
+             a, o);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_str_eq(r.err, "ddiosim calibrate: whole: point W.csv:1, with the configured values: no "
+                            "pcie_write_partial_hit predicted (measured 0.5000)\n");
+    cr_expect_eq(access(at_path(o, "f.json"), F_OK), -1);
+    cli_run_free(&r);
+    /* The model predicts no partial hits at all: that metric is left out
+     * of its objective, and the write hits are fitted. */
+    snprintf(args, sizeof args, "calibrate --measured %s --engine model --fit workload.cycles_per_packet=10:200", a);
+    r = run_ddiosim(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    rm_rf(a);
+    rm_rf(o);
+}
+
+Test(calibrate, outputs_never_half_written_nor_over_an_input, .timeout = 120)
+{
+    char a[64], o[64];
+    make_tmpdir(a, sizeof a);
+    make_tmpdir(o, sizeof o);
+    static const uint32_t ra[] = {512, 1024};
+    synthetic(a, "synth", model_machine, ra, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    char args[512];
+    /* "-o -" and the report both on stdout: refused. */
+    snprintf(args, sizeof args, "calibrate --measured %s --fit machine.llc.slices=2:60 -o -", a);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_str_eq(r.err, "ddiosim calibrate: -o -: the report is on stdout; write it to a file with --report FILE\n");
+    cr_expect_str_eq(r.out, "");
+    cli_run_free(&r);
+    /* A report that cannot be written leaves no overlay behind. */
+    snprintf(args, sizeof args, "calibrate --measured %s --fit machine.llc.slices=2:60 --report /dev/full -o %s/f.json",
+             a, o);
+    r = run_ddiosim(args);
+    cr_expect_neq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count_lines_with(r.err, ""), 1, "%s", r.err);
+    cr_expect_eq(access(at_path(o, "f.json"), F_OK), -1);
+    cli_run_free(&r);
+    /* "-o -" with the report in a file: the overlay on stdout. */
+    snprintf(args, sizeof args, "calibrate --measured %s --fit machine.llc.slices=2:60 --report %s/r.txt -o -", a, o);
+    r = run_ddiosim(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strncmp(r.out, "{\n\t\"ddiosim\":\t\"overlay\"", 23) == 0, "%s", r.out);
+    cr_expect_eq(access("-", F_OK), -1, "a file named '-' was written");
+    char *rep = slurp(at_path(o, "r.txt"), NULL);
+    cr_assert(rep);
+    cr_expect(strstr(rep, "in-sample fit on every experiment") != NULL);
+    free(rep);
+    /* Every command that reads an overlay refuses to write over it. */
+    put_file(o, "in.json", r.out);
+    cli_run_free(&r);
+    char *before = slurp(at_path(o, "in.json"), NULL);
+    static const char *const cmds[] = {
+        "predict --pkt-size 1500", "simulate --packets 2000", "config show",
+        "sweep --spec configs/sweeps/fig17.json --engine model", "validate --engine model",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(args, sizeof args, "%s --overlay %s/in.json -o %s/in.json", cmds[i], o, o);
+        r = run_ddiosim(args);
+        cr_expect_eq(r.status, 2, "%s: exit %d: %s", args, r.status, r.err);
+        cr_expect(strstr(r.err, "is the file --overlay reads") != NULL, "%s: %s", args, r.err);
+        char *after = slurp(at_path(o, "in.json"), NULL);
+        cr_expect_str_eq(before, after, "%s touched its overlay", args);
+        free(after);
+        cli_run_free(&r);
+    }
+    free(before);
+    /* validate's --weight belongs to --fit, whichever value it names. */
+    r = run_ddiosim("validate --engine model --weight experiment");
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect(strstr(r.err, "--weight: needs --fit") != NULL, "%s", r.err);
+    cli_run_free(&r);
+    rm_rf(a);
+    rm_rf(o);
 }
 
 Test(calibrate, a_field_without_evidence_is_not_fitted_and_named, .timeout = 120)

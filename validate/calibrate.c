@@ -121,6 +121,9 @@ static int parse_range(const char *arg, const char *r, const cfg_field *f, cal_p
     if (p->integer && (v[0] != floor(v[0]) || v[1] != floor(v[1])))
         return ddio_errf(e, DDIO_EXIT_USAGE, "--fit %s: %s holds whole numbers: LO and HI must be too", arg,
                          p->path);
+    /* Trial values are printed to a thousandth of the range (as_run). */
+    if (v[1] - v[0] < 1e-9 * fmax(1.0, fmax(fabs(v[0]), fabs(v[1]))))
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--fit %s: the range is narrower than a billionth of its values", arg);
     p->lo = v[0];
     p->hi = v[1];
     if (n == 3) {
@@ -198,30 +201,37 @@ typedef struct ctx {
     ddio_err *e;
 } ctx;
 
-static void value_text(const cal_param *f, double v, char *buf, size_t cap)
+/* The decimal digits of a real field's trial grid: that of the power of
+ * ten at or below a thousandth of its range (10:200 -> 1, 0:1 -> 3). */
+static int decimals_of(const cal_param *f)
 {
-    if (f->integer)
-        snprintf(buf, cap, "%.0f", v);
-    else
-        snprintf(buf, cap, "%.6g", v);
+    double d = -floor(log10((f->hi - f->lo) / 1000.0));
+    return f->integer || d < 0 ? 0 : d > 17 ? 17 : (int)d;
 }
 
-/* Trial values as run: integers rounded; reals to the power of ten at
- * or below a thousandth of the range (10:200 -> 0.1), finer than any
- * measurement resolves, so that the simplex's last steps, which move less,
- * meet the trials already run instead of new ones; within [lo, hi]. */
+static void value_text(const cal_param *f, double v, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.*f", decimals_of(f), v);
+}
+
+/* Trial values as run, and as their text says: integers rounded; reals to
+ * decimals_of (10:200 -> 0.1), finer than any measurement resolves, so
+ * that the simplex's last steps, which move less, meet the trials already
+ * run instead of new ones.  Within [lo, hi]: a bound off the grid gives the
+ * grid value just inside it (the range holds at least a thousand steps). */
 static double as_run(const cal_param *f, double v)
 {
     char b[64];
-    if (f->integer) {
-        v = floor(v + 0.5);
-    } else {
-        double q = pow(10.0, floor(log10((f->hi - f->lo) / 1000.0)));
-        v = floor(v / q + 0.5) * q;
-    }
+    double step = pow(10.0, -decimals_of(f));
     v = v < f->lo ? f->lo : v > f->hi ? f->hi : v;
     value_text(f, v, b, sizeof b);
-    return strtod(b, NULL);
+    double r = strtod(b, NULL);
+    if (r < f->lo)
+        value_text(f, r + step, b, sizeof b), r = strtod(b, NULL);
+    else if (r > f->hi)
+        value_text(f, r - step, b, sizeof b), r = strtod(b, NULL);
+    assert(r >= f->lo && r <= f->hi);
+    return r;
 }
 
 static void trial_set(const cal_problem *p, const trial *t, uint32_t i, char *buf, size_t cap)
@@ -293,6 +303,23 @@ static double predicted(const cal_problem *p, const vd_outcome *o, int m)
     return p->engine == VD_ENGINE_SIM ? o->sim[m] : o->model_est[m];
 }
 
+/* Whether the engine predicts metric m at all: the model has no partial
+ * line writes.  A metric it predicts must come out finite wherever it was
+ * measured, or a trial could lower the objective by predicting nothing. */
+static int predicts(const cal_problem *p, int m)
+{
+    return p->engine == VD_ENGINE_SIM || m != VD_PCIE_WRITE_PARTIAL_HIT;
+}
+
+/* "the configured values" or the trial's settings on one line. */
+static void trial_name(const entry *en, char *with, size_t cap)
+{
+    snprintf(with, cap, "%s", en->key[0] ? en->key : "the configured values");
+    for (char *s = with; *s; s++)
+        if (*s == '\n')
+            *s = s[1] ? ' ' : '\0';
+}
+
 /* Run, in one batch on the runner's threads, every point of an experiment
  * in `mask` that one of the entries has not run yet. */
 static int run_missing(ctx *c, entry **x, size_t n, const uint8_t *mask)
@@ -328,21 +355,23 @@ static int run_missing(ctx *c, entry **x, size_t n, const uint8_t *mask)
     for (size_t i = 0; rc >= 0 && i < need; i++) {
         entry *en = x[which[2 * i]];
         size_t k = which[2 * i + 1];
+        const vd_experiment *xp = &c->p->exp[c->exp_of[k]];
+        char with[200];
+        trial_name(en, with, sizeof with);
         if (out[i].failed) {
-            const vd_experiment *xp = &c->p->exp[c->exp_of[k]];
-            char with[200] = "the configured values";
-            if (en->key[0]) {
-                snprintf(with, sizeof with, "%s", en->key);
-                for (char *s = with; *s; s++)
-                    if (*s == '\n')
-                        *s = s[1] ? ' ' : '\0';
-            }
             rc = ddio_errf(c->e, DDIO_EXIT_USAGE, "%s: point %s, with %s: %s", xp->name, c->pt[k]->where, with,
                            out[i].err.msg);
             break;
         }
-        for (int m = 0; m < VD_METRIC_COUNT; m++)
-            en->pred[k * VD_METRIC_COUNT + m] = predicted(c->p, &out[i], m);
+        for (int m = 0; m < VD_METRIC_COUNT; m++) {
+            double v = predicted(c->p, &out[i], m);
+            if (c->pt[k]->has[m] && predicts(c->p, m) && !isfinite(v)) {
+                rc = ddio_errf(c->e, DDIO_EXIT_USAGE, "%s: point %s, with %s: no %s predicted (measured %.4f)",
+                               xp->name, c->pt[k]->where, with, vd_metric_name(m), c->pt[k]->m[m].mean);
+                break;
+            }
+            en->pred[k * VD_METRIC_COUNT + m] = v;
+        }
     }
     c->r->point_runs += need;
     free(jobs), free(out), free(which);
@@ -399,11 +428,8 @@ static double objective_of(const cal_problem *p, const cal_err *err, const uint8
 
 static void progress(ctx *c)
 {
-    if (!c->p->progress)
-        return;
-    fprintf(stderr, "\rcalibrate: %s: evaluation %llu, best %.3f points   ", c->stage,
-            (unsigned long long)c->r->evaluations, c->best_seen);
-    fflush(stderr);
+    if (c->p->progress)
+        c->p->progress(c->p->progress_arg, c->stage, c->r->evaluations, c->best_seen);
 }
 
 /* Objectives of n trials over mask (obj[n]); err (may be NULL) gets the
@@ -537,6 +563,12 @@ static void u_to_trial(const nm_ctx *n, const gsl_vector *u, trial *t)
     }
 }
 
+/* a below b, a number below NAN (ties keep the first: deterministic). */
+static int better(double a, double b)
+{
+    return a < b || (isnan(b) && !isnan(a));
+}
+
 static double nm_f(const gsl_vector *u, void *arg)
 {
     nm_ctx *n = arg;
@@ -552,7 +584,7 @@ static double nm_f(const gsl_vector *u, void *arg)
     }
     if (!isfinite(obj))
         return 1e300;
-    if (obj < n->best_obj)
+    if (better(obj, n->best_obj))
         n->best_obj = obj, n->best = t;
     return obj;
 }
@@ -590,12 +622,6 @@ static int simplex(ctx *c, const scan *s, const uint8_t *mask, trial *t, double 
     *t = n.best;
     *obj = n.best_obj;
     return 0;
-}
-
-/* a below b, a number below NAN (ties keep the first: deterministic). */
-static int better(double a, double b)
-{
-    return a < b || (isnan(b) && !isnan(a));
 }
 
 /* Scan every combination's grid: the best trial and objective, and each
@@ -724,7 +750,7 @@ static int check_fields(const cal_problem *p, ddio_err *e)
                 return ddio_errf(e, DDIO_EXIT_USAGE, "--fit %s: given twice", path);
         for (int k = 0; k < p->run.n_sets; k++)
             if (strncmp(p->run.sets[k], path, len) == 0 && p->run.sets[k][len] == '=')
-                return ddio_errf(e, DDIO_EXIT_USAGE, "--fit %s: also set to one value (%s)", path,
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--fit %s: also given one value (%s, by --set or --overlay): fit it or set it, not both", path,
                                  p->run.sets[k]);
         for (size_t x = 0; x < p->n_exp; x++)
             for (size_t q = 0; q < p->exp[x].n; q++) {
@@ -767,6 +793,10 @@ static int check_fields(const cal_problem *p, ddio_err *e)
     if (grid > CAL_MAX_GRID)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--fit: the ranges' scan has %.0f points, more than %d (a larger STEP)",
                          grid, CAL_MAX_GRID);
+    if (grid * combos > CAL_MAX_SCAN)
+        return ddio_errf(e, DDIO_EXIT_USAGE,
+                         "--fit: the scan runs %.0f trials (%.0f combinations x %.0f grid points), more than %d", grid * combos,
+                         combos, grid, CAL_MAX_SCAN);
     size_t pairs = 0;
     for (size_t x = 0; x < p->n_exp; x++)
         for (size_t q = 0; q < p->exp[x].n; q++)
@@ -880,7 +910,7 @@ int cal_run(const cal_problem *p, int cv, cal_result *r, ddio_err *e)
     }
     r->cv = cv && rc == 0;
     if (p->progress)
-        fprintf(stderr, "\r%*s\r", 200, "");
+        p->progress(p->progress_arg, NULL, r->evaluations, c.best_seen);
     ctx_free(&c);
     free(mask);
     if (rc != 0)

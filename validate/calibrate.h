@@ -40,6 +40,7 @@
 #define CAL_CHOICE_LEN 64
 #define CAL_MAX_COMBOS 256          /* discrete choices, all fields together */
 #define CAL_MAX_GRID 4096           /* coarse-scan points per discrete combination */
+#define CAL_MAX_SCAN 8192           /* coarse-scan trials, combinations x grid (each runs every point) */
 
 enum cal_weight { CAL_WEIGHT_EXPERIMENT = 0, CAL_WEIGHT_POINT };
 
@@ -68,7 +69,11 @@ typedef struct cal_problem {
     uint32_t n_fit;
     cal_param fit[CAL_MAX_FIT];
     uint32_t max_evals;             /* simplex evaluations per fit and combination (0: 120) */
-    int progress;                   /* 1: a progress line on stderr, rewritten in place */
+    /* Called (may be NULL) after each batch of evaluations with the stage
+     * ("scan", "fit", "fold cores"...), the evaluations so far and the best
+     * objective seen; once more at the end with stage NULL. */
+    void (*progress)(void *arg, const char *stage, uint64_t evaluations, double best);
+    void *progress_arg;
 } cal_problem;
 
 /* The error of one evaluation, per experiment and metric. */
@@ -101,9 +106,11 @@ typedef struct cal_result {
 
 /* Fit (and with cv, each fold).  Needs at least one experiment with a
  * measured point, and two for cv.  0, or -1 with e filled: a point that
- * fails to run names its experiment, point and the trial values (exit 2
- * when the values are refused, the run's code otherwise). */
+ * fails to run, or runs and predicts no value for a metric it measured,
+ * names its experiment, point and trial values (exit 2: the values given
+ * cannot be evaluated).  r is filled even on failure; free it with cal_result_free. */
 int cal_run(const cal_problem *p, int cv, cal_result *r, ddio_err *e);
+/* Free what cal_run allocated in r (safe on a zeroed or failed r). */
 void cal_result_free(cal_result *r);
 
 /* MAE of an error record: all metrics (m < 0) or one. */

@@ -217,62 +217,64 @@ static cJSON *value_json(const cal_problem *p, const cal_fit *f, uint32_t i)
     return cJSON_CreateString(v);
 }
 
-static void add_mae(cJSON *o, const char *name, double v)
+/* Add item to object o under name (to array o when name is NULL); on
+ * failure the item is freed.  1 when added: the overlay is built whole or
+ * not at all. */
+static int jput(cJSON *o, const char *name, cJSON *item)
 {
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, name, round(v * 1000) / 1000);
-    else
-        cJSON_AddNullToObject(o, name);
+    int ok = item && (name ? cJSON_AddItemToObject(o, name, item) : cJSON_AddItemToArray(o, item));
+    if (!ok)
+        cJSON_Delete(item);
+    return ok;
+}
+
+static int put_mae(cJSON *o, const char *name, double v)
+{
+    return jput(o, name, isfinite(v) ? cJSON_CreateNumber(round(v * 1000) / 1000) : cJSON_CreateNull());
 }
 
 char *cal_overlay_json(const cal_problem *p, const cal_result *r)
 {
     cJSON *root = cJSON_CreateObject(), *set = cJSON_CreateObject(), *cal = cJSON_CreateObject();
-    cJSON *exps = cJSON_CreateArray(), *left = cJSON_CreateArray(), *per = cJSON_CreateArray();
-    char *text = NULL;
-    if (!root || !set || !cal || !exps || !left || !per) {
-        cJSON_Delete(root), cJSON_Delete(set), cJSON_Delete(cal);
-        cJSON_Delete(exps), cJSON_Delete(left), cJSON_Delete(per);
+    cJSON *exps = cJSON_CreateArray(), *left = cJSON_CreateArray();
+    if (!root || !set || !cal || !exps || !left) {
+        cJSON_Delete(root), cJSON_Delete(set), cJSON_Delete(cal), cJSON_Delete(exps), cJSON_Delete(left);
         return NULL;
     }
-    cJSON_AddStringToObject(root, "ddiosim", "overlay");
-    for (uint32_t i = 0; i < p->n_fit; i++) {
-        if (r->all.fitted[i])
-            cJSON_AddItemToObject(set, p->fit[i].path, value_json(p, &r->all, i));
-        else
-            cJSON_AddItemToArray(left, cJSON_CreateString(p->fit[i].path));
+    /* Each container is added to its parent whatever else fails (jput
+     * frees one it cannot add), so that deleting root frees them all. */
+    int ok = jput(root, "ddiosim", cJSON_CreateString("overlay"));
+    ok &= jput(root, "set", set);
+    if (!jput(root, "calibration", cal)) {
+        cJSON_Delete(root), cJSON_Delete(exps), cJSON_Delete(left);
+        return NULL;
     }
-    cJSON_AddItemToObject(root, "set", set);
-    cJSON_AddStringToObject(cal, "by", "ddiosim calibrate");
-    cJSON_AddStringToObject(cal, "engine", p->engine == VD_ENGINE_SIM ? "sim" : "model");
+    ok = ok && jput(cal, "by", cJSON_CreateString("ddiosim calibrate"));
+    ok = ok && jput(cal, "engine", cJSON_CreateString(p->engine == VD_ENGINE_SIM ? "sim" : "model"));
     if (p->engine == VD_ENGINE_SIM) {
-        cJSON_AddNumberToObject(cal, "packets", (double)p->run.packets);
-        cJSON_AddNumberToObject(cal, "seed", (double)p->run.seed);
+        ok = ok && jput(cal, "packets", cJSON_CreateNumber((double)p->run.packets));
+        ok = ok && jput(cal, "seed", cJSON_CreateNumber((double)p->run.seed));
     }
-    cJSON_AddStringToObject(cal, "weight", p->weight == CAL_WEIGHT_EXPERIMENT ? "experiment" : "point");
-    for (size_t x = 0; x < p->n_exp; x++)
-        cJSON_AddItemToArray(exps, cJSON_CreateString(p->exp[x].name));
-    cJSON_AddItemToObject(cal, "experiments", exps);
-    cJSON_AddItemToObject(cal, "not_fitted", left);
-    add_mae(cal, "mae_configured", r->before);
-    add_mae(cal, "mae_in_sample", r->after);
-    if (r->cv) {
-        add_mae(cal, "mae_cross_validated", overall(p, r->err_cv));
-        for (size_t x = 0; x < p->n_exp; x++) {
+    ok = ok && jput(cal, "weight", cJSON_CreateString(p->weight == CAL_WEIGHT_EXPERIMENT ? "experiment" : "point"));
+    ok &= jput(cal, "experiments", exps);
+    ok &= jput(cal, "not_fitted", left);
+    for (uint32_t i = 0; ok && i < p->n_fit; i++)
+        ok = r->all.fitted[i] ? jput(set, p->fit[i].path, value_json(p, &r->all, i))
+                              : jput(left, NULL, cJSON_CreateString(p->fit[i].path));
+    for (size_t x = 0; ok && x < p->n_exp; x++)
+        ok = jput(exps, NULL, cJSON_CreateString(p->exp[x].name));
+    ok = ok && put_mae(cal, "mae_configured", r->before) && put_mae(cal, "mae_in_sample", r->after);
+    ok = ok && put_mae(cal, "mae_cross_validated", r->cv ? overall(p, r->err_cv) : NAN);
+    if (ok && r->cv) {
+        cJSON *per = cJSON_CreateArray();
+        ok = jput(cal, "mae_cross_validated_per_experiment", per);
+        for (size_t x = 0; ok && x < p->n_exp; x++) {
             cJSON *one = cJSON_CreateObject();
-            if (!one)
-                continue;
-            cJSON_AddStringToObject(one, "experiment", p->exp[x].name);
-            add_mae(one, "mae", cal_err_mae(&r->err_cv[x], -1));
-            cJSON_AddItemToArray(per, one);
+            ok = jput(per, NULL, one) && jput(one, "experiment", cJSON_CreateString(p->exp[x].name)) &&
+                 put_mae(one, "mae", cal_err_mae(&r->err_cv[x], -1));
         }
-        cJSON_AddItemToObject(cal, "mae_cross_validated_per_experiment", per);
-    } else {
-        cJSON_AddNullToObject(cal, "mae_cross_validated");
-        cJSON_Delete(per);
     }
-    cJSON_AddItemToObject(root, "calibration", cal);
-    text = cJSON_Print(root);
+    char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     return text;
 }
