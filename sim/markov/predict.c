@@ -2,6 +2,7 @@
  * parameters, the variants, the bounds (see predict.h, docs/model.md). */
 #include "sim/markov/predict.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,12 +391,21 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void set_bounds(mk_bounds *b, double lo, double up, enum model_estimate est)
+/* From the LRU chain's value and the BIP / QLRU chain's.  Wang, Xu, Wu
+ * call them the lower and upper bound of the hit rate, which holds while
+ * the footprint overflows the ways; when it nearly fits, BIP's insertion
+ * at the LRU position loses lines LRU keeps, and its chain falls below
+ * LRU's.  So the bounds are the two chains' minimum and maximum, for every
+ * quantity (memory bytes fall as hit rates rise), and the estimate names a
+ * chain: `lower` the LRU one, `upper` the other (configs.md). */
+static void set_bounds(mk_bounds *b, double lru, double other, enum model_estimate est)
 {
-    b->lower = lo;
-    b->upper = up;
-    b->mean = 0.5 * (lo + up);
-    b->estimate = est == EST_LOWER ? lo : est == EST_UPPER ? up : b->mean;
+    int none = isnan(lru) || isnan(other);   /* fmin would hide a NaN */
+    b->lower = none ? NAN : fmin(lru, other);
+    b->upper = none ? NAN : fmax(lru, other);
+    b->mean = 0.5 * (lru + other);
+    b->estimate = est == EST_LOWER ? lru : est == EST_UPPER ? other : b->mean;
+    assert(none || (b->lower <= b->mean && b->mean <= b->upper));
 }
 
 static void tables_of(const ddio_workload *w, uint32_t ls, mk_tables *t)

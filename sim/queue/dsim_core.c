@@ -35,7 +35,7 @@ int core_init_rings(dsim *s, uint32_t c)
     ddio_err *e = s->err;
     if (ring_init(&cs->rx_posted, d->rx_ring, "rx ring", e) || ring_init(&cs->rx_done, d->rx_ring, "rx ring", e) ||
         ring_init(&cs->tx_pending, d->tx_ring, "tx ring", e) || ring_init(&cs->tx_done, d->tx_ring, "tx ring", e) ||
-        ring_init(&cs->swq, round_pow2(d->sw_tx_queue ? d->sw_tx_queue : 1), "software queue", e) ||
+        ring_init(&cs->swq, round_pow2(d->sw_tx_queue ? d->sw_tx_queue + MAX_BURST : 1), "software queue", e) ||
         ring_init(&cs->send_req, 1024, "send queue", e))
         return -1;
     /* The driver fills the RX ring at start-up. */
@@ -314,8 +314,14 @@ __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, u
 }
 
 /* tx_burst: recycle, drain the software queue, then the new packets go to
- * the TX ring, else the software queue, else they are dropped.  Its driver
- * work is in the workload's cycles (see driver_line). */
+ * the TX ring, else the software queue.  Without a software queue a packet
+ * the ring has no room for is dropped (rte_eth_tx_burst's caller frees
+ * it).  With one, nothing is dropped: FastClick's ToDPDKDevice(BLOCKING
+ * true) waits until the ring takes packets when its queue is full.  The
+ * rest of the burst is held in the queue past its size (at most a burst
+ * over), and core_poll receives nothing until the queue is below its size
+ * again: the same buffers held, the same core stopped, the RX ring filling.
+ * Its driver work is in the workload's cycles (see driver_line). */
 static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
 {
     dsim_core *cs = &s->core[c];
@@ -334,8 +340,10 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
         if (ring_empty(&cs->swq) && room) {
             tx_post(s, c, bufs[i]);
             room--;
-        } else if (ring_count(&cs->swq) < d->sw_tx_queue) {
-            ring_enqueue(&cs->swq, bufs[i]);
+        } else if (d->sw_tx_queue) {
+            int rc = ring_enqueue(&cs->swq, bufs[i]);
+            assert(rc == 0 && "the software queue holds its size plus a burst");
+            (void)rc;
             dsim_len_add(s, cs, Q_SW, 1);
         } else {
             s->n.drop_tx++;
@@ -352,7 +360,8 @@ static uint32_t send_collect(dsim *s, uint32_t c, uint32_t *bufs, double *ns)
     dsim_core *cs = &s->core[c];
     uint32_t n = 0, len;
     uint64_t now = evq_now(&s->q);
-    while (n < drv(s)->burst && ring_dequeue(&cs->send_req, &len) == 0) {
+    uint32_t most = drv(s)->burst < MAX_BURST ? drv(s)->burst : MAX_BURST;   /* bufs[MAX_BURST] */
+    while (n < most && ring_dequeue(&cs->send_req, &len) == 0) {
         uint32_t b;
         if (mempool_get(&s->mp, c, &b) != 0) {
             s->n.drop_tx++;
