@@ -175,7 +175,7 @@ Test(install, installed_binary_runs_from_root_on_its_own_data, .timeout = 300)
     cli_run here = run_ddiosim("validate --engine model");
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_eq(here.status, 0, "%s", here.err);
-    cr_expect_eq(count_lines_with(r.out, "  all                    model  write     51 "), 1, "%s", r.out);
+    cr_expect_eq(count_lines_with(r.out, "  all                    model  write     63 "), 1, "%s", r.out);
     cr_expect_str_eq(r.out, here.out);
     cli_run_free(&r);
     cli_run_free(&here);

@@ -264,15 +264,15 @@ static void expect_sorted(const vd_experiment *x)
     }
 }
 
-/* The ddio-bench generator (FastClick, 4 threads, 4096 UDP flows, 128
- * packets of a flow in a row), fixed in every shipped experiment from
- * parameter k on. */
+/* The ddio-bench generator (FastClick, 4 threads, 4096 UDP flows, a flow
+ * drawn for every packet: no flow_burst), fixed in every shipped experiment
+ * from parameter k on. */
 static void expect_generator(const vd_point *p, uint32_t k)
 {
     expect_num(p, k, "flows", 4096);
-    expect_num(p, k + 1, "flow_burst", 128);
-    expect_num(p, k + 2, "gen_threads", 4);
-    expect_word(p, k + 3, "flow_tuples", "random");
+    expect_num(p, k + 1, "gen_threads", 4);
+    expect_word(p, k + 2, "flow_tuples", "random");
+    cr_expect_null(vd_point_param(p, "flow_burst"));
 }
 
 Test(validate_experiment, pktsize_desc_series_of_packet_sizes)
@@ -288,17 +288,17 @@ Test(validate_experiment, pktsize_desc_series_of_packet_sizes)
     cr_expect_str_eq(x.dir, BENCH "pktsize-desc");
     /* 4 packet sizes (file-name prefixes 256, 512, 1024, 1500) x 6 ring sizes. */
     cr_assert_eq(x.n, 24);
-    cr_expect_eq(x.n_fixed, 7);
+    cr_expect_eq(x.n_fixed, 6);
     static const double sizes[] = {256, 512, 1024, 1500}, rings[] = {128, 256, 512, 1024, 2048, 4096};
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 9, "point %zu", i);
+        cr_assert_eq(p->n_params, 8, "point %zu", i);
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "ddio_ways", 2);
         expect_word(p, 2, "rate", "max");
         expect_generator(p, 3);
-        expect_num(p, 7, "pkt_size", sizes[i / 6]);
-        expect_num(p, 8, "rx_ring", rings[i % 6]);
+        expect_num(p, 6, "pkt_size", sizes[i / 6]);
+        expect_num(p, 7, "rx_ring", rings[i % 6]);
         cr_expect(p->has[VD_PCIE_WRITE_HIT] && p->has[VD_PCIE_READ_HIT], "point %zu", i);
         cr_expect(!p->has[VD_PCIE_WRITE_PARTIAL_HIT], "point %zu", i);
     }
@@ -321,19 +321,19 @@ Test(validate_experiment, cores)
     vd_experiment x;
     load_ok(BENCH "cores", &x);
     cr_assert_eq(x.n, 10);
-    cr_expect_eq(x.n_fixed, 8);
+    cr_expect_eq(x.n_fixed, 7);
     cr_expect_str_eq(x.x_param, "cores");
     cr_expect_str_eq(x.series_param, "");
     static const double cores[] = {1, 2, 4, 6, 8, 10, 12, 14, 16, 18};
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 9, "point %zu", i);
+        cr_assert_eq(p->n_params, 8, "point %zu", i);
         expect_num(p, 0, "rx_ring", 256);
         expect_num(p, 1, "pkt_size", 1500);
         expect_num(p, 2, "ddio_ways", 2);
         expect_word(p, 3, "rate", "max");
         expect_generator(p, 4);
-        expect_num(p, 8, "cores", cores[i]);
+        expect_num(p, 7, "cores", cores[i]);
     }
     expect_sorted(&x);
     cr_expect_str_eq(x.point[1].where, "ItoM-HIT-RATE.csv:2");
@@ -349,22 +349,51 @@ Test(validate_experiment, ddio_tune_nine_runs_at_two_ways)
     vd_experiment x;
     load_ok(BENCH "ddio-tune", &x);
     cr_assert_eq(x.n, 10);
-    cr_expect_eq(x.n_fixed, 8);
+    cr_expect_eq(x.n_fixed, 7);
     cr_expect_str_eq(x.x_param, "ddio_ways");
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 9, "point %zu", i);
+        cr_assert_eq(p->n_params, 8, "point %zu", i);
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "rx_ring", 4096);
         expect_num(p, 2, "pkt_size", 1024);
         expect_word(p, 3, "rate", "max");
         expect_generator(p, 4);
-        expect_num(p, 8, "ddio_ways", (double)(i + 2));
+        expect_num(p, 7, "ddio_ways", (double)(i + 2));
         cr_expect_eq(p->m[VD_PCIE_WRITE_HIT].runs, i == 0 ? 9u : 10u, "point %zu", i);
     }
     /* Row "2" has 9 runs in both files (64.95 ... 61.87 %, 65.66 ... 61.82 %). */
     expect_measured(&x.point[0], VD_PCIE_WRITE_HIT, 9, 0.6339569478109095, 0.014836753302459021);
     expect_measured(&x.point[0], VD_PCIE_READ_HIT, 9, 0.63158030841736124, 0.018744217194520959);
+    vd_experiment_free(&x);
+}
+
+/* 4096 RX descriptors in total, divided over 1, 2 or 4 cores (the series,
+ * from the file-name prefix) x 2 to 8 DDIO ways (the first column). */
+Test(validate_experiment, cores_vs_ways_total_descriptors)
+{
+    vd_experiment x;
+    load_ok(BENCH "cores-vs-ways", &x);
+    cr_assert_eq(x.n, 12);
+    cr_expect_eq(x.n_fixed, 6);
+    cr_expect_str_eq(x.x_param, "ddio_ways");
+    cr_expect_str_eq(x.series_param, "cores");
+    for (size_t i = 0; i < x.n; i++) {
+        const vd_point *p = &x.point[i];
+        cr_assert_eq(p->n_params, 8, "point %zu", i);
+        expect_num(p, 0, "rx_ring_total", 4096);
+        expect_num(p, 1, "pkt_size", 1500);
+        expect_word(p, 2, "rate", "max");
+        expect_generator(p, 3);
+        expect_num(p, 6, "cores", (double)(1u << (i / 4)));
+        expect_num(p, 7, "ddio_ways", (double)(2 + 2 * (i % 4)));
+        cr_expect(p->has[VD_PCIE_WRITE_HIT] && p->has[VD_PCIE_READ_HIT], "point %zu", i);
+    }
+    expect_sorted(&x);
+    cr_expect_str_eq(x.point[4].where, "2ItoM-HIT-RATE.csv:1");
+    /* 2ItoM-HIT-RATE.csv, row 2: ten runs, 22.3 ... 32.5 %. */
+    cr_expect(fabs(x.point[4].m[VD_PCIE_WRITE_HIT].mean - 0.2567) < 5e-4, "%.6f",
+              x.point[4].m[VD_PCIE_WRITE_HIT].mean);
     vd_experiment_free(&x);
 }
 
@@ -374,23 +403,23 @@ Test(validate_experiment, freq_scaled_x)
     vd_experiment x;
     load_ok(BENCH "freq", &x);
     cr_assert_eq(x.n, 7);
-    cr_expect_eq(x.n_fixed, 9);
+    cr_expect_eq(x.n_fixed, 8);
     cr_expect_str_eq(x.x_param, "uncore_ghz");
     for (size_t i = 0; i < x.n; i++) {
         const vd_point *p = &x.point[i];
-        cr_assert_eq(p->n_params, 10, "point %zu", i);
+        cr_assert_eq(p->n_params, 9, "point %zu", i);
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "rx_ring", 4096);
         expect_num(p, 2, "pkt_size", 1500);
         expect_num(p, 3, "ddio_ways", 2);
         expect_word(p, 4, "rate", "max");
         expect_generator(p, 5);
-        cr_expect_str_eq(p->param[9].name, "uncore_ghz");
-        expect_near(p->param[9].value, 1.2 + 0.2 * (double)i, 1e-12);   /* 12 * 0.1 ... 24 * 0.1 */
+        cr_expect_str_eq(p->param[8].name, "uncore_ghz");
+        expect_near(p->param[8].value, 1.2 + 0.2 * (double)i, 1e-12);   /* 12 * 0.1 ... 24 * 0.1 */
     }
     expect_sorted(&x);
     char v[32];
-    vd_param_format(&x.point[0].param[9], v, sizeof v);
+    vd_param_format(&x.point[0].param[8], v, sizeof v);
     cr_expect_str_eq(v, "1.2");
     vd_param_format(&x.point[0].param[4], v, sizeof v);
     cr_expect_str_eq(v, "max");

@@ -5,15 +5,14 @@
  * that makes it more accurate should lower the limits (docs/validation.md,
  * "The regression guard").
  *
- * Overall MAE when the limits were set (300 000 packets per point, seed 1):
- * simulator 2.81 (write) / 2.08 (read), model 2.34 / 2.17 points.  The
- * model's read limit went up (1.6 -> 2.3) when its estimate became its LRU
- * bound on the skx18 mapping, which both engines now share
- * (docs/validation.md, "The model's estimate"); the simulator's (2.7 / 2.0
- * -> 2.9 / 2.2) when mlx5's CQE compression went on, which brings its
- * forwarding rate to the measured one and takes the completion lines out
- * of the DDIO ways (docs/validation.md, "The NIC's completions and
- * descriptors"). */
+ * Overall MAE when the limits were set (300 000 packets per point, seed 1,
+ * five experiments, 63 points): simulator 4.07 (write) / 2.52 (read),
+ * model 4.36 / 2.63 points.  They rose from 2.8 / 2.1 and 2.3 / 2.2 on four
+ * experiments when `cores-vs-ways` joined and the experiments stopped
+ * describing the generator as sending flow bursts it does not send
+ * (FastClick's FastUDPFlows draws a flow per packet): the earlier figures
+ * rested on that mistake.  The multi-core mechanisms of docs/validation.md
+ * are what is to bring them down again. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -22,13 +21,13 @@
 Test(validate_guard, shipped_experiments_stay_within_the_accuracy_limits, .timeout = 1800)
 {
     cli_run r = run_ddiosim("validate --jobs 2 --format csv"
-                            " --max-mae sim:pcie_write_hit=2.9 --max-mae sim:pcie_read_hit=2.2"
-                            " --max-mae model:pcie_write_hit=2.5 --max-mae model:pcie_read_hit=2.3");
+                            " --max-mae sim:pcie_write_hit=4.2 --max-mae sim:pcie_read_hit=2.6"
+                            " --max-mae model:pcie_write_hit=4.5 --max-mae model:pcie_read_hit=2.7");
     cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_expect_str_empty(r.err);
-    /* Every measured point and metric is there: 51 points x 2 metrics + the header. */
-    cr_expect_eq(count_lines_with(r.out, ""), 1 + 51 * 2, "%s", r.out);
-    cr_expect_eq(count_lines_with(r.out, "pcie_write_hit"), 51);
-    cr_expect_eq(count_lines_with(r.out, "pcie_read_hit"), 51);
+    /* Every measured point and metric is there: 63 points x 2 metrics + the header. */
+    cr_expect_eq(count_lines_with(r.out, ""), 1 + 63 * 2, "%s", r.out);
+    cr_expect_eq(count_lines_with(r.out, "pcie_write_hit"), 63);
+    cr_expect_eq(count_lines_with(r.out, "pcie_read_hit"), 63);
     cli_run_free(&r);
 }
