@@ -1235,3 +1235,107 @@ Test(validate_cli, plot_jpg_is_refused_before_running)
     remove_dir(o);
     remove_dir(d);
 }
+
+/* ------------------------------------------------------------ evidence */
+
+/* The forwarding rate and mean latency go with the metrics' points, as
+ * measured (no percent scaling), and the report compares their excess
+ * over the fastest point with the engines'. */
+Test(validate_experiment, evidence_rate_and_latency)
+{
+    char *d = experiment_dir("{" NPF_HEAD NPF_X NPF_W ", \"fixed\": {\"rate\": \"max\", \"pkt_size\": 1500}, "
+                             "\"evidence\": {\"mpps\": \"P\", \"latency_avg_us\": \"L\"}}",
+                             W_ROWS);
+    put_file(d, "P.csv", "64 7.5 7.7\n128 8.0 8.2\n");
+    put_file(d, "L.csv", "128 700 710\n64 900 1000\n");
+    vd_experiment x;
+    load_ok(d, &x);
+    cr_assert_eq(x.n, 2);
+    cr_expect(x.point[0].has_ev[VD_EV_MPPS] && x.point[0].has_ev[VD_EV_LATENCY_AVG_US]);
+    expect_near(x.point[0].ev[VD_EV_MPPS].mean, 7.6, 1e-12);
+    expect_near(x.point[1].ev[VD_EV_MPPS].mean, 8.1, 1e-12);
+    expect_near(x.point[0].ev[VD_EV_LATENCY_AVG_US].mean, 950, 1e-9);
+    cr_expect_eq(x.point[1].ev[VD_EV_LATENCY_AVG_US].runs, 2);
+    cr_expect_eq(x.latency_by_series, 0);
+    /* Every file read is an input: none may be overwritten. */
+    int seen = 0;
+    for (size_t i = 0; i < x.n_input; i++)
+        seen += strstr(x.input[i], "/P.csv") != NULL || strstr(x.input[i], "/L.csv") != NULL;
+    cr_expect_eq(seen, 2);
+    vd_experiment_free(&x);
+    remove_dir(d);
+
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": {\"pps\": \"P\"}}", W_ROWS,
+                      "@/experiment.json: evidence.pps: unknown evidence (known: mpps, latency_avg_us, "
+                      "latency_baseline)");
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": [\"P\"]}", W_ROWS,
+                      "@/experiment.json: evidence: must be an object of evidence: measured file name");
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": {\"mpps\": \"a/P\"}}", W_ROWS,
+                      "@/experiment.json: evidence.mpps: must be the measured file's name (a string, no '/')");
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": {\"latency_baseline\": \"series\"}}", W_ROWS,
+                      "@/experiment.json: evidence.latency_baseline: \"series\" needs a series");
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": {\"latency_baseline\": 1}}", W_ROWS,
+                      "@/experiment.json: evidence.latency_baseline: must be \"experiment\" or \"series\"");
+    expect_load_error("{\"name\": \"t\", \"source\": \"perf\", \"metrics\": {\"pcie_write_hit\": \"itom\"}, "
+                      "\"evidence\": {\"mpps\": \"P\"}, \"points\": []}",
+                      NULL, "@/experiment.json: evidence: only for source npf (this experiment's points are listed "
+                            "in points)");
+    /* A row for an x without a measured hit rate, and a negative run. */
+    d = experiment_dir("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": {\"mpps\": \"P\"}}", W_ROWS);
+    put_file(d, "P.csv", "64 7.5\n256 8.0\n");
+    ddio_err e = {0};
+    cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
+    cr_expect_str_eq(e.msg, at("@/P.csv:2: rx_ring = 256 has no measured hit rate (evidence goes with the "
+                               "metrics' points)", d));
+    put_file(d, "P.csv", "64 7.5 -1\n");
+    cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
+    cr_expect_str_eq(e.msg, at("@/P.csv:1: run 2: -1 is negative", d));
+    remove_dir(d);
+}
+
+/* The shipped cores-vs-ways: 2 cores x 2048 at 2 DDIO ways forwarded
+ * 8.14 Mpps (2PPS.csv, row 2) with a mean latency of about 1 030 us. */
+Test(validate_experiment, shipped_evidence_of_cores_vs_ways)
+{
+    vd_experiment x;
+    load_ok(BENCH "cores-vs-ways", &x);
+    const vd_point *p = &x.point[4];
+    cr_assert(p->has_ev[VD_EV_MPPS] && p->has_ev[VD_EV_LATENCY_AVG_US]);
+    cr_expect(fabs(p->ev[VD_EV_MPPS].mean - 8.143) < 0.001, "%.4f", p->ev[VD_EV_MPPS].mean);
+    cr_expect(p->ev[VD_EV_LATENCY_AVG_US].mean > 950 && p->ev[VD_EV_LATENCY_AVG_US].mean < 1100, "%.1f",
+              p->ev[VD_EV_LATENCY_AVG_US].mean);
+    vd_experiment_free(&x);
+}
+
+/* validate's report puts the measured rate and latency excess next to the
+ * engines' (the model alone here: its estimate is deterministic). */
+Test(validate_report, evidence_block_in_the_table_and_markdown, .timeout = 60)
+{
+    char *d = experiment_dir("{" NPF_HEAD NPF_X NPF_W ", \"fixed\": {\"rate\": \"max\", \"pkt_size\": 1500, "
+                             "\"cores\": 1}, \"evidence\": {\"mpps\": \"P\", \"latency_avg_us\": \"L\"}}",
+                             W_ROWS);
+    put_file(d, "P.csv", "64 7.5 7.7\n128 8.0 8.2\n");
+    put_file(d, "L.csv", "128 700 710\n64 900 1000\n");
+    char args[512];
+    snprintf(args, sizeof args, "validate --engine model --measured %s", d);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "forwarding rate, Mpps, and latency excess over the fastest point (rx_ring=128), us"),
+              "%s", r.out);
+    /* rx_ring=64: 7.6 Mpps measured, 950 - 705 = 245 us more than rx_ring=128. */
+    cr_expect(strstr(r.out, "\n  rx_ring=64       7.600     n/a   7.521       245     n/a      -9\n"), "%s", r.out);
+    /* |7.521 - 7.6| / 7.6 and |7.521 - 8.1| / 8.1: 1.0 % and 7.2 %; |-9 - 245| and 0 over two points. */
+    cr_expect(strstr(r.out, "  model: rate off by 4.1 % on average, 7.2 % at worst (2 points); latency excess off "
+                            "by 127 us on average (2 points)\n"), "%s", r.out);
+    cli_run_free(&r);
+    snprintf(args, sizeof args, "validate --engine model --format md --measured %s", d);
+    r = run_ddiosim(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "| rx_ring=64 | 7.600 | n/a |"), "%s", r.out);
+    cli_run_free(&r);
+    snprintf(args, sizeof args, "validate --engine model --format json --measured %s", d);
+    r = run_ddiosim(args);
+    cr_expect(strstr(r.out, "\"latency_excess_us\""), "%s", r.out);
+    cli_run_free(&r);
+    remove_dir(d);
+}

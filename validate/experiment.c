@@ -49,6 +49,24 @@ int vd_metric_from_name(const char *name)
     return -1;
 }
 
+static const char *const evidence_names[VD_EV_COUNT] = {
+    [VD_EV_MPPS] = "mpps",
+    [VD_EV_LATENCY_AVG_US] = "latency_avg_us",
+};
+
+const char *vd_evidence_name(enum vd_evidence v)
+{
+    return (unsigned)v < VD_EV_COUNT ? evidence_names[v] : "?";
+}
+
+int vd_evidence_from_name(const char *name)
+{
+    for (int v = 0; v < VD_EV_COUNT; v++)
+        if (strcmp(name, evidence_names[v]) == 0)
+            return v;
+    return -1;
+}
+
 /* Every parameter an experiment may vary or fix: one simulate / predict
  * option each (sim/cli_sim.c, configs/config.c). */
 static const vd_param_spec params[] = {
@@ -379,6 +397,7 @@ typedef struct npf_desc {
     const char *x_from;                 /* metric file stem whose row mean is x, or NULL */
     char series_param[VD_NAME_LEN];     /* "" = no series */
     const char *stem[VD_METRIC_COUNT];  /* file stems, NULL = metric not measured */
+    const char *ev_stem[VD_EV_COUNT];   /* evidence file stems, NULL = not measured */
     double unit;                        /* 0.01 for percent */
 } npf_desc;
 
@@ -614,12 +633,74 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
     return rc;
 }
 
-static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L, const char **stem)
+/* Read one evidence file of one series into the points its rows name,
+ * which the metric files made: evidence goes with measured hit rates. */
+static int npf_evidence(vd_experiment *x, const npf_desc *d, const loader *L, int v, const double *sv)
+{
+    char prefix[64] = "", path[1100];
+    if (sv)
+        snprintf(prefix, sizeof prefix, "%.10g", *sv);
+    snprintf(path, sizeof path, "%s/%s%s.csv", L->dir, prefix, d->ev_stem[v]);
+    vd_npf f;
+    if (note_input(L, path) != 0 || vd_npf_read(path, &f, L->e) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < f.n; i++) {
+        vd_npf_row *row = &f.row[i];
+        char where[160];
+        snprintf(where, sizeof where, "%s%s.csv:%u", prefix, d->ev_stem[v], row->line);
+        double xval = 0;
+        if (d->x_from) {
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: evidence with x_from is not supported", L->dir, where);
+            break;
+        }
+        if ((rc = npf_x(L, d, NULL, NULL, row, &xval)) != 0)
+            break;
+        vd_point *p = NULL;
+        for (size_t k = 0; k < x->n && !p; k++) {
+            const vd_param *px = vd_point_param(&x->point[k], d->x_param);
+            const vd_param *ps = sv ? vd_point_param(&x->point[k], d->series_param) : NULL;
+            if (px && px->value == xval && (!sv || (ps && ps->value == *sv)))
+                p = &x->point[k];
+        }
+        if (!p) {
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g has no measured hit rate (evidence goes with the "
+                           "metrics' points)", L->dir, where, d->x_param, xval);
+            break;
+        }
+        if (p->has_ev[v]) {
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g again", L->dir, where, d->x_param, xval);
+            break;
+        }
+        for (uint32_t k = 0; rc == 0 && k < row->runs; k++)
+            if (!(row->run[k] >= 0))
+                rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: run %u: %g is negative", L->dir, where, k + 1,
+                               row->run[k]);
+        if (rc != 0)
+            break;
+        vd_record *r = &p->ev[v];
+        memset(r, 0, sizeof *r);
+        snprintf(r->metric, sizeof r->metric, "%s", vd_evidence_name((enum vd_evidence)v));
+        r->n_params = p->n_params < VD_MAX_PARAMS ? p->n_params : VD_MAX_PARAMS;
+        memcpy(r->param, p->param, sizeof(vd_param) * r->n_params);
+        r->run = row->run;
+        r->runs = row->runs;
+        row->run = NULL;   /* taken over */
+        vd_record_stats(r);
+        p->has_ev[v] = 1;
+    }
+    vd_npf_free(&f);
+    return rc;
+}
+
+static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L, const char **stem,
+                    const char **ev_stem)
 {
     npf_desc d;
     if (read_npf_desc(L, j, &d) != 0)
         return -1;
     memcpy(d.stem, stem, sizeof d.stem);
+    memcpy(d.ev_stem, ev_stem, sizeof d.ev_stem);
     snprintf(x->x_param, sizeof x->x_param, "%s", d.x_param);
     snprintf(x->series_param, sizeof x->series_param, "%s", d.series_param);
     if (vd_point_param(base, d.x_param) || (d.series_param[0] && vd_point_param(base, d.series_param)))
@@ -639,6 +720,10 @@ static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, cons
         for (int m = 0; rc == 0 && m < VD_METRIC_COUNT; m++)
             if (d.stem[m])
                 rc = npf_metric(x, &cap, base, &d, L, m, d.series_param[0] ? &series[s] : NULL);
+    for (size_t s = 0; rc == 0 && s < (d.series_param[0] ? ns : 1); s++)
+        for (int v = 0; rc == 0 && v < VD_EV_COUNT; v++)
+            if (d.ev_stem[v])
+                rc = npf_evidence(x, &d, L, v, d.series_param[0] ? &series[s] : NULL);
     free(series);
     return rc;
 }
@@ -842,6 +927,39 @@ static int read_metrics(const loader *L, const cJSON *j, const char **name)
     return 0;
 }
 
+/* The optional "evidence": {"mpps": STEM, "latency_avg_us": STEM,
+ * "latency_baseline": "experiment" | "series"}. */
+static int read_evidence(const loader *L, const cJSON *j, const char **name)
+{
+    const cJSON *eo = cJSON_GetObjectItemCaseSensitive(j, "evidence");
+    memset(name, 0, sizeof(char *) * VD_EV_COUNT);
+    if (!eo)
+        return 0;
+    if (!cJSON_IsObject(eo))
+        return fail(L, "evidence", "must be an object of evidence: measured file name%s", "");
+    for (const cJSON *c = eo->child; c; c = c->next) {
+        char path[120];
+        snprintf(path, sizeof path, "evidence.%.60s", c->string);
+        if (strcmp(c->string, "latency_baseline") == 0) {
+            int series = cJSON_IsString(c) && strcmp(c->valuestring, "series") == 0;
+            if (!series && !(cJSON_IsString(c) && strcmp(c->valuestring, "experiment") == 0))
+                return fail(L, path, "must be \"experiment\" or \"series\"%s", "");
+            if (series && !cJSON_GetObjectItemCaseSensitive(j, "series"))
+                return fail(L, path, "\"series\" needs a series%s", "");
+            L->x->latency_by_series = series;
+            continue;
+        }
+        int v = vd_evidence_from_name(c->string);
+        if (v < 0)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE,
+                             "%s: %s: unknown evidence (known: mpps, latency_avg_us, latency_baseline)", L->file, path);
+        if (!cJSON_IsString(c) || !c->valuestring[0] || strchr(c->valuestring, '/'))
+            return fail(L, path, "must be the measured file's name (a string, no '/')%s", "");
+        name[v] = c->valuestring;
+    }
+    return 0;
+}
+
 static int cmp_point(const void *a, const void *b, const char *series, const char *xp)
 {
     const vd_point *p = a, *q = b;
@@ -873,7 +991,8 @@ static void sort_points(vd_experiment *x)
 static int load_json(vd_experiment *x, const cJSON *j, const loader *L)
 {
     static const char *const keys[] = {"name", "description", "source", "machine", "workload", "fixed", "x",
-                                       "x_from", "series", "metrics", "values", "socket", "points", NULL};
+                                       "x_from", "series", "metrics", "evidence", "values", "socket", "points",
+                                       NULL};
     if (!cJSON_IsObject(j))
         return fail(L, "(top)", "must be a JSON object%s", "");
     if (check_keys(L, j, "", keys) != 0)
@@ -893,12 +1012,12 @@ static int load_json(vd_experiment *x, const cJSON *j, const loader *L)
     if (resolve_config(L, "machines", "machine", machine, x->machine, sizeof x->machine) != 0 ||
         resolve_config(L, "workloads", "workload", workload, x->workload, sizeof x->workload) != 0)
         return -1;
-    const char *name_of[VD_METRIC_COUNT];
+    const char *name_of[VD_METRIC_COUNT], *ev_of[VD_EV_COUNT];
     vd_point base;
-    if (read_metrics(L, j, name_of) != 0 || read_fixed(L, j, &base) != 0)
+    if (read_metrics(L, j, name_of) != 0 || read_evidence(L, j, ev_of) != 0 || read_fixed(L, j, &base) != 0)
         return -1;
     x->n_fixed = base.n_params;
-    static const char *const npf_only[] = {"x", "x_from", "series", "values"};
+    static const char *const npf_only[] = {"x", "x_from", "series", "values", "evidence"};
     for (size_t i = 0; i < sizeof npf_only / sizeof *npf_only; i++)
         if (!npf && cJSON_GetObjectItemCaseSensitive(j, npf_only[i]))
             return fail(L, npf_only[i], "only for source npf (this experiment's points are listed in points)%s", "");
@@ -908,7 +1027,7 @@ static int load_json(vd_experiment *x, const cJSON *j, const loader *L)
         return fail(L, "socket", "only for source pcm-pcie%s", "");
     if (perf && cJSON_GetObjectItemCaseSensitive(j, "socket"))
         return fail(L, "socket", "only for source pcm-pcie (perf's output is per socket already)%s", "");
-    int rc = npf ? load_npf(x, j, &base, L, name_of) : load_counters(x, j, &base, L, name_of, pcm);
+    int rc = npf ? load_npf(x, j, &base, L, name_of, ev_of) : load_counters(x, j, &base, L, name_of, pcm);
     if (rc == 0)
         sort_points(x);
     return rc;
@@ -954,9 +1073,14 @@ int vd_experiment_load(const char *dir, vd_experiment *x, ddio_err *e)
 void vd_experiment_free(vd_experiment *x)
 {
     for (size_t i = 0; i < x->n; i++)
+    {
         for (int m = 0; m < VD_METRIC_COUNT; m++)
             if (x->point[i].has[m])
                 vd_record_free(&x->point[i].m[m]);
+        for (int v = 0; v < VD_EV_COUNT; v++)
+            if (x->point[i].has_ev[v])
+                vd_record_free(&x->point[i].ev[v]);
+    }
     free(x->point);
     x->point = NULL;
     x->n = 0;

@@ -24,6 +24,14 @@ const char *vd_metric_name(enum vd_metric m);
 /* -1 when `name` is not a metric. */
 int vd_metric_from_name(const char *name);
 
+/* What was measured besides the hit rates: evidence on the queues that
+ * does not come from the cache (the forwarding rate in Mpps, the mean
+ * latency in microseconds), kept as measured, with no unit scaling. */
+enum vd_evidence { VD_EV_MPPS = 0, VD_EV_LATENCY_AVG_US, VD_EV_COUNT };
+const char *vd_evidence_name(enum vd_evidence v);
+/* -1 when `name` is not one. */
+int vd_evidence_from_name(const char *name);
+
 /* Parameter names, their option and kind. */
 enum vd_param_kind { VD_KIND_UINT, VD_KIND_REAL, VD_KIND_RATE, VD_KIND_WORD };
 typedef struct vd_param_spec {
@@ -64,6 +72,8 @@ typedef struct vd_point {
     vd_record m[VD_METRIC_COUNT];
     char where[160];            /* "1500ItoM-HIT-RATE.csv:4" or "points[2]": for messages */
     char source[VD_METRIC_COUNT][160];  /* where each metric was read from (its file and line) */
+    uint8_t has_ev[VD_EV_COUNT];        /* the evidence measured at this point (npf "evidence") */
+    vd_record ev[VD_EV_COUNT];
 } vd_point;
 
 typedef struct vd_experiment {
@@ -74,6 +84,8 @@ typedef struct vd_experiment {
     char workload[512];
     char x_param[VD_NAME_LEN];  /* the varied parameter ("" when points list their own) */
     char series_param[VD_NAME_LEN];
+    int latency_by_series;      /* evidence.latency_baseline "series": a point's latency excess is over
+                                   the fastest point of its series, not of the experiment */
     uint32_t n_fixed;           /* the first n_fixed parameters of every point are the fixed ones */
     size_t n;
     vd_point *point;            /* sorted by series value, then x */

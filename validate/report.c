@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "validate/evidence.h"
 #include "validate/report.h"
 #include "validate/text.h"
 
@@ -228,6 +229,7 @@ static void table(buf *b, const vd_set *s)
                 bprintf(b, "\n");
             }
         }
+        vd_evidence_block(b, s, x, 0);
     }
     summary_table(b, s);
 }
@@ -329,6 +331,27 @@ static char *json(const vd_set *s)
             for (int m = 0; m < VD_METRIC_COUNT; m++)
                 if (s->exp[x].point[i].has[m])
                     cJSON_AddItemToArray(pts, point_json(s, &s->exp[x], &s->exp[x].point[i], &s->out[k], m));
+    cJSON *ev = cJSON_AddArrayToObject(j, "evidence");
+    for (size_t x = 0; x < s->n_exp; x++)
+        for (size_t i = 0; i < s->exp[x].n; i++) {
+            const vd_point *p = &s->exp[x].point[i];
+            if (!p->has_ev[VD_EV_MPPS] && !p->has_ev[VD_EV_LATENCY_AVG_US])
+                continue;
+            vd_ev_row r;
+            vd_evidence_row(s, x, i, &r);
+            char lab[160];
+            vd_point_label(&s->exp[x], p, lab, sizeof lab);
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddItemToArray(ev, o);
+            cJSON_AddStringToObject(o, "experiment", s->exp[x].name);
+            cJSON_AddStringToObject(o, "point", lab);
+            static const char *const who[3] = {"measured", "sim", "model"};
+            cJSON *mp = cJSON_AddObjectToObject(o, "mpps"), *le = cJSON_AddObjectToObject(o, "latency_excess_us");
+            for (int w = 0; w < 3; w++) {
+                add_num(mp, who[w], r.mpps[w]);
+                add_num(le, who[w], r.excess_us[w]);
+            }
+        }
     each_stat(s, summary_json, cJSON_AddArrayToObject(j, "summary"));
     char *text = cJSON_Print(j);
     cJSON_Delete(j);
@@ -465,6 +488,7 @@ static void md(buf *b, const vd_set *s)
                     bprintf(b, "%.0f/%.0f/%.0f/%.0f |\n", q[Q_RX], q[Q_RX_REPLENISH], q[Q_TX], q[Q_TX_RECYCLE]);
             }
         }
+        vd_evidence_block(b, s, x, 1);
     }
 }
 

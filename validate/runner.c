@@ -105,6 +105,8 @@ static int run_sim(const ddio_config *cfg, const dsim_options *d, vd_outcome *ou
     out->sim_data[1] = dsim_rate(r.pcie_read);
     memcpy(out->sim_queue, r.queue_mean, sizeof out->sim_queue);
     out->sim_gbps = r.throughput_gbps;
+    out->sim_mpps = r.mpps;
+    out->sim_latency_us = r.latency_mean_us;
     out->sim_drop_rate = r.injected ? (double)r.dropped / (double)r.injected : 0;
     out->sim_settled = r.warmup_settled;
     out->sim_mem_read_bpp = r.mem_read_bytes_per_pkt;
@@ -159,6 +161,9 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, const vd_run
         }
         memcpy(out->model_queue, qr.mean, sizeof out->model_queue);
         out->model_gbps = qr.accepted_pps * t.mean * 8 / 1e9;
+        out->model_mpps = qr.accepted_pps / 1e6;
+        double held = (qr.mean[Q_RX] + qr.mean[Q_TX] + qr.mean[Q_SW]) * (double)S;
+        out->model_latency_us = qr.accepted_pps > 0 ? held / qr.accepted_pps * 1e6 : NAN;
         out->model_mem_read_bpp = p.mem_read_bytes_per_pkt.estimate;
         out->model_mem_write_bpp = p.mem_write_bytes_per_pkt.estimate;
         out->model_mem_gbps = p.mem_gbps.estimate;
@@ -177,6 +182,7 @@ int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
     for (int m = 0; m < VD_METRIC_COUNT; m++)
         out->sim[m] = out->model_lower[m] = out->model_upper[m] = out->model_mean[m] = out->model_est[m] = NAN;
     out->sim_data[0] = out->sim_data[1] = out->sim_gbps = out->sim_drop_rate = NAN;
+    out->sim_mpps = out->sim_latency_us = out->model_mpps = out->model_latency_us = NAN;
     out->sim_mem_read_bpp = out->sim_mem_write_bpp = out->sim_mem_gbps = out->sim_mem_write_gbps = NAN;
     out->model_mem_write_gbps = out->model_drop_rate = NAN;
     for (int g = 0; g < REG_COUNT; g++)

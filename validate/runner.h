@@ -57,6 +57,8 @@ typedef struct vd_outcome {
                                            buffers' data lines alone (what the model predicts) */
     double sim_queue[Q_COUNT];          /* mean over cores */
     double sim_gbps, sim_drop_rate;
+    double sim_mpps;                    /* forwarded (delivered) packets, Mpps */
+    double sim_latency_us;              /* mean, from the NIC's arrival to the delivery */
     int sim_settled;
     double sim_mem_read_bpp, sim_mem_write_bpp, sim_mem_gbps;   /* memory traffic: bytes per packet, GB/s */
     double sim_mem_write_gbps;          /* memory writes alone, GB/s */
@@ -67,6 +69,9 @@ typedef struct vd_outcome {
     double model_est[VD_METRIC_COUNT];
     double model_queue[Q_COUNT];        /* the queueing estimate, mean over cores */
     double model_gbps;                  /* accepted throughput of the estimate */
+    double model_mpps;                  /* accepted packets, Mpps */
+    double model_latency_us;            /* Little's law over the queues that hold packets (RX, TX, the
+                                           software queue) at the accepted rate */
     double model_mem_read_bpp, model_mem_write_bpp, model_mem_gbps;   /* estimates, as the hit rates' */
     double model_mem_write_gbps;        /* memory writes alone at the accepted rate, GB/s */
     double model_drop_rate;             /* 1 - accepted / offered packets of the queueing estimate */

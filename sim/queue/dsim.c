@@ -484,6 +484,7 @@ static void results(dsim *s, dsim_result *r)
     }
     r->latency_p50_us = pct(n->lat, 0.50) / 1000.0;
     r->latency_p99_us = pct(n->lat, 0.99) / 1000.0;
+    r->latency_mean_us = n->delivered ? n->lat_sum_ns / (double)n->delivered / 1000.0 : 0;
     r->cache = s->cache_at_end;
     for (int q = 0; q < REQ_COUNT; q++) {
         r->mem_read_lines += r->cache.req[q].mem_reads;

@@ -88,6 +88,7 @@ typedef struct dsim_result {
     double sim_seconds, measured_seconds;
     double throughput_gbps, mpps;
     double latency_p50_us, latency_p99_us;
+    double latency_mean_us;     /* from the NIC's arrival to the packet's delivery, measured interval */
     /* Memory traffic over the measured interval. */
     uint64_t mem_read_lines, mem_write_lines;
     double mem_read_bytes_per_pkt, mem_write_bytes_per_pkt, mem_gbps;

@@ -86,6 +86,7 @@ typedef struct dsim_counts {
     dsim_hits pcie_write_desc, pcie_read_desc;
     uint64_t delivered, delivered_bytes, drop_rx_ring, drop_nic_buffer, drop_tx, drop_oversize, injected;
     uint64_t lat[LAT_BUCKETS];
+    double lat_sum_ns;          /* the delivered packets' latencies, summed: the mean (not a bucket's) */
 } dsim_counts;
 
 typedef struct dsim {
@@ -292,7 +293,9 @@ static inline void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
 {
     s->n.delivered++;
     s->n.delivered_bytes += s->buf_len[buf];
-    s->n.lat[lat_bucket(t > s->buf_arrival[buf] ? t - s->buf_arrival[buf] : 0)]++;
+    uint64_t lat = t > s->buf_arrival[buf] ? t - s->buf_arrival[buf] : 0;
+    s->n.lat[lat_bucket(lat)]++;
+    s->n.lat_sum_ns += (double)lat;
     s->core[c].delivered++;
 }
 
