@@ -906,6 +906,9 @@ static const struct { const char *name, *text; } exp_files[] = {
     {"1500W.csv", "64 90 92\n128 95 97\n"},
     {"1500R.csv", "64 80\n128 88\n"},
     {"1500X.csv", "64 1\n128 2\n"},
+    {"PPS.csv", "64 7.5 7.7\n128 8.0 8.2\n"},
+    {"LAT.csv", "128 700 710\n64 900 1000\n"},
+    {"1500LAT.csv", "64 851\n128 855\n"},
     {"pcm-a.csv", "Skt,PCIRdCur,RFO,CRd,DRd,ItoM,PRd,WiL\n0,50000,200,0,0,400000,0,6(Total)\n"
                   "0,1200,40,0,0,90000,0,6(Miss)\n0,48800,160,0,0,310000,0,0(Hit)\n"
                   "1,42,0,0,12,300,0,0(Total)\n1,12,0,0,3,210,0,0(Miss)\n1,30,0,0,9,90,0,0(Hit)\n"},
@@ -1013,6 +1016,20 @@ static void check_experiment(const vd_experiment *x)
             FZ_CHECK(r->mean >= -1e-9 && r->mean <= 1 + 1e-9);
             FZ_CHECK(isfinite(r->sd) && r->sd >= 0 && (r->runs > 1 || r->sd == 0));
         }
+        for (int v = 0; v < VD_EV_COUNT; v++) {   /* evidence: as measured, runs >= 0, on a point of metrics */
+            if (!p->has_ev[v])
+                continue;
+            const vd_record *r = &p->ev[v];
+            FZ_CHECK(npf && strcmp(r->metric, vd_evidence_name((enum vd_evidence)v)) == 0);
+            FZ_CHECK(r->runs >= 1 && r->run != NULL && isfinite(r->mean) && r->mean >= 0);
+            int any = 0;
+            for (int m = 0; m < VD_METRIC_COUNT; m++)
+                any |= p->has[m];
+            FZ_CHECK(any);
+            for (uint32_t k = 0; k < r->runs; k++)
+                FZ_CHECK(isfinite(r->run[k]) && r->run[k] >= 0);
+        }
+        FZ_CHECK(!x->latency_by_series || x->series_param[0]);
         if (i == 0)
             continue;
         const char *keys[2] = {x->series_param, x->x_param};
