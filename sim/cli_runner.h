@@ -89,6 +89,7 @@ typedef struct cli_cal_args {
     int engine;                 /* VD_ENGINE_SIM or VD_ENGINE_MODEL */
     int cv;
     enum cal_weight weight;
+    enum cal_objective objective;
     uint32_t max_evals;         /* 0: the default */
     vd_run_opts run;            /* jobs, packets, seed, trace, --set and --overlay fields */
     const char *overlay_out;    /* -o: the overlay written (NULL: none) */

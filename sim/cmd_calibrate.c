@@ -35,6 +35,9 @@ static const char usage[] =
     "                     many points it has (default: an experiment is one\n"
     "                     mechanism; a 24-point one must not drown a 7-point one);\n"
     "                     point: every measured point counts once\n"
+    "  --objective O      hits: the hit rates' absolute errors (points; default);\n"
+    "                     rate: the forwarding rate's relative error (percent;\n"
+    "                     experiments that measured it: evidence.mpps); both\n"
     "  --max-evals N      simplex evaluations per fit (120)\n"
     "  --jobs N           points computed in parallel (the cores online); the\n"
     "                     results do not depend on it\n"
@@ -61,12 +64,13 @@ typedef struct cal_opts {
     uint32_t n_fit;
     int engine, cv;
     enum cal_weight weight;
+    enum cal_objective objective;
     uint32_t max_evals;
     cli_run_args run;
     const char *out, *report;
 } cal_opts;
 
-enum { O_MEASURED = 300, O_FIT, O_ENGINE, O_CV, O_WEIGHT, O_MAXEVALS, O_REPORT };
+enum { O_MEASURED = 300, O_FIT, O_ENGINE, O_CV, O_WEIGHT, O_MAXEVALS, O_REPORT, O_OBJECTIVE };
 
 /* --fit ARG into o->fit: shared with validate's --fit. */
 int cli_fit_option(const char *arg, cal_param *fit, uint32_t *n_fit, ddio_err *e)
@@ -96,6 +100,7 @@ static int parse(int argc, char **argv, cal_opts *o, ddio_err *e)
         {"measured", required_argument, 0, O_MEASURED}, {"fit", required_argument, 0, O_FIT},
         {"engine", required_argument, 0, O_ENGINE},     {"cv", no_argument, 0, O_CV},
         {"weight", required_argument, 0, O_WEIGHT},     {"max-evals", required_argument, 0, O_MAXEVALS},
+        {"objective", required_argument, 0, O_OBJECTIVE},
         {"report", required_argument, 0, O_REPORT},     {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},                  CLI_RUN_LONGOPTS,
         {0, 0, 0, 0},
@@ -129,6 +134,9 @@ static int parse(int argc, char **argv, cal_opts *o, ddio_err *e)
                                   optarg);
             break;
         case O_CV: o->cv = 1; break;
+        case O_OBJECTIVE:
+            if (cal_objective_parse(optarg, &o->objective, e)) return -1;
+            break;
         case O_WEIGHT:
             if (cli_weight_option(optarg, &o->weight, e)) return -1;
             break;
@@ -178,9 +186,9 @@ static void warn_unfitted(const char *cmd, const cal_problem *p, const cal_resul
     for (uint32_t i = 0; i < p->n_fit; i++)
         if (!r->all.fitted[i])
             fprintf(stderr,
-                    "ddiosim %s: warning: %s: the objective changes by %.2f points across the scan, not more than "
-                    "the measurement noise (%.2f points): not fitted, left at the configuration's value\n",
-                    cmd, p->fit[i].path, r->all.range[i], r->noise);
+                    "ddiosim %s: warning: %s: the objective changes by %.2f %s across the scan, not more than "
+                    "the measurement noise (%.2f): not fitted, left at the configuration's value\n",
+                    cmd, p->fit[i].path, r->all.range[i], cal_unit(p->objective), r->noise);
 }
 
 /* The progress line on a tty, rewritten in place; cleared at the end. */
@@ -222,6 +230,7 @@ int cli_calibrate(const char *cmd, const cli_cal_args *a)
         check_outputs(a, exp, (size_t)n, &e) != 0)
         goto done;
     *p = (cal_problem){.n_exp = (size_t)n, .exp = exp, .engine = a->engine, .run = ro, .weight = a->weight,
+                       .objective = a->objective,
                        .n_fit = a->n_fit, .max_evals = a->max_evals,
                        .progress = isatty(STDERR_FILENO) ? show_progress : NULL};
     memcpy(p->fit, a->fit, a->n_fit * sizeof *a->fit);
@@ -285,7 +294,7 @@ int cmd_calibrate(int argc, char **argv)
         return rc;
     char trace[1024];
     cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engine,
-                      .cv = o.cv, .weight = o.weight, .max_evals = o.max_evals,
+                      .cv = o.cv, .weight = o.weight, .objective = o.objective, .max_evals = o.max_evals,
                       .run = cli_run_opts(&o.run, o.engine, trace, sizeof trace), .overlay_out = o.out,
                       .report_out = o.report, .report_opt = "--report", .overlay_in = o.run.overlay_path};
     return cli_calibrate("calibrate", &a);

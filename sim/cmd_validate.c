@@ -47,6 +47,7 @@ static const char usage[] =
     "                     needs --engine sim or model; -o names the report)\n"
     "  --cv               with --fit: leave-one-experiment-out cross-validation\n"
     "  --weight W         with --fit: experiment | point (experiment)\n"
+    "  --objective O      with --fit: hits | rate | both (hits; see calibrate --help)\n"
     "  --max-mae PP       exit 1 when an overall mean absolute error (any engine,\n"
     "                     any metric) is above PP percentage points; or\n"
     "  --max-mae ENGINE:METRIC=PP  the same for one (sim:pcie_write_hit=6.5);\n"
@@ -83,13 +84,15 @@ typedef struct val_opts {
     int cv, fmt_given;
     enum cal_weight weight;
     int weight_given;
+    enum cal_objective objective;
+    int objective_given;
     enum vd_format fmt;
     const char *out, *plot;
     char sample_trace[DDIO_DATA_PATH_MAX];  /* in the data directory; "" if there is none */
 } val_opts;
 
 enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT, O_SET, O_OVERLAY, O_FIT,
-       O_CV, O_WEIGHT };
+       O_CV, O_WEIGHT, O_OBJECTIVE };
 
 static int parse_limit(const char *s, val_opts *o, ddio_err *e)
 {
@@ -132,6 +135,7 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
         {"plot", required_argument, 0, O_PLOT},         {"set", required_argument, 0, O_SET},
         {"overlay", required_argument, 0, O_OVERLAY},   {"fit", required_argument, 0, O_FIT},
         {"cv", no_argument, 0, O_CV},                   {"weight", required_argument, 0, O_WEIGHT},
+        {"objective", required_argument, 0, O_OBJECTIVE},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -175,6 +179,10 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
             if (cli_fit_option(optarg, o->fit, &o->n_fit, e)) return -1;
             break;
         case O_CV: o->cv = 1; break;
+        case O_OBJECTIVE:
+            if (cal_objective_parse(optarg, &o->objective, e)) return -1;
+            o->objective_given = 1;
+            break;
         case O_WEIGHT:
             if (cli_weight_option(optarg, &o->weight, e)) return -1;
             o->weight_given = 1;
@@ -193,9 +201,9 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
     }
     if (optind < argc)
         return ddio_errf(e, DDIO_EXIT_USAGE, "unexpected argument '%s'", argv[optind]), -2;
-    if ((o->cv || o->weight_given) && o->n_fit == 0)
+    if ((o->cv || o->weight_given || o->objective_given) && o->n_fit == 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: needs --fit (what to fit on the other experiments)",
-                         o->cv ? "--cv" : "--weight"), -2;
+                         o->cv ? "--cv" : o->weight_given ? "--weight" : "--objective"), -2;
     if (o->n_fit && o->engines == VD_ENGINE_BOTH)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--fit: give --engine sim or --engine model (a fit is of one engine)"),
                -2;
@@ -418,7 +426,8 @@ int cmd_validate(int argc, char **argv)
         vd_run_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .jobs = o.jobs,
                           .trace = o.sample_trace, .sets = o.run.set, .n_sets = o.run.n_set};
         cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
-                          .cv = o.cv, .weight = o.weight, .run = ro, .report_out = o.out, .report_opt = "-o",
+                          .cv = o.cv, .weight = o.weight, .objective = o.objective, .run = ro, .report_out = o.out,
+                          .report_opt = "-o",
                           .overlay_in = o.run.overlay_path};
         return cli_calibrate("validate", &a);
     }

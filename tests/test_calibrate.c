@@ -11,6 +11,7 @@
  * core is busy or not, and the hit rates barely move with them. */
 #define _DEFAULT_SOURCE 1
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -619,4 +620,117 @@ Test(overlay, every_command_applies_it_as_the_sets)
     cr_expect(strstr(r.err, "--overlay: given twice") != NULL, "%s", r.err);
     cli_run_free(&r);
     rm_rf(d);
+}
+
+/* ------------------------------------------------------------ --objective rate */
+
+/* An experiment over packet sizes at line rate, one core: W.csv the
+ * model's write hits and P.csv its forwarding rate, both with `truth` set
+ * (the core is the limit: the rate is the evidence on its cost). */
+static void synthetic_rates(const char *dir, const char *truth)
+{
+    put_file(dir, "experiment.json",
+             "{\"name\": \"sizes\", \"source\": \"npf\", \"workload\": \"l2fwd\",\n"
+             " \"fixed\": {\"cores\": 1, \"rx_ring\": 256, \"ddio_ways\": 2, \"rate\": \"max\"},\n"
+             " \"x\": {\"param\": \"pkt_size\"}, \"values\": \"fraction\",\n"
+             " \"metrics\": {\"pcie_write_hit\": \"W\"}, \"evidence\": {\"mpps\": \"P\"}}\n");
+    static const uint32_t sizes[] = {256, 512, 1024, 1500};
+    char w[512] = "", pps[512] = "";
+    size_t wl = 0, pl = 0;
+    for (size_t i = 0; i < 4; i++) {
+        vd_param p[5] = {{"cores", 1, ""}, {"rx_ring", 256, ""}, {"ddio_ways", 2, ""}, {"rate", NAN, "max"},
+                         {"pkt_size", sizes[i], ""}};
+        const char *sets[1] = {truth};
+        vd_job j = {.workload = "l2fwd", .n_params = 5, .param = p, .sets = sets, .n_sets = 1};
+        vd_run_opts o = {.engines = VD_ENGINE_MODEL, .seed = 1, .jobs = 1};
+        vd_outcome out;
+        cr_assert_eq(vd_run_point(&j, &o, &out), 0, "%s", out.err.msg);
+        cr_assert(out.model_mpps > 0);
+        wl += (size_t)snprintf(w + wl, sizeof w - wl, "%u %.17g\n", sizes[i], out.model_est[VD_PCIE_WRITE_HIT]);
+        pl += (size_t)snprintf(pps + pl, sizeof pps - pl, "%u %.17g %.17g\n", sizes[i], out.model_mpps,
+                               out.model_mpps * 1.001);
+    }
+    put_file(dir, "W.csv", w);
+    put_file(dir, "P.csv", pps);
+}
+
+/* The hit rates say nothing about the cycles per packet here; the rate
+ * does: started 3x away (the scan's first point is 10, the truth 57 x 3 =
+ * 171 is near its other end), the fit finds 57 within 2 %. */
+Test(calibrate, the_rate_objective_recovers_the_cycles_per_packet, .timeout = 120)
+{
+    char a[64];
+    make_tmpdir(a, sizeof a);
+    synthetic_rates(a, "workload.cycles_per_packet=57");
+    char args[512];
+    snprintf(args, sizeof args,
+             "calibrate --measured %s --objective rate --fit workload.cycles_per_packet=10:200 "
+             "--set workload.cycles_per_packet=171",
+             a);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2, "a field both set and fitted: %s", r.err);
+    cli_run_free(&r);
+    cal_problem p;
+    vd_experiment exp[1];
+    cal_result res;
+    ddio_err e = {0};
+    memset(&p, 0, sizeof p);
+    cr_assert_eq(vd_experiment_load(a, &exp[0], &e), 0, "%s", e.msg);
+    p.n_exp = 1;
+    p.exp = exp;
+    p.engine = VD_ENGINE_MODEL;
+    p.objective = CAL_OBJ_RATE;
+    p.run = (vd_run_opts){.engines = VD_ENGINE_MODEL, .seed = 1, .jobs = 2};
+    p.n_fit = 1;
+    cr_assert_eq(cal_param_parse("workload.cycles_per_packet=10:200", &p.fit[0], &e), 0, "%s", e.msg);
+    cr_assert_eq(cal_run(&p, 0, &res, &e), 0, "%s", e.msg);
+    cr_expect(res.all.fitted[0]);
+    cr_expect(fabs(res.all.value[0] - 57) <= 0.02 * 57, "fitted %.2f", res.all.value[0]);
+    cr_expect(res.after < 0.1, "objective %.4f %%", res.after);
+    cr_expect(cal_uses(CAL_OBJ_RATE, CAL_TERM_RATE) && !cal_uses(CAL_OBJ_RATE, VD_PCIE_WRITE_HIT));
+    cr_expect_eq(res.err_after[0].n[VD_PCIE_WRITE_HIT], 0);
+    cr_expect_eq(res.err_after[0].n[CAL_TERM_RATE], 4);
+    cal_result_free(&res);
+    vd_experiment_free(&exp[0]);
+    /* The CLI's report names the rate's unit and column. */
+    snprintf(args, sizeof args, "calibrate --measured %s --objective rate --fit workload.cycles_per_packet=10:200", a);
+    r = run_ddiosim(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "objective: mean relative error of the measured forwarding rate (percent; --objective rate)"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "rate %: before"), "%s", r.out);
+    cli_run_free(&r);
+    /* --objective both counts the hit rates too; a bad name is one line. */
+    snprintf(args, sizeof args, "calibrate --measured %s --objective all --fit workload.cycles_per_packet=10:200", a);
+    r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "ddiosim calibrate: --objective: 'all' is not hits, rate or both\n");
+    cli_run_free(&r);
+    rm_rf(a);
+}
+
+/* Experiments that measured no forwarding rate give the rate objective
+ * nothing to fit to: one line, exit 2. */
+Test(calibrate, the_rate_objective_needs_a_measured_rate, .timeout = 60)
+{
+    char a[64], o[64];
+    make_tmpdir(a, sizeof a);
+    make_tmpdir(o, sizeof o);
+    static const uint32_t ra[] = {512, 1024};
+    synthetic(a, "synth", model_machine, ra, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    char args[512];
+    snprintf(args, sizeof args,
+             "calibrate --measured %s --objective rate --fit workload.cycles_per_packet=10:200 -o %s/f.json", a, o);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 2, "%s", r.err);
+    cr_expect_str_eq(r.err, "ddiosim calibrate: nothing measured to fit to (no experiment measured a forwarding "
+                            "rate: experiment.json evidence.mpps)\n");
+    cr_expect_eq(access(at_path(o, "f.json"), F_OK), -1);
+    cli_run_free(&r);
+    r = run_ddiosim("validate --objective rate");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "--objective: needs --fit"), "%s", r.err);
+    cli_run_free(&r);
+    rm_rf(a);
+    rm_rf(o);
 }

@@ -183,7 +183,7 @@ typedef struct entry {
     char set[CAL_MAX_FIT][SET_LEN];
     const char *setp[CAL_MAX_FIT];
     int n_sets;
-    double *pred;                   /* [point][metric] */
+    double *pred;                   /* [point][term] (CAL_TERMS) */
     uint8_t *done;                  /* [point] */
 } entry;
 
@@ -282,7 +282,7 @@ static entry *find_entry(ctx *c, const trial *t)
     if (!x)
         return NULL;
     x->key = strdup(key);
-    x->pred = calloc(c->n_pts * VD_METRIC_COUNT + 1, sizeof *x->pred);
+    x->pred = calloc(c->n_pts * CAL_TERMS + 1, sizeof *x->pred);
     x->done = calloc(c->n_pts + 1, 1);
     if (!x->key || !x->pred || !x->done) {
         free(x->key), free(x->pred), free(x->done), free(x);
@@ -300,7 +300,51 @@ static entry *find_entry(ctx *c, const trial *t)
 /* The prediction of the engine that is fitted, for metric m. */
 static double predicted(const cal_problem *p, const vd_outcome *o, int m)
 {
+    if (m == CAL_TERM_RATE)
+        return p->engine == VD_ENGINE_SIM ? o->sim_mpps : o->model_mpps;
     return p->engine == VD_ENGINE_SIM ? o->sim[m] : o->model_est[m];
+}
+
+int cal_uses(enum cal_objective o, int m)
+{
+    return m == CAL_TERM_RATE ? o != CAL_OBJ_HITS : o != CAL_OBJ_RATE;
+}
+
+const char *cal_unit(enum cal_objective o)
+{
+    return o == CAL_OBJ_HITS ? "points" : o == CAL_OBJ_RATE ? "percent" : "points / percent";
+}
+
+int cal_objective_parse(const char *arg, enum cal_objective *o, ddio_err *e)
+{
+    if (strcmp(arg, "hits") == 0)
+        *o = CAL_OBJ_HITS;
+    else if (strcmp(arg, "rate") == 0)
+        *o = CAL_OBJ_RATE;
+    else if (strcmp(arg, "both") == 0)
+        *o = CAL_OBJ_BOTH;
+    else
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--objective: '%s' is not hits, rate or both", arg);
+    return 0;
+}
+
+/* Term m of point pt as measured, in the error's unit's base: a hit rate
+ * (fraction) or the rate (Mpps); has: whether it was measured. */
+static double measured(const vd_point *pt, int m, int *has)
+{
+    if (m == CAL_TERM_RATE) {
+        *has = pt->has_ev[VD_EV_MPPS];
+        return *has ? pt->ev[VD_EV_MPPS].mean : NAN;
+    }
+    *has = pt->has[m];
+    return *has ? pt->m[m].mean : NAN;
+}
+
+/* The error of prediction pr against measured mv for term m: points for a
+ * hit rate, percent of the measured rate for the rate. */
+static double term_error(int m, double pr, double mv)
+{
+    return m == CAL_TERM_RATE ? 100.0 * fabs(pr - mv) / mv : 100.0 * fabs(pr - mv);
 }
 
 /* Whether the engine predicts metric m at all: the model has no partial
@@ -363,14 +407,17 @@ static int run_missing(ctx *c, entry **x, size_t n, const uint8_t *mask)
                            out[i].err.msg);
             break;
         }
-        for (int m = 0; m < VD_METRIC_COUNT; m++) {
+        for (int m = 0; m < CAL_TERMS; m++) {
             double v = predicted(c->p, &out[i], m);
-            if (c->pt[k]->has[m] && predicts(c->p, m) && !isfinite(v)) {
+            int measured = m == CAL_TERM_RATE ? c->pt[k]->has_ev[VD_EV_MPPS] : c->pt[k]->has[m];
+            if (measured && cal_uses(c->p->objective, m) && predicts(c->p, m) && !isfinite(v)) {
                 rc = ddio_errf(c->e, DDIO_EXIT_USAGE, "%s: point %s, with %s: no %s predicted (measured %.4f)",
-                               xp->name, c->pt[k]->where, with, vd_metric_name(m), c->pt[k]->m[m].mean);
+                               xp->name, c->pt[k]->where, with, m == CAL_TERM_RATE ? "forwarding rate" :
+                               vd_metric_name(m), m == CAL_TERM_RATE ? c->pt[k]->ev[VD_EV_MPPS].mean :
+                               c->pt[k]->m[m].mean);
                 break;
             }
-            en->pred[k * VD_METRIC_COUNT + m] = v;
+            en->pred[k * CAL_TERMS + m] = v;
         }
     }
     c->r->point_runs += need;
@@ -387,11 +434,13 @@ static void errors_of(const ctx *c, const entry *x, const uint8_t *mask, cal_err
         size_t xi = c->exp_of[k];
         if (!mask[xi])
             continue;
-        for (int m = 0; m < VD_METRIC_COUNT; m++) {
-            double pr = x->pred[k * VD_METRIC_COUNT + m];
-            if (!c->pt[k]->has[m] || !isfinite(pr))
+        for (int m = 0; m < CAL_TERMS; m++) {
+            double pr = x->pred[k * CAL_TERMS + m];
+            int has;
+            double mv = measured(c->pt[k], m, &has);
+            if (!has || !cal_uses(c->p->objective, m) || !isfinite(pr) || (m == CAL_TERM_RATE && !(mv > 0)))
                 continue;
-            err[xi].sum[m] += fabs(pr - c->pt[k]->m[m].mean) * 100.0;
+            err[xi].sum[m] += term_error(m, pr, mv);
             err[xi].n[m]++;
         }
     }
@@ -401,7 +450,7 @@ double cal_err_mae(const cal_err *x, int m)
 {
     double s = 0;
     uint32_t n = 0;
-    for (int k = 0; k < VD_METRIC_COUNT; k++)
+    for (int k = 0; k < CAL_TERMS; k++)
         if (m < 0 || m == k)
             s += x->sum[k], n += x->n[k];
     return n ? s / n : NAN;
@@ -419,7 +468,7 @@ static double objective_of(const cal_problem *p, const cal_err *err, const uint8
             if (isfinite(mae))
                 s += mae, n++;
         } else {
-            for (int m = 0; m < VD_METRIC_COUNT; m++)
+            for (int m = 0; m < CAL_TERMS; m++)
                 s += err[i].sum[m], n += err[i].n[m];
         }
     }
@@ -467,10 +516,14 @@ static double noise_of(const ctx *c, const uint8_t *mask)
     double s = 0;
     uint32_t n = 0;
     for (size_t k = 0; k < c->n_pts; k++)
-        for (int m = 0; m < VD_METRIC_COUNT; m++) {
-            const vd_record *r = &c->pt[k]->m[m];
-            if (mask[c->exp_of[k]] && c->pt[k]->has[m] && r->runs >= 2)
-                s += 100.0 * r->sd / sqrt((double)r->runs), n++;
+        for (int m = 0; m < CAL_TERMS; m++) {
+            int rate = m == CAL_TERM_RATE;
+            const vd_record *r = rate ? &c->pt[k]->ev[VD_EV_MPPS] : &c->pt[k]->m[m];
+            int has = rate ? c->pt[k]->has_ev[VD_EV_MPPS] : c->pt[k]->has[m];
+            if (!mask[c->exp_of[k]] || !has || !cal_uses(c->p->objective, m) || r->runs < 2 || (rate && !(r->mean > 0)))
+                continue;
+            s += 100.0 * r->sd / sqrt((double)r->runs) / (rate ? r->mean : 1.0);   /* the errors' units */
+            n++;
         }
     return n ? s / n : 0;
 }
@@ -800,10 +853,16 @@ static int check_fields(const cal_problem *p, ddio_err *e)
     size_t pairs = 0;
     for (size_t x = 0; x < p->n_exp; x++)
         for (size_t q = 0; q < p->exp[x].n; q++)
-            for (int m = 0; m < VD_METRIC_COUNT; m++)
-                pairs += p->exp[x].point[q].has[m];
+            for (int m = 0; m < CAL_TERMS; m++) {
+                int has;
+                measured(&p->exp[x].point[q], m, &has);
+                pairs += has && cal_uses(p->objective, m);
+            }
     if (p->n_exp == 0 || pairs == 0)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "nothing measured to fit to (no experiment has a measured point)");
+        return ddio_errf(e, DDIO_EXIT_USAGE, p->objective == CAL_OBJ_RATE
+                                                 ? "nothing measured to fit to (no experiment measured a forwarding "
+                                                   "rate: experiment.json evidence.mpps)"
+                                                 : "nothing measured to fit to (no experiment has a measured point)");
     if (p->engine != VD_ENGINE_SIM && p->engine != VD_ENGINE_MODEL)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: calibrate fits one engine, sim or model");
     return 0;

@@ -44,6 +44,16 @@
 
 enum cal_weight { CAL_WEIGHT_EXPERIMENT = 0, CAL_WEIGHT_POINT };
 
+/* What the objective compares: the hit rates (absolute errors, points),
+ * the forwarding rate an experiment measured as evidence.mpps (relative
+ * errors, percent: a rate of 7.5 Mpps predicted as 7.35 is 2 off), or
+ * both, each error counting once.  The rate is the evidence on the core's
+ * cost and the queues that the hit rates barely carry (docs/calibrate.md). */
+enum cal_objective { CAL_OBJ_HITS = 0, CAL_OBJ_RATE, CAL_OBJ_BOTH };
+/* The error terms: the hit-rate metrics (enum vd_metric), then the rate. */
+#define CAL_TERM_RATE VD_METRIC_COUNT
+#define CAL_TERMS (VD_METRIC_COUNT + 1)
+
 typedef struct cal_param {
     char path[CAL_PATH_LEN];        /* "workload.cycles_per_packet" */
     int discrete;                   /* 1: one of choice[]; 0: a value in [lo, hi] */
@@ -66,6 +76,7 @@ typedef struct cal_problem {
     int engine;                     /* VD_ENGINE_SIM or VD_ENGINE_MODEL */
     vd_run_opts run;                /* engines is set from `engine`; run.sets: the base overrides */
     enum cal_weight weight;
+    enum cal_objective objective;
     uint32_t n_fit;
     cal_param fit[CAL_MAX_FIT];
     uint32_t max_evals;             /* simplex evaluations per fit and combination (0: 120) */
@@ -76,10 +87,11 @@ typedef struct cal_problem {
     void *progress_arg;
 } cal_problem;
 
-/* The error of one evaluation, per experiment and metric. */
+/* The error of one evaluation, per experiment and term (CAL_TERMS). */
 typedef struct cal_err {
-    double sum[VD_METRIC_COUNT];    /* sum of |predicted - measured|, points */
-    uint32_t n[VD_METRIC_COUNT];
+    double sum[CAL_TERMS];          /* hit rates: sum of |predicted - measured|, points; the rate: of
+                                       100 |predicted - measured| / measured, percent */
+    uint32_t n[CAL_TERMS];
 } cal_err;
 
 /* One fit: the values found and what they give. */
@@ -113,8 +125,15 @@ int cal_run(const cal_problem *p, int cv, cal_result *r, ddio_err *e);
 /* Free what cal_run allocated in r (safe on a zeroed or failed r). */
 void cal_result_free(cal_result *r);
 
-/* MAE of an error record: all metrics (m < 0) or one. */
+/* MAE of an error record: every term (m < 0) or one (a vd_metric or
+ * CAL_TERM_RATE). */
 double cal_err_mae(const cal_err *x, int m);
+/* Parse --objective: hits | rate | both. */
+int cal_objective_parse(const char *arg, enum cal_objective *o, ddio_err *e);
+/* Does objective o use term m? */
+int cal_uses(enum cal_objective o, int m);
+/* The unit of o's errors: "points", "percent" or "points / percent". */
+const char *cal_unit(enum cal_objective o);
 
 /* The report (malloc'ed text; NULL when out of memory): the
  * cross-validated table first when r->cv, then the in-sample fit.  Nothing

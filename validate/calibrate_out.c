@@ -49,13 +49,14 @@ static const char *engine_name(const cal_problem *p)
     return p->engine == VD_ENGINE_SIM ? "simulator" : "model";
 }
 
-static size_t points_of(const vd_experiment *x)
+/* The points of x that the objective compares. */
+static size_t points_of(const cal_problem *p, const vd_experiment *x)
 {
     size_t n = 0;
     for (size_t q = 0; q < x->n; q++) {
-        int any = 0;
+        int any = cal_uses(p->objective, CAL_TERM_RATE) && x->point[q].has_ev[VD_EV_MPPS];
         for (int m = 0; m < VD_METRIC_COUNT; m++)
-            any |= x->point[q].has[m];
+            any |= cal_uses(p->objective, m) && x->point[q].has[m];
         n += any;
     }
     return n;
@@ -96,7 +97,7 @@ static double overall(const cal_problem *p, const cal_err *err)
             if (isfinite(m))
                 s += m, n++;
         } else {
-            for (int m = 0; m < VD_METRIC_COUNT; m++)
+            for (int m = 0; m < CAL_TERMS; m++)
                 s += err[i].sum[m], n += err[i].n[m];
         }
     }
@@ -123,11 +124,13 @@ static void put_fields(buf *b, const cal_problem *p)
 static void put_cv(buf *b, const cal_problem *p, const cal_result *r)
 {
     put(b, "\nleave-one-experiment-out cross-validation: each experiment predicted by a fit on the others\n"
-           "(mean absolute error, points; the honest figure is the cross-validated one)\n");
+           "(mean %s error, %s; the honest figure is the cross-validated one)\n",
+        p->objective == CAL_OBJ_HITS ? "absolute" : p->objective == CAL_OBJ_RATE ? "relative" : "absolute / relative",
+        cal_unit(p->objective));
     put(b, "  %-22s %6s %11s %10s %16s  %s\n", "experiment", "points", "configured", "in-sample", "cross-validated",
         "fitted without it");
     for (size_t x = 0; x < p->n_exp; x++) {
-        put(b, "  %-22.22s %6zu", p->exp[x].name, points_of(&p->exp[x]));
+        put(b, "  %-22.22s %6zu", p->exp[x].name, points_of(p, &p->exp[x]));
         put_pp(b, 11, cal_err_mae(&r->err_before[x], -1));
         put_pp(b, 10, cal_err_mae(&r->err_after[x], -1));
         put_pp(b, 16, cal_err_mae(&r->err_cv[x], -1));
@@ -137,7 +140,7 @@ static void put_cv(buf *b, const cal_problem *p, const cal_result *r)
     }
     size_t pts = 0;
     for (size_t x = 0; x < p->n_exp; x++)
-        pts += points_of(&p->exp[x]);
+        pts += points_of(p, &p->exp[x]);
     put(b, "  %-22s %6zu", "all", pts);
     put_pp(b, 11, overall(p, r->err_before));
     put_pp(b, 10, overall(p, r->err_after));
@@ -152,22 +155,34 @@ static void put_fit(buf *b, const cal_problem *p, const cal_result *r)
         char set[256];
         if (r->all.fitted[i]) {
             cal_set_text(p, &r->all, i, set, sizeof set);
-            put(b, "  %s   (the objective changes by %.2f points across the scan)\n", set, r->all.range[i]);
+            put(b, "  %s   (the objective changes by %.2f %s across the scan)\n", set, r->all.range[i],
+                cal_unit(p->objective));
         } else {
-            put(b, "  %s: not fitted: the objective changes by %.2f points across the scan, not more than the "
+            put(b, "  %s: not fitted: the objective changes by %.2f %s across the scan, not more than the "
                    "measurement noise (%.2f): left at the configuration's value\n",
-                p->fit[i].path, r->all.range[i], r->noise);
+                p->fit[i].path, r->all.range[i], cal_unit(p->objective), r->noise);
         }
     }
-    put(b, "  objective: %.3f -> %.3f points\n", r->before, r->after);
-    put(b, "  %-22s %6s %15s %9s %15s %9s\n", "experiment", "points", "write: before", "after", "read: before",
-        "after");
+    put(b, "  objective: %.3f -> %.3f %s\n", r->before, r->after, cal_unit(p->objective));
+    int hits = cal_uses(p->objective, VD_PCIE_WRITE_HIT), rate = cal_uses(p->objective, CAL_TERM_RATE);
+    put(b, "  %-22s %6s", "experiment", "points");
+    if (hits)
+        put(b, " %15s %9s %15s %9s", "write: before", "after", "read: before", "after");
+    if (rate)
+        put(b, " %16s %9s", "rate %: before", "after");
+    put(b, "\n");
     for (size_t x = 0; x < p->n_exp; x++) {
-        put(b, "  %-22.22s %6zu", p->exp[x].name, points_of(&p->exp[x]));
-        put_pp(b, 15, cal_err_mae(&r->err_before[x], VD_PCIE_WRITE_HIT));
-        put_pp(b, 9, cal_err_mae(&r->err_after[x], VD_PCIE_WRITE_HIT));
-        put_pp(b, 15, cal_err_mae(&r->err_before[x], VD_PCIE_READ_HIT));
-        put_pp(b, 9, cal_err_mae(&r->err_after[x], VD_PCIE_READ_HIT));
+        put(b, "  %-22.22s %6zu", p->exp[x].name, points_of(p, &p->exp[x]));
+        if (hits) {
+            put_pp(b, 15, cal_err_mae(&r->err_before[x], VD_PCIE_WRITE_HIT));
+            put_pp(b, 9, cal_err_mae(&r->err_after[x], VD_PCIE_WRITE_HIT));
+            put_pp(b, 15, cal_err_mae(&r->err_before[x], VD_PCIE_READ_HIT));
+            put_pp(b, 9, cal_err_mae(&r->err_after[x], VD_PCIE_READ_HIT));
+        }
+        if (rate) {
+            put_pp(b, 16, cal_err_mae(&r->err_before[x], CAL_TERM_RATE));
+            put_pp(b, 9, cal_err_mae(&r->err_after[x], CAL_TERM_RATE));
+        }
         put(b, "\n");
     }
 }
@@ -177,13 +192,19 @@ char *cal_report(const cal_problem *p, const cal_result *r)
     buf b = {0};
     size_t pts = 0;
     for (size_t x = 0; x < p->n_exp; x++)
-        pts += points_of(&p->exp[x]);
+        pts += points_of(p, &p->exp[x]);
     put(&b, "calibrate: the %s on %zu experiment%s (%zu measured points)", engine_name(p), p->n_exp,
         p->n_exp == 1 ? "" : "s", pts);
     if (p->engine == VD_ENGINE_SIM)
         put(&b, ", %llu packets per point, seed %llu", (unsigned long long)p->run.packets,
             (unsigned long long)p->run.seed);
-    put(&b, "\nobjective: mean absolute error of every measured metric, %s\n",
+    static const char *const what[] = {
+        [CAL_OBJ_HITS] = "mean absolute error of every measured hit rate (points)",
+        [CAL_OBJ_RATE] = "mean relative error of the measured forwarding rate (percent; --objective rate)",
+        [CAL_OBJ_BOTH] = "mean error of every measured hit rate (points) and forwarding rate (percent; "
+                         "--objective both)",
+    };
+    put(&b, "\nobjective: %s, %s\n", what[p->objective],
         p->weight == CAL_WEIGHT_EXPERIMENT ? "per experiment, then the mean of the experiments (--weight experiment)"
                                            : "over all points together (--weight point)");
     put_fields(&b, p);
@@ -191,7 +212,8 @@ char *cal_report(const cal_problem *p, const cal_result *r)
         put(&b, "%s %s", i ? "," : "with", p->run.sets[i]);
     if (p->run.n_sets)
         put(&b, "\n");
-    put(&b, "measurement noise: %.2f points (mean standard error of the measured means)\n", r->noise);
+    put(&b, "measurement noise: %.2f %s (mean standard error of the measured means)\n", r->noise,
+        cal_unit(p->objective));
     if (r->cv)
         put_cv(&b, p, r);
     put_fit(&b, p, r);
@@ -256,6 +278,8 @@ char *cal_overlay_json(const cal_problem *p, const cal_result *r)
         ok = ok && jput(cal, "seed", cJSON_CreateNumber((double)p->run.seed));
     }
     ok = ok && jput(cal, "weight", cJSON_CreateString(p->weight == CAL_WEIGHT_EXPERIMENT ? "experiment" : "point"));
+    static const char *const obj[] = {[CAL_OBJ_HITS] = "hits", [CAL_OBJ_RATE] = "rate", [CAL_OBJ_BOTH] = "both"};
+    ok = ok && jput(cal, "objective", cJSON_CreateString(obj[p->objective]));
     ok &= jput(cal, "experiments", exps);
     ok &= jput(cal, "not_fitted", left);
     for (uint32_t i = 0; ok && i < p->n_fit; i++)
