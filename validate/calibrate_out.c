@@ -201,8 +201,8 @@ char *cal_report(const cal_problem *p, const cal_result *r)
     static const char *const what[] = {
         [CAL_OBJ_HITS] = "mean absolute error of every measured hit rate (points)",
         [CAL_OBJ_RATE] = "mean relative error of the measured forwarding rate (percent; --objective rate)",
-        [CAL_OBJ_BOTH] = "mean error of every measured hit rate (points) and forwarding rate (percent; "
-                         "--objective both)",
+        [CAL_OBJ_BOTH] = ("mean error of every measured hit rate (points) and forwarding rate (percent; "
+                          "--objective both)"),
     };
     put(&b, "\nobjective: %s, %s\n", what[p->objective],
         p->weight == CAL_WEIGHT_EXPERIMENT ? "per experiment, then the mean of the experiments (--weight experiment)"
