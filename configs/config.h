@@ -71,6 +71,11 @@ typedef struct ddio_l2_spec {
  * Wu's figure for a policy between LRU and BIP / QLRU). */
 enum model_estimate { EST_POLICY = 0, EST_MEAN, EST_LOWER, EST_UPPER };
 
+/* Which PCIe hits in the LLC update its replacement state (as a core's
+ * hit does): all (the default), writes (ItoM) only, reads (PCIRdCur) only,
+ * none.  A hit that does not update leaves the line's age as it was. */
+enum pcie_hit_update { PCIE_HIT_UPDATE_ALL = 0, PCIE_HIT_UPDATE_WRITES, PCIE_HIT_UPDATE_READS, PCIE_HIT_UPDATE_NONE };
+
 typedef struct ddio_llc_spec {
     uint32_t slices, sets_per_slice, ways, line_size;
     enum cache_mapping mapping;
@@ -81,6 +86,7 @@ typedef struct ddio_llc_spec {
     uint32_t psel_bits;     /* set dueling: PSEL width */
     bool qlru_mask_age;     /* QLRU, partial way mask with no way at age 3: age the mask's ways (repl.h) */
     enum model_estimate model_estimate; /* the Markov model's point estimate: which bound, or their mean */
+    enum pcie_hit_update pcie_hit_update; /* which PCIe hits update the replacement state */
 } ddio_llc_spec;
 
 typedef struct ddio_nic_spec {

@@ -11,11 +11,14 @@
 _Static_assert(sizeof(enum cache_mapping) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(enum model_estimate) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(enum hier_mode) == sizeof(int), "enums are stored as int");
+_Static_assert(sizeof(enum pcie_hit_update) == sizeof(int), "enums are stored as int");
 
-/* Same order as enum cache_mapping / enum hier_mode / enum model_estimate. */
+/* Same order as enum cache_mapping / enum hier_mode / enum model_estimate /
+ * enum pcie_hit_update. */
 static const char *const mapping_names[] = {"modulo", "xor", "random", "skx18", NULL};
 static const char *const hierarchy_names[] = {"non-inclusive", "inclusive", NULL};
 static const char *const estimate_names[] = {"policy", "mean", "lower", "upper", NULL};
+static const char *const pcie_hit_update_names[] = {"all", "writes", "reads", "none", NULL};
 
 /* Array elements: a CAT way mask, a class number. */
 static const cfg_field class_mask_fields[] = {
@@ -81,6 +84,9 @@ static const cfg_field machine_fields[] = {
     M("llc.model_estimate", CFG_ENUM, llc.model_estimate, .names = estimate_names,
       .doc = "the Markov model's point estimate: policy (its LRU bound when llc.policy is lru, else the mean of "
              "the bounds), mean (Wang, Xu, Wu's midpoint), lower, upper"),
+    M("llc.pcie_hit_update", CFG_ENUM, llc.pcie_hit_update, .names = pcie_hit_update_names,
+      .doc = "which PCIe hits in the LLC update its replacement state as a core's hit does: all, writes (ItoM), "
+             "reads (PCIRdCur), none (the simulator; the model counts every access)"),
     M("hierarchy", CFG_ENUM, hierarchy, .names = hierarchy_names,
       .doc = "non-inclusive (Skylake-SP) or inclusive (Broadwell) LLC"),
     M("ddio_mask", CFG_MASK, ddio_mask, .doc = "LLC ways PCIe writes allocate into (IIO_LLC_WAYS)"),
@@ -313,6 +319,10 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
     out->cores = cores;
     out->ddio_mask = m->ddio_mask;
     out->shared_mask = m->shared_mask;
+    out->pcie_hit_still = (uint8_t)((m->llc.pcie_hit_update == PCIE_HIT_UPDATE_WRITES ||
+                                     m->llc.pcie_hit_update == PCIE_HIT_UPDATE_NONE ? HIER_STILL_PCIE_RD : 0) |
+                                    (m->llc.pcie_hit_update == PCIE_HIT_UPDATE_READS ||
+                                     m->llc.pcie_hit_update == PCIE_HIT_UPDATE_NONE ? HIER_STILL_PCIE_WR : 0));
     out->n_cos = m->n_classes;
     memcpy(out->cos_mask, m->cat_class, sizeof out->cos_mask);
     for (uint32_t i = 0; i < cores; i++)

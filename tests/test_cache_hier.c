@@ -1042,3 +1042,51 @@ Test(cache_hier, pcie_write_miss_fast_path_equals_general_path)
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "srrip", "lru", 54);
     pcie_write_miss_equal(HIER_INCLUSIVE, "lru", "lru", 55);
 }
+
+/* llc.pcie_hit_update: a PCIe read hit moves the line to the front of its
+ * set's order (as a core's hit does) unless the configuration leaves PCIe
+ * read hits still.  Two DDIO ways, three lines of one set: A and B written,
+ * A read by the NIC, C written.  When the read updates, C evicts B; when it
+ * does not, A is still the oldest and C evicts it.  The general path runs
+ * alone whenever a hit is left still (the fast paths update on every hit). */
+static void read_then_third_write(uint8_t still, int *a_kept, int *b_kept)
+{
+    hier h;
+    hier_config c;
+    hier_config_default(&c);
+    c.mode = HIER_NONINCLUSIVE;
+    c.llc = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 8, .ways = 6, .mapping = MAP_MODULO};
+    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 2, .mapping = MAP_MODULO};
+    c.cores = 1;
+    c.ddio_mask = 0x30;
+    c.shared_mask = 0x03;
+    c.n_cos = 1;
+    c.cos_mask[0] = 0x0C;
+    c.pcie_hit_still = still;
+    ddio_err e;
+    cr_assert_eq(hier_init(&h, &c, &e), 0, "%s", e.msg);
+    const uint64_t A = 3, B = 3 + 8, C = 3 + 16;   /* modulo 8 sets: one set */
+    hier_result r;
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, A, 0, &r);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, B, 0, &r);
+    hier_access(&h, REQ_PCIE_RD, 0, A, 0, &r);
+    cr_expect(r.hit);
+    hier_access(&h, REQ_PCIE_WR_FULL, 0, C, 0, &r);
+    cr_expect(!r.hit);
+    cr_expect_eq(hier_locate(&h, C).llc_region, REG_DDIO);
+    *a_kept = hier_locate(&h, A).llc_region == REG_DDIO;
+    *b_kept = hier_locate(&h, B).llc_region == REG_DDIO;
+    cr_expect_eq(h.stats.req[REQ_PCIE_RD].hits, 1);
+    hier_free(&h);
+}
+
+Test(cache_hier, pcie_read_hits_update_the_order_unless_left_still)
+{
+    int a, b;
+    read_then_third_write(0, &a, &b);
+    cr_expect(a && !b, "a read hit makes A the newest: C evicts B (A %d, B %d)", a, b);
+    read_then_third_write(HIER_STILL_PCIE_RD, &a, &b);
+    cr_expect(!a && b, "a still read hit leaves A the oldest: C evicts A (A %d, B %d)", a, b);
+    read_then_third_write(HIER_STILL_PCIE_WR, &a, &b);
+    cr_expect(a && !b, "leaving write hits still does not change a read's (A %d, B %d)", a, b);
+}

@@ -274,16 +274,27 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, uint64_t line,
     }
 }
 
+/* Does an LLC hit of req update the replacement state?  A core's always;
+ * a PCIe request's unless the configuration leaves it still. */
+static int hit_updates(const hier *h, enum coh_req req)
+{
+    unsigned still = req == REQ_PCIE_RD                                     ? HIER_STILL_PCIE_RD
+                     : req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART ? HIER_STILL_PCIE_WR
+                                                                            : 0;
+    return !(h->cfg.pcie_hit_still & still);
+}
+
 /* The LLC half of `cell` for the line at `p` (`dirty`: its data differs
  * from memory, or the request writes).  Returns whether the dirt is still
  * the new L2 copy's to carry: an inclusive miss leaves it with the L2. */
-static int llc_action(hier *h, const coh_cell *cell, uint32_t core, uint64_t line, uint32_t llc_set,
+static int llc_action(hier *h, enum coh_req req, const coh_cell *cell, uint32_t core, uint64_t line, uint32_t llc_set,
                       const line_place *p, int dirty, hier_result *res)
 {
     switch ((enum coh_llc)cell->llc) {
     case LLC_KEEP:
         if (p->llc_way >= 0) {
-            llc_touch(h, llc_set, (uint32_t)p->llc_way);
+            if (hit_updates(h, req))
+                llc_touch(h, llc_set, (uint32_t)p->llc_way);
             if (dirty)
                 *cache_meta(&h->llc, llc_set, (uint32_t)p->llc_way) = ST_M;
         }
@@ -346,7 +357,7 @@ __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, ui
         l2_take_at(h, (uint32_t)p.owner, line, p.l2_set, (uint32_t)p.l2_way);
     else if (cell->l2 == L2_TO_S && p.owner >= 0)
         *cache_meta(&h->l2[p.owner], p.l2_set, (uint32_t)p.l2_way) = ST_S;
-    dirty = llc_action(h, cell, core, line, llc_set, &p, dirty, res);
+    dirty = llc_action(h, req, cell, core, line, llc_set, &p, dirty, res);
     if (is_core) {
         uint8_t st = (uint8_t)coh_core_fill_state(h->cfg.mode, req, (enum coh_l2)cell->l2, dirty);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS

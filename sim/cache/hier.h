@@ -20,6 +20,8 @@
 #include "sim/cache/snoop.h"
 
 #define HIER_MAX_CORES 256
+#define HIER_STILL_PCIE_RD 1u       /* PCIe read (PCIRdCur) hits */
+#define HIER_STILL_PCIE_WR 2u       /* PCIe write (ItoM, RFO) hits */
 #define HIER_MAX_COS 16
 
 typedef struct hier_config {
@@ -31,6 +33,9 @@ typedef struct hier_config {
     uint32_t cores;                 /* 1..HIER_MAX_CORES (a distractor is one more core) */
     uint64_t ddio_mask;             /* IIO_LLC_WAYS, e.g. 0x600 */
     uint64_t shared_mask;           /* non-inclusive only, e.g. 0x003; 0 when inclusive */
+    uint8_t pcie_hit_still;         /* HIER_STILL_*: PCIe LLC hits that leave the replacement state as it
+                                       was (0: every hit updates it, as a core's); any bit runs the general
+                                       path alone (the fast paths update on every hit) */
     uint32_t n_cos;                 /* CAT classes of service, >= 1 */
     uint64_t cos_mask[HIER_MAX_COS];
     uint8_t core_cos[HIER_MAX_CORES];

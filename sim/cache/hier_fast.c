@@ -209,7 +209,9 @@ static void derive_fast_paths(hier *h, int on)
 
 void hier_set_general_only(hier *h, int on)
 {
-    derive_fast_paths(h, on);
+    /* The fast paths update the replacement state on every LLC hit: a
+     * configuration that leaves some PCIe hits still runs without them. */
+    derive_fast_paths(h, on || h->cfg.pcie_hit_still);
     hier_run_derive(h);
 }
 
