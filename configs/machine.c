@@ -319,10 +319,14 @@ int machine_to_hier_config(const ddio_machine *m, uint32_t cores, hier_config *o
     out->cores = cores;
     out->ddio_mask = m->ddio_mask;
     out->shared_mask = m->shared_mask;
-    out->pcie_hit_still = (uint8_t)((m->llc.pcie_hit_update == PCIE_HIT_UPDATE_WRITES ||
-                                     m->llc.pcie_hit_update == PCIE_HIT_UPDATE_NONE ? HIER_STILL_PCIE_RD : 0) |
-                                    (m->llc.pcie_hit_update == PCIE_HIT_UPDATE_READS ||
-                                     m->llc.pcie_hit_update == PCIE_HIT_UPDATE_NONE ? HIER_STILL_PCIE_WR : 0));
+    /* The hits each value leaves still: the ones it does not name. */
+    static const uint8_t still[] = {
+        [PCIE_HIT_UPDATE_ALL] = 0,
+        [PCIE_HIT_UPDATE_WRITES] = HIER_STILL_PCIE_RD,
+        [PCIE_HIT_UPDATE_READS] = HIER_STILL_PCIE_WR,
+        [PCIE_HIT_UPDATE_NONE] = HIER_STILL_PCIE_RD | HIER_STILL_PCIE_WR,
+    };
+    out->pcie_hit_still = still[m->llc.pcie_hit_update];
     out->n_cos = m->n_classes;
     memcpy(out->cos_mask, m->cat_class, sizeof out->cos_mask);
     for (uint32_t i = 0; i < cores; i++)

@@ -8,7 +8,9 @@
 #include "sim/cache/hier_int.h"
 #include "sim/common/rng.h"
 
-static void small(hier *h, enum hier_mode mode, uint32_t cores, enum cache_mapping map)
+/* A small two-level configuration: an LLC of 2 slices x 8 sets x 6 ways
+ * (DDIO ways 0x30), L2s of 4 sets x 2 ways. */
+static void small_config(hier_config *cp, enum hier_mode mode, uint32_t cores, enum cache_mapping map)
 {
     hier_config c;
     hier_config_default(&c);
@@ -23,6 +25,13 @@ static void small(hier *h, enum hier_mode mode, uint32_t cores, enum cache_mappi
     c.cos_mask[1] = 0x08;
     for (uint32_t i = 0; i < cores; i++)
         c.core_cos[i] = (uint8_t)(i % 2);
+    *cp = c;
+}
+
+static void small(hier *h, enum hier_mode mode, uint32_t cores, enum cache_mapping map)
+{
+    hier_config c;
+    small_config(&c, mode, cores, map);
     ddio_err e;
     cr_assert_eq(hier_init(h, &c, &e), 0, "%s", e.msg);
 }
@@ -1053,19 +1062,11 @@ static void read_then_third_write(uint8_t still, int *a_kept, int *b_kept)
 {
     hier h;
     hier_config c;
-    hier_config_default(&c);
-    c.mode = HIER_NONINCLUSIVE;
-    c.llc = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 8, .ways = 6, .mapping = MAP_MODULO};
-    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 2, .mapping = MAP_MODULO};
-    c.cores = 1;
-    c.ddio_mask = 0x30;
-    c.shared_mask = 0x03;
-    c.n_cos = 1;
-    c.cos_mask[0] = 0x0C;
+    small_config(&c, HIER_NONINCLUSIVE, 1, MAP_MODULO);
     c.pcie_hit_still = still;
     ddio_err e;
     cr_assert_eq(hier_init(&h, &c, &e), 0, "%s", e.msg);
-    const uint64_t A = 3, B = 3 + 8, C = 3 + 16;   /* modulo 8 sets: one set */
+    const uint64_t A = 3, B = 3 + 16, C = 3 + 32;   /* modulo 2 x 8 sets: one set */
     hier_result r;
     hier_access(&h, REQ_PCIE_WR_FULL, 0, A, 0, &r);
     hier_access(&h, REQ_PCIE_WR_FULL, 0, B, 0, &r);

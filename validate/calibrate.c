@@ -328,16 +328,20 @@ int cal_objective_parse(const char *arg, enum cal_objective *o, ddio_err *e)
     return 0;
 }
 
-/* Term m of point pt as measured, in the error's unit's base: a hit rate
- * (fraction) or the rate (Mpps); has: whether it was measured. */
-static double measured(const vd_point *pt, int m, int *has)
+const vd_record *cal_term_record(const vd_point *pt, int m)
 {
-    if (m == CAL_TERM_RATE) {
-        *has = pt->has_ev[VD_EV_MPPS];
-        return *has ? pt->ev[VD_EV_MPPS].mean : NAN;
-    }
-    *has = pt->has[m];
-    return *has ? pt->m[m].mean : NAN;
+    if (m == CAL_TERM_RATE)
+        return pt->has_ev[VD_EV_MPPS] ? &pt->ev[VD_EV_MPPS] : NULL;
+    return pt->has[m] ? &pt->m[m] : NULL;
+}
+
+/* Term m of pt as the objective compares it: measured, used by the
+ * objective, and for the rate above 0 (a relative error needs one); NULL
+ * otherwise. */
+static const vd_record *compared(const cal_problem *p, const vd_point *pt, int m)
+{
+    const vd_record *r = cal_uses(p->objective, m) ? cal_term_record(pt, m) : NULL;
+    return r && (m != CAL_TERM_RATE || r->mean > 0) ? r : NULL;
 }
 
 /* The error of prediction pr against measured mv for term m: points for a
@@ -409,12 +413,11 @@ static int run_missing(ctx *c, entry **x, size_t n, const uint8_t *mask)
         }
         for (int m = 0; m < CAL_TERMS; m++) {
             double v = predicted(c->p, &out[i], m);
-            int measured = m == CAL_TERM_RATE ? c->pt[k]->has_ev[VD_EV_MPPS] : c->pt[k]->has[m];
-            if (measured && cal_uses(c->p->objective, m) && predicts(c->p, m) && !isfinite(v)) {
+            const vd_record *mr = cal_uses(c->p->objective, m) ? cal_term_record(c->pt[k], m) : NULL;
+            if (mr && predicts(c->p, m) && !isfinite(v)) {
                 rc = ddio_errf(c->e, DDIO_EXIT_USAGE, "%s: point %s, with %s: no %s predicted (measured %.4f)",
-                               xp->name, c->pt[k]->where, with, m == CAL_TERM_RATE ? "forwarding rate" :
-                               vd_metric_name(m), m == CAL_TERM_RATE ? c->pt[k]->ev[VD_EV_MPPS].mean :
-                               c->pt[k]->m[m].mean);
+                               xp->name, c->pt[k]->where, with,
+                               m == CAL_TERM_RATE ? "forwarding rate" : vd_metric_name(m), mr->mean);
                 break;
             }
             en->pred[k * CAL_TERMS + m] = v;
@@ -436,11 +439,10 @@ static void errors_of(const ctx *c, const entry *x, const uint8_t *mask, cal_err
             continue;
         for (int m = 0; m < CAL_TERMS; m++) {
             double pr = x->pred[k * CAL_TERMS + m];
-            int has;
-            double mv = measured(c->pt[k], m, &has);
-            if (!has || !cal_uses(c->p->objective, m) || !isfinite(pr) || (m == CAL_TERM_RATE && !(mv > 0)))
+            const vd_record *mr = compared(c->p, c->pt[k], m);
+            if (!mr || !isfinite(pr))
                 continue;
-            err[xi].sum[m] += term_error(m, pr, mv);
+            err[xi].sum[m] += term_error(m, pr, mr->mean);
             err[xi].n[m]++;
         }
     }
@@ -517,12 +519,10 @@ static double noise_of(const ctx *c, const uint8_t *mask)
     uint32_t n = 0;
     for (size_t k = 0; k < c->n_pts; k++)
         for (int m = 0; m < CAL_TERMS; m++) {
-            int rate = m == CAL_TERM_RATE;
-            const vd_record *r = rate ? &c->pt[k]->ev[VD_EV_MPPS] : &c->pt[k]->m[m];
-            int has = rate ? c->pt[k]->has_ev[VD_EV_MPPS] : c->pt[k]->has[m];
-            if (!mask[c->exp_of[k]] || !has || !cal_uses(c->p->objective, m) || r->runs < 2 || (rate && !(r->mean > 0)))
+            const vd_record *r = mask[c->exp_of[k]] ? compared(c->p, c->pt[k], m) : NULL;
+            if (!r || r->runs < 2)
                 continue;
-            s += 100.0 * r->sd / sqrt((double)r->runs) / (rate ? r->mean : 1.0);   /* the errors' units */
+            s += 100.0 * r->sd / sqrt((double)r->runs) / (m == CAL_TERM_RATE ? r->mean : 1.0);   /* the errors' units */
             n++;
         }
     return n ? s / n : 0;
@@ -853,11 +853,8 @@ static int check_fields(const cal_problem *p, ddio_err *e)
     size_t pairs = 0;
     for (size_t x = 0; x < p->n_exp; x++)
         for (size_t q = 0; q < p->exp[x].n; q++)
-            for (int m = 0; m < CAL_TERMS; m++) {
-                int has;
-                measured(&p->exp[x].point[q], m, &has);
-                pairs += has && cal_uses(p->objective, m);
-            }
+            for (int m = 0; m < CAL_TERMS; m++)
+                pairs += cal_uses(p->objective, m) && cal_term_record(&p->exp[x].point[q], m);
     if (p->n_exp == 0 || pairs == 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, p->objective == CAL_OBJ_RATE
                                                  ? "nothing measured to fit to (no experiment measured a forwarding "

@@ -132,6 +132,9 @@ double cal_err_mae(const cal_err *x, int m);
 int cal_objective_parse(const char *arg, enum cal_objective *o, ddio_err *e);
 /* Does objective o use term m? */
 int cal_uses(enum cal_objective o, int m);
+/* Term m of point pt as measured (a hit-rate metric's record, or for
+ * CAL_TERM_RATE the forwarding rate's), or NULL when it was not. */
+const vd_record *cal_term_record(const vd_point *pt, int m);
 /* The unit of o's errors: "points", "percent" or "points / percent". */
 const char *cal_unit(enum cal_objective o);
 

@@ -54,9 +54,9 @@ static size_t points_of(const cal_problem *p, const vd_experiment *x)
 {
     size_t n = 0;
     for (size_t q = 0; q < x->n; q++) {
-        int any = cal_uses(p->objective, CAL_TERM_RATE) && x->point[q].has_ev[VD_EV_MPPS];
-        for (int m = 0; m < VD_METRIC_COUNT; m++)
-            any |= cal_uses(p->objective, m) && x->point[q].has[m];
+        int any = 0;
+        for (int m = 0; m < CAL_TERMS; m++)
+            any |= cal_uses(p->objective, m) && cal_term_record(&x->point[q], m);
         n += any;
     }
     return n;

@@ -24,15 +24,6 @@ size_t vd_fastest_point(const vd_experiment *e, size_t i)
     return best;
 }
 
-/* Index of experiment x's first outcome in s->out. */
-static size_t first_outcome(const vd_set *s, size_t x)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < x; i++)
-        k += s->exp[i].n;
-    return k;
-}
-
 static double sim_lat(const vd_set *s, const vd_outcome *o)
 {
     return (s->engines & VD_ENGINE_SIM) && !o->failed ? o->sim_latency_us : NAN;
@@ -47,9 +38,9 @@ void vd_evidence_row(const vd_set *s, size_t x, size_t i, vd_ev_row *r)
 {
     const vd_experiment *e = &s->exp[x];
     const vd_point *p = &e->point[i];
-    const vd_outcome *o = &s->out[first_outcome(s, x) + i];
+    const vd_outcome *o = &s->out[vd_first_outcome(s, x) + i];
     size_t f = vd_fastest_point(e, i);
-    const vd_outcome *of = f < e->n ? &s->out[first_outcome(s, x) + f] : NULL;
+    const vd_outcome *of = f < e->n ? &s->out[vd_first_outcome(s, x) + f] : NULL;
     int sim = (s->engines & VD_ENGINE_SIM) && !o->failed, mod = (s->engines & VD_ENGINE_MODEL) && !o->failed;
     r->mpps[0] = p->has_ev[VD_EV_MPPS] ? p->ev[VD_EV_MPPS].mean : NAN;
     r->mpps[1] = sim ? o->sim_mpps : NAN;
@@ -86,12 +77,7 @@ void vd_evidence_block(vd_buf *b, const vd_set *s, size_t x, int md)
         if (f < e->n)
             vd_point_label(e, &e->point[f], fast, sizeof fast);
     }
-    int w = 12;
-    for (size_t i = 0; i < e->n; i++) {
-        char lab[160];
-        vd_point_label(e, &e->point[i], lab, sizeof lab);
-        w = (int)strlen(lab) > w ? (int)strlen(lab) : w;
-    }
+    int w = vd_label_width(e);
     if (md)
         vd_bprintf(b, "\nForwarding rate (Mpps) and mean latency's excess over the fastest point (%s), us: "
                       "measured, simulator, model.\n\n| point | Mpps measured | sim | model | excess measured | sim "

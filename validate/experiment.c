@@ -376,16 +376,21 @@ static vd_point *new_point(vd_experiment *x, size_t *cap, const vd_point *base, 
 }
 
 /* Store runs (taken over) as metric m of point p. */
-static void set_metric(vd_point *p, int m, double *run, uint32_t runs)
+/* Record r of point p, named `name`, takes over run[runs]. */
+static void set_record(const vd_point *p, vd_record *r, const char *name, double *run, uint32_t runs)
 {
-    vd_record *r = &p->m[m];
     memset(r, 0, sizeof *r);
-    snprintf(r->metric, sizeof r->metric, "%s", vd_metric_name((enum vd_metric)m));
+    snprintf(r->metric, sizeof r->metric, "%s", name);
     r->n_params = p->n_params < VD_MAX_PARAMS ? p->n_params : VD_MAX_PARAMS;
     memcpy(r->param, p->param, sizeof(vd_param) * r->n_params);
     r->run = run;
     r->runs = runs;
     vd_record_stats(r);
+}
+
+static void set_metric(vd_point *p, int m, double *run, uint32_t runs)
+{
+    set_record(p, &p->m[m], vd_metric_name((enum vd_metric)m), run, runs);
     p->has[m] = 1;
 }
 
@@ -530,9 +535,8 @@ static int npf_x(const loader *L, const npf_desc *d, const vd_npf *xf, const cha
     return 0;
 }
 
-/* The point of (series value, first-column value), created if new. */
-static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
-                           const double *sv, double xval, const char *where)
+/* The point of (series value, first-column value), or NULL. */
+static vd_point *npf_find(vd_experiment *x, const npf_desc *d, const double *sv, double xval)
 {
     for (size_t i = 0; i < x->n; i++) {
         vd_point *p = &x->point[i];
@@ -541,7 +545,17 @@ static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, 
         if (px && px->value == xval && (!sv || (ps && ps->value == *sv)))
             return p;
     }
-    vd_point *p = new_point(x, cap, base, L);
+    return NULL;
+}
+
+/* The point of (series value, first-column value), created if new. */
+static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
+                           const double *sv, double xval, const char *where)
+{
+    vd_point *p = npf_find(x, d, sv, xval);
+    if (p)
+        return p;
+    p = new_point(x, cap, base, L);
     if (!p)
         return NULL;
     vd_param v = {.value = 0};
@@ -656,13 +670,7 @@ static int npf_evidence(vd_experiment *x, const npf_desc *d, const loader *L, in
         }
         if ((rc = npf_x(L, d, NULL, NULL, row, &xval)) != 0)
             break;
-        vd_point *p = NULL;
-        for (size_t k = 0; k < x->n && !p; k++) {
-            const vd_param *px = vd_point_param(&x->point[k], d->x_param);
-            const vd_param *ps = sv ? vd_point_param(&x->point[k], d->series_param) : NULL;
-            if (px && px->value == xval && (!sv || (ps && ps->value == *sv)))
-                p = &x->point[k];
-        }
+        vd_point *p = npf_find(x, d, sv, xval);
         if (!p) {
             rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g has no measured hit rate (evidence goes with the "
                            "metrics' points)", L->dir, where, d->x_param, xval);
@@ -678,15 +686,8 @@ static int npf_evidence(vd_experiment *x, const npf_desc *d, const loader *L, in
                                row->run[k]);
         if (rc != 0)
             break;
-        vd_record *r = &p->ev[v];
-        memset(r, 0, sizeof *r);
-        snprintf(r->metric, sizeof r->metric, "%s", vd_evidence_name((enum vd_evidence)v));
-        r->n_params = p->n_params < VD_MAX_PARAMS ? p->n_params : VD_MAX_PARAMS;
-        memcpy(r->param, p->param, sizeof(vd_param) * r->n_params);
-        r->run = row->run;
-        r->runs = row->runs;
+        set_record(p, &p->ev[v], vd_evidence_name((enum vd_evidence)v), row->run, row->runs);
         row->run = NULL;   /* taken over */
-        vd_record_stats(r);
         p->has_ev[v] = 1;
     }
     vd_npf_free(&f);

@@ -41,8 +41,7 @@ static double predicted(const vd_set *s, const vd_outcome *o, int eng, int m)
     return eng == VD_ENG_SIM ? o->sim[m] : o->model_est[m];
 }
 
-/* Index of experiment x's first point in s->out. */
-static size_t first_point(const vd_set *s, size_t x)
+size_t vd_first_outcome(const vd_set *s, size_t x)
 {
     size_t k = 0;
     for (size_t i = 0; i < x; i++)
@@ -55,7 +54,7 @@ void vd_stat_of(const vd_set *s, size_t exp, int eng, int m, vd_stat *st)
     memset(st, 0, sizeof *st);
     double sum = 0, sum_signed = 0;
     for (size_t x = exp == s->n_exp ? 0 : exp; x < (exp == s->n_exp ? s->n_exp : exp + 1); x++) {
-        size_t k = first_point(s, x);
+        size_t k = vd_first_outcome(s, x);
         for (size_t i = 0; i < s->exp[x].n; i++) {
             const vd_point *p = &s->exp[x].point[i];
             const vd_outcome *o = &s->out[k + i];
@@ -90,6 +89,17 @@ static void each_stat(const vd_set *s, stat_fn fn, void *ud)
                 if (st.n)
                     fn(ud, x == s->n_exp ? NULL : s->exp[x].name, eng, m, &st);
             }
+}
+
+int vd_label_width(const vd_experiment *e)
+{
+    int w = 12;
+    for (size_t i = 0; i < e->n; i++) {
+        char lab[160];
+        vd_point_label(e, &e->point[i], lab, sizeof lab);
+        w = (int)strlen(lab) > w ? (int)strlen(lab) : w;
+    }
+    return w;
 }
 
 void vd_point_label(const vd_experiment *x, const vd_point *p, char *out, size_t cap)
@@ -184,12 +194,7 @@ static void table(buf *b, const vd_set *s)
         fixed_label(e, fl, sizeof fl);
         bprintf(b, "\n%s (%s; %s, %s; fixed %s)\n", e->name, e->source, e->machine[0] ? e->machine : "skylake-6140",
                 e->workload[0] ? e->workload : "l2fwd", fl[0] ? fl : "nothing");
-        int w = 12;   /* the widest point label of the experiment */
-        for (size_t i = 0; i < e->n; i++) {
-            char lab[160];
-            vd_point_label(e, &e->point[i], lab, sizeof lab);
-            w = (int)strlen(lab) > w ? (int)strlen(lab) : w;
-        }
+        int w = vd_label_width(e);
         bprintf(b, "  %-*s %-7s %16s %8s %7s %8s %17s %7s %21s %21s\n", w, "point", "metric", "measured (sd, n)",
                 "sim", "err", "model", "[LRU, BIP]", "err", "sim queues", "model queues");
         for (size_t i = 0; i < e->n; i++, k++) {

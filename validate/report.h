@@ -46,5 +46,9 @@ char *vd_report(const vd_set *s, enum vd_format f);
 /* The points' names: "pkt_size=1500 rx_ring=4096" (the parameters the
  * experiment varies). */
 void vd_point_label(const vd_experiment *x, const vd_point *p, char *buf, size_t cap);
+/* The width of e's widest point label, at least 12 (a table's column). */
+int vd_label_width(const vd_experiment *e);
+/* Index of experiment x's first outcome in s->out. */
+size_t vd_first_outcome(const vd_set *s, size_t x);
 
 #endif
