@@ -94,8 +94,12 @@ typedef struct ddio_nic_spec {
     double line_rate_gbps;
 } ddio_nic_spec;
 
+/* How the link's ACK and flow-control DLLPs are counted (pcie.h). */
+enum pcie_dllp { PCIE_DLLP_PER_LANE = 0, PCIE_DLLP_TABLE };
+
 typedef struct ddio_pcie_spec {
     uint32_t gen, lanes, mps, mrrs;     /* MPS / MRRS in bytes */
+    enum pcie_dllp dllp;                /* the DLL overhead: per_lane (the spec's units) or table */
 } ddio_pcie_spec;
 
 /* The uncore (mesh / ring, CHA, LLC, IIO) clock.  `latency_ghz` is the clock

@@ -12,13 +12,15 @@ _Static_assert(sizeof(enum cache_mapping) == sizeof(int), "enums are stored as i
 _Static_assert(sizeof(enum model_estimate) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(enum hier_mode) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(enum pcie_hit_update) == sizeof(int), "enums are stored as int");
+_Static_assert(sizeof(enum pcie_dllp) == sizeof(int), "enums are stored as int");
 
 /* Same order as enum cache_mapping / enum hier_mode / enum model_estimate /
- * enum pcie_hit_update. */
+ * enum pcie_hit_update / enum pcie_dllp. */
 static const char *const mapping_names[] = {"modulo", "xor", "random", "skx18", NULL};
 static const char *const hierarchy_names[] = {"non-inclusive", "inclusive", NULL};
 static const char *const estimate_names[] = {"policy", "mean", "lower", "upper", NULL};
 static const char *const pcie_hit_update_names[] = {"all", "writes", "reads", "none", NULL};
+static const char *const pcie_dllp_names[] = {"per_lane", "table", NULL};
 
 /* Array elements: a CAT way mask, a class number. */
 static const cfg_field class_mask_fields[] = {
@@ -116,6 +118,9 @@ static const cfg_field machine_fields[] = {
       .doc = "Maximum Payload Size, bytes"),
     M("pcie.mrrs", CFG_U32, pcie.mrrs, .lo = 128, .hi = 4096, .flags = CFG_POW2,
       .doc = "Maximum Read Request Size, bytes"),
+    M("pcie.dllp", CFG_ENUM, pcie.dllp, .names = pcie_dllp_names,
+      .doc = "ACK / flow-control DLLP overhead: per_lane (the spec's intervals are symbol times, each carrying a "
+             "byte per lane) or table (one DLLP per interval byte, as Neugebauer et al.'s model tabulates)"),
 };
 
 static const cfg_table machine_table = {"machine", machine_fields, sizeof machine_fields / sizeof machine_fields[0],

@@ -128,7 +128,7 @@ static void expect_rate(const cJSON *j, const char *name)
  * not trivially 0, and per_core has two entries to average. */
 Test(cli_simulate, json_reports_every_field_consistently, .timeout = 120)
 {
-    cJSON *j = run_json("--profile fixed:1500 --rate max --cores 2 --packets 20000 "
+    cJSON *j = run_json("--profile fixed:1500 --rate max --cores 2 --packets 20000 --set machine.pcie.dllp=table "
                         "--set machine.llc.sets_per_slice=64 --set machine.llc.mapping=xor --no-model");
     const char *rates[] = {"pcie_write_hit", "pcie_read_hit", "cpu_first_hit", "pcie_write_full_hit",
                            "pcie_write_partial_hit", "pcie_write_hit_all", "pcie_read_hit_all"};

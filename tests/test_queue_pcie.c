@@ -45,6 +45,11 @@ Test(queue_pcie, physical_rates_of_each_generation)
     cr_assert_float_eq(pcie_dll_overhead_spec(3, 8, 128), 16.0 / 163 + 4.0 / 1538, 1e-12);
     cr_assert_float_eq(pcie_dll_overhead_spec(4, 8, 256), pcie_dll_overhead_spec(3, 8, 256), 1e-15);
     cr_assert_eq(pcie_dll_overhead_spec(3, 8, 100), -1);
+    /* In the spec's unit an interval of 168 symbol times (gen3 x16 MPS 256)
+     * carries 168 x 16 bytes: an ACK and an FC update cost 16 / 2688. */
+    cr_assert_float_eq(pcie_dll_overhead_per_lane(3, 16, 256), 16.0 / (168 * 16) + 4.0 / 1538, 1e-12);
+    cr_assert_float_eq(pcie_dll_overhead_per_lane(3, 1, 256), pcie_dll_overhead_spec(3, 1, 256), 1e-15);
+    cr_assert_eq(pcie_dll_overhead_per_lane(3, 16, 100), -1);
 }
 
 Test(queue_pcie, equation_1_to_3_byte_counts)

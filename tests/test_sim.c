@@ -527,9 +527,11 @@ Test(sim, warmup_waits_for_the_ring_to_fill, .timeout = 180)
     o.src.profile = "fixed:1500";
     o.packets = 80000;
     o.rate_gbps = -1;
-    /* A CQE per packet: PCIe holds the line rate to 7.8 Mpps, 3 % above
-     * what the core takes, and the ring fills slowly. */
+    /* A CQE per packet on the published model's link (pcie.dllp table):
+     * PCIe holds the line rate to 7.8 Mpps, 3 % above what the core takes,
+     * and the ring fills slowly. */
     cfg.workload.driver.rx_cqe_comp = false;
+    cfg.machine.pcie.dllp = PCIE_DLLP_TABLE;
     o.desc_access = 0;
     dsim_result settled, early;
     cr_assert_eq(dsim_run(&cfg, &o, &settled, &e), 0, "%s", e.msg);
@@ -581,7 +583,8 @@ Test(sim, warmup_cap_is_reported, .timeout = 120)
     /* A run that drops more than half its packets still measures its second
      * half (it used to end "during warm-up": fewer than half were received). */
     r = run_ddiosim("simulate --profile fixed:64 --rate max --cores 4 --packets 40000 --rx-ring 512 --no-model "
-                    "--set workload.driver.rx_cqe_comp=false --format json");   /* a CQE per packet: PCIe-bound */
+                    "--set workload.driver.rx_cqe_comp=false --set machine.pcie.dllp=table --format json");
+    /* a CQE per packet on the published model's link: PCIe-bound */
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out);
     cr_assert(j);
@@ -744,9 +747,10 @@ Test(sim, l2_prefetch_is_a_read_the_core_does_not_wait_for, .timeout = 120)
 /* mlx5 CQE compression (driver.rx_cqe_comp): the NIC writes one completion
  * line per eight received packets instead of a CQE per packet, so the PCIe
  * writes beyond the packets' data lines are the RX lines (n / 8) and the TX
- * completions (one per 32 sent, as without it).  At line rate with four
- * cores it is what lets 1500-byte frames through the PCIe link: with a CQE
- * per packet the upstream carries about 7.8 of the 8.2 Mpps offered. */
+ * completions (one per 32 sent, as without it).  On a link with the
+ * published model's DLL overhead (pcie.dllp table), at line rate with four
+ * cores, it is what lets 1500-byte frames through: with a CQE per packet
+ * the upstream carries about 7.8 of the 8.2 Mpps offered. */
 Test(sim, cqe_compression_writes_a_completion_line_per_eight_packets, .timeout = 120)
 {
     ddio_config cfg;
@@ -765,6 +769,7 @@ Test(sim, cqe_compression_writes_a_completion_line_per_eight_packets, .timeout =
     }
     cfg.workload.cores = 4;
     cfg.workload.driver.rx_cqe_comp = false;
+    cfg.machine.pcie.dllp = PCIE_DLLP_TABLE;
     run full = simulate(&cfg, "fixed:1500", 40000, -1);
     cfg.workload.driver.rx_cqe_comp = true;
     run comp = simulate(&cfg, "fixed:1500", 40000, -1);
@@ -814,4 +819,32 @@ Test(sim, mean_latency_at_light_load, .timeout = 60)
               x.r.latency_mean_us, x.r.latency_p50_us);
     cr_expect(x.r.latency_mean_us <= x.r.latency_p99_us * 1.07);
     dsim_result_free(&x.r);
+}
+
+/* machine.pcie.dllp: the ddio-bench server (gen3 x16, MPS 256) forwards
+ * 8.16 Mpps of 1500 B frames at 4 cores with no queue.  Read per lane, the
+ * spec's ACK / FC intervals cost 16 / (168 x 16) + 4 / 1538 of the link and
+ * it carries them; read as the published model tabulates them (16 / 168 +
+ * 4 / 1538, 9.8 %), the upstream link falls behind and the NIC's packet
+ * buffer overflows. */
+Test(sim, pcie_dllp_per_lane_carries_the_servers_rate, .timeout = 120)
+{
+    ddio_config cfg;
+    full_config(&cfg);
+    pcie_config pc;
+    dsim_pcie_config(&cfg, &pc);
+    cr_expect_float_eq(pc.dll_overhead, 16.0 / (168 * 16) + 4.0 / 1538, 1e-12);
+    cfg.workload.cores = 4;
+    const double rate = 99.4 * 1500 / 1524;   /* the generator's 99.4 Gb/s on the wire */
+    run lane = simulate(&cfg, "fixed:1500", 60000, rate);
+    cr_expect_eq(lane.r.drop_nic_buffer, 0);
+    cr_expect_eq(lane.r.dropped, 0);
+    cfg.machine.pcie.dllp = PCIE_DLLP_TABLE;
+    dsim_pcie_config(&cfg, &pc);
+    cr_expect_eq(pc.dll_overhead, PCIE_DLL_SPEC);
+    run table = simulate(&cfg, "fixed:1500", 60000, rate);
+    cr_expect_gt(table.r.drop_nic_buffer, 0);
+    cr_expect_lt(table.r.mpps, lane.r.mpps);
+    dsim_result_free(&lane.r);
+    dsim_result_free(&table.r);
 }

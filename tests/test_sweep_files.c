@@ -60,7 +60,7 @@ Test(sweep_files, a_rate_read_from_a_file_has_the_options_range, .timeout = 120)
     expect_refusal(dir, "advise --spec q.json --engine model",
                    "ddiosim advise: q.json: fixed.rate: --rate: 1e-06 is out of range [0.001, 10000]\n");
     /* An experiment's parameters, as it is read. */
-    cli_run r = run_shellf(dir, "cp -r '%s/validate/data/ddio-bench/cores' d && sed -i 's/\"rate\": \"max\"/\"rate\": "
+    cli_run r = run_shellf(dir, "cp -r '%s/validate/data/ddio-bench/cores' d && sed -i 's/\"rate\": \"offered\"/\"rate\": "
                                 "1e-300/' d/experiment.json && grep -c 1e-300 d/experiment.json", DDIOSIM_SOURCE_DIR);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_run_free(&r);

@@ -25,6 +25,7 @@
 #include "tests/helpers.h"
 #include "validate/experiment.h"
 #include "validate/measure.h"
+#include "validate/runner.h"
 
 #define BENCH DDIOSIM_SOURCE_DIR "/validate/data/ddio-bench/"
 #define SAMPLES DDIOSIM_SOURCE_DIR "/tests/data/validate/"
@@ -239,6 +240,16 @@ static void expect_word(const vd_point *p, uint32_t i, const char *name, const c
     cr_expect_str_eq(p->param[i].text, word);
 }
 
+/* The shipped experiments run at the generator's measured rate: ~99.4 Gb/s
+ * on the wire at 1024 and 1500 B (the 256 B one is checked by value). */
+static void expect_offered(const vd_point *p, uint32_t i)
+{
+    cr_assert_lt(i, p->n_params, "parameter %u of %u", i, p->n_params);
+    cr_expect_str_eq(p->param[i].name, "rate");
+    cr_expect_str_eq(p->param[i].text, "offered");
+    cr_expect(p->param[i].value > 20 && p->param[i].value < 99.5, "rate %g", p->param[i].value);
+}
+
 /* Metric m of point p: runs, mean and sample sd. */
 static void expect_measured(const vd_point *p, int m, uint32_t runs, double mean, double sd)
 {
@@ -295,7 +306,7 @@ Test(validate_experiment, pktsize_desc_series_of_packet_sizes)
         cr_assert_eq(p->n_params, 8, "point %zu", i);
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "ddio_ways", 2);
-        expect_word(p, 2, "rate", "max");
+        expect_offered(p, 2);
         expect_generator(p, 3);
         expect_num(p, 6, "pkt_size", sizes[i / 6]);
         expect_num(p, 7, "rx_ring", rings[i % 6]);
@@ -305,7 +316,10 @@ Test(validate_experiment, pktsize_desc_series_of_packet_sizes)
     expect_sorted(&x);
     cr_expect_str_eq(x.point[0].where, "256ItoM-HIT-RATE.csv:1");
     cr_expect_str_eq(x.point[23].where, "1500ItoM-HIT-RATE.csv:6");
-    cr_expect_str_eq(vd_point_param(&x.point[0], "rate")->text, "max");
+    cr_expect_str_eq(vd_point_param(&x.point[0], "rate")->text, "offered");
+    /* 256TXRATE.csv, row 128: the generator offered 26.758 Gb/s on the wire
+     * (it cannot make 256 B frames at line rate), 24.464 Gb/s of frames. */
+    expect_near(vd_point_param(&x.point[0], "rate")->value, 26.75801748152 * 256 / 280, 1e-9);
     cr_expect_null(vd_point_param(&x.point[0], "policy"));
     /* 256ItoM-HIT-RATE.csv, row 128 (ten runs around 99.99999 %). */
     expect_measured(&x.point[0], VD_PCIE_WRITE_HIT, 10, 0.99999985555483772, 9.4952578102421988e-08);
@@ -331,7 +345,7 @@ Test(validate_experiment, cores)
         expect_num(p, 0, "rx_ring", 256);
         expect_num(p, 1, "pkt_size", 1500);
         expect_num(p, 2, "ddio_ways", 2);
-        expect_word(p, 3, "rate", "max");
+        expect_offered(p, 3);
         expect_generator(p, 4);
         expect_num(p, 7, "cores", cores[i]);
     }
@@ -357,7 +371,7 @@ Test(validate_experiment, ddio_tune_nine_runs_at_two_ways)
         expect_num(p, 0, "cores", 1);
         expect_num(p, 1, "rx_ring", 4096);
         expect_num(p, 2, "pkt_size", 1024);
-        expect_word(p, 3, "rate", "max");
+        expect_offered(p, 3);
         expect_generator(p, 4);
         expect_num(p, 7, "ddio_ways", (double)(i + 2));
         cr_expect_eq(p->m[VD_PCIE_WRITE_HIT].runs, i == 0 ? 9u : 10u, "point %zu", i);
@@ -383,7 +397,7 @@ Test(validate_experiment, cores_vs_ways_total_descriptors)
         cr_assert_eq(p->n_params, 8, "point %zu", i);
         expect_num(p, 0, "rx_ring_total", 4096);
         expect_num(p, 1, "pkt_size", 1500);
-        expect_word(p, 2, "rate", "max");
+        expect_offered(p, 2);
         expect_generator(p, 3);
         expect_num(p, 6, "cores", (double)(1u << (i / 4)));
         expect_num(p, 7, "ddio_ways", (double)(2 + 2 * (i % 4)));
@@ -412,7 +426,7 @@ Test(validate_experiment, freq_scaled_x)
         expect_num(p, 1, "rx_ring", 4096);
         expect_num(p, 2, "pkt_size", 1500);
         expect_num(p, 3, "ddio_ways", 2);
-        expect_word(p, 4, "rate", "max");
+        expect_offered(p, 4);
         expect_generator(p, 5);
         cr_expect_str_eq(p->param[8].name, "uncore_ghz");
         expect_near(p->param[8].value, 1.2 + 0.2 * (double)i, 1e-12);   /* 12 * 0.1 ... 24 * 0.1 */
@@ -422,7 +436,7 @@ Test(validate_experiment, freq_scaled_x)
     vd_param_format(&x.point[0].param[8], v, sizeof v);
     cr_expect_str_eq(v, "1.2");
     vd_param_format(&x.point[0].param[4], v, sizeof v);
-    cr_expect_str_eq(v, "max");
+    cr_expect_str_eq(v, "offered");
     /* Row "12" of ItoM-HIT-RATE.csv: 34.38 ... 33.04 %. */
     expect_measured(&x.point[0], VD_PCIE_WRITE_HIT, 10, 0.37425462679099758, 0.02392686431171025);
     vd_experiment_free(&x);
@@ -1267,7 +1281,7 @@ Test(validate_experiment, evidence_rate_and_latency)
 
     expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": {\"pps\": \"P\"}}", W_ROWS,
                       "@/experiment.json: evidence.pps: unknown evidence (known: mpps, latency_avg_us, "
-                      "latency_baseline)");
+                      "offered_gbps, latency_baseline)");
     expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": [\"P\"]}", W_ROWS,
                       "@/experiment.json: evidence: must be an object of evidence: measured file name");
     expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"evidence\": {\"mpps\": \"a/P\"}}", W_ROWS,
@@ -1291,6 +1305,48 @@ Test(validate_experiment, evidence_rate_and_latency)
     cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
     cr_expect_str_eq(e.msg, at("@/P.csv:1: run 2: -1 is negative", d));
     remove_dir(d);
+}
+
+/* "rate": "offered": a point runs at the rate its generator measured, in
+ * frame bits: 99.06 Gb/s on the wire at 1500 B is 99.06 x 1500 / 1524
+ * = 97.5 Gb/s of frames. */
+Test(validate_experiment, offered_rate_from_the_generator)
+{
+    char *d = experiment_dir("{" NPF_HEAD NPF_X NPF_W ", \"fixed\": {\"rate\": \"offered\", \"pkt_size\": 1500}, "
+                             "\"evidence\": {\"offered_gbps\": \"T\"}}",
+                             W_ROWS);
+    put_file(d, "T.csv", "64 99.00 99.12\n128 26.67\n");
+    vd_experiment x;
+    load_ok(d, &x);
+    cr_assert_eq(x.n, 2);
+    cr_expect_eq(x.rate_offered, 1);
+    const vd_param *r0 = vd_point_param(&x.point[0], "rate"), *r1 = vd_point_param(&x.point[1], "rate");
+    cr_assert(r0 && r1);
+    cr_expect_str_eq(r0->text, "offered");
+    expect_near(r0->value, 99.06 * 1500 / 1524, 1e-9);
+    expect_near(r1->value, 26.67 * 1500 / 1524, 1e-9);
+    /* The job runs at that rate (vd_job_config), not at the line rate. */
+    vd_job j = {.n_params = x.point[0].n_params, .param = x.point[0].param};
+    vd_run_opts o = {.packets = 1000, .seed = 1};
+    ddio_config cfg;
+    dsim_options dopt;
+    char profile[32];
+    ddio_err e = {0};
+    cr_assert_eq(vd_job_config(&j, &o, &cfg, &dopt, profile, sizeof profile, &e), 0, "%s", e.msg);
+    expect_near(dopt.rate_gbps, 99.06 * 1500 / 1524, 1e-9);
+    vd_experiment_free(&x);
+    /* A point without a measured offered rate, and no pkt_size. */
+    put_file(d, "T.csv", "64 99.0\n");
+    cr_expect_eq(vd_experiment_load(d, &x, &e), -1);
+    cr_expect_str_eq(e.msg, at("@/experiment.json: fixed.rate: \"offered\", but W.csv:2 has no offered_gbps "
+                               "measured", d));
+    remove_dir(d);
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"fixed\": {\"rate\": \"offered\"}, "
+                      "\"evidence\": {\"offered_gbps\": \"W\"}}", W_ROWS,
+                      "@/experiment.json: fixed.rate: \"offered\" needs pkt_size (the wire counts 24 bytes more "
+                      "per frame)");
+    expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"fixed\": {\"rate\": \"offered\", \"pkt_size\": 1500}}", W_ROWS,
+                      "@/experiment.json: fixed.rate: \"offered\", but W.csv:1 has no offered_gbps measured");
 }
 
 /* The shipped cores-vs-ways: 2 cores x 2048 at 2 DDIO ways forwarded

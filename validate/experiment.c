@@ -6,6 +6,7 @@
  * The schema is strict (an unknown key is an error) because a typo in an
  * experiment description silently changes what is compared: "fixd" would
  * otherwise validate the default configuration against the measurements. */
+#include <assert.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "configs/fields.h"
 #include "sim/common/infile.h"
 #include "sim/common/parse.h"
+#include "sim/queue/pktsrc.h"
 #include "traces/gen.h"
 #include "validate/experiment.h"
 
@@ -52,6 +54,7 @@ int vd_metric_from_name(const char *name)
 static const char *const evidence_names[VD_EV_COUNT] = {
     [VD_EV_MPPS] = "mpps",
     [VD_EV_LATENCY_AVG_US] = "latency_avg_us",
+    [VD_EV_OFFERED_GBPS] = "offered_gbps",
 };
 
 const char *vd_evidence_name(enum vd_evidence v)
@@ -238,8 +241,8 @@ int vd_param_check(const vd_param *p, ddio_err *e)
                              GEN_MAX_FRAME);
         return 0;
     }
-    if (strcmp(p->name, "rate") == 0)
-        return p->text[0] ? 0 : gen_check_rate(p->value, "--rate", e);   /* "max" */
+    if (strcmp(p->name, "rate") == 0)   /* "max"; "offered" holds a checked value (offered_rates) */
+        return strcmp(p->text, "max") == 0 ? 0 : gen_check_rate(p->value, "--rate", e);
     if (strcmp(p->name, "flow_tuples") == 0) {
         int random_tuples;
         return gen_parse_tuples(text, &random_tuples, s->option, e);
@@ -318,8 +321,51 @@ static int read_fixed(const loader *L, const cJSON *j, vd_point *base)
         char path[120];
         snprintf(path, sizeof path, "fixed.%.60s", c->string);
         vd_param v;
+        if (strcmp(c->string, "rate") == 0 && cJSON_IsString(c) && strcmp(c->valuestring, "offered") == 0) {
+            /* Each point's own measured rate: set once the evidence is read (offered_rates). */
+            memset(&v, 0, sizeof v);
+            snprintf(v.name, sizeof v.name, "rate");
+            snprintf(v.text, sizeof v.text, "offered");
+            v.value = NAN;
+            if (add_param(L, base, &v, path) != 0)
+                return -1;
+            L->x->rate_offered = 1;
+            continue;
+        }
         if (param_from_json(L, path, c->string, c, &v) != 0 || add_param(L, base, &v, path) != 0)
             return -1;
+    }
+    return 0;
+}
+
+/* "rate": "offered": each point's rate is the generator's rate measured at
+ * that point (evidence offered_gbps, the mean over runs), in the frame bits
+ * the simulator's --rate counts: the wire's 24 bytes per frame (FCS,
+ * preamble, gap) taken out, so pkt_size must be known. */
+static int offered_rates(const loader *L, vd_experiment *x)
+{
+    if (!x->rate_offered)
+        return 0;
+    for (size_t i = 0; i < x->n; i++) {
+        vd_point *p = &x->point[i];
+        vd_param *r = NULL;
+        for (uint32_t k = 0; k < p->n_params; k++)
+            if (strcmp(p->param[k].name, "rate") == 0)
+                r = &p->param[k];
+        const vd_param *sz = vd_point_param(p, "pkt_size");
+        assert(r && strcmp(r->text, "offered") == 0);
+        if (!sz)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: fixed.rate: \"offered\" needs pkt_size (the wire counts "
+                             "%u bytes more per frame)", L->file, PKTSRC_WIRE_OVERHEAD);
+        if (!p->has_ev[VD_EV_OFFERED_GBPS])
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: fixed.rate: \"offered\", but %s has no offered_gbps "
+                             "measured", L->file, p->where);
+        double gbps = p->ev[VD_EV_OFFERED_GBPS].mean * sz->value / (sz->value + PKTSRC_WIRE_OVERHEAD);
+        ddio_err e2 = {0};
+        if (gen_check_rate(gbps, "--rate", &e2) != 0)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: fixed.rate: \"offered\" at %s: %s", L->file, p->where,
+                             e2.msg);
+        r->value = gbps;
     }
     return 0;
 }
@@ -928,7 +974,7 @@ static int read_metrics(const loader *L, const cJSON *j, const char **name)
     return 0;
 }
 
-/* The optional "evidence": {"mpps": STEM, "latency_avg_us": STEM,
+/* The optional "evidence": {"mpps": STEM, "latency_avg_us": STEM, "offered_gbps": STEM,
  * "latency_baseline": "experiment" | "series"}. */
 static int read_evidence(const loader *L, const cJSON *j, const char **name)
 {
@@ -953,7 +999,7 @@ static int read_evidence(const loader *L, const cJSON *j, const char **name)
         int v = vd_evidence_from_name(c->string);
         if (v < 0)
             return ddio_errf(L->e, DDIO_EXIT_USAGE,
-                             "%s: %s: unknown evidence (known: mpps, latency_avg_us, latency_baseline)", L->file, path);
+                             "%s: %s: unknown evidence (known: mpps, latency_avg_us, offered_gbps, latency_baseline)", L->file, path);
         if (!cJSON_IsString(c) || !c->valuestring[0] || strchr(c->valuestring, '/'))
             return fail(L, path, "must be the measured file's name (a string, no '/')%s", "");
         name[v] = c->valuestring;
@@ -1029,6 +1075,8 @@ static int load_json(vd_experiment *x, const cJSON *j, const loader *L)
     if (perf && cJSON_GetObjectItemCaseSensitive(j, "socket"))
         return fail(L, "socket", "only for source pcm-pcie (perf's output is per socket already)%s", "");
     int rc = npf ? load_npf(x, j, &base, L, name_of, ev_of) : load_counters(x, j, &base, L, name_of, pcm);
+    if (rc == 0)
+        rc = offered_rates(L, x);
     if (rc == 0)
         sort_points(x);
     return rc;

@@ -26,8 +26,12 @@ int vd_metric_from_name(const char *name);
 
 /* What was measured besides the hit rates: evidence on the queues that
  * does not come from the cache (the forwarding rate in Mpps, the mean
- * latency in microseconds), kept as measured, with no unit scaling. */
-enum vd_evidence { VD_EV_MPPS = 0, VD_EV_LATENCY_AVG_US, VD_EV_COUNT };
+ * latency in microseconds), and the generator's offered rate (Gb/s on the
+ * wire: 24 bytes of FCS, preamble and gap per frame counted), kept as
+ * measured, with no unit scaling.  The offered rate is an input: with
+ * "rate": "offered" among an experiment's fixed parameters, each point
+ * runs at the rate its generator measured (vd_experiment_load). */
+enum vd_evidence { VD_EV_MPPS = 0, VD_EV_LATENCY_AVG_US, VD_EV_OFFERED_GBPS, VD_EV_COUNT };
 const char *vd_evidence_name(enum vd_evidence v);
 /* -1 when `name` is not one. */
 int vd_evidence_from_name(const char *name);
@@ -84,6 +88,8 @@ typedef struct vd_experiment {
     char workload[512];
     char x_param[VD_NAME_LEN];  /* the varied parameter ("" when points list their own) */
     char series_param[VD_NAME_LEN];
+    int rate_offered;           /* fixed.rate "offered": each point's rate param holds its measured
+                                   offered rate in frame Gb/s (text "offered", value set) */
     int latency_by_series;      /* evidence.latency_baseline "series": a point's latency excess is over
                                    the fastest point of its series, not of the experiment */
     uint32_t n_fixed;           /* the first n_fixed parameters of every point are the fixed ones */

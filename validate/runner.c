@@ -62,7 +62,7 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
             d->src.trace = NULL;
             d->src.profile = profile;
         } else if (strcmp(p->name, "rate") == 0) {
-            d->rate_gbps = p->text[0] ? -1 : p->value;
+            d->rate_gbps = strcmp(p->text, "max") == 0 ? -1 : p->value;   /* "offered": its measured value */
         } else if (s->engine_sim) {
             if (traffic_param(d, p, text[i], e) != 0)
                 return -1;

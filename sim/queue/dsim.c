@@ -286,6 +286,11 @@ void dsim_pcie_config(const ddio_config *cfg, pcie_config *out)
     out->lanes = cfg->machine.pcie.lanes;
     out->mps = cfg->machine.pcie.mps;
     out->mrrs = cfg->machine.pcie.mrrs;
+    /* per_lane: the ddio-bench server forwards 8.16 Mpps of 1500 B frames
+     * at 4-18 cores with no queue (docs/validation.md), which the table's
+     * reading (~9.8 % of a gen3 x16 link) cannot carry upstream. */
+    if (cfg->machine.pcie.dllp == PCIE_DLLP_PER_LANE)
+        out->dll_overhead = pcie_dll_overhead_per_lane(out->gen, out->lanes, out->mps);
     pcie_desc_preset(&out->desc, PCIE_DESC_MLX5);
     out->desc.rx_wb_per = cfg->workload.driver.rx_cqe_comp ? PCIE_MLX5_MINI_CQES : 1;
     if (cfg->workload.driver.tx_mpw)

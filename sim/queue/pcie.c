@@ -73,6 +73,15 @@ double pcie_dll_overhead_spec(uint32_t gen, uint32_t lanes, uint32_t mps)
     return 2.0 * DLLP_BYTES / every + (double)SKIP_LEN / SKIP_INTERVAL;
 }
 
+double pcie_dll_overhead_per_lane(uint32_t gen, uint32_t lanes, uint32_t mps)
+{
+    double table = pcie_dll_overhead_spec(gen, lanes, mps);
+    if (table < 0)
+        return -1;
+    double skip = (double)SKIP_LEN / SKIP_INTERVAL;
+    return (table - skip) / lanes + skip;
+}
+
 void pcie_desc_preset(pcie_desc_sizes *d, enum pcie_desc_preset p)
 {
     d->rx_wb_per = 1;

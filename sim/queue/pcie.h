@@ -121,6 +121,12 @@ double pcie_phys_gbps(uint32_t gen, uint32_t lanes);
 /* The paper model's DLL overhead for (gen, lanes, MPS); gen4/5 reuse the
  * gen3 table as the model does.  -1 for an unknown combination. */
 double pcie_dll_overhead_spec(uint32_t gen, uint32_t lanes, uint32_t mps);
+/* The same intervals read in the spec's unit: an ACK or FC-update interval
+ * is a number of symbol times, and a symbol time carries one byte on each
+ * lane, so a DLLP's 8 bytes cost 8 / (interval x lanes) of the link (the
+ * SKIP ordered sets go on every lane at once: the same fraction either
+ * way).  -1 for an unknown combination. */
+double pcie_dll_overhead_per_lane(uint32_t gen, uint32_t lanes, uint32_t mps);
 
 int pcie_link_init(pcie_link *l, const pcie_config *c, ddio_err *e);
 /* Idle the link and zero the counters. */
