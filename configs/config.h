@@ -194,6 +194,7 @@ typedef struct ddio_workload {
     uint32_t cores;                 /* cores running it (S), each with its rings */
     double cycles_per_packet;       /* compute, excluding the memory accesses modelled */
     double cycles_per_byte;
+    double latency_exposed;         /* fraction of its memory accesses' latency the core waits for */
     uint32_t n_access;
     ddio_segment access[DDIO_MAX_SEGMENTS];
     uint32_t n_tables;
@@ -395,6 +396,15 @@ void ddio_workload_touch(const ddio_workload *w, uint32_t pkt_len, uint32_t line
 static inline double ddio_workload_cycles(const ddio_workload *w, uint32_t pkt_len)
 {
     return w->cycles_per_packet + w->cycles_per_byte * (double)pkt_len;
+}
+
+/* The part of `latency_ns` of memory accesses that the core waits for: the
+ * rest overlaps with its other work (out-of-order execution, the driver's
+ * and the application's prefetches).  Both engines charge a packet's
+ * accesses through this, so they stall alike. */
+static inline double ddio_workload_stall_ns(const ddio_workload *w, double latency_ns)
+{
+    return w->latency_exposed * latency_ns;
 }
 
 /* The mempool size in buffers: driver.mempool_size, or when 0 the DPDK

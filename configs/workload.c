@@ -69,6 +69,8 @@ static const cfg_field workload_fields[] = {
     W("cycles_per_packet", CFG_F64, cycles_per_packet, .hi = 1e7,
       .doc = "compute cycles per packet, memory accesses excluded"),
     W("cycles_per_byte", CFG_F64, cycles_per_byte, .hi = 1e4, .doc = "extra compute cycles per packet byte"),
+    W("latency_exposed", CFG_F64, latency_exposed, .lo = 0, .hi = 1,
+      .doc = "fraction of its memory accesses' latency the core waits for (1: all; the rest overlaps with compute)"),
     {"access", CFG_ARRAY, CFG_AT(ddio_workload, access), .lo = 0, .hi = DDIO_MAX_SEGMENTS,
      .elem = &segment_table, .count_off = offsetof(ddio_workload, n_access),
      .doc = "packet bytes the core reads / writes / flushes, in program order"},
@@ -129,6 +131,7 @@ void ddio_workload_default(ddio_workload *w)
     w->cores = 1;
     w->cycles_per_packet = 34;
     w->cycles_per_byte = 0.132;
+    w->latency_exposed = 1;
     /* EtherMirror swaps the 6-byte destination and source MAC addresses. */
     w->n_access = 2;
     w->access[0] = (ddio_segment){.op = DDIO_SEG_READ, .offset = 0, .unit = DDIO_UNIT_BYTES, .length = 12};

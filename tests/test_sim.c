@@ -13,6 +13,7 @@
 #include "sim/markov/predict.h"
 #include "sim/queue/dsim.h"
 #include "sim/queue/pktsrc.h"
+#include "sim/queue/qest.h"
 #include "tests/helpers.h"
 #include <cjson/cJSON.h>
 
@@ -847,4 +848,35 @@ Test(sim, pcie_dllp_per_lane_carries_the_servers_rate, .timeout = 120)
     cr_expect_lt(table.r.mpps, lane.r.mpps);
     dsim_result_free(&lane.r);
     dsim_result_free(&table.r);
+}
+
+/* workload.latency_exposed: the core waits for that fraction of its
+ * accesses' latency.  l2fwd reads then writes a packet's first line: an LLC
+ * hit (26.0 ns) and an L2 hit (6.1 ns) on skylake-6140.  The queueing
+ * estimate charges 300 cycles / 2.3 GHz + x (26.0 + 6.1) ns; the simulator's
+ * overloaded core takes as much longer per packet as x adds. */
+Test(sim, latency_exposed_scales_the_cores_stall, .timeout = 120)
+{
+    ddio_config cfg;
+    full_config(&cfg);
+    cfg.workload.cycles_per_packet = 300;   /* 130 ns: below the line rate's 8.2 Mpps */
+    cfg.workload.cycles_per_byte = 0;
+    const double x[3] = {1, 0.5, 0};
+    double per_pkt[3];
+    for (int i = 0; i < 3; i++) {
+        cfg.workload.latency_exposed = x[i];
+        qest_input in = {.rate_gbps = -1, .mean_pkt = 1500, .cpu_hit = 1.0};
+        qest_result q;
+        ddio_err e;
+        cr_assert_eq(qest_estimate(&cfg, &in, &q, &e), 0, "%s", e.msg);
+        cr_expect_float_eq(q.service_ns, 300 / 2.3 + x[i] * (26.0 + 6.1), 1e-9, "x = %g: %.6f ns", x[i],
+                           q.service_ns);
+        qest_result_free(&q);
+        run r = simulate(&cfg, "fixed:1500", 40000, -1);
+        cr_expect_gt(r.r.drop_rx_ring, 0, "the core is overloaded");
+        per_pkt[i] = 1000.0 / r.r.mpps;
+        dsim_result_free(&r.r);
+    }
+    cr_expect(fabs(per_pkt[0] - per_pkt[2] - 32.1) < 1.0, "%.2f - %.2f ns", per_pkt[0], per_pkt[2]);
+    cr_expect(fabs(per_pkt[1] - per_pkt[2] - 16.05) < 0.5, "%.2f - %.2f ns", per_pkt[1], per_pkt[2]);
 }

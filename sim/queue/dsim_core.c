@@ -235,7 +235,7 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
                             ADDR_TABLES + t * ADDR_PER_TABLE + idx * s->line_size);
         }
     }
-    return ns + ddio_workload_cycles(w, len) / s->ghz;
+    return ddio_workload_stall_ns(w, ns) + ddio_workload_cycles(w, len) / s->ghz;
 }
 
 /* Post fresh buffers on the RX ring: all free descriptors (mlx5 style), or
@@ -371,7 +371,8 @@ static uint32_t send_collect(dsim *s, uint32_t c, uint32_t *bufs, double *ns)
         s->buf_arrival[b] = now;
         line_span sp = dsim_data_span(s, b, len);
         for (uint32_t k = 0; k < sp.n; k++)
-            *ns += core_line(s, REQ_CORE_WR, c, (sp.first + k) << s->line_shift);
+            *ns += ddio_workload_stall_ns(&s->cfg->workload,
+                                          core_line(s, REQ_CORE_WR, c, (sp.first + k) << s->line_shift));
         *ns += ddio_workload_cycles(&s->cfg->workload, len) / s->ghz;
         bufs[n++] = b;
     }

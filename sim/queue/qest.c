@@ -51,7 +51,7 @@ static double service_ns(const ddio_config *cfg, double len, double cpu_hit)
         n = 1024;
     double l2_ns, llc_ns, mem_ns;
     ddio_machine_core_latency(m, &l2_ns, &llc_ns, &mem_ns);
-    double ns = ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz;
+    double lat = 0;
     for (size_t i = 0; i < n; i++) {
         if (ops[i].op == DDIO_SEG_FLUSH)
             continue;
@@ -59,18 +59,14 @@ static double service_ns(const ddio_config *cfg, double len, double cpu_hit)
         for (size_t j = 0; j < i; j++)
             seen |= ops[j].line == ops[i].line && ops[j].op != DDIO_SEG_FLUSH;
         if (w->mode == DDIO_MODE_SEND || seen)
-            ns += l2_ns;
+            lat += l2_ns;
         else
-            ns += cpu_hit * llc_ns + (1 - cpu_hit) * mem_ns;
+            lat += cpu_hit * llc_ns + (1 - cpu_hit) * mem_ns;
     }
-    if (w->mode == DDIO_MODE_SEND) {
-        double lines = ceil(len / ls);
-        ns += lines * l2_ns - (double)n * l2_ns;
-        if (ns < ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz)
-            ns = ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz;
-    }
-    ns += ddio_workload_table_lines(w) * llc_ns;
-    return ns;
+    if (w->mode == DDIO_MODE_SEND)
+        lat = ceil(len / ls) * l2_ns;   /* the core writes every line of the packet (L2) */
+    lat += ddio_workload_table_lines(w) * llc_ns;
+    return ddio_workload_stall_ns(w, lat) + ddio_workload_cycles(w, (uint32_t)len) / m->frequency_ghz;
 }
 
 int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, ddio_err *e)
