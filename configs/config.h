@@ -92,6 +92,7 @@ typedef struct ddio_llc_spec {
 typedef struct ddio_nic_spec {
     char model[DDIO_NAME_LEN];
     double line_rate_gbps;
+    double tx_packet_ns;    /* a TX queue's work per packet, serial with its own data transfer (0: none) */
 } ddio_nic_spec;
 
 /* How the link's ACK and flow-control DLLPs are counted (pcie.h). */

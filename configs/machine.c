@@ -112,6 +112,9 @@ static const cfg_field machine_fields[] = {
     LAT_ROW(pcie_write, "PCIe write measured in the IIO"),
     M("nic.model", CFG_STR, nic.model, .doc = "network card"),
     M("nic.line_rate_gbps", CFG_F64, nic.line_rate_gbps, .lo = 0.01, .hi = 1600, .doc = "port line rate, Gb/s"),
+    M("nic.tx_packet_ns", CFG_F64, nic.tx_packet_ns, .lo = 0, .hi = 1e5,
+      .doc = "a TX queue's own work per packet, ns: its next packet's data comes after this packet's data and this "
+             "long (0: queues fetch freely)"),
     M("pcie.gen", CFG_U32, pcie.gen, .lo = 1, .hi = 6, .doc = "PCIe generation of the NIC link"),
     M("pcie.lanes", CFG_U32, pcie.lanes, .lo = 1, .hi = 32, .flags = CFG_POW2, .doc = "PCIe lanes"),
     M("pcie.mps", CFG_U32, pcie.mps, .lo = 128, .hi = 4096, .flags = CFG_POW2,

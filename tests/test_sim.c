@@ -880,3 +880,46 @@ Test(sim, latency_exposed_scales_the_cores_stall, .timeout = 120)
     cr_expect(fabs(per_pkt[0] - per_pkt[2] - 32.1) < 1.0, "%.2f - %.2f ns", per_pkt[0], per_pkt[2]);
     cr_expect(fabs(per_pkt[1] - per_pkt[2] - 16.05) < 0.5, "%.2f - %.2f ns", per_pkt[1], per_pkt[2]);
 }
+
+/* machine.nic.tx_packet_ns: a TX queue gives a packet its own work (200 ns
+ * here) and its data's link time, once per queue fetching at once.  1500 B
+ * at line rate with a fast core: one core forwards 1 / (200 + x) packets
+ * per ns, two cores 2 / (200 + 2 x), x the completions' link time; both
+ * engines, and the queues in front of the NIC fill (a blocking software
+ * queue), where with 0 the wire is the limit. */
+Test(sim, tx_packet_ns_paces_each_tx_queue, .timeout = 120)
+{
+    ddio_config cfg;
+    full_config(&cfg);
+    cfg.workload.driver.sw_tx_queue = 1024;
+    cfg.workload.cycles_per_byte = 0;
+    cfg.machine.nic.tx_packet_ns = 200;
+    pcie_config pc;
+    dsim_pcie_config(&cfg, &pc);
+    pcie_link link;
+    ddio_err e;
+    cr_assert_eq(pcie_link_init(&link, &pc, &e), 0, "%s", e.msg);
+    const double x = (double)pcie_cpld_bytes(&link, 1500) * link.ps_per_byte / 1000.0;
+    cr_expect(x > 100 && x < 110, "%.3f ns", x);
+    for (uint32_t cores = 1; cores <= 2; cores++) {
+        cfg.workload.cores = cores;
+        double want = cores / (200 + cores * x) * 1e3;   /* Mpps */
+        run r = simulate(&cfg, "fixed:1500", 60000, -1);
+        cr_expect(fabs(r.r.mpps - want) < 0.01 * want, "%u cores: %.4f Mpps, want %.4f", cores, r.r.mpps, want);
+        cr_expect_gt(r.r.queue_mean[Q_SW], 1000, "software queue %.1f", r.r.queue_mean[Q_SW]);
+        dsim_result_free(&r.r);
+        qest_input in = {.rate_gbps = -1, .mean_pkt = 1500, .cpu_hit = 1.0};
+        qest_result q;
+        cr_assert_eq(qest_estimate(&cfg, &in, &q, &e), 0, "%s", e.msg);
+        cr_expect_str_eq(q.regime, "tx-bound");
+        cr_expect(fabs(q.accepted_pps * 1e-6 - want) < 1e-9 * want, "%.6f", q.accepted_pps * 1e-6);
+        cr_expect_eq(q.mean[Q_SW], 1024);
+        qest_result_free(&q);
+    }
+    cfg.machine.nic.tx_packet_ns = 0;
+    cfg.workload.cores = 1;
+    run free = simulate(&cfg, "fixed:1500", 60000, -1);
+    cr_expect_gt(free.r.mpps, 8.1);
+    cr_expect_lt(free.r.queue_mean[Q_SW], 1);
+    dsim_result_free(&free.r);
+}

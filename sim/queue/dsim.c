@@ -331,6 +331,7 @@ static int setup(dsim *s, ddio_err *e)
     s->line_size = hc.llc.line_size;
     s->line_shift = (uint32_t)__builtin_ctz(s->line_size);
     s->ghz = cfg->machine.frequency_ghz;
+    s->tx_packet_ns = cfg->machine.nic.tx_packet_ns;
     core_init_latency(s);
     mempool_config mc = {.n_bufs = ddio_workload_mempool_size(w), .n_caches = s->cores,
                          .cache_size = d->mempool_cache, .put_mode = MEMPOOL_PUT_TRIM};

@@ -57,6 +57,7 @@ typedef struct dsim_core {
     uint32_t rx_inflight;   /* descriptors taken by the NIC, DMA not yet complete */
     uint32_t tx_inflight;   /* fetched by the NIC, not yet completed */
     uint32_t rx_unposted;   /* RX descriptors consumed and not yet refilled */
+    double tx_ready_ns;     /* nic.tx_packet_ns: when the queue's last fetched packet's data was ready */
     uint64_t rx_wqe_next, rx_wqe_fill, rx_cqe, tx_wqe, tx_wqe_fetch, tx_comps, tx_cqe_read;
     /* The driver's RX completion index: the CQE of the next packet it takes
      * from rx_done (rx_cqe is the NIC's, the next CQE it writes). */
@@ -122,6 +123,7 @@ typedef struct dsim {
     double wire_free_ns;        /* the TX wire is busy until then */
     int tx_engine_busy;
     uint32_t tx_rr;             /* round-robin position over the cores' TX rings */
+    double tx_packet_ns;        /* machine nic.tx_packet_ns (0: off) */
     uint64_t tx_waiting;        /* packets on TX rings, all cores */
     uint32_t tx_fetched;        /* fetched by the NIC, not yet sent */
     /* Workload expansion scratch. */

@@ -159,6 +159,23 @@ void nic_tx_start(dsim *s)
     }
 }
 
+/* nic.tx_packet_ns: a queue's packets leave it one after another: this
+ * one's data is ready no earlier than the queue's previous packet's, plus
+ * tx_packet_ns, plus its own link time once per queue sharing the link
+ * (the link interleaves the completions of the queues fetching at once:
+ * this one, and each other that has a packet waiting or fetched). */
+static double tx_paced_ready(dsim *s, uint32_t c, uint32_t len, double ready)
+{
+    uint32_t sharing = 1;
+    for (uint32_t i = 0; i < s->cores; i++)
+        sharing += i != c && (!ring_empty(&s->core[i].tx_pending) || s->core[i].tx_inflight > 0);
+    double xfer = (double)pcie_cpld_bytes(&s->pcie, len) * s->pcie.ps_per_byte / 1000.0;
+    dsim_core *cs = &s->core[c];
+    double paced = cs->tx_ready_ns + s->tx_packet_ns + xfer * sharing;
+    cs->tx_ready_ns = ready > paced ? ready : paced;
+    return cs->tx_ready_ns;
+}
+
 /* One fetch; returns 1 if another one is due now (EV_TX_START). */
 static int tx_fetch_one(dsim *s, uint64_t now)
 {
@@ -209,6 +226,8 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     assert(pcie_ps_to_ns_up(wqe_ps) <= data);
 #endif
     double ready = u63_to_double(data);
+    if (s->tx_packet_ns > 0)
+        ready = tx_paced_ready(s, c, len, ready);
     double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
     dsim_push(s, u63_from_double(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);

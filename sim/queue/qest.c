@@ -36,6 +36,27 @@ void qest_result_free(qest_result *r)
     r->inflight = NULL;
 }
 
+/* nic.tx_packet_ns: the time core i's TX queue gives a packet (its own
+ * work and its data's link time, once per queue fetching at once: this one
+ * and each other in the fraction of time it has a packet), or the core's
+ * service time s when that is longer: what bounds the core's rate. */
+static double core_or_tx(const ddio_config *cfg, const qest_input *in, double pps, double s, double xfer, uint32_t i)
+{
+    double tq = cfg->machine.nic.tx_packet_ns;
+    if (tq <= 0)
+        return s;
+    uint32_t S = cfg->workload.cores;
+    double sharing = 1;
+    for (uint32_t j = 0; j < S; j++) {
+        if (j == i)
+            continue;
+        double busy = pps * (in->share ? in->share[j] : 1.0 / S) * 1e-9 * (tq + xfer);
+        sharing += busy < 1 ? busy : 1;
+    }
+    double p = tq + xfer * sharing;
+    return p > s ? p : s;
+}
+
 /* Service time of one packet: the workload's cycles plus the latency of its
  * line accesses (first access to a line: LLC or memory by cpu_hit; later
  * accesses to it: L2) and of its table lines (LLC), at the machine's uncore
@@ -113,13 +134,14 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     double pcie_ns = (up_b > dn_b ? up_b : dn_b) * link.ps_per_byte / 1000.0;
     double burst = d->burst, ca2 = in->ca2;
     double accepted = 0, out_total = 0;
+    double xfer = (double)pcie_cpld_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
     for (uint32_t i = 0; i < S; i++) {
         double sh = in->share ? in->share[i] : 1.0 / S;
         double lam = pps * sh * 1e-9;   /* per ns */
-        double rho = lam * s;
+        double rho = lam * core_or_tx(cfg, in, pps, s, xfer, i);
         if (rho > r->rho_max)
             r->rho_max = rho;
-        double mu = rho < 1 ? lam : 1.0 / s;
+        double mu = rho < 1 ? lam : 1.0 / core_or_tx(cfg, in, pps, s, xfer, i);
         out_total += mu;
     }
     /* The PCIe link: when the packets the cores can take exceed what it
@@ -151,10 +173,11 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
         r->regime = "light";
     for (uint32_t i = 0; i < S; i++) {
         double sh = in->share ? in->share[i] : 1.0 / S;
-        double lam = pps * sh * 1e-9 * (rho_p >= 0.999 && pps * sh * 1e-9 * s < 1 ? scale : 1);
-        double rho = lam * s;
+        double si = core_or_tx(cfg, in, pps, s, xfer, i);   /* the core's, or its TX queue's if slower */
+        double lam = pps * sh * 1e-9 * (rho_p >= 0.999 && pps * sh * 1e-9 * si < 1 ? scale : 1);
+        double rho = lam * si;
         double *L = &r->per_core[(size_t)i * Q_COUNT];
-        double mu_i = rho < 1 ? lam : 1.0 / s;
+        double mu_i = rho < 1 ? lam : 1.0 / si;
         r->inflight[2 * i] = mu_i * (dma + delay_up);
         r->inflight[2 * i + 1] = mu_i * (rd + wire);
         if (lam <= 0) {
@@ -165,7 +188,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
             double wq = 0;
             if (ca2 > 0) {
                 qm_result q;
-                if (qm_kingman(lam, s, ca2, 0, &q, e) != 0)
+                if (qm_kingman(lam, si, ca2, 0, &q, e) != 0)
                     return -1;
                 wq = q.Wq;
             }
@@ -179,6 +202,16 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
             double x = lam * t_tx;
             L[Q_TX_RECYCLE] = ca2 == 0 ? ceil(x) - x : 1.0;
             accepted += lam;
+        } else if (si > s) {
+            /* The TX queue is the slower: the core waits on it (a blocking
+             * software queue), so it, the TX ring and the RX ring fill. */
+            r->regime = "tx-bound";
+            L[Q_RX_REPLENISH] = burst / (2 * rho);
+            L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH];
+            L[Q_TX_RECYCLE] = burst / 2;
+            L[Q_TX] = d->tx_ring - L[Q_TX_RECYCLE];
+            L[Q_SW] = d->sw_tx_queue;
+            accepted += 1.0 / si;
         } else {
             r->regime = "core-bound";
             double mu = 1.0 / s;
