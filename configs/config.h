@@ -93,6 +93,7 @@ typedef struct ddio_nic_spec {
     char model[DDIO_NAME_LEN];
     double line_rate_gbps;
     double tx_packet_ns;    /* a TX queue's work per packet, serial with its own data transfer (0: none) */
+    uint32_t rx_hold_bytes; /* frames kept in the NIC while their queue has no RX descriptor (0: dropped) */
 } ddio_nic_spec;
 
 /* How the link's ACK and flow-control DLLPs are counted (pcie.h). */

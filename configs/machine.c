@@ -112,6 +112,9 @@ static const cfg_field machine_fields[] = {
     LAT_ROW(pcie_write, "PCIe write measured in the IIO"),
     M("nic.model", CFG_STR, nic.model, .doc = "network card"),
     M("nic.line_rate_gbps", CFG_F64, nic.line_rate_gbps, .lo = 0.01, .hi = 1600, .doc = "port line rate, Gb/s"),
+    M("nic.rx_hold_bytes", CFG_U32, nic.rx_hold_bytes, .lo = 0, .hi = 1u << 30,
+      .doc = "frame bytes the NIC keeps, in arrival order, while their queue has no RX descriptor, written when "
+             "the driver posts one (0: such a frame is dropped at once)"),
     M("nic.tx_packet_ns", CFG_F64, nic.tx_packet_ns, .lo = 0, .hi = 1e5,
       .doc = "a TX queue's own work per packet, ns: its next packet's data comes after this packet's data and this "
              "long (0: queues fetch freely)"),

@@ -162,7 +162,7 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, const vd_run
         memcpy(out->model_queue, qr.mean, sizeof out->model_queue);
         out->model_gbps = qr.accepted_pps * t.mean * 8 / 1e9;
         out->model_mpps = qr.accepted_pps / 1e6;
-        double held = (qr.mean[Q_RX] + qr.mean[Q_TX] + qr.mean[Q_SW]) * (double)S;
+        double held = (qr.mean[Q_RX] + qr.mean[Q_TX] + qr.mean[Q_SW]) * (double)S + qr.nic_held;
         out->model_latency_us = qr.accepted_pps > 0 ? held / qr.accepted_pps * 1e6 : NAN;
         out->model_mem_read_bpp = p.mem_read_bytes_per_pkt.estimate;
         out->model_mem_write_bpp = p.mem_write_bytes_per_pkt.estimate;

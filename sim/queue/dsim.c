@@ -419,7 +419,7 @@ static int check_conservation(dsim *s, ddio_err *e)
         for (size_t k = 0; k < 5; k++)
             for (uint32_t i = 0; i < ring_count(rs[k]) && n <= s->mp.n; i++)
                 out[n++] = ring_peek(rs[k], i);
-        if (cs->rx_inflight || cs->tx_inflight) {
+        if (cs->rx_inflight || cs->tx_inflight || cs->hold_n) {
             free(out);
             return ddio_errf(e, DDIO_EXIT_IO, "internal: core %u ends with packets in flight", c);
         }
@@ -517,6 +517,8 @@ static void teardown(dsim *s)
             ring_free(&cs->tx_done);
             ring_free(&cs->swq);
             ring_free(&cs->send_req);
+            free(cs->hold_len);
+            free(cs->hold_at);
             free(cs->rx_wqe_set);
             free(cs->rx_cq_set);
             free(cs->tx_wqe_set);

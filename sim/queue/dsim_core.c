@@ -38,6 +38,14 @@ int core_init_rings(dsim *s, uint32_t c)
         ring_init(&cs->swq, round_pow2(d->sw_tx_queue ? d->sw_tx_queue + MAX_BURST : 1), "software queue", e) ||
         ring_init(&cs->send_req, 1024, "send queue", e))
         return -1;
+    if (s->cfg->machine.nic.rx_hold_bytes) {
+        /* At most one frame of the smallest size per 60 bytes held. */
+        cs->hold_cap = s->cfg->machine.nic.rx_hold_bytes / GEN_MIN_FRAME + 1;
+        cs->hold_len = malloc(sizeof(uint32_t) * cs->hold_cap);
+        cs->hold_at = malloc(sizeof(uint64_t) * cs->hold_cap);
+        if (!cs->hold_len || !cs->hold_at)
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    }
     /* The driver fills the RX ring at start-up. */
     for (uint32_t i = 0; i < d->rx_ring; i++) {
         uint32_t b;
@@ -259,6 +267,8 @@ static void rx_refill(dsim *s, uint32_t c)
         cs->rx_wqe_fill++;
     }
     dsim_len_add(s, cs, Q_RX_REPLENISH, posted);   /* all at this time: one update */
+    if (posted && cs->hold_n)
+        nic_rx_release(s, c);
 }
 
 /* Inline (as tx_post): once per packet, a call cost a sixth of its work. */

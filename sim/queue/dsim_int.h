@@ -58,6 +58,11 @@ typedef struct dsim_core {
     uint32_t tx_inflight;   /* fetched by the NIC, not yet completed */
     uint32_t rx_unposted;   /* RX descriptors consumed and not yet refilled */
     double tx_ready_ns;     /* nic.tx_packet_ns: when the queue's last fetched packet's data was ready */
+    /* nic.rx_hold_bytes: frames held in the NIC for want of a descriptor,
+     * oldest first (a circular FIFO of hold_cap). */
+    uint32_t *hold_len;
+    uint64_t *hold_at;
+    uint32_t hold_head, hold_n, hold_cap;
     uint64_t rx_wqe_next, rx_wqe_fill, rx_cqe, tx_wqe, tx_wqe_fetch, tx_comps, tx_cqe_read;
     /* The driver's RX completion index: the CQE of the next packet it takes
      * from rx_done (rx_cqe is the NIC's, the next CQE it writes). */
@@ -124,6 +129,7 @@ typedef struct dsim {
     int tx_engine_busy;
     uint32_t tx_rr;             /* round-robin position over the cores' TX rings */
     double tx_packet_ns;        /* machine nic.tx_packet_ns (0: off) */
+    uint64_t held_bytes;        /* nic.rx_hold_bytes: frame bytes held now, all queues */
     uint64_t tx_waiting;        /* packets on TX rings, all cores */
     uint32_t tx_fetched;        /* fetched by the NIC, not yet sent */
     /* Workload expansion scratch. */
@@ -303,6 +309,9 @@ static inline void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
 
 /* dsim_nic.c */
 void nic_arrival(dsim *s, const pktsrc_pkt *p);
+/* nic.rx_hold_bytes: write core c's held frames into the descriptors it
+ * has posted (called after a refill). */
+void nic_rx_release(dsim *s, uint32_t c);
 void nic_rx_done(dsim *s, uint32_t core, uint32_t buf);
 void nic_start_tx(dsim *s);
 /* Start the TX engine if it is idle and has work (inline: every sent

@@ -51,6 +51,8 @@ static inline __attribute__((always_inline)) void pcie_read_line(dsim *s, uint64
     dsim_count(&s->n.pcie_read_desc, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
 }
 
+static void rx_dma(dsim *s, uint32_t c, uint32_t len, uint64_t arrival);
+
 void nic_arrival(dsim *s, const pktsrc_pkt *p)
 {
     uint32_t c = s->cores == 1 ? 0 : nic_queue_of(s, p);
@@ -69,10 +71,44 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
         s->n.drop_oversize++;    /* no scatter: a frame must fit one buffer's data room */
         return;
     }
-    if (ring_empty(&cs->rx_posted)) {
-        s->n.drop_rx_ring++;     /* no descriptor: the NIC drops (rx_missed) */
+    if (cs->hold_n || ring_empty(&cs->rx_posted)) {
+        /* No descriptor (or older frames waiting for one): the NIC keeps
+         * the frame if nic.rx_hold_bytes has room, else drops it (rx_missed). */
+        if (cs->hold_cap && s->held_bytes + p->len <= s->cfg->machine.nic.rx_hold_bytes) {
+            uint32_t k = (cs->hold_head + cs->hold_n) % cs->hold_cap;
+            assert(cs->hold_n < cs->hold_cap);
+            cs->hold_len[k] = p->len;
+            cs->hold_at[k] = now;
+            cs->hold_n++;
+            s->held_bytes += p->len;
+            return;
+        }
+        s->n.drop_rx_ring++;
         return;
     }
+    rx_dma(s, c, p->len, now);
+}
+
+void nic_rx_release(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    dsim_account(s, c);
+    while (cs->hold_n && !ring_empty(&cs->rx_posted)) {
+        uint32_t len = cs->hold_len[cs->hold_head];
+        uint64_t at = cs->hold_at[cs->hold_head];
+        cs->hold_head = (cs->hold_head + 1) % cs->hold_cap;
+        cs->hold_n--;
+        s->held_bytes -= len;
+        rx_dma(s, c, len, at);
+    }
+}
+
+/* The NIC writes a frame of `len` bytes that arrived at `arrival` into
+ * core c's next posted buffer (there is one), if its packet buffer takes it. */
+static void rx_dma(dsim *s, uint32_t c, uint32_t len, uint64_t arrival)
+{
+    dsim_core *cs = &s->core[c];
+    uint64_t now = evq_now(&s->q);
     /* The NIC's packet buffer holds what PCIe has not yet absorbed. */
     uint64_t busy = pcie_link_busy_until(&s->pcie, PCIE_UP);
     if (busy > now && busy - now >= s->nic_buffer_ns) {   /* busy - now ns hold more than nic_buffer_bytes */
@@ -85,15 +121,15 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     dsim_len_add(s, cs, Q_RX_REPLENISH, -1);
     dsim_len_add(s, cs, Q_RX, 1);
     dsim_len_add(s, cs, DSIM_INF_RX, 1);
-    s->buf_len[buf] = p->len;
-    s->buf_arrival[buf] = now;
+    s->buf_len[buf] = len;
+    s->buf_arrival[buf] = arrival;
     if (s->desc_access && pcie_desc_starts_line(s->pcie.cfg.desc.rx_desc, cs->rx_wqe_next))
         pcie_read_line(   /* the NIC fetches the line of 16-byte RX WQEs this one starts */s, rx_wqe_addr(s, c, cs->rx_wqe_next),
                        cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
     cs->rx_wqe_next++;
     /* The CQE write ends no earlier than the data's (pcie_link_write_ps):
      * its end is the DMA's. */
-    double data_ps = pcie_link_write_ps(&s->pcie, now, p->len);
+    double data_ps = pcie_link_write_ps(&s->pcie, now, len);
     uint64_t done = pcie_ps_to_ns_up(data_ps);
     if (pcie_rx_wb_due(&s->pcie.cfg.desc, cs->rx_wqe_next - 1)) {   /* this packet's completion line */
         done = pcie_link_write_cost(&s->pcie, now, &s->rx_wb_cost);

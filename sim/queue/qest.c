@@ -231,6 +231,9 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     }
     if (rho_w > 1)
         accepted = 1.0 / wire;
+    /* An RX ring that overflows keeps the NIC's hold full (nic.rx_hold_bytes). */
+    if (r->regime && (strcmp(r->regime, "core-bound") == 0 || strcmp(r->regime, "tx-bound") == 0))
+        r->nic_held = floor(m->nic.rx_hold_bytes / len);
     r->accepted_pps = accepted * 1e9;
     for (uint32_t i = 0; i < S; i++)
         for (int q = 0; q < Q_COUNT; q++)

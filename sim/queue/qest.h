@@ -32,6 +32,8 @@ typedef struct qest_result {
     double wire_ns;             /* one packet on the wire */
     double offered_pps, accepted_pps;
     double rho_max;             /* highest core load */
+    double nic_held;            /* frames held in the NIC for want of a descriptor (nic.rx_hold_bytes), all
+                                   queues: they take no LLC lines, only time */
     const char *regime;         /* "light", "core-bound", "wire-bound" */
 } qest_result;
 
