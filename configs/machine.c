@@ -183,6 +183,7 @@ void ddio_machine_default(ddio_machine *m)
     };
     snprintf(m->nic.model, sizeof m->nic.model, "Mellanox ConnectX-5");
     m->nic.line_rate_gbps = 100;
+    m->nic.rx_hold_bytes = 1290000;
     m->pcie = (ddio_pcie_spec){.gen = 3, .lanes = 16, .mps = 256, .mrrs = 512};
 }
 

@@ -143,9 +143,9 @@ Test(config_opts, extra_cycles_add_to_the_final_cycles)
 {
     ddio_config c;
     ddio_config_origin o;
-    /* l2fwd: 34 + 10 = 44. */
+    /* l2fwd: 25 + 10 = 35. */
     expect_ok(&c, &o, (const char *const[]){"--extra-cycles", "10", NULL});
-    cr_expect_eq(c.workload.cycles_per_packet, 44.0);
+    cr_expect_eq(c.workload.cycles_per_packet, 35.0);
     cr_expect_str_eq(wfield_origin(&o, "cycles_per_packet"), "--extra-cycles");
     /* After a --set of the cycles, wherever it is on the line: 100 + 10.5. */
     expect_ok(&c, NULL, (const char *const[]){"--set", "workload.cycles_per_packet=100", "--extra-cycles", "10.5", NULL});
@@ -154,11 +154,11 @@ Test(config_opts, extra_cycles_add_to_the_final_cycles)
     cr_expect_eq(c.workload.cycles_per_packet, 110.5);
     /* Repeated: the last one counts, as for any other option.  0 is allowed. */
     expect_ok(&c, NULL, (const char *const[]){"--extra-cycles", "10", "--extra-cycles", "0", NULL});
-    cr_expect_eq(c.workload.cycles_per_packet, 34.0);
+    cr_expect_eq(c.workload.cycles_per_packet, 25.0);
     /* On a resolved configuration (sweeps) it adds to what is there. */
     ddio_err e = {0};
     cr_assert_eq(ddio_config_apply_override(&c, "--extra-cycles", "6", &e), 0, "%s", e.msg);
-    cr_expect_eq(c.workload.cycles_per_packet, 40.0);
+    cr_expect_eq(c.workload.cycles_per_packet, 31.0);
 }
 
 Test(config_opts, extra_cycles_errors)
@@ -166,7 +166,7 @@ Test(config_opts, extra_cycles_errors)
     expect_error((const char *const[]){"--extra-cycles", "-1", NULL}, "--extra-cycles: -1 is out of range [0, 1e+07]");
     expect_error((const char *const[]){"--extra-cycles", "x", NULL}, "--extra-cycles: 'x' is not a number");
     expect_error((const char *const[]){"--extra-cycles", "9999990", NULL},
-                 "--extra-cycles: cycles_per_packet 34 + 9999990 = 10000024 is more than 10000000");
+                 "--extra-cycles: cycles_per_packet 25 + 9999990 = 10000015 is more than 10000000");
 }
 
 /* ------------------------------------------------------------ --uncore-ghz */
@@ -236,9 +236,10 @@ Test(config_opts, uncore_ghz_scales_the_llc_part_of_core_latencies)
 Test(config_opts, uncore_ghz_moves_the_queueing_estimate_service_time)
 {
     /* l2fwd, 1500 B: the read of line 0 is a first access (cpu_hit x LLC +
-     * (1 - cpu_hit) x memory), the write of it an L2 hit.  At 1.2 GHz LLC
-     * and memory both grow by 26 ns, so the service time grows by 26 ns for
-     * any cpu_hit. */
+     * (1 - cpu_hit) x memory), the write of it an L2 hit, and the core waits
+     * for 0.45 of their latency (latency_exposed).  At 1.2 GHz LLC and
+     * memory both grow by 26 ns, so the service time grows by 0.45 x 26 ns
+     * for any cpu_hit. */
     qest_input in = {.rate_gbps = 0, .mean_pkt = 1500, .ca2 = 0, .share = NULL, .cpu_hit = 0.5};
     ddio_config c24, c12;
     expect_ok(&c24, NULL, (const char *const[]){NULL});
@@ -247,9 +248,9 @@ Test(config_opts, uncore_ghz_moves_the_queueing_estimate_service_time)
     ddio_err e = {0};
     cr_assert_eq(qest_estimate(&c24, &in, &r24, &e), 0, "%s", e.msg);
     cr_assert_eq(qest_estimate(&c12, &in, &r12, &e), 0, "%s", e.msg);
-    /* 34 + 0.132 x 1500 = 232 cycles at 2.3 GHz, + 0.5 x 26 + 0.5 x 94.1 + 6.1. */
-    expect_near(r24.service_ns, 232.0 / 2.3 + 0.5 * 26.0 + 0.5 * 94.1 + 6.1, 1e-9);
-    expect_near(r12.service_ns - r24.service_ns, 26.0, 1e-9);
+    /* 25 + 0.164 x 1500 = 271 cycles at 2.3 GHz, + 0.45 (0.5 x 26 + 0.5 x 94.1 + 6.1). */
+    expect_near(r24.service_ns, 271.0 / 2.3 + 0.45 * (0.5 * 26.0 + 0.5 * 94.1 + 6.1), 1e-9);
+    expect_near(r12.service_ns - r24.service_ns, 0.45 * 26.0, 1e-9);
     qest_result_free(&r24);
     qest_result_free(&r12);
 }
