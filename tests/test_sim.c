@@ -936,6 +936,7 @@ Test(sim, rx_hold_bytes_keeps_frames_in_the_nic, .timeout = 120)
     small_config(&cfg, NULL);
     cfg.workload.cycles_per_packet = 600;   /* ~300 ns a packet: overloaded at line rate */
     cfg.workload.driver.rx_ring = 256;
+    cfg.machine.nic.rx_hold_bytes = 0;
     run drop = simulate(&cfg, "fixed:1500", 40000, -1);
     cfg.machine.nic.rx_hold_bytes = 150000;
     run hold = simulate(&cfg, "fixed:1500", 40000, -1);
