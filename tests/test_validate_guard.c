@@ -7,7 +7,7 @@
  *
  * Overall MAE when the limits were set (300 000 packets per point, seed 1,
  * five experiments, 63 points): simulator 4.06 (write) / 2.50 (read),
- * model 4.36 / 2.61 points.  They rose from 2.8 / 2.1 and 2.3 / 2.2 on four
+ * model 4.38 / 2.63 points.  They rose from 2.8 / 2.1 and 2.3 / 2.2 on four
  * experiments when `cores-vs-ways` joined and the experiments stopped
  * describing the generator as sending flow bursts it does not send
  * (FastClick's FastUDPFlows draws a flow per packet): the earlier figures

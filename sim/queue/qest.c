@@ -133,6 +133,9 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     double dn_b = (double)pcie_cpld_bytes(&link, wqe_line) * wqe_share + (double)pcie_cpld_bytes(&link, (uint32_t)len);
     double pcie_ns = (up_b > dn_b ? up_b : dn_b) * link.ps_per_byte / 1000.0;
     double burst = d->burst, ca2 = in->ca2;
+    /* An overflowing RX ring with a NIC hold behind it: every descriptor the
+     * driver posts takes a held frame at once (nic.rx_hold_bytes). */
+    const int hold = m->nic.rx_hold_bytes >= len;
     double accepted = 0, out_total = 0;
     double xfer = (double)pcie_cpld_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
     for (uint32_t i = 0; i < S; i++) {
@@ -206,7 +209,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
             /* The TX queue is the slower: the core waits on it (a blocking
              * software queue), so it, the TX ring and the RX ring fill. */
             r->regime = "tx-bound";
-            L[Q_RX_REPLENISH] = burst / (2 * rho);
+            L[Q_RX_REPLENISH] = hold ? 0 : burst / (2 * rho);
             L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH];
             L[Q_TX_RECYCLE] = burst / 2;
             L[Q_TX] = d->tx_ring - L[Q_TX_RECYCLE];
@@ -215,7 +218,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
         } else {
             r->regime = "core-bound";
             double mu = 1.0 / s;
-            L[Q_RX_REPLENISH] = burst / (2 * rho);
+            L[Q_RX_REPLENISH] = hold ? 0 : burst / (2 * rho);
             L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH];
             double drain = S * wire / s;
             L[Q_TX] = mu * t_tx + burst / 2 * (drain < 1 ? drain : 1);
