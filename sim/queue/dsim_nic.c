@@ -74,9 +74,10 @@ void nic_arrival(dsim *s, const pktsrc_pkt *p)
     if (cs->hold_n || ring_empty(&cs->rx_posted)) {
         /* No descriptor (or older frames waiting for one): the NIC keeps
          * the frame if nic.rx_hold_bytes has room, else drops it (rx_missed). */
-        if (cs->hold_cap && s->held_bytes + p->len <= s->cfg->machine.nic.rx_hold_bytes) {
+        if (cs->hold_n < cs->hold_cap && s->held_bytes + p->len <= s->cfg->machine.nic.rx_hold_bytes) {
+            /* hold_cap: a 60-byte frame per 60 bytes held; a trace's runts
+             * beyond it are dropped. */
             uint32_t k = (cs->hold_head + cs->hold_n) % cs->hold_cap;
-            assert(cs->hold_n < cs->hold_cap);
             cs->hold_len[k] = p->len;
             cs->hold_at[k] = now;
             cs->hold_n++;
