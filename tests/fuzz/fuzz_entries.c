@@ -907,6 +907,7 @@ static const struct { const char *name, *text; } exp_files[] = {
     {"1500R.csv", "64 80\n128 88\n"},
     {"1500X.csv", "64 1\n128 2\n"},
     {"PPS.csv", "64 7.5 7.7\n128 8.0 8.2\n"},
+    {"T.csv", "64 99.4 99.5\n128 26.7\n"},
     {"LAT.csv", "128 700 710\n64 900 1000\n"},
     {"1500LAT.csv", "64 851\n128 855\n"},
     {"pcm-a.csv", "Skt,PCIRdCur,RFO,CRd,DRd,ItoM,PRd,WiL\n0,50000,200,0,0,400000,0,6(Total)\n"
@@ -979,7 +980,11 @@ static void check_experiment(const vd_experiment *x)
             const vd_param_spec *s = vd_param_find(v->name);
             FZ_CHECK(s != NULL);
             FZ_CHECK(vd_point_param(p, v->name) == v);   /* no name twice */
-            if (v->text[0]) {
+            if (v->text[0] && strcmp(v->text, "offered") == 0) {
+                /* "rate": "offered": the point's measured rate, in frame Gb/s */
+                FZ_CHECK(x->rate_offered && s->kind == VD_KIND_RATE && p->has_ev[VD_EV_OFFERED_GBPS]);
+                FZ_CHECK(isfinite(v->value) && v->value > 0 && v->value <= p->ev[VD_EV_OFFERED_GBPS].mean);
+            } else if (v->text[0]) {
                 FZ_CHECK(isnan(v->value));
                 FZ_CHECK(s->kind == VD_KIND_WORD || (s->kind == VD_KIND_RATE && strcmp(v->text, "max") == 0));
             } else {
@@ -989,9 +994,10 @@ static void check_experiment(const vd_experiment *x)
                 if (s->kind == VD_KIND_RATE)
                     FZ_CHECK(v->value > 0);
             }
-            if (k < x->n_fixed)
+            if (k < x->n_fixed)   /* the same fixed parameters; "offered" values are the point's own */
                 FZ_CHECK(strcmp(v->name, x->point[0].param[k].name) == 0 &&
-                         memcmp(v, &x->point[0].param[k], sizeof *v) == 0);
+                         (strcmp(v->text, "offered") == 0 ? strcmp(x->point[0].param[k].text, "offered") == 0
+                                                          : memcmp(v, &x->point[0].param[k], sizeof *v) == 0));
         }
         if (x->x_param[0])
             FZ_CHECK(vd_point_param(p, x->x_param) != NULL);
