@@ -32,6 +32,15 @@
 
 /* ------------------------------------------------------------ names */
 
+/* The index of `name` among the n names, or -1. */
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static const char *const metric_names[VD_METRIC_COUNT] = {
     [VD_PCIE_WRITE_HIT] = "pcie_write_hit",
     [VD_PCIE_READ_HIT] = "pcie_read_hit",
@@ -45,10 +54,7 @@ const char *vd_metric_name(enum vd_metric m)
 
 int vd_metric_from_name(const char *name)
 {
-    for (int m = 0; m < VD_METRIC_COUNT; m++)
-        if (strcmp(name, metric_names[m]) == 0)
-            return m;
-    return -1;
+    return name_index(metric_names, VD_METRIC_COUNT, name);
 }
 
 static const char *const evidence_names[VD_EV_COUNT] = {
@@ -64,10 +70,7 @@ const char *vd_evidence_name(enum vd_evidence v)
 
 int vd_evidence_from_name(const char *name)
 {
-    for (int v = 0; v < VD_EV_COUNT; v++)
-        if (strcmp(name, evidence_names[v]) == 0)
-            return v;
-    return -1;
+    return name_index(evidence_names, VD_EV_COUNT, name);
 }
 
 /* Every parameter an experiment may vary or fix: one simulate / predict

@@ -119,7 +119,10 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     double s = service_ns(cfg, len, in->cpu_hit);
     double wire = (len + PKTSRC_WIRE_OVERHEAD) * 8.0 / line;
     double dma = (double)pcie_mwr_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
-    double rd = link.cfg.read_latency_ns + (double)pcie_cpld_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
+    /* A frame's read completions on the link: the TX read's data time, and
+     * what nic.tx_packet_ns charges once per queue sharing the link. */
+    double xfer = (double)pcie_cpld_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
+    double rd = link.cfg.read_latency_ns + xfer;
     r->service_ns = s;
     r->wire_ns = wire;
     /* PCIe: per packet, upstream the data and CQE writes and the TX read
@@ -137,7 +140,6 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
      * driver posts takes a held frame at once (nic.rx_hold_bytes). */
     const int hold = m->nic.rx_hold_bytes >= len;
     double accepted = 0, out_total = 0;
-    double xfer = (double)pcie_cpld_bytes(&link, (uint32_t)len) * link.ps_per_byte / 1000.0;
     for (uint32_t i = 0; i < S; i++) {
         double sh = in->share ? in->share[i] : 1.0 / S;
         double lam = pps * sh * 1e-9;   /* per ns */
