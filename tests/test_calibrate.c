@@ -1,4 +1,4 @@
-/* test_calibrate.c - `ddiosim calibrate` (validate/calibrate.h) and the
+/* test_calibrate.c - `ddiosim calibrate` (sim/explore/calibrate.h) and the
  * overlays it writes (configs/overlay.h).
  *
  * The recovery tests measure nothing real: their "measured" hit rates are
@@ -22,9 +22,9 @@
 #include "configs/config.h"
 #include "configs/overlay.h"
 #include "tests/helpers.h"
-#include "validate/calibrate.h"
+#include "sim/explore/calibrate.h"
 #include "validate/experiment.h"
-#include "validate/runner.h"
+#include "sim/explore/runner.h"
 
 /* DIR/NAME (static buffer). */
 static const char *at_path(const char *dir, const char *name)

@@ -1,5 +1,5 @@
 /* test_cli_sim.c - the traffic and simulator-run options shared by
- * `ddiosim simulate` and `ddiosim predict` (sim/cli_sim.c): predict's
+ * `ddiosim simulate` and `ddiosim predict` (sim/cli/cli_sim.c): predict's
  * simulator run (--from-sim) is the one simulate makes with the same
  * options, each command keeps its own defaults, a value is accepted or
  * refused alike with the same message in both, and both helps describe
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 #include "tests/helpers.h"
 
 /* A small LLC keeps the runs short; the rate and packets are given because

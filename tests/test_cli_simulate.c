@@ -1,5 +1,5 @@
 /* test_cli_simulate.c - what `ddiosim simulate` prints and writes
- * (sim/cmd_simulate.c, sim/queue/dsim.c): its defaults, every JSON field and
+ * (sim/cli/cmd_simulate.c, sim/queue/dsim.c): its defaults, every JSON field and
  * how the fields relate, determinism for a seed, the --timeline CSV, and
  * outputs that appear whole or not at all (-o and --timeline). */
 #include <cjson/cJSON.h>

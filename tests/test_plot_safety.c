@@ -1,5 +1,5 @@
 /* test_plot_safety.c - what reaches gnuplot and what a plot leaves behind
- * (validate/plot.c, validate/sweep_plot.c, sim/cmd_plot.c, validate --plot):
+ * (validate/plot.c, sim/explore/sweep_plot.c, sim/cli/cmd_plot.c, validate --plot):
  * text from data files (experiment names, column names, cell values) is
  * drawn, never run, and a control character gnuplot cannot be given is
  * refused before anything runs; `plot` reads only a regular file of a

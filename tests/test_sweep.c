@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "tests/helpers.h"
-#include "validate/advise.h"
-#include "validate/sweep.h"
+#include "sim/explore/advise.h"
+#include "sim/explore/sweep.h"
 #include <cjson/cJSON.h>
 
 static void parse_ok(const char *text, sw_spec *s)
@@ -562,7 +562,7 @@ Test(sweep, advise_spec_errors)
     }
 }
 
-/* MPI (`mpirun -np N ddiosim sweep`, sim/sweep_mpi.c): the 24-point grid
+/* MPI (`mpirun -np N ddiosim sweep`, sim/cli/sweep_mpi.c): the 24-point grid
  * gives the bytes --jobs 1 and --jobs 2 give, with 2 and 3 ranks; a
  * refusal on rank 0 stops every rank; a resumed file completes.  (Root may
  * run Open MPI only when told; its library's allocations at exit are not

@@ -15,7 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "tests/helpers.h"
-#include "validate/sweep.h"
+#include "sim/explore/sweep.h"
 
 
 static int exists_in(const char *dir, const char *name)

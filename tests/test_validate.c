@@ -1,7 +1,7 @@
 /* test_validate.c - `ddiosim validate`'s inputs and command: the NPF reader
  * (validate/npf.c), experiment folders (validate/experiment.c: the four
  * shipped ddio-bench experiments, every experiment.json error, the perf and
- * pcm-pcie sources) and the command itself (sim/cmd_validate.c: options,
+ * pcm-pcie sources) and the command itself (sim/cli/cmd_validate.c: options,
  * reports that do not depend on --jobs, the JSON report's arithmetic,
  * --max-mae, --plot).
  *
@@ -25,7 +25,7 @@
 #include "tests/helpers.h"
 #include "validate/experiment.h"
 #include "validate/measure.h"
-#include "validate/runner.h"
+#include "sim/explore/runner.h"
 
 #define BENCH DDIOSIM_SOURCE_DIR "/validate/data/ddio-bench/"
 #define SAMPLES DDIOSIM_SOURCE_DIR "/tests/data/validate/"

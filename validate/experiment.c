@@ -74,7 +74,7 @@ int vd_evidence_from_name(const char *name)
 }
 
 /* Every parameter an experiment may vary or fix: one simulate / predict
- * option each (sim/cli_sim.c, configs/config.c). */
+ * option each (sim/cli/cli_sim.c, configs/config.c). */
 static const vd_param_spec params[] = {
     {"cores", "--cores", VD_KIND_UINT, 0},
     {"rx_ring", "--rx-ring", VD_KIND_UINT, 0},

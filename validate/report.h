@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "validate/experiment.h"
-#include "validate/runner.h"
+#include "sim/explore/runner.h"
 
 enum { VD_ENG_SIM = 0, VD_ENG_MODEL = 1, VD_ENG_COUNT = 2 };
 

@@ -1,6 +1,6 @@
 /* text.h - line splitting and file errors shared by the measured-data
  * readers, and the text buffer and CSV field of the writers (private to
- * validate/). */
+ * validate/ and sim/explore/). */
 #ifndef DDIOSIM_VALIDATE_TEXT_H
 #define DDIOSIM_VALIDATE_TEXT_H
 

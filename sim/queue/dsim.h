@@ -36,7 +36,7 @@ typedef struct dsim_options {
     int desc_access;            /* model descriptor / completion / mbuf header line accesses */
     uint32_t nic_buffer_bytes;  /* NIC RX packet buffer in front of PCIe */
     FILE *timeline;             /* CSV stream (header, then a row every timeline_us), or NULL; the
-                                   caller creates and closes it (the CLI: atomically, sim/cli.h) */
+                                   caller creates and closes it (the CLI: atomically, sim/cli/cli.h) */
     double timeline_us;         /* timeline sampling period */
     /* Called every 2^16 events, at most every 0.25 s and not before
      * progress_after_s of wall time (1 s: no bar for short runs), with the

@@ -24,8 +24,8 @@
 #include "traces/pcap.h"
 #include "validate/experiment.h"
 #include "validate/measure.h"
-#include "validate/advise.h"
-#include "validate/sweep.h"
+#include "sim/explore/advise.h"
+#include "sim/explore/sweep.h"
 
 #ifndef DLT_IPV4
 #define DLT_IPV4 228

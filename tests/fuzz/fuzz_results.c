@@ -1,5 +1,5 @@
 /* fuzz_results.c - libFuzzer target: the input is a sweep results file
- * (the readers of `plot` and of `sweep --resume`, validate/sweep.h; the checks:
+ * (the readers of `plot` and of `sweep --resume`, sim/explore/sweep.h; the checks:
  * tests/fuzz/fuzz_entries.c). */
 #include <stddef.h>
 #include <stdint.h>

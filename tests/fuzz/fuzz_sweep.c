@@ -1,5 +1,5 @@
 /* fuzz_sweep.c - libFuzzer target: the input is a sweep spec or an advise
- * query (validate/sweep.h, validate/advise.h; the checks:
+ * query (sim/explore/sweep.h, sim/explore/advise.h; the checks:
  * tests/fuzz/fuzz_entries.c). */
 #include <stddef.h>
 #include <stdint.h>

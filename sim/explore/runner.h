@@ -1,0 +1,111 @@
+/* runner.h - compute the predictions of many points, in parallel, with
+ * results that do not depend on how many threads computed them.
+ *
+ * A point is a machine, a workload and parameters (the simulate / predict
+ * option names with underscores, validate/experiment.h).  Each engine runs
+ * it exactly as the CLI would with those options: the simulator as
+ * `ddiosim simulate --profile fixed:SIZE --rate R --packets N --seed S`,
+ * the model as `ddiosim predict --pkt-size SIZE --rate R` (queue lengths
+ * from the queueing estimate).  Every point has its own configuration,
+ * simulator and model state and the same seed, so a point's result is the
+ * same whichever thread ran it and whatever ran before it: that is what
+ * makes `--jobs` safe, and what a design-space sweep reuses. */
+#ifndef DDIOSIM_EXPLORE_RUNNER_H
+#define DDIOSIM_EXPLORE_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "configs/config.h"
+#include "sim/common/err.h"
+#include "sim/queue/dsim.h"
+#include "validate/experiment.h"
+
+enum { VD_ENGINE_SIM = 1, VD_ENGINE_MODEL = 2, VD_ENGINE_BOTH = 3 };
+
+typedef struct vd_job {
+    const char *machine;        /* name or path as for --machine; NULL or "" = built-in default */
+    const char *workload;
+    uint32_t n_params;
+    const vd_param *param;      /* borrowed */
+    const char *const *sets;    /* --set PATH=VALUE of this point alone, after o->sets (calibrate's
+                                   trial values); borrowed, may be NULL */
+    int n_sets;
+} vd_job;
+
+typedef struct vd_run_opts {
+    int engines;                /* VD_ENGINE_* bits */
+    uint64_t packets;           /* simulator: packets injected per point */
+    uint64_t seed;
+    int jobs;                   /* worker threads, >= 1 */
+    const char *trace;          /* the traffic of points that give no pkt_size: the sample
+                                   trace (NULL or "": such a point is an error) */
+    const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
+    int n_sets;
+    int model_max_iter;         /* the model's fixed-point iteration cap; 0: predict's default */
+} vd_run_opts;
+
+/* The estimate a point's model made, and the simulator's run. */
+typedef struct vd_outcome {
+    int failed;                 /* 1: err says why (the point's other fields are unset) */
+    ddio_err err;
+    /* simulator */
+    double sim[VD_METRIC_COUNT];        /* as the uncore counters count: every full-line PCIe write
+                                           (ItoM: packet data, completions) and every PCIe read
+                                           (PCIRdCur: packet data, descriptors) */
+    double sim_data[2];                 /* PCIe write (full lines) and read hit rates of the packet
+                                           buffers' data lines alone (what the model predicts) */
+    double sim_queue[Q_COUNT];          /* mean over cores */
+    double sim_gbps, sim_drop_rate;
+    double sim_mpps;                    /* forwarded (delivered) packets, Mpps */
+    double sim_latency_us;              /* mean, from the NIC's arrival to the delivery */
+    int sim_settled;
+    double sim_mem_read_bpp, sim_mem_write_bpp, sim_mem_gbps;   /* memory traffic: bytes per packet, GB/s */
+    double sim_mem_write_gbps;          /* memory writes alone, GB/s */
+    double sim_llc_lines[REG_COUNT];    /* cache occupancy at the end, lines per region (REG_L2: all L2s) */
+    /* model: LRU lower, BIP / QLRU upper, their mean, and the estimate the machine's
+       llc.model_estimate names (what is compared) */
+    double model_lower[VD_METRIC_COUNT], model_upper[VD_METRIC_COUNT], model_mean[VD_METRIC_COUNT];
+    double model_est[VD_METRIC_COUNT];
+    double model_queue[Q_COUNT];        /* the queueing estimate, mean over cores */
+    double model_gbps;                  /* accepted throughput of the estimate */
+    double model_mpps;                  /* accepted packets, Mpps */
+    double model_latency_us;            /* Little's law over the queues that hold packets (RX, TX, the
+                                           software queue) at the accepted rate */
+    double model_mem_read_bpp, model_mem_write_bpp, model_mem_gbps;   /* estimates, as the hit rates' */
+    double model_mem_write_gbps;        /* memory writes alone at the accepted rate, GB/s */
+    double model_drop_rate;             /* 1 - accepted / offered packets of the queueing estimate */
+    double model_footprint_bytes;       /* the I/O footprint of all cores (estimate) */
+} vd_outcome;
+
+/* The configuration and simulator options of job j (config overrides in
+ * parameter order, after the machine and workload files, then o->sets,
+ * then j->sets).  Errors: the
+ * option's one-line message ("--rx-ring: 1000 is not a power of two"). */
+int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
+                  size_t cap, ddio_err *e);
+
+/* Run one point (both engines as o->engines says).  Thread-safe.  Returns 0
+ * or -1 with out->failed and out->err set. */
+int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out);
+
+/* Run n points on o->jobs threads; out[i] is job[i]'s outcome whatever the
+ * thread count.  Returns the number of failed points, or -1 with e filled
+ * when the threads could not be started. */
+int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *out, ddio_err *e);
+
+/* Streaming: point i's job is filled by job_of(i, ctx, job, params)
+ * (params: room for VD_MAX_PARAMS, kept until the point is emitted); o->jobs
+ * worker threads compute the points, and the calling thread hands each
+ * outcome to emit(i, ...) in index order as soon as it and all before it
+ * are done, with at most `window` points computed ahead of the last one
+ * emitted.  Unlike vd_run_all no point waits for a batch: a slow point
+ * holds back only the emission, never the other threads.  Returns 0, or
+ * -1 with e filled (the threads could not start, job_of or emit failed:
+ * the workers stop after the points they hold). */
+typedef int (*vd_job_fn)(size_t i, void *ctx, vd_job *job, vd_param *params, ddio_err *e);
+typedef int (*vd_emit_fn)(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, ddio_err *e);
+int vd_run_stream(size_t n, const vd_run_opts *o, size_t window, vd_job_fn job_of, vd_emit_fn emit, void *ctx,
+                  ddio_err *e);
+
+#endif
