@@ -29,10 +29,10 @@ static double lu_baseline(void)
     }
     double best = 1e9;
     for (int k = 0; k < 20; k++) {
-        markov_solve_info info;
+        mk_solve_info info;
         ddio_err e;
         double t0 = bench_now();
-        markov_stationary_lu(P, N, 1e-9, x, &info, &e);
+        mk_stationary_lu(P, N, 1e-9, x, &info, &e);
         double t = bench_now() - t0;
         if (t < best)
             best = t;

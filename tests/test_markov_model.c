@@ -32,7 +32,7 @@ static int idx(const mk_space *sp, unsigned llc, unsigned l2)
 static void expect_stochastic(const double *A, unsigned n, const char *what)
 {
     ddio_err e;
-    int rc = markov_check_column_stochastic(A, n, 1e-12, &e);
+    int rc = mk_check_column_stochastic(A, n, 1e-12, &e);
     cr_expect(rc == 0, "%s: %s", what, e.msg);
 }
 
@@ -191,7 +191,7 @@ Test(markov_model_evict, every_matrix_stochastic)
     ddio_config_default(&cfg);
     mk_geom g;
     mk_geom_from_machine(&cfg.machine, &g);
-    markov_policy pols[] = {MARKOV_LRU, MARKOV_BIP, MARKOV_QLRU};
+    mk_policy pols[] = {MK_LRU, MK_BIP, MK_QLRU};
     double T[] = {0, 10, 1000.5, 40000, 200000};
     for (int ov = 0; ov < 2; ov++)
         for (int mode = 0; mode < 2; mode++)
@@ -236,10 +236,10 @@ static void two_state_params(mk_params *p, mk_class *cl)
     cl->used = 1;
     p->classes = cl;
     p->n_classes = 1;
-    p->geom.ddio = (markov_region){64, 2, MARKOV_LRU, 0, NULL};
-    p->geom.shared = (markov_region){64, 2, MARKOV_LRU, 0, NULL};
-    p->geom.l3 = (markov_region){64, 7, MARKOV_LRU, 0, NULL};
-    p->geom.l2 = (markov_region){16, 4, MARKOV_LRU, 0, NULL};
+    p->geom.ddio = (mk_region){64, 2, MK_LRU, 0, NULL};
+    p->geom.shared = (mk_region){64, 2, MK_LRU, 0, NULL};
+    p->geom.l3 = (mk_region){64, 7, MK_LRU, 0, NULL};
+    p->geom.l2 = (mk_region){16, 4, MK_LRU, 0, NULL};
     p->count_read_refs = 0;
     p->L[MKQ_RXR] = 50;
     p->L[MKQ_RX] = 20;
@@ -312,8 +312,8 @@ Test(markov_model_chain, eq1_eigen_vs_cycle)
             double *P = mk_eq1_matrix(&p, c, &dim, cyc, &e);
             cr_assert(P, "%s", e.msg);
             double *v = malloc(dim * sizeof *v);
-            markov_solve_info info;
-            cr_assert_eq(markov_stationary_eigen(P, dim, 1e-9, v, &info, &e), 0, "%s", e.msg);
+            mk_solve_info info;
+            cr_assert_eq(mk_stationary_eigen(P, dim, 1e-9, v, &info, &e), 0, "%s", e.msg);
             unsigned ns = 7, blocks = (unsigned)(dim / ns);
             /* Each block carries 1/blocks of the mass. */
             for (unsigned b = 0; b < blocks; b++) {
@@ -323,20 +323,20 @@ Test(markov_model_chain, eq1_eigen_vs_cycle)
                 expect_near(s, 1.0 / blocks, 1e-9);
             }
             double lu[7], pw[7];
-            cr_assert_eq(markov_stationary_lu(cyc, ns, 1e-9, lu, &info, &e), 0, "%s", e.msg);
+            cr_assert_eq(mk_stationary_lu(cyc, ns, 1e-9, lu, &info, &e), 0, "%s", e.msg);
             double mem0[7] = {[6] = 1};  /* the paper's start: everything in memory */
-            markov_power_opts po = {.tol = 1e-14, .max_iter = 1000000, .lazy = 0.5, .x0 = mem0};
-            cr_assert_eq(markov_stationary_power(cyc, ns, &po, pw, &info, &e), 0, "%s", e.msg);
+            mk_power_opts po = {.tol = 1e-14, .max_iter = 1000000, .lazy = 0.5, .x0 = mem0};
+            cr_assert_eq(mk_stationary_power(cyc, ns, &po, pw, &info, &e), 0, "%s", e.msg);
             for (unsigned i = 0; i < ns; i++) {
                 expect_near(v[i] * blocks, lu[i], 1e-8);
                 expect_near(pw[i], lu[i], 1e-9);
             }
             /* Plain power iteration on Eq. 1's periodic matrix does not converge. */
-            markov_power_opts plain = {.tol = 1e-12, .max_iter = 2000, .lazy = 0, .x0 = NULL};
+            mk_power_opts plain = {.tol = 1e-12, .max_iter = 2000, .lazy = 0, .x0 = NULL};
             double *x0 = calloc(dim, sizeof *x0), *pv = malloc(dim * sizeof *pv);
             x0[6] = 1;  /* everything in memory, entering stage 0 */
             plain.x0 = x0;
-            cr_expect_neq(markov_stationary_power(P, dim, &plain, pv, &info, &e), 0);
+            cr_expect_neq(mk_stationary_power(P, dim, &plain, pv, &info, &e), 0);
             free(x0);
             free(pv);
             free(v);
@@ -372,15 +372,15 @@ Test(markov_model_chain, eq1_eigen_from_memory_full_llc)
     double *P = mk_eq1_matrix(&p, 0, &dim, cyc, &e);
     cr_assert(P, "%s", e.msg);
     double *v = malloc(dim * sizeof *v);
-    markov_solve_info info;
+    mk_solve_info info;
     unsigned char *reach = malloc(dim);
-    size_t m = markov_reachable(P, dim, 6, reach);
+    size_t m = mk_reachable(P, dim, 6, reach);
     cr_expect(m < dim, "some states are unreachable from memory (%zu of %zu reached)", m, dim);
     free(reach);
-    cr_assert_eq(markov_stationary_eigen_from(P, dim, 6, 1e-9, v, &info, &e), 0, "%s", e.msg);
+    cr_assert_eq(mk_stationary_eigen_from(P, dim, 6, 1e-9, v, &info, &e), 0, "%s", e.msg);
     cr_expect_eq(info.unit_eigenvalues, 1);
     double lu[7];
-    cr_assert_eq(markov_stationary_lu(cyc, 7, 1e-9, lu, &info, &e), 0, "%s", e.msg);
+    cr_assert_eq(mk_stationary_lu(cyc, 7, 1e-9, lu, &info, &e), 0, "%s", e.msg);
     unsigned blocks = (unsigned)(dim / 7);
     for (unsigned i = 0; i < 7; i++)
         expect_near(v[i] * blocks, lu[i], 1e-8);
@@ -583,19 +583,30 @@ Test(markov_model_traffic, upper_bound_policy_from_the_llc_policy)
      * duel of them alike (docs/model.md: a known limit); the rest BIP. */
     static const struct {
         const char *llc;
-        markov_policy upper;
+        mk_policy upper;
     } c[] = {
-        {"lru", MARKOV_BIP}, {"bip", MARKOV_BIP}, {"brrip", MARKOV_BIP}, {"dip", MARKOV_BIP},
-        {"srrip", MARKOV_QLRU}, {"qlru", MARKOV_QLRU}, {"drrip", MARKOV_QLRU},
-        {"QLRU_H11_M1_R0_U0", MARKOV_QLRU}, {"qlru_h00_m1_r2_u1", MARKOV_QLRU},
-        {"duel:QLRU_H00_M1_R0_U1,QLRU_H00_MR13_R0_U1", MARKOV_QLRU}, {"duel:lru,bip", MARKOV_BIP},
+        {"lru", MK_BIP}, {"bip", MK_BIP}, {"brrip", MK_BIP}, {"dip", MK_BIP},
+        {"srrip", MK_QLRU}, {"qlru", MK_QLRU}, {"drrip", MK_QLRU},
+        {"QLRU_H11_M1_R0_U0", MK_QLRU}, {"qlru_h00_m1_r2_u1", MK_QLRU},
+        {"duel:QLRU_H00_M1_R0_U1,QLRU_H00_MR13_R0_U1", MK_QLRU}, {"duel:lru,bip", MK_BIP},
+        {"duel:srrip,brrip", MK_QLRU}, {"duel:brrip,srrip", MK_BIP},   /* the first member's */
     };
     ddio_machine m;
     ddio_machine_default(&m);
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         snprintf(m.llc.policy, sizeof m.llc.policy, "%s", c[i].llc);
-        cr_expect_eq(mk_upper_policy(&m), c[i].upper, "%s", c[i].llc);
+        mk_policy got = (mk_policy)-1;
+        ddio_err e = {0};
+        cr_expect_eq(mk_upper_policy(&m, &got, &e), 0, "%s: %s", c[i].llc, e.msg);
+        cr_expect_eq(got, c[i].upper, "%s", c[i].llc);
     }
+    /* A name the table does not know has no bound: one line, not BIP's. */
+    snprintf(m.llc.policy, sizeof m.llc.policy, "%s", "nosuch");
+    mk_policy got;
+    ddio_err e = {0};
+    cr_expect_eq(mk_upper_policy(&m, &got, &e), -1);
+    cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE);
+    cr_expect(strstr(e.msg, "llc.policy: the model has no upper bound for 'nosuch'") != NULL, "%s", e.msg);
 }
 
 Test(markov_model_qest, regimes)
@@ -769,7 +780,7 @@ static mk_bounds estimate_case(const char *policy, enum model_estimate est)
     mk_predict_opts o;
     mk_predict_opts_default(&o);
     o.queues = q;
-    o.upper = mk_upper_policy(&cfg.machine);
+    cr_assert_eq(mk_upper_policy(&cfg.machine, &o.upper, &e), 0, "%s", e.msg);
     mk_prediction p;
     cr_assert_eq(mk_predict(&cfg, &t, &o, &p, &e), 0, "%s", e.msg);
     mk_traffic_free(&t);

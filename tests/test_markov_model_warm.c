@@ -106,7 +106,7 @@ Test(markov_model_warm, solve_from_neighbour)
     p.L[MKQ_TXR] = 15;
     ddio_err e;
     for (int pol = 0; pol < 2; pol++) {
-        markov_policy mp = pol ? MARKOV_BIP : MARKOV_LRU;
+        mk_policy mp = pol ? MK_BIP : MK_LRU;
         p.policy = p.geom.ddio.policy = p.geom.shared.policy = p.geom.l3.policy = mp;
         mk_warm w;
         mk_warm_init(&w);

@@ -18,7 +18,7 @@
 
 /* The random mapping's occupancy: c ~ Bin(pop, 1/C), cut where the rest of
  * the mass is below 1e-17. */
-static void random_mix(markov_setmix *m, double pop, double C)
+static void random_mix(mk_setmix *m, double pop, double C)
 {
     unsigned cap = 4096;
     m->c = malloc(cap * sizeof *m->c);
@@ -27,7 +27,7 @@ static void random_mix(markov_setmix *m, double pop, double C)
     m->n = 0;
     double mass = 0;
     for (unsigned c = 0; c < cap && mass < 1 - 1e-17; c++) {
-        double w = markov_binom_pmf(c, pop, 1 / C);
+        double w = mk_binom_pmf(c, pop, 1 / C);
         if (w > 0) {
             m->c[m->n] = c;
             m->w[m->n++] = w;
@@ -38,10 +38,10 @@ static void random_mix(markov_setmix *m, double pop, double C)
 }
 
 /* One count for every line. */
-static markov_setmix point_mix(unsigned *c, double *w, double pop)
+static mk_setmix point_mix(unsigned *c, double *w, double pop)
 {
     *w = 1;
-    return (markov_setmix){.pop = pop, .n = 1, .c = c, .w = w};
+    return (mk_setmix){.pop = pop, .n = 1, .c = c, .w = w};
 }
 
 Test(markov_setmap_mix, random_occupancy_is_the_binomial)
@@ -54,34 +54,34 @@ Test(markov_setmap_mix, random_occupancy_is_the_binomial)
      * Eq. 4's L3* factor. */
     const double pops[] = {500, 120000}, sets[] = {64, 36864};
     const unsigned ways[] = {1, 2, 4, 11};
-    const markov_policy pol[] = {MARKOV_LRU, MARKOV_BIP, MARKOV_QLRU};
+    const mk_policy pol[] = {MK_LRU, MK_BIP, MK_QLRU};
     for (int g = 0; g < 2; g++) {
-        markov_setmix mix;
+        mk_setmix mix;
         random_mix(&mix, pops[g], sets[g]);
         for (int wi = 0; wi < 4; wi++)
             for (int pi = 0; pi < 3; pi++) {
-                markov_region paper = {sets[g], ways[wi], pol[pi], 0, NULL}, mapped = paper;
+                mk_region paper = {sets[g], ways[wi], pol[pi], 0, NULL}, mapped = paper;
                 mapped.mix = &mix;
                 for (double f = 0; f <= 1; f += 0.0625) {
                     double T = f * pops[g] * 0.999, m = floor(T), out = floor(0.3 * m);
-                    expect_near(markov_survive_mix(&mapped, T, 0), markov_survive(&paper, T), 1e-12);
-                    expect_near(markov_survive_mix(&mapped, m + out, out), markov_survive(&paper, m + out), 1e-12);
+                    expect_near(mk_survive_mix(&mapped, T, 0), mk_survive(&paper, T), 1e-12);
+                    expect_near(mk_survive_mix(&mapped, m + out, out), mk_survive(&paper, m + out), 1e-12);
                 }
                 double T3 = 0.4 * pops[g];
-                expect_near(markov_l2_to_l3_mix(700.5, 16, 1024, &mapped, T3, 0, MARKOV_EQ4_EXACT),
-                            markov_l2_to_l3(700.5, 16, 1024, &paper, T3, MARKOV_EQ4_EXACT), 1e-12);
+                expect_near(mk_l2_to_l3_mix(700.5, 16, 1024, &mapped, T3, 0, MK_EQ4_EXACT),
+                            mk_l2_to_l3(700.5, 16, 1024, &paper, T3, MK_EQ4_EXACT), 1e-12);
             }
         /* Eq. 9 / 10: disjoint DDIO and L3* windows. */
         for (double f = 0.05; f < 0.5; f += 0.1) {
             double T_D = f * pops[g], T = (0.45 - f / 2) * pops[g];
-            expect_near(markov_hit_ddio_overlap_mix(T, 0, T_D, 11, 2, sets[g], &mix),
-                        markov_hit_ddio_overlap(T, T_D, 11, 2, sets[g]), 1e-12);
-            expect_near(markov_hit_l3_overlap_mix(T, 0, T_D, 11, 2, sets[g], &mix),
-                        markov_hit_l3_overlap(T, T_D, 11, 2, sets[g]), 1e-12);
+            expect_near(mk_hit_ddio_overlap_mix(T, 0, T_D, 11, 2, sets[g], &mix),
+                        mk_hit_ddio_overlap(T, T_D, 11, 2, sets[g]), 1e-12);
+            expect_near(mk_hit_l3_overlap_mix(T, 0, T_D, 11, 2, sets[g], &mix),
+                        mk_hit_l3_overlap(T, T_D, 11, 2, sets[g]), 1e-12);
         }
         /* No mixture: the paper's formulas, bit for bit. */
-        cr_expect_eq(markov_hit_ddio_overlap_mix(300, 0, 200, 11, 2, sets[g], NULL),
-                     markov_hit_ddio_overlap(300, 200, 11, 2, sets[g]));
+        cr_expect_eq(mk_hit_ddio_overlap_mix(300, 0, 200, 11, 2, sets[g], NULL),
+                     mk_hit_ddio_overlap(300, 200, 11, 2, sets[g]));
         free(mix.c);
         free(mix.w);
     }
@@ -110,39 +110,39 @@ Test(markov_setmap_mix, every_set_holds_c_lines)
      * BIP, N = 2: + P(K = 2) / 3 + P(K = 3) / 4; QLRU cut at k = 2: + P(K = 2) / 3. */
     unsigned c = 3;
     double w;
-    markov_setmix mix = point_mix(&c, &w, 48);
-    markov_region r = {16, 4, MARKOV_LRU, 0, &mix};
+    mk_setmix mix = point_mix(&c, &w, 48);
+    mk_region r = {16, 4, MK_LRU, 0, &mix};
     for (double m = 0; m <= 48; m += 6) {
         r.ways = 4;
-        r.policy = MARKOV_LRU;
-        expect_near(markov_survive_mix(&r, m, 0), 1.0, 1e-15);
+        r.policy = MK_LRU;
+        expect_near(mk_survive_mix(&r, m, 0), 1.0, 1e-15);
         r.ways = 3;
-        expect_near(markov_survive_mix(&r, m, 0), 1 - hyp48(m, 3), 1e-15);
+        expect_near(mk_survive_mix(&r, m, 0), 1 - hyp48(m, 3), 1e-15);
         r.ways = 2;
         double lru2 = hyp48(m, 0) + hyp48(m, 1);
-        expect_near(markov_survive_mix(&r, m, 0), lru2, 1e-15);
-        r.policy = MARKOV_BIP;
-        expect_near(markov_survive_mix(&r, m, 0), lru2 + hyp48(m, 2) / 3 + hyp48(m, 3) / 4, 1e-15);
-        r.policy = MARKOV_QLRU;
+        expect_near(mk_survive_mix(&r, m, 0), lru2, 1e-15);
+        r.policy = MK_BIP;
+        expect_near(mk_survive_mix(&r, m, 0), lru2 + hyp48(m, 2) / 3 + hyp48(m, 3) / 4, 1e-15);
+        r.policy = MK_QLRU;
         r.qlru_k_last = 2;
-        expect_near(markov_survive_mix(&r, m, 0), lru2 + hyp48(m, 2) / 3, 1e-15);
+        expect_near(mk_survive_mix(&r, m, 0), lru2 + hyp48(m, 2) / 3, 1e-15);
         r.qlru_k_last = 0;
     }
-    markov_region paper = {16, 4, MARKOV_LRU, 0, NULL};
-    cr_expect_lt(markov_survive(&paper, 48), 0.7);
+    mk_region paper = {16, 4, MK_LRU, 0, NULL};
+    cr_expect_lt(mk_survive(&paper, 48), 0.7);
 
     /* Plus lines outside the footprint, Y ~ Bin(1, 1/16): LRU, N = 3, m = 24:
      * P(K + Y <= 2) = 15/16 (1 - P(K = 3)) + 1/16 P(K <= 1). */
     r.ways = 3;
-    r.policy = MARKOV_LRU;
-    expect_near(markov_survive_mix(&r, 25, 1), 15.0 / 16 * (1 - hyp48(24, 3)) + (hyp48(24, 0) + hyp48(24, 1)) / 16,
+    r.policy = MK_LRU;
+    expect_near(mk_survive_mix(&r, 25, 1), 15.0 / 16 * (1 - hyp48(24, 3)) + (hyp48(24, 0) + hyp48(24, 1)) / 16,
                 1e-15);
     /* BIP, N = 2, the whole footprint (K = 3) and Y: (N-1)/(k+1) = 1/4 (1/5).
      * A distance beyond the footprint (49 of pop 48) adds its excess to Y. */
     r.ways = 2;
-    r.policy = MARKOV_BIP;
-    expect_near(markov_survive_mix(&r, 49, 1), 15.0 / 16 / 4 + 1.0 / 16 / 5, 1e-15);
-    expect_near(markov_survive_mix(&r, 49, 0), 15.0 / 16 / 4 + 1.0 / 16 / 5, 1e-15);
+    r.policy = MK_BIP;
+    expect_near(mk_survive_mix(&r, 49, 1), 15.0 / 16 / 4 + 1.0 / 16 / 5, 1e-15);
+    expect_near(mk_survive_mix(&r, 49, 0), 15.0 / 16 / 4 + 1.0 / 16 / 5, 1e-15);
 }
 
 Test(markov_setmap_mix, overlap_by_hand)
@@ -155,12 +155,12 @@ Test(markov_setmap_mix, overlap_by_hand)
      * not in L3*: 56/120 * 3/7 = 1/5, + K_D = 2: 8/120 = 1/15; total 3/5. */
     unsigned c = 2;
     double w;
-    markov_setmix mix = point_mix(&c, &w, 10);
-    expect_near(markov_hit_ddio_overlap_mix(4, 0, 3, 2, 1, 16, &mix), 1.0 / 3, 1e-15);
-    expect_near(markov_hit_l3_overlap_mix(4, 0, 3, 2, 1, 16, &mix), 0.6, 1e-15);
+    mk_setmix mix = point_mix(&c, &w, 10);
+    expect_near(mk_hit_ddio_overlap_mix(4, 0, 3, 2, 1, 16, &mix), 1.0 / 3, 1e-15);
+    expect_near(mk_hit_l3_overlap_mix(4, 0, 3, 2, 1, 16, &mix), 0.6, 1e-15);
     /* Windows over pop are scaled to it: T_D = 6, T = 9 -> 4 and 6: the L3*
      * window takes both lines the DDIO one left. */
-    expect_near(markov_hit_ddio_overlap_mix(9, 0, 6, 2, 1, 16, &mix), 0.0, 1e-15);
+    expect_near(mk_hit_ddio_overlap_mix(9, 0, 6, 2, 1, 16, &mix), 0.0, 1e-15);
 }
 
 Test(markov_setmap_build, hand_laid_sets)
@@ -169,7 +169,7 @@ Test(markov_setmap_build, hand_laid_sets)
      * of each buffer (c = 2 for those 3 lines), set 1 two (c = 1), set 2
      * one (c = 0): w = {0: 1/6, 1: 2/6, 2: 3/6}, pop = 4. */
     const uint32_t set[] = {0, 1, 0, 2, 0, 1};
-    markov_setmix m;
+    mk_setmix m;
     ddio_err e;
     cr_assert_eq(mk_setmix_from_sets(set, 3, 2, 4, &m, &e), 0, "%s", e.msg);
     cr_assert_eq(m.n, 3);
@@ -216,7 +216,7 @@ Test(markov_setmap, mixture_matches_the_definition)
                 c += y / L != x / L && set[y] == set[x];
             ref[c] += 1.0 / (B * L);
         }
-        markov_setmix m;
+        mk_setmix m;
         ddio_err e;
         cr_assert_eq(mk_setmix_from_sets(set, B, L, S, &m, &e), 0, "%s", e.msg);
         double got[B * L] = {0};
@@ -241,7 +241,7 @@ Test(markov_setmap_build, aligned_buffers_share_one_set_per_line)
     cfg.workload.driver.align_4k = true;
     cfg.workload.driver.rx_ring = 64;
     uint32_t bufs[1] = {64};
-    markov_setmix m;
+    mk_setmix m;
     ddio_err e;
     cr_assert_eq(mk_setmix_build(&cfg, 1, bufs, 24, &m, &e), 0, "%s", e.msg);
     cr_expect(m.n == 1 && m.c[0] == 63 && m.w[0] == 1, "n %u c %u", m.n, m.c[0]);

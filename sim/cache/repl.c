@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The policy table: every module, in the order of the lists it prints.  A
+ * new module's ops are declared here (repl.h declares only the ones other
+ * files use); the fast paths of the hierarchy recognise theirs by address,
+ * so a new policy runs on the general path. */
 static const repl_ops *const registry[] = {
     &repl_lru_ops, &repl_bip_ops, &repl_srrip_ops, &repl_brrip_ops, &repl_drrip_ops, &repl_dip_ops,
     &repl_qlru_ops, &repl_duel_ops,
@@ -66,12 +70,15 @@ int repl_check_name(const char *name, char *msg, size_t cap)
     int how;
     if (lookup(name, &how, msg, cap))
         return 0;
-    if (how == 0)
-        snprintf(msg, cap, "'%.64s' is not one of %s", name, repl_names());
+    if (how == 0) {
+        char names[256];
+        snprintf(msg, cap, "'%.64s' is not one of %s", name, repl_names(names, sizeof names));
+    }
     return -1;
 }
 
-const char *repl_family(const char *name)
+/* The module of `name`, of its first policy for duel:A,B (NULL: none). */
+static const repl_ops *first_member(const char *name)
 {
     const repl_ops *o = repl_find(name);
     if (o == &repl_duel_ops) {
@@ -80,12 +87,35 @@ const char *repl_family(const char *name)
         snprintf(a, sizeof a, "%.*s", (int)strcspn(s, ","), s);
         o = repl_find(a);
     }
+    return o;
+}
+
+const char *repl_family(const char *name)
+{
+    const repl_ops *o = first_member(name);
     return o ? o->family : NULL;
 }
 
-const char *repl_names(void)
+repl_bound repl_model_bound(const char *name)
 {
-    return "lru, bip, srrip (qlru), brrip, drrip, dip, QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO], duel:<A>,<B>";
+    const repl_ops *o = first_member(name);
+    return o ? o->model_bound : REPL_BOUND_NONE;
+}
+
+char *repl_names(char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NREG && n < cap; i++) {
+        const char *u = registry[i]->usage ? registry[i]->usage : registry[i]->name;
+        int w = snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", u);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+    return buf;
 }
 
 int repl_init_member(repl_policy *p, const repl_ops *ops, const repl_config *c, uint32_t nsets,

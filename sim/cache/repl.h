@@ -21,7 +21,10 @@
  * A module may serve a whole family of names (QLRU_H11_M1_R0_U0, ...): its
  * `parse` op recognises them and its init reads p->cfg.name.
  *
- * Adding a policy: one file with its ops, plus one line in repl.c's registry. */
+ * Adding a policy: one file with its ops (its `model_bound` says which of
+ * the analytical model's chains bounds it), the ops' entry in repl.c's
+ * registry, and its tests.  Lists of names (usage messages) are built from
+ * the registry. */
 #ifndef DDIOSIM_CACHE_REPL_H
 #define DDIOSIM_CACHE_REPL_H
 
@@ -33,9 +36,17 @@
 
 typedef struct repl_policy repl_policy;
 
+/* Which chain of the analytical model (Wang, Xu, Wu, SIGMETRICS 2022,
+ * Eq. 3) bounds a policy's hit rates from above: the bimodal-insertion
+ * cut (BIP) or the 2-bit one (QLRU).  NONE, the zero value, makes the model
+ * refuse the policy with a one-line error rather than lend it another's. */
+typedef enum repl_bound { REPL_BOUND_NONE = 0, REPL_BOUND_BIP, REPL_BOUND_QLRU } repl_bound;
+
 typedef struct repl_ops {
     const char *name;     /* the registry name; a module with `parse` serves more names */
     const char *family;   /* "recency", "rrip" or "qlru" */
+    const char *usage;    /* optional: how the names are written in lists, else `name` */
+    repl_bound model_bound;   /* the model's upper-bound chain; NONE: the model refuses it */
     /* Optional, for a module serving a family of names: 1 when `name` is
      * one of them, 0 when it is not the module's, -1 when it is the
      * module's syntax but malformed (msg says which field, and what is
@@ -157,8 +168,13 @@ int repl_check_name(const char *name, char *msg, size_t cap);
 /* The family of policy `name` (of its first policy for duel:A,B), NULL when
  * `name` is no policy. */
 const char *repl_family(const char *name);
-/* Comma-separated list of the known policy names, for usage messages. */
-const char *repl_names(void);
+/* The comma-separated list of the registry's names (each module's `usage`
+ * or `name`), for usage messages, into buf (cap bytes, always terminated,
+ * cut if short); returns buf. */
+char *repl_names(char *buf, size_t cap);
+/* The model's upper-bound chain of policy `name` (of its first policy for
+ * duel:A,B); REPL_BOUND_NONE when `name` is no policy or has none. */
+repl_bound repl_model_bound(const char *name);
 
 /* Ops tables, one per policy module. */
 extern const repl_ops repl_lru_ops, repl_bip_ops;     /* repl_lru.c  */

@@ -294,6 +294,7 @@ static uint32_t drrip_set_bytes(const char *name, uint32_t ways) { return repl_s
 const repl_ops repl_dip_ops = {
     .name = "dip",
     .family = "recency",
+    .model_bound = REPL_BOUND_BIP,
     .set_bytes = dip_set_bytes,
     .init_set = duel_init_set,
     .init = dip_init,
@@ -307,6 +308,7 @@ const repl_ops repl_dip_ops = {
 const repl_ops repl_drrip_ops = {
     .name = "drrip",
     .family = "rrip",
+    .model_bound = REPL_BOUND_QLRU,
     .set_bytes = drrip_set_bytes,
     .init = drrip_init,
     .on_hit = duel_hit,
@@ -338,6 +340,8 @@ static uint32_t duel_named_set_bytes(const char *name, uint32_t ways)
 const repl_ops repl_duel_ops = {
     .name = "duel",
     .family = "duel",
+    .usage = "duel:<A>,<B>",
+    .model_bound = REPL_BOUND_NONE,  /* its first member's (repl_model_bound) */
     .parse = duel_parse,
     .set_bytes = duel_named_set_bytes,
     .init = duel_named_init,

@@ -96,6 +96,7 @@ static void bip_fill(repl_policy *p, uint32_t set, uint32_t way)
 const repl_ops repl_lru_ops = {
     .name = "lru",
     .family = "recency",
+    .model_bound = REPL_BOUND_BIP,   /* its own chain is the lower bound */
     .set_bytes = recency_set_bytes,
     .init_set = recency_init_set,
     .on_hit = recency_to_mru,
@@ -107,6 +108,7 @@ const repl_ops repl_lru_ops = {
 const repl_ops repl_bip_ops = {
     .name = "bip",
     .family = "recency",
+    .model_bound = REPL_BOUND_BIP,
     .set_bytes = recency_set_bytes,
     .init_set = recency_init_set,
     .on_hit = recency_to_mru,

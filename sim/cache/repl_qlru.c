@@ -376,6 +376,8 @@ static void qlru_free(repl_policy *p)
 const repl_ops repl_qlru_ops = {
     .name = "QLRU",
     .family = "qlru",
+    .usage = "QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO]",
+    .model_bound = REPL_BOUND_QLRU,
     .parse = qlru_parse,
     .set_bytes = qlru_set_bytes,
     .init = qlru_init,

@@ -66,6 +66,8 @@ static void brrip_fill(repl_policy *p, uint32_t set, uint32_t way)
 const repl_ops repl_srrip_ops = {
     .name = "srrip",
     .family = "rrip",
+    .usage = "srrip (qlru)",
+    .model_bound = REPL_BOUND_QLRU,
     .set_bytes = rrip_set_bytes,
     .on_hit = rrip_hit,
     .on_fill = srrip_fill,
@@ -76,6 +78,7 @@ const repl_ops repl_srrip_ops = {
 const repl_ops repl_brrip_ops = {
     .name = "brrip",
     .family = "rrip",
+    .model_bound = REPL_BOUND_BIP,   /* mostly distant insertions: bimodal */
     .set_bytes = rrip_set_bytes,
     .on_hit = rrip_hit,
     .on_fill = brrip_fill,

@@ -135,9 +135,9 @@ static const struct {
     [DDIO_CFG_OPT_CORES] = {"--cores S", "cores running the workload"},
     [DDIO_CFG_OPT_DDIO_WAYS] = {"--ddio-ways K", "DDIO allocates in the K leftmost LLC ways"},
     [DDIO_CFG_OPT_DDIO_MASK] = {"--ddio-mask HEX", "DDIO way mask (IIO_LLC_WAYS); not with --ddio-ways"},
-    [DDIO_CFG_OPT_POLICY] = {"--policy P", "LLC replacement: lru, bip, srrip (qlru), brrip, drrip, dip, the "
-                                             "QLRU family QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO] (e.g. QLRU_H11_M1_R0_U0), "
-                                             "a set duel duel:<A>,<B> (docs/cache-model.md)"},
+    [DDIO_CFG_OPT_POLICY] = {"--policy P", "LLC replacement policy, e.g. lru, bip, srrip, the QLRU family's "
+                                             "QLRU_H11_M1_R0_U0, a set duel duel:lru,bip (an unknown name lists "
+                                             "them all; docs/cache-model.md)"},
     [DDIO_CFG_OPT_MAPPING] = {"--mapping M", "LLC set mapping: modulo, xor, random, skx18"},
     [DDIO_CFG_OPT_SET] = {"--set PATH=VALUE", "any field: machine.llc.ways=16, workload.driver.rx_free_thresh=64"},
     [DDIO_CFG_OPT_RX_RING_TOTAL] = {"--rx-ring-total N", "RX descriptors of all cores: each core's ring is N / "

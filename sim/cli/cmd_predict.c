@@ -61,7 +61,7 @@ typedef struct pred_opts {
     ddio_config_args args;
     enum mk_variant variant;
     int upper_set;
-    markov_policy upper;
+    mk_policy upper;
     int per_queue, eigen, explain, from_sim, raw_queues;
     double tol;
     int max_iter;
@@ -175,8 +175,8 @@ static int parse(int argc, char **argv, pred_opts *o, ddio_err *e)
             if (mk_parse_variant(optarg, &o->variant, e)) return -1;
             break;
         case O_UPPER:
-            if (strcmp(optarg, "bip") == 0) o->upper = MARKOV_BIP;
-            else if (strcmp(optarg, "qlru") == 0) o->upper = MARKOV_QLRU;
+            if (strcmp(optarg, "bip") == 0) o->upper = MK_BIP;
+            else if (strcmp(optarg, "qlru") == 0) o->upper = MK_QLRU;
             else return ddio_errf(e, DDIO_EXIT_USAGE, "--upper: '%s' is not one of bip, qlru", optarg);
             o->upper_set = 1;
             break;
@@ -289,7 +289,7 @@ static char *to_json(const pred_ctx *x)
     uint32_t S = x->cfg->workload.cores;
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "model", mk_variant_name(x->o->variant));
-    cJSON_AddStringToObject(j, "upper_policy", markov_policy_name(x->o->upper));
+    cJSON_AddStringToObject(j, "upper_policy", mk_policy_name(x->o->upper));
     add_bounds_ok(j, "pcie_write_hit", p->pcie_write_hit, has(x, CLI_RATE_PCIE_WRITE, p->pcie_write_hit));
     add_bounds_ok(j, "pcie_read_hit", p->pcie_read_hit, has(x, CLI_RATE_PCIE_READ, p->pcie_read_hit));
     add_bounds_ok(j, "cpu_first_hit", p->cpu_first_hit, has(x, CLI_RATE_CPU_FIRST, p->cpu_first_hit));
@@ -421,7 +421,7 @@ static void to_table(strbuf *sb, const pred_ctx *x)
     if (x->t->reordered)
         sb_printf(sb, "; %llu packets stamped before their predecessor arrive at its time",
                   (unsigned long long)x->t->reordered);
-    sb_printf(sb, "); model %s, bounds LRU / %s\n\n", mk_variant_name(x->o->variant), markov_policy_name(x->o->upper));
+    sb_printf(sb, "); model %s, bounds LRU / %s\n\n", mk_variant_name(x->o->variant), mk_policy_name(x->o->upper));
     sb_printf(sb, "                  lower     upper     mean  estimate\n");
     static const struct {
         const char *name;
@@ -463,7 +463,7 @@ static void to_table(strbuf *sb, const pred_ctx *x)
     }
     if (x->o->explain) {
         table_dist(sb, "LRU (lower bound)", &p->lower);
-        table_dist(sb, x->o->upper == MARKOV_QLRU ? "QLRU (upper bound)" : "BIP (upper bound)", &p->upper);
+        table_dist(sb, x->o->upper == MK_QLRU ? "QLRU (upper bound)" : "BIP (upper bound)", &p->upper);
     }
 }
 
@@ -497,8 +497,10 @@ int cmd_predict(int argc, char **argv)
     }
     rc = 0;
     uint32_t S = cfg->workload.cores;
-    if (!o.upper_set)
-        o.upper = mk_upper_policy(&cfg->machine);
+    if (!o.upper_set && mk_upper_policy(&cfg->machine, &o.upper, &e) != 0) {
+        free(cfg);
+        return cli_value_error("predict", &e);
+    }
     /* Traffic. */
     mk_traffic t;
     char traffic[DDIO_DATA_PATH_MAX + 32];

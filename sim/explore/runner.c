@@ -142,14 +142,15 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, const vd_run
     if (rc == 0) {
         mk_predict_opts po;
         mk_predict_opts_default(&po);
-        po.upper = mk_upper_policy(&cfg->machine);
+        rc = mk_upper_policy(&cfg->machine, &po.upper, e);
         po.seed = d->seed;
         po.queues = qr.per_core;
         po.inflight = qr.inflight;
         po.pps = qr.accepted_pps;
         if (o->model_max_iter > 0)
             po.max_iter = o->model_max_iter;
-        rc = mk_predict(cfg, &t, &po, &p, e);
+        if (rc == 0)
+            rc = mk_predict(cfg, &t, &po, &p, e);
     }
     if (rc == 0) {
         const mk_bounds *b[VD_METRIC_COUNT] = {&p.pcie_write_hit, &p.pcie_read_hit, NULL};

@@ -103,14 +103,14 @@ static double binom_pmf_pq(double k, double n, double p, double q)
     return exp(lc - 0.5 * lf);
 }
 
-double markov_binom_pmf(double k, double n, double p)
+double mk_binom_pmf(double k, double n, double p)
 {
     assert(n >= 0 && n == floor(n) && k == floor(k));
     assert(p >= 0 && p <= 1);
     return binom_pmf_pq(k, n, p, 1 - p);
 }
 
-double markov_negbin_pmf(double k, double r, double p)
+double mk_negbin_pmf(double k, double r, double p)
 {
     assert(r >= 1 && r == floor(r) && k == floor(k));
     assert(p >= 0 && p < 1);
@@ -129,7 +129,7 @@ typedef struct dist {
 
 static double dist_pmf(const dist *d, double k)
 {
-    return d->negbin ? markov_negbin_pmf(k, d->n, d->p) : binom_pmf_pq(k, d->n, d->p, d->q);
+    return d->negbin ? mk_negbin_pmf(k, d->n, d->p) : binom_pmf_pq(k, d->n, d->p, d->q);
 }
 
 /* f(k+1) / f(k); non-increasing in k for both families. */
@@ -156,7 +156,7 @@ static double dist_mode(const dist *d)
     return m > d->n ? d->n : m;
 }
 
-static double weight(markov_weight_fn w, void *ctx, double k)
+static double weight(mk_weight_fn w, void *ctx, double k)
 {
     if (!w)
         return 1.0;
@@ -172,7 +172,7 @@ static double weight(markov_weight_fn w, void *ctx, double k)
  * is "to double precision").  Starting at the largest term of the range
  * also means no underflowed start can hide the mass. */
 static double walk_from(const dist *d, double k0, double f0, double a, double b,
-                        markov_weight_fn w, void *ctx, double tol, double rel)
+                        mk_weight_fn w, void *ctx, double tol, double rel)
 {
     if (f0 == 0)
         return 0.0;     /* the largest term in the range underflows: so does the sum */
@@ -204,7 +204,7 @@ static double walk_from(const dist *d, double k0, double f0, double a, double b,
     return sum;
 }
 
-static double walk(const dist *d, double a, double b, markov_weight_fn w, void *ctx, double tol,
+static double walk(const dist *d, double a, double b, mk_weight_fn w, void *ctx, double tol,
                    double rel)
 {
     double top = d->negbin ? INFINITY : d->n;
@@ -217,8 +217,8 @@ static double walk(const dist *d, double a, double b, markov_weight_fn w, void *
     return walk_from(d, k0, dist_pmf(d, k0), a, b, w, ctx, tol, rel);
 }
 
-double markov_binom_wsum(double n, double p, double a, double b,
-                         markov_weight_fn w, void *ctx, double tol)
+double mk_binom_wsum(double n, double p, double a, double b,
+                         mk_weight_fn w, void *ctx, double tol)
 {
     assert(n >= 0 && n == floor(n) && p >= 0 && p <= 1 && tol >= 0);
     if (p == 0 || p == 1) {
@@ -229,8 +229,8 @@ double markov_binom_wsum(double n, double p, double a, double b,
     return walk(&d, a, b, w, ctx, tol, 0.0);
 }
 
-double markov_negbin_wsum(double r, double p, double a, double b,
-                          markov_weight_fn w, void *ctx, double tol)
+double mk_negbin_wsum(double r, double p, double a, double b,
+                          mk_weight_fn w, void *ctx, double tol)
 {
     assert(r >= 1 && r == floor(r) && p >= 0 && p < 1 && tol >= 0);
     if (p == 0)
@@ -242,7 +242,7 @@ double markov_negbin_wsum(double r, double p, double a, double b,
 /* Relative stop "to double precision" for sums that are not truncated. */
 #define REL_EXACT 1e-17
 
-double markov_binom_cdf_pmf(double k, double n, double p, double *pmf_k)
+double mk_binom_cdf_pmf(double k, double n, double p, double *pmf_k)
 {
     assert(n >= 0 && n == floor(n) && p >= 0 && p <= 1);
     k = floor(k);
@@ -251,7 +251,7 @@ double markov_binom_cdf_pmf(double k, double n, double p, double *pmf_k)
         F = 0.0;
     } else if (k >= n) {
         F = 1.0;
-        fk = k == n ? markov_binom_pmf(n, n, p) : 0.0;
+        fk = k == n ? mk_binom_pmf(n, n, p) : 0.0;
     } else if (p == 0 || p == 1) {
         F = p == 0 ? 1.0 : 0.0;
         fk = (p == 0 && k == 0) ? 1.0 : 0.0;
@@ -289,12 +289,12 @@ double markov_binom_cdf_pmf(double k, double n, double p, double *pmf_k)
     return F > 1 ? 1.0 : F;
 }
 
-double markov_binom_cdf(double k, double n, double p)
+double mk_binom_cdf(double k, double n, double p)
 {
-    return markov_binom_cdf_pmf(k, n, p, NULL);
+    return mk_binom_cdf_pmf(k, n, p, NULL);
 }
 
-double markov_binom_sf(double k, double n, double p)
+double mk_binom_sf(double k, double n, double p)
 {
     assert(n >= 0 && n == floor(n) && p >= 0 && p <= 1);
     k = floor(k);
@@ -307,6 +307,6 @@ double markov_binom_sf(double k, double n, double p)
     dist d = {.negbin = 0, .n = n, .p = p, .q = 1 - p};
     if (dist_mode(&d) <= k + 1)
         return walk(&d, k + 1, n, NULL, NULL, 0.0, REL_EXACT);   /* a decreasing tail */
-    double F = markov_binom_cdf(k, n, p);                          /* <= about 1/2 here */
+    double F = mk_binom_cdf(k, n, p);                          /* <= about 1/2 here */
     return F >= 1 ? 0.0 : 1 - F;
 }

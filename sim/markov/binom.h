@@ -27,41 +27,41 @@
 
 /* Truncation tolerance of the infinite / long sums: the total probability
  * mass left out (times weights <= 1) is below this. */
-#define MARKOV_TAIL_TOL 1e-12
+#define MK_TAIL_TOL 1e-12
 
 /* f_B(k; n, p) = C(n,k) p^k (1-p)^(n-k), Eq. 5; 0 outside 0 <= k <= n.
  * k and n integer-valued, n >= 0, 0 <= p <= 1. */
-double markov_binom_pmf(double k, double n, double p);
+double mk_binom_pmf(double k, double n, double p);
 
 /* F_B(k; n, p) = sum_{i<=k} f_B(i; n, p), Eq. 6, with Eq. 7's extension
  * (1 for k >= n) and 0 for k < 0.  Summed to double precision, no
  * truncation (the model's k is a way count: a few dozen terms at most). */
-double markov_binom_cdf(double k, double n, double p);
+double mk_binom_cdf(double k, double n, double p);
 
 /* The same, also returning f_B(k; n, p) through *pmf_k (may be NULL): the
  * pair gives F_B(k; n+1, p) = F_B(k; n, p) - p f_B(k; n, p) for free. */
-double markov_binom_cdf_pmf(double k, double n, double p, double *pmf_k);
+double mk_binom_cdf_pmf(double k, double n, double p, double *pmf_k);
 
 /* Upper tail P(X > k) = 1 - F_B(k; n, p), to relative precision even when
  * it is tiny (summed directly instead of subtracted from 1). */
-double markov_binom_sf(double k, double n, double p);
+double mk_binom_sf(double k, double n, double p);
 
 /* f_NB(k; r, p) = C(k+r-1, k) (1-p)^r p^k, Eq. 8: probability of k
  * successes (probability p each) before the r-th failure.  r >= 1. */
-double markov_negbin_pmf(double k, double r, double p);
+double mk_negbin_pmf(double k, double r, double p);
 
 /* Weight of a term in a weighted sum; must lie in [0, 1]. */
-typedef double (*markov_weight_fn)(double k, void *ctx);
+typedef double (*mk_weight_fn)(double k, void *ctx);
 
 /* sum_{k=a}^{b} w(k) f_B(k; n, p), k integer (a, b are clamped to [0, n];
  * b may be INFINITY).  w == NULL means w = 1.  Terms are summed outward from
  * the mode of the range; the mass not summed is < tol (tol = 0: sum until
  * the terms underflow or the range ends). */
-double markov_binom_wsum(double n, double p, double a, double b,
-                         markov_weight_fn w, void *ctx, double tol);
+double mk_binom_wsum(double n, double p, double a, double b,
+                         mk_weight_fn w, void *ctx, double tol);
 
 /* sum_{k=a}^{b} w(k) f_NB(k; r, p), same contract (b may be INFINITY). */
-double markov_negbin_wsum(double r, double p, double a, double b,
-                          markov_weight_fn w, void *ctx, double tol);
+double mk_negbin_wsum(double r, double p, double a, double b,
+                          mk_weight_fn w, void *ctx, double tol);
 
 #endif

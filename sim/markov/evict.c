@@ -7,12 +7,12 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-const char *markov_policy_name(markov_policy p)
+const char *mk_policy_name(mk_policy p)
 {
     switch (p) {
-    case MARKOV_LRU: return "lru";
-    case MARKOV_BIP: return "bip";
-    case MARKOV_QLRU: return "qlru";
+    case MK_LRU: return "lru";
+    case MK_BIP: return "bip";
+    case MK_QLRU: return "qlru";
     }
     return "?";
 }
@@ -55,7 +55,7 @@ static void eq3_pair(double n, unsigned N, double p, double k_last, double out[2
         return;
     }
     double fa;                                  /* f_B(N-1; n, p) */
-    double F0 = markov_binom_cdf_pmf((double)N - 1, n, p, &fa);
+    double F0 = mk_binom_cdf_pmf((double)N - 1, n, p, &fa);
     double F1 = F0 - p * fa;                    /* F_B(N-1; n+1, p) */
     if (F1 < 0)
         F1 = 0.0;
@@ -72,7 +72,7 @@ static void eq3_pair(double n, unsigned N, double p, double k_last, double out[2
          * is not small; a small tail is summed directly (relative precision,
          * which the factor (N-1)/((n+1)p) may amplify). */
         double tail = 1 - (F1 + fN);
-        H0 = tail > 0.1 ? tail : markov_binom_sf(N, m, p);
+        H0 = tail > 0.1 ? tail : mk_binom_sf(N, m, p);
         H1 = H0 + p * fN;
     } else if (q > 0 && k_last - N < EQ3_SHORT_TERMS) {
         double f = fN, h = 0;
@@ -85,8 +85,8 @@ static void eq3_pair(double n, unsigned N, double p, double k_last, double out[2
         if (H1 < 0)
             H1 = 0.0;
     } else {
-        H0 = markov_binom_wsum(m, p, N + 1, k_last + 1, NULL, NULL, 0.0);
-        H1 = markov_binom_wsum(m + 1, p, N + 1, k_last + 1, NULL, NULL, 0.0);
+        H0 = mk_binom_wsum(m, p, N + 1, k_last + 1, NULL, NULL, 0.0);
+        H1 = mk_binom_wsum(m + 1, p, N + 1, k_last + 1, NULL, NULL, 0.0);
     }
     double v0 = F0 + ((double)N - 1) / (m * p) * H0;
     double v1 = F1 + ((double)N - 1) / ((m + 1) * p) * H1;
@@ -110,39 +110,39 @@ static double eq3_real(double T, unsigned N, double C, double k_last)
     return w > 0 ? (1 - w) * v[0] + w * v[1] : v[0];
 }
 
-double markov_hit_lru(double T, unsigned N, double C)
+double mk_hit_lru(double T, unsigned N, double C)
 {
     return eq3_real(T, N, C, -1.0);
 }
 
-double markov_hit_eq3(double T, unsigned N, double C, double k_last)
+double mk_hit_eq3(double T, unsigned N, double C, double k_last)
 {
     return eq3_real(T, N, C, k_last);
 }
 
-double markov_hit_bip(double T, unsigned N, double C)
+double mk_hit_bip(double T, unsigned N, double C)
 {
     return eq3_real(T, N, C, INFINITY);
 }
 
-double markov_hit_qlru(double T, unsigned N, double C, unsigned terms)
+double mk_hit_qlru(double T, unsigned N, double C, unsigned terms)
 {
     return eq3_real(T, N, C, (double)N + (double)terms - 1);
 }
 
 /* Eq. 3's cut of region r (k_last; < N for LRU). */
-static double region_k_last(const markov_region *r)
+static double region_k_last(const mk_region *r)
 {
     switch (r->policy) {
-    case MARKOV_LRU: return -1.0;
-    case MARKOV_BIP: return INFINITY;
-    case MARKOV_QLRU: return r->qlru_k_last > 0 ? r->qlru_k_last : (double)r->ways + MARKOV_QLRU_TERMS - 1;
+    case MK_LRU: return -1.0;
+    case MK_BIP: return INFINITY;
+    case MK_QLRU: return r->qlru_k_last > 0 ? r->qlru_k_last : (double)r->ways + MK_QLRU_TERMS - 1;
     }
-    assert(0 && "unknown markov_policy");
+    assert(0 && "unknown mk_policy");
     return -1.0;
 }
 
-double markov_survive(const markov_region *r, double T)
+double mk_survive(const mk_region *r, double T)
 {
     return eq3_real(T, r->ways, r->sets, region_k_last(r));
 }
@@ -151,8 +151,8 @@ double markov_survive(const markov_region *r, double T)
 
 typedef struct eq4_ctx {
     double T2, N2, T3, T3out;
-    const markov_region *l3;
-    enum markov_eq4_form form;
+    const mk_region *l3;
+    enum mk_eq4_form form;
 } eq4_ctx;
 
 /* L3* survival after the L2 eviction that follows t other-set accesses. */
@@ -160,24 +160,24 @@ static double eq4_weight(double t, void *vctx)
 {
     const eq4_ctx *c = vctx;
     double elapsed;
-    if (c->form == MARKOV_EQ4_EXACT)
+    if (c->form == MK_EQ4_EXACT)
         elapsed = (t + c->N2) / c->T2;
     else
         elapsed = c->T2 > 0 ? t / c->T2 : 0.0;
     double rest = 1 - elapsed;
     if (rest < 0)
         rest = 0;       /* evicted at (or, for the mixed last term, just after) the end */
-    return markov_survive_mix(c->l3, rest * c->T3, rest * c->T3out);
+    return mk_survive_mix(c->l3, rest * c->T3, rest * c->T3out);
 }
 
-double markov_l2_to_l3(double T_l2, unsigned N_l2, double C_l2,
-                       const markov_region *l3, double T_l3, enum markov_eq4_form form)
+double mk_l2_to_l3(double T_l2, unsigned N_l2, double C_l2,
+                       const mk_region *l3, double T_l3, enum mk_eq4_form form)
 {
-    return markov_l2_to_l3_mix(T_l2, N_l2, C_l2, l3, T_l3, 0.0, form);
+    return mk_l2_to_l3_mix(T_l2, N_l2, C_l2, l3, T_l3, 0.0, form);
 }
 
-double markov_l2_to_l3_mix(double T_l2, unsigned N_l2, double C_l2, const markov_region *l3, double T_l3,
-                           double T_l3_out, enum markov_eq4_form form)
+double mk_l2_to_l3_mix(double T_l2, unsigned N_l2, double C_l2, const mk_region *l3, double T_l3,
+                           double T_l3_out, enum mk_eq4_form form)
 {
     double q = 1 - check_C(C_l2), w, t0 = split(T_l2, &w);
     check_T(T_l3);
@@ -185,16 +185,16 @@ double markov_l2_to_l3_mix(double T_l2, unsigned N_l2, double C_l2, const markov
         return 0.0;     /* degenerate: no L2 way to leave from */
     /* q = 0 (one L2 set) is fine: f_NB is then a point mass at t = 0. */
     eq4_ctx c = {.T2 = T_l2, .N2 = N_l2, .T3 = T_l3, .T3out = T_l3_out, .l3 = l3, .form = form};
-    double t_last = form == MARKOV_EQ4_EXACT ? t0 - N_l2 : t0;
+    double t_last = form == MK_EQ4_EXACT ? t0 - N_l2 : t0;
     double s = 0.0;
     if (t_last >= 0)
-        s = markov_negbin_wsum(N_l2, q, 0, t_last, eq4_weight, &c, MARKOV_TAIL_TOL);
+        s = mk_negbin_wsum(N_l2, q, 0, t_last, eq4_weight, &c, MK_TAIL_TOL);
     /* Real T_L2: the number of L2 accesses is floor or floor + 1 (weight w),
      * which decides whether the eviction at t_last + 1 happens in the wait;
      * one extra term instead of a second sum.  The elapsed fraction uses
      * T_L2 itself. */
     if (w > 0 && t_last + 1 >= 0)
-        s += w * markov_negbin_pmf(t_last + 1, N_l2, q) * eq4_weight(t_last + 1, &c);
+        s += w * mk_negbin_pmf(t_last + 1, N_l2, q) * eq4_weight(t_last + 1, &c);
     return s > 1 ? 1.0 : s;
 }
 
@@ -204,8 +204,8 @@ double markov_l2_to_l3_mix(double T_l2, unsigned N_l2, double C_l2, const markov
 static double pmf_real(double i, double T, double p)
 {
     double w, t0 = split(T, &w);
-    double v = markov_binom_pmf(i, t0, p);
-    return w > 0 ? (1 - w) * v + w * markov_binom_pmf(i, t0 + 1, p) : v;
+    double v = mk_binom_pmf(i, t0, p);
+    return w > 0 ? (1 - w) * v + w * mk_binom_pmf(i, t0 + 1, p) : v;
 }
 
 static double cdf_real(double k, double T, double p)
@@ -213,11 +213,11 @@ static double cdf_real(double k, double T, double p)
     if (k < 0)
         return 0.0;
     double w, t0 = split(T, &w);
-    double v = markov_binom_cdf(k, t0, p);
-    return w > 0 ? (1 - w) * v + w * markov_binom_cdf(k, t0 + 1, p) : v;
+    double v = mk_binom_cdf(k, t0, p);
+    return w > 0 ? (1 - w) * v + w * mk_binom_cdf(k, t0 + 1, p) : v;
 }
 
-double markov_hit_ddio_overlap(double T, double T_D, unsigned N, unsigned a, double C)
+double mk_hit_ddio_overlap(double T, double T_D, unsigned N, unsigned a, double C)
 {
     double p = check_C(C);
     check_T(T);
@@ -229,7 +229,7 @@ double markov_hit_ddio_overlap(double T, double T_D, unsigned N, unsigned a, dou
     return s > 1 ? 1.0 : s;
 }
 
-double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, double C)
+double mk_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, double C)
 {
     double p = check_C(C);
     check_T(T);
@@ -246,7 +246,7 @@ double markov_hit_l3_overlap(double T, double T_io, unsigned N, unsigned a, doub
     return s > 1 ? 1.0 : s;
 }
 
-/* ---- the set mapping's mixture (evict.h, markov_setmix) ------------------ */
+/* ---- the set mapping's mixture (evict.h, mk_setmix) ------------------ */
 
 #define CACHE_WAYS_MAX 64   /* N <= 64 (Eq. 12's bound; a cache has at most 64 ways) */
 
@@ -294,7 +294,7 @@ static double *scratch(size_t n)
 }
 
 /* sum_k w_k sum_b Hyp(pop, c_k, m)(b) H(b), m integer. */
-static double mix_dot(const markov_setmix *mx, double m, const double *H, double *f)
+static double mix_dot(const mk_setmix *mx, double m, const double *H, double *f)
 {
     double s = 0;
     for (unsigned k = 0; k < mx->n; k++) {
@@ -308,11 +308,11 @@ static double mix_dot(const markov_setmix *mx, double m, const double *H, double
     return s;
 }
 
-double markov_survive_mix(const markov_region *r, double T, double T_out)
+double mk_survive_mix(const mk_region *r, double T, double T_out)
 {
-    const markov_setmix *mx = r->mix;
+    const mk_setmix *mx = r->mix;
     if (!mx)
-        return markov_survive(r, T);
+        return mk_survive(r, T);
     check_T(T);
     check_T(T_out);
     if (r->ways == 0)
@@ -369,7 +369,7 @@ static double cdf_plus(double k, const double *f, unsigned c, double n_out, doub
 /* Eq. 9 (tail = 0) or Eq. 10 (tail = 1) for integer window sizes: of the c
  * other lines of the set, i come in the DDIO window (mD of pop), then of
  * the c - i left, the L3* window (mL of the pop - mD left) takes some. */
-static double overlap_int(const markov_setmix *mx, double mD, double mL, double T_out, unsigned N, unsigned a,
+static double overlap_int(const mk_setmix *mx, double mD, double mL, double T_out, unsigned N, unsigned a,
                           double p, int tail, double *fD, double *fL)
 {
     double s = 0;
@@ -392,7 +392,7 @@ static double overlap_int(const markov_setmix *mx, double mD, double mL, double 
 /* Eq. 9 / 10 under the mixture: the real window sizes mixed bilinearly
  * from their neighbouring integers, as Eq. 9 and 10 themselves. */
 static double overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
-                          const markov_setmix *mx, int tail)
+                          const mk_setmix *mx, int tail)
 {
     double p = check_C(C);
     check_T(T);
@@ -420,25 +420,25 @@ static double overlap_mix(double T, double T_out, double T_D, unsigned N, unsign
     return s > 1 ? 1.0 : s;
 }
 
-double markov_hit_ddio_overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
-                                   const markov_setmix *mix)
+double mk_hit_ddio_overlap_mix(double T, double T_out, double T_D, unsigned N, unsigned a, double C,
+                                   const mk_setmix *mix)
 {
     if (!mix)
-        return markov_hit_ddio_overlap(T, T_D, N, a, C);
+        return mk_hit_ddio_overlap(T, T_D, N, a, C);
     return overlap_mix(T, T_out, T_D, N, a, C, mix, 0);
 }
 
-double markov_hit_l3_overlap_mix(double T, double T_out, double T_io, unsigned N, unsigned a, double C,
-                                 const markov_setmix *mix)
+double mk_hit_l3_overlap_mix(double T, double T_out, double T_io, unsigned N, unsigned a, double C,
+                                 const mk_setmix *mix)
 {
     if (!mix)
-        return markov_hit_l3_overlap(T, T_io, N, a, C);
+        return mk_hit_l3_overlap(T, T_io, N, a, C);
     return overlap_mix(T, T_out, T_io, N, a, C, mix, 1);
 }
 
 /* ---- Eq. 12 -------------------------------------------------------------- */
 
-double markov_placement_prob(unsigned n, unsigned m, double alpha)
+double mk_placement_prob(unsigned n, unsigned m, double alpha)
 {
     assert(n >= 1 && n <= 64 && m <= n);
     assert(alpha >= 0 && alpha <= 1);

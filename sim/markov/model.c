@@ -24,11 +24,11 @@ void mk_params_default(mk_params *p)
     memset(p, 0, sizeof *p);
     p->mode = HIER_NONINCLUSIVE;
     p->S = 1;
-    p->policy = MARKOV_LRU;
+    p->policy = MK_LRU;
     p->count_read_refs = 1;
     p->tol = 1e-9;
     p->max_iter = 500;
-    p->geom.eq4 = MARKOV_EQ4_EXACT;
+    p->geom.eq4 = MK_EQ4_EXACT;
 }
 
 /* The path's queues, each followed by an event, starting where a buffer's
@@ -198,9 +198,9 @@ static int solve_chain(ctx *x, const chain *ch, cdist *out, const cdist *prev, d
             free(v);
             return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         }
-        markov_solve_info info;
+        mk_solve_info info;
         /* From block 0 (entering stage 0), state memory: the paper's start. */
-        int rc = markov_stationary_eigen_from(P, dim, x->sp.mem, 1e-9, v, &info, e);
+        int rc = mk_stationary_eigen_from(P, dim, x->sp.mem, 1e-9, v, &info, e);
         if (rc == 0 && info.unit_eigenvalues > 1)
             rc = ddio_errf(e, DDIO_EXIT_NOCONV,
                            "eigen solve: from memory the chain can end in %d closed classes (no unique stationary "
@@ -228,18 +228,18 @@ static int solve_chain(ctx *x, const chain *ch, cdist *out, const cdist *prev, d
             matmul(n, ch->E[s], P, T);
             matmul(n, ch->A[s], T, P);
         }
-        markov_solve_info info;
+        mk_solve_info info;
         ddio_err le;
-        if (markov_stationary_lu(P, n, 1e-9, x0, &info, &le) != 0) {
+        if (mk_stationary_lu(P, n, 1e-9, x0, &info, &le) != 0) {
             /* Several closed classes (nothing is ever evicted): the limit
              * from the previous iterate, as the paper's iteration from
              * "everything in memory" reaches. */
             double start[MK_MAX_STATES];
             memset(start, 0, sizeof start);
             start[x->sp.mem] = 1;
-            markov_power_opts po = {.tol = 1e-13, .max_iter = 1000000, .lazy = 0.5,
+            mk_power_opts po = {.tol = 1e-13, .max_iter = 1000000, .lazy = 0.5,
                                     .x0 = prev ? prev->enter[0] : start};
-            if (markov_stationary_power(P, n, &po, x0, &info, e) != 0)
+            if (mk_stationary_power(P, n, &po, x0, &info, e) != 0)
                 return -1;
         }
     }

@@ -93,13 +93,13 @@ int mk_cpu_matrix(const mk_space *sp, const uint8_t *ops, size_t nops, double l3
 
 /* The cache regions a wait sees. */
 typedef struct mk_geom {
-    markov_region ddio, shared, l3, l2;
+    mk_region ddio, shared, l3, l2;
     /* Appendix D.1: the core's CAT ways overlap the DDIO (Shared) ways.  Then
      * `all_ways` is the associativity the core's fills see, Eq. 9 / 10 give
      * survival, Eq. 12 the placement of L2 victims. */
     int overlap;
     unsigned all_ways, ddio_ways;
-    enum markov_eq4_form eq4;
+    enum mk_eq4_form eq4;
 } mk_geom;
 
 /* Reuse distances of one wait: unique lines accessed in each region. */
@@ -165,7 +165,7 @@ typedef struct mk_params {
     size_t n_classes;
     const mk_class *classes;
     mk_tables tables;
-    markov_policy policy;   /* LLC regions' policy (LRU lower, BIP / QLRU upper) */
+    mk_policy policy;   /* LLC regions' policy (LRU lower, BIP / QLRU upper) */
     /* Choices (docs/model.md). */
     int per_queue;          /* 1: the paper's literal chain, an eviction matrix per queue;
                                0 (default): waits between two references of a line are merged */

@@ -17,37 +17,37 @@
 void mk_wait_probs(const mk_geom *g, const mk_dist *d, mk_wait *w)
 {
     memset(w, 0, sizeof *w);
-    w->s_l2 = markov_survive(&g->l2, d->l2);
+    w->s_l2 = mk_survive(&g->l2, d->l2);
     /* The LLC regions' survivals follow the set mapping when the regions
      * carry its mixture (docs/model.md section 12); d->l3_out of L3*'s
      * lines are table lines, outside the buffer footprint. */
     if (!g->overlap) {
-        w->s_ddio = markov_survive_mix(&g->ddio, d->ddio, 0);
-        w->s_shared = markov_survive_mix(&g->shared, d->shared, 0);
-        w->s_l3 = markov_survive_mix(&g->l3, d->l3, d->l3_out);
-        w->l2_to_l3 = markov_l2_to_l3_mix(d->l2, g->l2.ways, g->l2.sets, &g->l3, d->l3, d->l3_out, g->eq4);
+        w->s_ddio = mk_survive_mix(&g->ddio, d->ddio, 0);
+        w->s_shared = mk_survive_mix(&g->shared, d->shared, 0);
+        w->s_l3 = mk_survive_mix(&g->l3, d->l3, d->l3_out);
+        w->l2_to_l3 = mk_l2_to_l3_mix(d->l2, g->l2.ways, g->l2.sets, &g->l3, d->l3, d->l3_out, g->eq4);
         return;
     }
     /* Appendix D.1: L3* (and Shared) fills may use the DDIO ways.  Eq. 9 /
      * 10 are LRU formulas; the unrestricted stream is L3* + Shared. */
     double T = d->l3 + d->shared, C = g->l3.sets, To = d->l3_out;
     double tot = d->ddio + T;
-    w->place_ddio = markov_placement_prob(g->all_ways, g->ddio_ways, tot > 0 ? d->ddio / tot : 0);
-    markov_region inner = g->l3;
+    w->place_ddio = mk_placement_prob(g->all_ways, g->ddio_ways, tot > 0 ? d->ddio / tot : 0);
+    mk_region inner = g->l3;
     inner.ways = g->all_ways - g->ddio_ways;
-    if (g->l3.policy == MARKOV_LRU) {
-        w->s_ddio = markov_hit_ddio_overlap_mix(T, To, d->ddio, g->all_ways, g->ddio_ways, C, g->l3.mix);
-        w->s_l3 = markov_hit_l3_overlap_mix(T, To, d->ddio, g->all_ways, g->ddio_ways, C, g->l3.mix);
+    if (g->l3.policy == MK_LRU) {
+        w->s_ddio = mk_hit_ddio_overlap_mix(T, To, d->ddio, g->all_ways, g->ddio_ways, C, g->l3.mix);
+        w->s_l3 = mk_hit_l3_overlap_mix(T, To, d->ddio, g->all_ways, g->ddio_ways, C, g->l3.mix);
     } else {
         /* BIP / QLRU: no overlap formula in the paper.  Effective partition:
          * the DDIO ways take the DDIO fills plus the share Eq. 12 of the
          * unrestricted ones, the other ways the rest (docs/model.md). */
-        markov_region dd = g->ddio;
-        w->s_ddio = markov_survive_mix(&dd, d->ddio + w->place_ddio * T, w->place_ddio * To);
-        w->s_l3 = markov_survive_mix(&inner, (1 - w->place_ddio) * T, (1 - w->place_ddio) * To);
+        mk_region dd = g->ddio;
+        w->s_ddio = mk_survive_mix(&dd, d->ddio + w->place_ddio * T, w->place_ddio * To);
+        w->s_l3 = mk_survive_mix(&inner, (1 - w->place_ddio) * T, (1 - w->place_ddio) * To);
     }
     w->s_shared = w->s_l3;
-    w->l2_to_l3 = markov_l2_to_l3_mix(d->l2, g->l2.ways, g->l2.sets, &inner, (1 - w->place_ddio) * T,
+    w->l2_to_l3 = mk_l2_to_l3_mix(d->l2, g->l2.ways, g->l2.sets, &inner, (1 - w->place_ddio) * T,
                                       (1 - w->place_ddio) * To, g->eq4);
 }
 
@@ -272,7 +272,7 @@ static void wait_probs(ctx *x, const mk_dist *d, int need_eq4, mk_wait *w)
         mk_dist dd = *d;
         dd.l2 = 0;
         mk_wait_probs(g, &dd, w);
-        w->s_l2 = markov_survive(&g->l2, d->l2);
+        w->s_l2 = mk_survive(&g->l2, d->l2);
         w->l2_to_l3 = need_eq4 ? memo : 0;
         return;
     }

@@ -160,15 +160,23 @@ int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_
 
 /* ------------------------------------------------------------ parameters */
 
-markov_policy mk_upper_policy(const ddio_machine *m)
+int mk_upper_policy(const ddio_machine *m, mk_policy *out, ddio_err *e)
 {
-    /* The 2-bit policies: SRRIP (= qlru), DRRIP, and Abel and Reineke's
-     * QLRU family and duels of its members, whatever their digits. */
-    const char *p = m->llc.policy, *family = repl_family(p);
-    if (strcmp(p, "srrip") == 0 || strcmp(p, "qlru") == 0 || strcmp(p, "drrip") == 0 ||
-        (family && strcmp(family, "qlru") == 0))
-        return MARKOV_QLRU;
-    return MARKOV_BIP;
+    /* The policy table says (repl_ops.model_bound): a policy whose module
+     * names no chain is refused, never lent BIP's. */
+    switch (repl_model_bound(m->llc.policy)) {
+    case REPL_BOUND_BIP:
+        *out = MK_BIP;
+        return 0;
+    case REPL_BOUND_QLRU:
+        *out = MK_QLRU;
+        return 0;
+    case REPL_BOUND_NONE:
+        break;
+    }
+    return ddio_errf(e, DDIO_EXIT_USAGE,
+                     "llc.policy: the model has no upper bound for '%s' (its module names no model_bound; "
+                     "choose one with predict --upper bip|qlru)", m->llc.policy);
 }
 
 enum model_estimate mk_estimate_of(const ddio_machine *m)
@@ -189,11 +197,11 @@ void mk_geom_from_machine(const ddio_machine *m, mk_geom *g)
     memset(g, 0, sizeof *g);
     double sets = (double)m->llc.slices * m->llc.sets_per_slice;
     uint64_t cm = core_mask(m), io = m->ddio_mask | m->shared_mask;
-    g->ddio = (markov_region){sets, (unsigned)__builtin_popcountll(m->ddio_mask), MARKOV_LRU, 0, NULL};
-    g->shared = (markov_region){sets, (unsigned)__builtin_popcountll(m->shared_mask), MARKOV_LRU, 0, NULL};
-    g->l3 = (markov_region){sets, (unsigned)__builtin_popcountll(cm & ~io), MARKOV_LRU, 0, NULL};
-    g->l2 = (markov_region){m->l2.sets, m->l2.ways, MARKOV_LRU, 0, NULL};
-    g->eq4 = MARKOV_EQ4_EXACT;
+    g->ddio = (mk_region){sets, (unsigned)__builtin_popcountll(m->ddio_mask), MK_LRU, 0, NULL};
+    g->shared = (mk_region){sets, (unsigned)__builtin_popcountll(m->shared_mask), MK_LRU, 0, NULL};
+    g->l3 = (mk_region){sets, (unsigned)__builtin_popcountll(cm & ~io), MK_LRU, 0, NULL};
+    g->l2 = (mk_region){m->l2.sets, m->l2.ways, MK_LRU, 0, NULL};
+    g->eq4 = MK_EQ4_EXACT;
     if (cm & m->ddio_mask) {
         /* Appendix D.1: the core's fills may land in the DDIO ways. */
         g->overlap = 1;
@@ -202,7 +210,7 @@ void mk_geom_from_machine(const ddio_machine *m, mk_geom *g)
     }
 }
 
-static void region_policy(mk_geom *g, markov_policy p)
+static void region_policy(mk_geom *g, mk_policy p)
 {
     g->ddio.policy = g->shared.policy = g->l3.policy = p;
 }
@@ -377,7 +385,7 @@ void mk_predict_opts_default(mk_predict_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->variant = MK_VARIANT_BASIC;
-    o->upper = MARKOV_BIP;
+    o->upper = MK_BIP;
     o->count_read_refs = 1;
     o->tol = 1e-9;
     o->max_iter = 500;
@@ -427,7 +435,7 @@ static void tables_of(const ddio_workload *w, uint32_t ls, mk_tables *t)
  * driver keeps full), data lines of the packet's mean line count
  * (docs/model.md section 12).  mix->n = 0 when one buffer circulates. */
 static int footprint_mix(const ddio_config *cfg, const mk_predict_opts *o, const mk_class *cls, size_t ncls,
-                         markov_setmix *mix, ddio_err *e)
+                         mk_setmix *mix, ddio_err *e)
 {
     const ddio_workload *w = &cfg->workload;
     double lines = 0;
@@ -460,7 +468,8 @@ int mk_predict_for_sim(const ddio_config *cfg, const mk_traffic *t, const dsim_r
     po.queues = r->queue_len;
     po.inflight = r->inflight;
     po.pps = r->mpps * 1e6;
-    po.upper = mk_upper_policy(&cfg->machine);
+    if (mk_upper_policy(&cfg->machine, &po.upper, e))
+        return -1;
     return mk_predict(cfg, t, &po, out, e);
 }
 
@@ -487,7 +496,7 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
     mk_params_default(&p);
     p.mode = m->hierarchy;
     mk_geom_from_machine(m, &p.geom);
-    markov_setmix mix;
+    mk_setmix mix;
     memset(&mix, 0, sizeof mix);
     if (!o->random_sets && mk_mapping_mixed(m->llc.mapping)) {
         if (footprint_mix(cfg, o, cls, ncls, &mix, e) != 0) {
@@ -585,8 +594,8 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
                 r = prev_r[b];
                 goto accumulate;
             }
-            region_policy(&p.geom, b == 0 ? MARKOV_LRU : o->upper);
-            p.policy = b == 0 ? MARKOV_LRU : o->upper;
+            region_policy(&p.geom, b == 0 ? MK_LRU : o->upper);
+            p.policy = b == 0 ? MK_LRU : o->upper;
             /* Warm start (per-core): each bound from the same bound of the
              * previous core; the cores differ only in beta and queues. */
             if (mk_solve_warm(&p, per_core && !o->cold ? &warm[b] : NULL, &r, e) != 0) {

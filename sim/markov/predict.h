@@ -64,7 +64,7 @@ typedef struct mk_bounds {
 
 typedef struct mk_predict_opts {
     enum mk_variant variant;
-    markov_policy upper;        /* BIP or QLRU */
+    mk_policy upper;        /* BIP or QLRU */
     const double *queues;       /* cores x Q_COUNT (dsim order) per-core mean lengths */
     const double *inflight;     /* cores x 2 (qest.h): moved from RX to RX Replenish and from TX
                                    to TX Recycle, or NULL */
@@ -94,9 +94,11 @@ typedef struct mk_prediction {
     size_t n_classes;
 } mk_prediction;
 
-/* The upper-bound policy the machine's LLC policy suggests (srrip, qlru,
- * drrip: QLRU; otherwise BIP). */
-markov_policy mk_upper_policy(const ddio_machine *m);
+/* The upper-bound chain of the machine's LLC policy, as the policy table
+ * says (sim/cache/repl.h, repl_model_bound: srrip, drrip and the QLRU family
+ * QLRU; lru, bip, brrip, dip BIP; a duel its first member's), into *out;
+ * -1 with a one-line error for a policy that names none. */
+int mk_upper_policy(const ddio_machine *m, mk_policy *out, ddio_err *e);
 
 /* The bound llc.model_estimate names, EST_POLICY resolved: EST_LOWER for an
  * lru LLC (the LRU chain is that policy), else EST_MEAN; never EST_POLICY. */

@@ -14,7 +14,7 @@ int mk_mapping_mixed(enum cache_mapping m)
     return m != MAP_RANDOM;
 }
 
-void mk_setmix_free(markov_setmix *m)
+void mk_setmix_free(mk_setmix *m)
 {
     free(m->c);
     free(m->w);
@@ -22,7 +22,7 @@ void mk_setmix_free(markov_setmix *m)
 }
 
 int mk_setmix_from_sets(const uint32_t *set, size_t n_bufs, uint32_t lines, uint64_t total_sets,
-                        markov_setmix *out, ddio_err *e)
+                        mk_setmix *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
     if (n_bufs < 2 || lines == 0)
@@ -152,7 +152,7 @@ static int circulating(const ddio_workload *w, const uint32_t *bufs, size_t tota
 }
 
 int mk_setmix_build(const ddio_config *cfg, uint64_t seed, const uint32_t *bufs, uint32_t lines,
-                    markov_setmix *out, ddio_err *e)
+                    mk_setmix *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
     const ddio_workload *w = &cfg->workload;

@@ -1,5 +1,5 @@
 /* setmap.h - the LLC set mapping as the Markov model sees it: how the
- * buffer lines the NIC writes spread over the LLC's sets (markov_setmix,
+ * buffer lines the NIC writes spread over the LLC's sets (mk_setmix,
  * evict.h), computed with the simulator's own mapper (sim/cache/geometry.h)
  * on the simulator's own buffer addresses (sim/queue/mempool.h).  The
  * paper assumes a uniform random mapping; docs/model.md section 12 says
@@ -23,7 +23,7 @@ int mk_mapping_mixed(enum cache_mapping m);
  * lines of *other* buffers in its set; pop = (n_bufs - 1) * lines.  -1
  * (exit 2) for fewer than 2 buffers or a set out of range. */
 int mk_setmix_from_sets(const uint32_t *set, size_t n_bufs, uint32_t lines, uint64_t total_sets,
-                        markov_setmix *out, ddio_err *e);
+                        mk_setmix *out, ddio_err *e);
 
 /* The footprint of a configuration: data lines 0..lines-1 (what the NIC
  * writes) of the buffers core c circulates, bufs[c] of them, as the
@@ -33,8 +33,8 @@ int mk_setmix_from_sets(const uint32_t *set, size_t n_bufs, uint32_t lines, uint
  * cache in turns), mapped by the machine's LLC mapping with `seed` (the
  * simulator's seed: the random mapping, skx18's frames). */
 int mk_setmix_build(const ddio_config *cfg, uint64_t seed, const uint32_t *bufs, uint32_t lines,
-                    markov_setmix *out, ddio_err *e);
+                    mk_setmix *out, ddio_err *e);
 
-void mk_setmix_free(markov_setmix *m);
+void mk_setmix_free(mk_setmix *m);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int markov_check_column_stochastic(const double *P, size_t n, double tol, ddio_err *e)
+int mk_check_column_stochastic(const double *P, size_t n, double tol, ddio_err *e)
 {
     if (n == 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "transition matrix: empty (n = 0)");
@@ -42,7 +42,7 @@ static void matvec(const double *P, size_t n, const double *x, double *y)
     }
 }
 
-double markov_residual_l1(const double *P, size_t n, const double *x)
+double mk_residual_l1(const double *P, size_t n, const double *x)
 {
     double r = 0;
     for (size_t i = 0; i < n; i++) {
@@ -64,14 +64,14 @@ static void normalize(double *x, size_t n)
         x[i] /= s;
 }
 
-int markov_stationary_eigen(const double *P, size_t n, double tol, double *x,
-                            markov_solve_info *info, ddio_err *e)
+int mk_stationary_eigen(const double *P, size_t n, double tol, double *x,
+                            mk_solve_info *info, ddio_err *e)
 {
-    markov_solve_info dummy;
+    mk_solve_info dummy;
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    if (markov_check_column_stochastic(P, n, MARKOV_STOCH_TOL, e) != 0)
+    if (mk_check_column_stochastic(P, n, MK_STOCH_TOL, e) != 0)
         return -1;
     if (n > 46340)  /* n * n must fit lapack_int on 32-bit-int builds */
         return ddio_errf(e, DDIO_EXIT_USAGE, "eigen solve: %zu states is too many", n);
@@ -148,7 +148,7 @@ int markov_stationary_eigen(const double *P, size_t n, double tol, double *x,
         if (x[i] < 0)
             x[i] = 0;
     normalize(x, n);
-    info->residual = markov_residual_l1(P, n, x);
+    info->residual = mk_residual_l1(P, n, x);
     if (!(info->residual <= tol)) {
         ddio_errf(e, DDIO_EXIT_NOCONV, "eigen solve: residual ||Px - x||_1 = %.3g above tolerance %g",
                   info->residual, tol);
@@ -163,8 +163,8 @@ out:
     return rc;
 }
 
-/* The end of markov_stationary_lu: clip, normalise, check. */
-static int lu_finish(const double *P, size_t n, double tol, double *x, markov_solve_info *info, ddio_err *e)
+/* The end of mk_stationary_lu: clip, normalise, check. */
+static int lu_finish(const double *P, size_t n, double tol, double *x, mk_solve_info *info, ddio_err *e)
 {
     double mn = 0;
     for (size_t i = 0; i < n; i++)
@@ -177,7 +177,7 @@ static int lu_finish(const double *P, size_t n, double tol, double *x, markov_so
         if (x[i] < 0)
             x[i] = 0;
     normalize(x, n);
-    info->residual = markov_residual_l1(P, n, x);
+    info->residual = mk_residual_l1(P, n, x);
     if (!(info->residual <= tol))
         return ddio_errf(e, DDIO_EXIT_NOCONV, "LU solve: residual ||Px - x||_1 = %.3g above tolerance %g",
                          info->residual, tol);
@@ -191,7 +191,7 @@ static int lu_finish(const double *P, size_t n, double tol, double *x, markov_so
  * LAPACKE copies and allocations. */
 #define LU_SMALL 16
 
-static int lu_small(const double *P, size_t n, double tol, double *x, markov_solve_info *info, ddio_err *e)
+static int lu_small(const double *P, size_t n, double tol, double *x, mk_solve_info *info, ddio_err *e)
 {
     double a[LU_SMALL * LU_SMALL];
     for (size_t i = 0; i < n; i++)
@@ -246,7 +246,7 @@ static int lu_small(const double *P, size_t n, double tol, double *x, markov_sol
     return lu_finish(P, n, tol, x, info, e);
 }
 
-size_t markov_reachable(const double *P, size_t n, size_t start, unsigned char *reach)
+size_t mk_reachable(const double *P, size_t n, size_t start, unsigned char *reach)
 {
     memset(reach, 0, n);
     size_t *stack = malloc(n * sizeof *stack);
@@ -268,15 +268,15 @@ size_t markov_reachable(const double *P, size_t n, size_t start, unsigned char *
     return count;
 }
 
-int markov_stationary_eigen_from(const double *P, size_t n, size_t start, double tol, double *x,
-                                 markov_solve_info *info, ddio_err *e)
+int mk_stationary_eigen_from(const double *P, size_t n, size_t start, double tol, double *x,
+                                 mk_solve_info *info, ddio_err *e)
 {
-    markov_solve_info dummy;
+    mk_solve_info dummy;
     if (!info)
         info = &dummy;   /* the residual is written below */
     if (start >= n)
         return ddio_errf(e, DDIO_EXIT_USAGE, "eigen solve: start state %zu of %zu", start, n);
-    if (markov_check_column_stochastic(P, n, MARKOV_STOCH_TOL, e) != 0)
+    if (mk_check_column_stochastic(P, n, MK_STOCH_TOL, e) != 0)
         return -1;
     unsigned char *reach = malloc(n);
     size_t *idx = malloc(n * sizeof *idx);
@@ -285,7 +285,7 @@ int markov_stationary_eigen_from(const double *P, size_t n, size_t start, double
         free(idx);
         return ddio_errf(e, DDIO_EXIT_IO, "eigen solve: out of memory for %zu states", n);
     }
-    size_t m = markov_reachable(P, n, start, reach);
+    size_t m = mk_reachable(P, n, start, reach);
     double *sub = m ? malloc(m * m * sizeof *sub) : NULL;
     double *y = m ? malloc(m * sizeof *y) : NULL;
     int rc = -1;
@@ -301,12 +301,12 @@ int markov_stationary_eigen_from(const double *P, size_t n, size_t start, double
     for (size_t a = 0; a < m; a++)
         for (size_t b = 0; b < m; b++)
             sub[a * m + b] = P[idx[a] * n + idx[b]];
-    rc = markov_stationary_eigen(sub, m, tol, y, info, e);
+    rc = mk_stationary_eigen(sub, m, tol, y, info, e);
     if (rc == 0) {
         memset(x, 0, n * sizeof *x);
         for (size_t a = 0; a < m; a++)
             x[idx[a]] = y[a];
-        info->residual = markov_residual_l1(P, n, x);
+        info->residual = mk_residual_l1(P, n, x);
     }
 out:
     free(reach);
@@ -316,14 +316,14 @@ out:
     return rc;
 }
 
-int markov_stationary_lu(const double *P, size_t n, double tol, double *x,
-                         markov_solve_info *info, ddio_err *e)
+int mk_stationary_lu(const double *P, size_t n, double tol, double *x,
+                         mk_solve_info *info, ddio_err *e)
 {
-    markov_solve_info dummy;
+    mk_solve_info dummy;
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    if (markov_check_column_stochastic(P, n, MARKOV_STOCH_TOL, e) != 0)
+    if (mk_check_column_stochastic(P, n, MK_STOCH_TOL, e) != 0)
         return -1;
     if (n > 46340)
         return ddio_errf(e, DDIO_EXIT_USAGE, "LU solve: %zu states is too many", n);
@@ -357,10 +357,10 @@ int markov_stationary_lu(const double *P, size_t n, double tol, double *x,
     return lu_finish(P, n, tol, x, info, e);
 }
 
-int markov_stationary_power(const double *P, size_t n, const markov_power_opts *o, double *x,
-                            markov_solve_info *info, ddio_err *e)
+int mk_stationary_power(const double *P, size_t n, const mk_power_opts *o, double *x,
+                            mk_solve_info *info, ddio_err *e)
 {
-    markov_solve_info dummy;
+    mk_solve_info dummy;
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
@@ -368,7 +368,7 @@ int markov_stationary_power(const double *P, size_t n, const markov_power_opts *
         return ddio_errf(e, DDIO_EXIT_USAGE,
                          "power iteration: need tol > 0, max_iter >= 1, 0 <= lazy < 1 (got %g, %d, %g)",
                          o->tol, o->max_iter, o->lazy);
-    if (markov_check_column_stochastic(P, n, MARKOV_STOCH_TOL, e) != 0)
+    if (mk_check_column_stochastic(P, n, MK_STOCH_TOL, e) != 0)
         return -1;
     double *y = malloc(n * sizeof *y);
     if (!y)
