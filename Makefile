@@ -14,7 +14,7 @@ FUZZ_CC      ?= clang
 # make install: where (the binary in PREFIX/bin, its data in PREFIX/share/ddiosim).
 PREFIX       ?= /usr/local
 
-.PHONY: all deps fuzz-deps clang-deps build build-test build-rel build-clang run test bench validate install fuzz clean
+.PHONY: all deps fuzz-deps clang-deps build build-test build-rel build-clang run test check bench validate install fuzz clean
 
 # cmake --build runs make under this one, which would print "Entering
 # directory" around everything it does.
@@ -68,6 +68,11 @@ test: build-test build-rel
 	@cd $(TBUILD) && ctest -j $(JOBS) --output-on-failure
 	@echo "test: Release build ($(RBUILD))"
 	@cd $(RBUILD) && ctest -j $(JOBS) --output-on-failure
+
+# The tier to run while working: the Release build's suites labelled fast
+# (tests/slow-suites.txt lists the others), a few minutes on 2 cores.
+check: build-rel
+	@cd $(RBUILD) && ctest -j $(JOBS) -L fast --output-on-failure
 
 bench: build
 	./$(BUILD)/ddiosim_bench
