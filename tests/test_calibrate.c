@@ -124,13 +124,13 @@ static void synthetic(const char *dir, const char *name, const char *machine_jso
         vd_param p[5] = {{"cores", 1, ""}, {"pkt_size", 1500, ""}, {"ddio_ways", 2, ""}, {"rate", 60, ""},
                          {"rx_ring", rings[i], ""}};
         const char *sets[1] = {truth};
-        vd_job j = {.machine = mpath, .workload = "l2fwd", .n_params = 5, .param = p, .sets = sets, .n_sets = 1};
-        vd_run_opts o = {.engines = engine, .packets = packets, .seed = 1, .jobs = 1};
-        vd_outcome out;
+        runner_job j = {.machine = mpath, .workload = "l2fwd", .n_params = 5, .param = p, .sets = sets, .n_sets = 1};
+        runner_opts o = {.engines = engine, .packets = packets, .seed = 1, .jobs = 1};
+        runner_outcome out;
         memset(&out, 0, sizeof out);
-        cr_assert_eq(vd_run_point(&j, &o, &out), 0, "%s", out.err.msg);
-        double wv = engine == VD_ENGINE_SIM ? out.sim[VD_PCIE_WRITE_HIT] : out.model_est[VD_PCIE_WRITE_HIT];
-        double rv = engine == VD_ENGINE_SIM ? out.sim[VD_PCIE_READ_HIT] : out.model_est[VD_PCIE_READ_HIT];
+        cr_assert_eq(runner_point(&j, &o, &out), 0, "%s", out.err.msg);
+        double wv = engine == RUNNER_ENGINE_SIM ? out.sim[VD_PCIE_WRITE_HIT] : out.model_est[VD_PCIE_WRITE_HIT];
+        double rv = engine == RUNNER_ENGINE_SIM ? out.sim[VD_PCIE_READ_HIT] : out.model_est[VD_PCIE_READ_HIT];
         /* A second run a hair apart gives the points a noise estimate. */
         if (runs == 2) {
             wl += (size_t)snprintf(w + wl, sizeof w - wl, "%u %.17g %.17g\n", rings[i], wv, wv * 0.999);
@@ -162,7 +162,7 @@ static void fit_on(char **dirs, size_t n, int engine, uint64_t packets, enum cal
     p->exp = exp;
     p->engine = engine;
     p->objective = objective;
-    p->run = (vd_run_opts){.engines = engine, .packets = packets, .seed = 1, .jobs = 2};
+    p->run = (runner_opts){.engines = engine, .packets = packets, .seed = 1, .jobs = 2};
     p->n_fit = 1;
     cr_assert_eq(cal_param_parse(fit, &p->fit[0], &e), 0, "%s", e.msg);
     cr_assert_eq(cal_run(p, cv, r, &e), 0, "%s", e.msg);
@@ -173,12 +173,12 @@ Test(calibrate, the_model_recovers_the_slices_it_was_generated_with, .timeout = 
     char dir[64];
     make_tmpdir(dir, sizeof dir);
     /* Generated with 18 slices; the machine file says 6, 3x fewer. */
-    synthetic(dir, "synth", model_machine, model_rings, 4, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(dir, "synth", model_machine, model_rings, 4, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
     char *dirs[1] = {dir};
     vd_experiment exp[1];
     cal_problem p;
     cal_result r;
-    fit_on(dirs, 1, VD_ENGINE_MODEL, 0, CAL_OBJ_HITS, "machine.llc.slices=2:60", 0, &r, &p, exp);
+    fit_on(dirs, 1, RUNNER_ENGINE_MODEL, 0, CAL_OBJ_HITS, "machine.llc.slices=2:60", 0, &r, &p, exp);
     cr_expect_eq(r.all.fitted[0], 1);
     cr_expect(fabs(r.all.value[0] - 18) <= 0.02 * 18, "fitted %g slices, generated with 18", r.all.value[0]);
     cr_expect(r.before > 5, "the machine file's 6 slices are far off: %g points", r.before);
@@ -194,12 +194,12 @@ Test(calibrate, the_simulator_recovers_the_slices_it_was_generated_with, .timeou
     make_tmpdir(dir, sizeof dir);
     static const char m[] = "{\"llc\": {\"slices\": 2, \"sets_per_slice\": 512, \"mapping\": \"random\"}}\n";
     static const uint32_t rings[] = {128, 256, 512};
-    synthetic(dir, "synth", m, rings, 3, VD_ENGINE_SIM, "machine.llc.slices=6", 20000, 1);
+    synthetic(dir, "synth", m, rings, 3, RUNNER_ENGINE_SIM, "machine.llc.slices=6", 20000, 1);
     char *dirs[1] = {dir};
     vd_experiment exp[1];
     cal_problem p;
     cal_result r;
-    fit_on(dirs, 1, VD_ENGINE_SIM, 20000, CAL_OBJ_HITS, "machine.llc.slices=1:16", 0, &r, &p, exp);
+    fit_on(dirs, 1, RUNNER_ENGINE_SIM, 20000, CAL_OBJ_HITS, "machine.llc.slices=1:16", 0, &r, &p, exp);
     cr_expect(fabs(r.all.value[0] - 6) <= 0.02 * 6, "fitted %g slices, generated with 6", r.all.value[0]);
     expect_near(r.after, 0, 1e-9);
     cal_result_free(&r);
@@ -213,13 +213,13 @@ Test(calibrate, cross_validation_fits_each_fold_without_its_experiment, .timeout
     make_tmpdir(a, sizeof a);
     make_tmpdir(b, sizeof b);
     static const uint32_t ra[] = {512, 4096}, rb[] = {2048, 4096};
-    synthetic(a, "small-rings", model_machine, ra, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
-    synthetic(b, "large-rings", model_machine, rb, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(a, "small-rings", model_machine, ra, 2, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(b, "large-rings", model_machine, rb, 2, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
     char *dirs[2] = {a, b};
     vd_experiment exp[2];
     cal_problem p;
     cal_result r;
-    fit_on(dirs, 2, VD_ENGINE_MODEL, 0, CAL_OBJ_HITS, "machine.llc.slices=2:60", 1, &r, &p, exp);
+    fit_on(dirs, 2, RUNNER_ENGINE_MODEL, 0, CAL_OBJ_HITS, "machine.llc.slices=2:60", 1, &r, &p, exp);
     cr_assert_eq(r.cv, 1);
     /* Each fold sees one experiment generated with the same value; the
      * value it finds predicts the other one as well as the full fit. */
@@ -251,8 +251,8 @@ Test(calibrate, jobs_do_not_change_a_byte, .timeout = 120)
     make_tmpdir(b, sizeof b);
     make_tmpdir(o, sizeof o);
     static const uint32_t ra[] = {512, 4096}, rb[] = {2048, 4096};
-    synthetic(a, "small-rings", model_machine, ra, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
-    synthetic(b, "large-rings", model_machine, rb, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(a, "small-rings", model_machine, ra, 2, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(b, "large-rings", model_machine, rb, 2, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
     char args[1024];
     cli_run run[2];
     for (int j = 0; j < 2; j++) {
@@ -305,7 +305,7 @@ Test(calibrate, errors_are_one_line_exit_2_and_write_no_overlay, .timeout = 120)
     make_tmpdir(a, sizeof a);
     make_tmpdir(o, sizeof o);
     static const uint32_t ra[] = {512, 1024};
-    synthetic(a, "synth", model_machine, ra, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(a, "synth", model_machine, ra, 2, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
     char empty[64];
     make_tmpdir(empty, sizeof empty);
     static const struct {
@@ -415,7 +415,7 @@ Test(calibrate, outputs_never_half_written_nor_over_an_input, .timeout = 120)
     make_tmpdir(a, sizeof a);
     make_tmpdir(o, sizeof o);
     static const uint32_t ra[] = {512, 1024};
-    synthetic(a, "synth", model_machine, ra, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(a, "synth", model_machine, ra, 2, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
     char args[512];
     /* "-o -" and the report both on stdout: refused. */
     snprintf(args, sizeof args, "calibrate --measured %s --fit machine.llc.slices=2:60 -o -", a);
@@ -477,7 +477,7 @@ Test(calibrate, a_field_without_evidence_is_not_fitted_and_named, .timeout = 120
     static const uint32_t ra[] = {1024, 2048, 4096};
     /* Two runs per point: a noise estimate.  BIP's epsilon does not move
      * the hit rates of an LRU LLC. */
-    synthetic(a, "synth", model_machine, ra, 3, VD_ENGINE_MODEL, "machine.llc.slices=6", 0, 2);
+    synthetic(a, "synth", model_machine, ra, 3, RUNNER_ENGINE_MODEL, "machine.llc.slices=6", 0, 2);
     char args[512];
     snprintf(args, sizeof args, "calibrate --measured %s --fit machine.llc.bip_epsilon=0.001:0.25", a);
     cli_run r = run_ddiosim(args);
@@ -643,10 +643,10 @@ static void synthetic_rates(const char *dir, const char *truth)
         vd_param p[5] = {{"cores", 1, ""}, {"rx_ring", 256, ""}, {"ddio_ways", 2, ""}, {"rate", NAN, "max"},
                          {"pkt_size", sizes[i], ""}};
         const char *sets[1] = {truth};
-        vd_job j = {.workload = "l2fwd", .n_params = 5, .param = p, .sets = sets, .n_sets = 1};
-        vd_run_opts o = {.engines = VD_ENGINE_MODEL, .seed = 1, .jobs = 1};
-        vd_outcome out;
-        cr_assert_eq(vd_run_point(&j, &o, &out), 0, "%s", out.err.msg);
+        runner_job j = {.workload = "l2fwd", .n_params = 5, .param = p, .sets = sets, .n_sets = 1};
+        runner_opts o = {.engines = RUNNER_ENGINE_MODEL, .seed = 1, .jobs = 1};
+        runner_outcome out;
+        cr_assert_eq(runner_point(&j, &o, &out), 0, "%s", out.err.msg);
         cr_assert(out.model_mpps > 0);
         wl += (size_t)snprintf(w + wl, sizeof w - wl, "%u %.17g\n", sizes[i], out.model_est[VD_PCIE_WRITE_HIT]);
         pl += (size_t)snprintf(pps + pl, sizeof pps - pl, "%u %.17g %.17g\n", sizes[i], out.model_mpps,
@@ -676,7 +676,7 @@ Test(calibrate, the_rate_objective_recovers_the_cycles_per_packet, .timeout = 12
     vd_experiment exp[1];
     cal_result res;
     char *dirs[1] = {a};
-    fit_on(dirs, 1, VD_ENGINE_MODEL, 0, CAL_OBJ_RATE, "workload.cycles_per_packet=10:200", 0, &res, &p, exp);
+    fit_on(dirs, 1, RUNNER_ENGINE_MODEL, 0, CAL_OBJ_RATE, "workload.cycles_per_packet=10:200", 0, &res, &p, exp);
     cr_expect(res.all.fitted[0]);
     cr_expect(fabs(res.all.value[0] - 57) <= 0.02 * 57, "fitted %.2f", res.all.value[0]);
     cr_expect(res.after < 0.1, "objective %.4f %%", res.after);
@@ -710,7 +710,7 @@ Test(calibrate, the_rate_objective_needs_a_measured_rate, .timeout = 60)
     make_tmpdir(a, sizeof a);
     make_tmpdir(o, sizeof o);
     static const uint32_t ra[] = {512, 1024};
-    synthetic(a, "synth", model_machine, ra, 2, VD_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
+    synthetic(a, "synth", model_machine, ra, 2, RUNNER_ENGINE_MODEL, "machine.llc.slices=18", 0, 1);
     char args[512];
     snprintf(args, sizeof args,
              "calibrate --measured %s --objective rate --fit workload.cycles_per_packet=10:200 -o %s/f.json", a, o);

@@ -1325,14 +1325,14 @@ Test(validate_experiment, offered_rate_from_the_generator)
     cr_expect_str_eq(r0->text, "offered");
     expect_near(r0->value, 99.06 * 1500 / 1524, 1e-9);
     expect_near(r1->value, 26.67 * 1500 / 1524, 1e-9);
-    /* The job runs at that rate (vd_job_config), not at the line rate. */
-    vd_job j = {.n_params = x.point[0].n_params, .param = x.point[0].param};
-    vd_run_opts o = {.packets = 1000, .seed = 1};
+    /* The job runs at that rate (runner_job_config), not at the line rate. */
+    runner_job j = {.n_params = x.point[0].n_params, .param = x.point[0].param};
+    runner_opts o = {.packets = 1000, .seed = 1};
     ddio_config cfg;
     dsim_options dopt;
     char profile[32];
     ddio_err e = {0};
-    cr_assert_eq(vd_job_config(&j, &o, &cfg, &dopt, profile, sizeof profile, &e), 0, "%s", e.msg);
+    cr_assert_eq(runner_job_config(&j, &o, &cfg, &dopt, profile, sizeof profile, &e), 0, "%s", e.msg);
     expect_near(dopt.rate_gbps, 99.06 * 1500 / 1524, 1e-9);
     vd_experiment_free(&x);
     /* A point without a measured offered rate, and no pkt_size. */

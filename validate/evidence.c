@@ -24,24 +24,24 @@ size_t vd_fastest_point(const vd_experiment *e, size_t i)
     return best;
 }
 
-static double sim_lat(const vd_set *s, const vd_outcome *o)
+static double sim_lat(const vd_set *s, const runner_outcome *o)
 {
-    return (s->engines & VD_ENGINE_SIM) && !o->failed ? o->sim_latency_us : NAN;
+    return (s->engines & RUNNER_ENGINE_SIM) && !o->failed ? o->sim_latency_us : NAN;
 }
 
-static double model_lat(const vd_set *s, const vd_outcome *o)
+static double model_lat(const vd_set *s, const runner_outcome *o)
 {
-    return (s->engines & VD_ENGINE_MODEL) && !o->failed ? o->model_latency_us : NAN;
+    return (s->engines & RUNNER_ENGINE_MODEL) && !o->failed ? o->model_latency_us : NAN;
 }
 
 void vd_evidence_row(const vd_set *s, size_t x, size_t i, vd_ev_row *r)
 {
     const vd_experiment *e = &s->exp[x];
     const vd_point *p = &e->point[i];
-    const vd_outcome *o = &s->out[vd_first_outcome(s, x) + i];
+    const runner_outcome *o = &s->out[vd_first_outcome(s, x) + i];
     size_t f = vd_fastest_point(e, i);
-    const vd_outcome *of = f < e->n ? &s->out[vd_first_outcome(s, x) + f] : NULL;
-    int sim = (s->engines & VD_ENGINE_SIM) && !o->failed, mod = (s->engines & VD_ENGINE_MODEL) && !o->failed;
+    const runner_outcome *of = f < e->n ? &s->out[vd_first_outcome(s, x) + f] : NULL;
+    int sim = (s->engines & RUNNER_ENGINE_SIM) && !o->failed, mod = (s->engines & RUNNER_ENGINE_MODEL) && !o->failed;
     r->mpps[0] = p->has_ev[VD_EV_MPPS] ? p->ev[VD_EV_MPPS].mean : NAN;
     r->mpps[1] = sim ? o->sim_mpps : NAN;
     r->mpps[2] = mod ? o->model_mpps : NAN;

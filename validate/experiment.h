@@ -53,7 +53,7 @@ const char *vd_param_names(void);
  * option applies, with the option's message ("--rate: 1e-300 is out of
  * range [0.001, 10000]"), exit code 2.  vd_param_from_json calls it (so a
  * sweep spec, an advise query and an experiment.json refuse a value as
- * they are read), and vd_job_config (a point's parameters from elsewhere).  A configuration parameter is checked when a point's
+ * they are read), and runner_job_config (a point's parameters from elsewhere).  A configuration parameter is checked when a point's
  * configuration is resolved (its limits depend on the machine): 0. */
 int vd_param_check(const vd_param *p, ddio_err *e);
 

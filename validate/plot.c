@@ -172,13 +172,13 @@ static int write_data(const vd_set *s, size_t x, size_t first, int m, vd_buf *f,
             sv[nb++] = v;
         }
         const vd_point *p = &e->point[i];
-        const vd_outcome *o = &s->out[first + i];
+        const runner_outcome *o = &s->out[first + i];
         if (!p->has[m])
             continue;
         vd_bprintf(f, "%.10g", x_of(e, i));
         nan_or(f, p->m[m].mean);
         nan_or(f, p->m[m].sd);
-        int sim = !o->failed && (s->engines & VD_ENGINE_SIM), mod = !o->failed && (s->engines & VD_ENGINE_MODEL);
+        int sim = !o->failed && (s->engines & RUNNER_ENGINE_SIM), mod = !o->failed && (s->engines & RUNNER_ENGINE_MODEL);
         nan_or(f, sim ? o->sim[m] : NAN);
         nan_or(f, mod ? o->model_est[m] : NAN);
         nan_or(f, mod ? o->model_lower[m] : NAN);
@@ -210,7 +210,7 @@ static void panel(vd_buf *g, const vd_set *s, size_t x, int m, const char *data,
         vd_bprintf(g, "set xrange [%g:%g]\n", lo / 1.2, hi * 1.2);
     else
         vd_bprintf(g, "set xrange [%g:%g]\n", lo - pad, hi + pad);
-    int sim = s->engines & VD_ENGINE_SIM, mod = s->engines & VD_ENGINE_MODEL;
+    int sim = s->engines & RUNNER_ENGINE_SIM, mod = s->engines & RUNNER_ENGINE_MODEL;
     /* The styles once, in black; each series value once, on its measured points. */
     vd_bprintf(g, "plot NaN with yerrorbars pt 7 ps 0.6 lc rgb 'black' title 'measured (mean, sd)'");
     if (sim)

@@ -34,9 +34,9 @@ static const char *const eng_name[VD_ENG_COUNT] = {"sim", "model"};
 static const char *const metric_short[VD_METRIC_COUNT] = {"write", "read", "partial"};
 
 /* The prediction of engine eng for metric m at outcome o (NAN: none). */
-static double predicted(const vd_set *s, const vd_outcome *o, int eng, int m)
+static double predicted(const vd_set *s, const runner_outcome *o, int eng, int m)
 {
-    if (o->failed || !(s->engines & (eng == VD_ENG_SIM ? VD_ENGINE_SIM : VD_ENGINE_MODEL)))
+    if (o->failed || !(s->engines & (eng == VD_ENG_SIM ? RUNNER_ENGINE_SIM : RUNNER_ENGINE_MODEL)))
         return NAN;
     return eng == VD_ENG_SIM ? o->sim[m] : o->model_est[m];
 }
@@ -57,7 +57,7 @@ void vd_stat_of(const vd_set *s, size_t exp, int eng, int m, vd_stat *st)
         size_t k = vd_first_outcome(s, x);
         for (size_t i = 0; i < s->exp[x].n; i++) {
             const vd_point *p = &s->exp[x].point[i];
-            const vd_outcome *o = &s->out[k + i];
+            const runner_outcome *o = &s->out[k + i];
             double v = predicted(s, o, eng, m);
             if (!p->has[m] || isnan(v))
                 continue;
@@ -199,7 +199,7 @@ static void table(buf *b, const vd_set *s)
                 "sim", "err", "model", "[LRU, BIP]", "err", "sim queues", "model queues");
         for (size_t i = 0; i < e->n; i++, k++) {
             const vd_point *p = &e->point[i];
-            const vd_outcome *o = &s->out[k];
+            const runner_outcome *o = &s->out[k];
             char lab[160];
             vd_point_label(e, p, lab, sizeof lab);
             for (int m = 0; m < VD_METRIC_COUNT; m++) {
@@ -225,11 +225,11 @@ static void table(buf *b, const vd_set *s)
                     bprintf(b, " %17s", band);
                 }
                 err_pp(b, mv, r->mean, 7);
-                if (s->engines & VD_ENGINE_SIM)
+                if (s->engines & RUNNER_ENGINE_SIM)
                     queues(b, o->sim_queue);
                 else
                     bprintf(b, " %21s", "");
-                if (s->engines & VD_ENGINE_MODEL)
+                if (s->engines & RUNNER_ENGINE_MODEL)
                     queues(b, o->model_queue);
                 bprintf(b, "\n");
             }
@@ -256,7 +256,7 @@ static void add_queues(cJSON *o, const char *k, const double *q)
         cJSON_AddNumberToObject(j, dsim_queue_name((enum dsim_queue)i), q[i]);
 }
 
-static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point *p, const vd_outcome *o, int m)
+static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point *p, const runner_outcome *o, int m)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "experiment", e->name);
@@ -277,7 +277,7 @@ static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point
         cJSON_AddStringToObject(j, "error", o->err.msg);
         return j;
     }
-    if (s->engines & VD_ENGINE_SIM) {
+    if (s->engines & RUNNER_ENGINE_SIM) {
         cJSON *si = cJSON_AddObjectToObject(j, "sim");
         add_num(si, "value", o->sim[m]);
         add_num(si, "error_pp", 100 * (o->sim[m] - p->m[m].mean));
@@ -288,7 +288,7 @@ static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point
         cJSON_AddNumberToObject(si, "drop_rate", o->sim_drop_rate);
         cJSON_AddBoolToObject(si, "warmup_settled", o->sim_settled);
     }
-    if (s->engines & VD_ENGINE_MODEL) {
+    if (s->engines & RUNNER_ENGINE_MODEL) {
         cJSON *mo = cJSON_AddObjectToObject(j, "model");
         add_num(mo, "estimate", o->model_est[m]);
         add_num(mo, "mean", o->model_mean[m]);
@@ -327,7 +327,7 @@ static char *json(const vd_set *s)
         cJSON_AddItemToArray(sets, cJSON_CreateString(s->sets[i]));
     cJSON *eng = cJSON_AddArrayToObject(run, "engines");
     for (int e = 0; e < VD_ENG_COUNT; e++)
-        if (s->engines & (e == VD_ENG_SIM ? VD_ENGINE_SIM : VD_ENGINE_MODEL))
+        if (s->engines & (e == VD_ENG_SIM ? RUNNER_ENGINE_SIM : RUNNER_ENGINE_MODEL))
             cJSON_AddItemToArray(eng, cJSON_CreateString(eng_name[e]));
     cJSON *pts = cJSON_AddArrayToObject(j, "points");
     size_t k = 0;
@@ -395,7 +395,7 @@ static void csv(buf *b, const vd_set *s)
     for (size_t x = 0; x < s->n_exp; x++)
         for (size_t i = 0; i < s->exp[x].n; i++, k++) {
             const vd_point *p = &s->exp[x].point[i];
-            const vd_outcome *o = &s->out[k];
+            const runner_outcome *o = &s->out[k];
             char lab[160];
             vd_point_label(&s->exp[x], p, lab, sizeof lab);
             for (int m = 0; m < VD_METRIC_COUNT; m++) {
@@ -462,7 +462,7 @@ static void md(buf *b, const vd_set *s)
                    "queues |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (size_t i = 0; i < s->exp[x].n; i++, k++) {
             const vd_point *p = &s->exp[x].point[i];
-            const vd_outcome *o = &s->out[k];
+            const runner_outcome *o = &s->out[k];
             char lab[160];
             vd_point_label(&s->exp[x], p, lab, sizeof lab);
             for (int m = 0; m < VD_METRIC_COUNT; m++) {

@@ -22,8 +22,8 @@ enum { VD_ENG_SIM = 0, VD_ENG_MODEL = 1, VD_ENG_COUNT = 2 };
 typedef struct vd_set {
     size_t n_exp;
     const vd_experiment *exp;
-    const vd_outcome *out;
-    int engines;                /* VD_ENGINE_* bits that ran */
+    const runner_outcome *out;
+    int engines;                /* RUNNER_ENGINE_* bits that ran */
     uint64_t packets, seed;     /* the simulator's run, for the header */
     const char *const *sets;    /* the --set overrides of every point, for the header */
     int n_sets;

@@ -23,11 +23,11 @@ int cli_jobs_default(void)
 int cli_parse_engine(const char *s, int allow_sim, int *out, ddio_err *e)
 {
     if (allow_sim && strcmp(s, "sim") == 0)
-        *out = VD_ENGINE_SIM;
+        *out = RUNNER_ENGINE_SIM;
     else if (strcmp(s, "model") == 0)
-        *out = VD_ENGINE_MODEL;
+        *out = RUNNER_ENGINE_MODEL;
     else if (strcmp(s, "both") == 0)
-        *out = VD_ENGINE_BOTH;
+        *out = RUNNER_ENGINE_BOTH;
     else
         return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: '%s' is not %s", s, allow_sim ? "sim, model or both"
                                                                                      : "model or both");
@@ -81,12 +81,12 @@ int cli_run_overlay(const char *path, cli_run_args *a, ddio_err *e)
     return 0;
 }
 
-vd_run_opts cli_run_opts(const cli_run_args *a, int engines, char *trace, size_t cap)
+runner_opts cli_run_opts(const cli_run_args *a, int engines, char *trace, size_t cap)
 {
     ddio_err no_trace = {0};
     if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, trace, cap, &no_trace) != 0)
         trace[0] = '\0';
-    return (vd_run_opts){.engines = engines, .packets = a->packets, .seed = a->seed, .jobs = a->jobs,
+    return (runner_opts){.engines = engines, .packets = a->packets, .seed = a->seed, .jobs = a->jobs,
                          .trace = trace, .sets = a->set, .n_sets = a->n_set};
 }
 
@@ -190,7 +190,7 @@ int cli_experiment_dirs(const char *const *given, int n_given, char **dirs, int 
     return 0;
 }
 
-int cli_load_experiments(char *const *dirs, size_t n_exp, const vd_run_opts *o, vd_experiment *exp, vd_job **jobs,
+int cli_load_experiments(char *const *dirs, size_t n_exp, const runner_opts *o, vd_experiment *exp, runner_job **jobs,
                          size_t *n_points, ddio_err *e)
 {
     size_t total = 0;
@@ -219,12 +219,12 @@ int cli_load_experiments(char *const *dirs, size_t n_exp, const vd_run_opts *o, 
         free(cfg);
         return -1;
     }
-    vd_run_opts ro = *o;
+    runner_opts ro = *o;
     ro.jobs = 1;
     size_t k = 0;
     for (size_t i = 0; i < n_exp; i++)
         for (size_t p = 0; p < exp[i].n; p++, k++) {
-            vd_job *j = &(*jobs)[k];
+            runner_job *j = &(*jobs)[k];
             j->machine = exp[i].machine;
             j->workload = exp[i].workload;
             j->n_params = exp[i].point[p].n_params;
@@ -232,7 +232,7 @@ int cli_load_experiments(char *const *dirs, size_t n_exp, const vd_run_opts *o, 
             dsim_options d;
             char profile[32];
             ddio_err e2 = {0};
-            if (vd_job_config(j, &ro, cfg, &d, profile, sizeof profile, &e2) != 0) {
+            if (runner_job_config(j, &ro, cfg, &d, profile, sizeof profile, &e2) != 0) {
                 free(cfg);
                 return ddio_errf(e, DDIO_EXIT_USAGE, "%s/experiment.json: point %s: %s", exp[i].dir,
                                  exp[i].point[p].where, e2.msg);

@@ -15,7 +15,7 @@
 /* --jobs' default: the CPUs online (1 when unknown, at most 1024). */
 int cli_jobs_default(void);
 
-/* --engine S into *out (VD_ENGINE_SIM, _MODEL or _BOTH): "model" and
+/* --engine S into *out (RUNNER_ENGINE_SIM, _MODEL or _BOTH): "model" and
  * "both", and "sim" when allow_sim.  0, or -1 with the one-line error. */
 int cli_parse_engine(const char *s, int allow_sim, int *out, ddio_err *e);
 
@@ -56,7 +56,7 @@ int cli_run_option(int c, const char *arg, cli_run_args *a, ddio_err *e);
 /* The runner's options for `engines` and a: points without a pkt_size run
  * on the sample trace of the data directory, found into trace[cap] ("" when
  * there is none). */
-vd_run_opts cli_run_opts(const cli_run_args *a, int engines, char *trace, size_t cap);
+runner_opts cli_run_opts(const cli_run_args *a, int engines, char *trace, size_t cap);
 
 /* ------------------------------------------------------------ experiments */
 
@@ -75,7 +75,7 @@ int cli_experiment_dirs(const char *const *given, int n_given, char **dirs, int 
  * *n_points), checking that every point's configuration resolves with o's
  * overrides, so that a bad experiment fails before anything runs.  A bad
  * override is its own error, not a point's.  0, or -1 with e filled. */
-int cli_load_experiments(char *const *dirs, size_t n, const vd_run_opts *o, vd_experiment *exp, vd_job **jobs,
+int cli_load_experiments(char *const *dirs, size_t n, const runner_opts *o, vd_experiment *exp, runner_job **jobs,
                          size_t *n_points, ddio_err *e);
 
 /* ------------------------------------------------------------ calibrate */
@@ -86,12 +86,12 @@ typedef struct cli_cal_args {
     int n_dir;
     const cal_param *fit;
     uint32_t n_fit;
-    int engine;                 /* VD_ENGINE_SIM or VD_ENGINE_MODEL */
+    int engine;                 /* RUNNER_ENGINE_SIM or RUNNER_ENGINE_MODEL */
     int cv;
     enum cal_weight weight;
     enum cal_objective objective;
     uint32_t max_evals;         /* 0: the default */
-    vd_run_opts run;            /* jobs, packets, seed, trace, --set and --overlay fields */
+    runner_opts run;            /* jobs, packets, seed, trace, --set and --overlay fields */
     const char *overlay_out;    /* -o: the overlay written (NULL: none) */
     const char *report_out;     /* the report (NULL or "-": stdout) */
     const char *report_opt;     /* the option that named report_out, for messages */

@@ -195,7 +195,7 @@ static char *table(const ad_spec *s, const ad_candidate *c, size_t n, size_t fea
     return buf;
 }
 
-static cJSON *metrics_json(const ad_spec *s, const vd_outcome *o, int sim, double llc)
+static cJSON *metrics_json(const ad_spec *s, const runner_outcome *o, int sim, double llc)
 {
     cJSON *m = cJSON_CreateObject();
     for (int k = 0; k < s->n_c; k++) {
@@ -269,7 +269,7 @@ int cmd_advise(int argc, char **argv)
     ddio_err e = {0};
     adv_opts o;
     memset(&o, 0, sizeof o);
-    o.engines = VD_ENGINE_BOTH;
+    o.engines = RUNNER_ENGINE_BOTH;
     o.top = 10;
     cli_run_args_default(&o.run);
     int rc = cli_parse_outcome("advise", parse(argc, argv, &o, &e), usage, &e);
@@ -279,7 +279,7 @@ int cmd_advise(int argc, char **argv)
     if (ad_spec_load(o.spec, &s, &e) != 0)
         return cli_value_error("advise", &e);
     char trace[DDIO_DATA_PATH_MAX];
-    vd_run_opts ro = cli_run_opts(&o.run, o.engines, trace, sizeof trace);
+    runner_opts ro = cli_run_opts(&o.run, o.engines, trace, sizeof trace);
     ddio_file_arg outs[] = {{"-o", o.out}, {0}};
     double llc = 0;
     if (sw_spec_check(&s.grid, &ro, &e) != 0 ||

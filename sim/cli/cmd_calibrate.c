@@ -128,8 +128,8 @@ static int parse(int argc, char **argv, cal_opts *o, ddio_err *e)
             if (cli_fit_option(optarg, o->fit, &o->n_fit, e)) return -1;
             break;
         case O_ENGINE:
-            if (strcmp(optarg, "sim") == 0) o->engine = VD_ENGINE_SIM;
-            else if (strcmp(optarg, "model") == 0) o->engine = VD_ENGINE_MODEL;
+            if (strcmp(optarg, "sim") == 0) o->engine = RUNNER_ENGINE_SIM;
+            else if (strcmp(optarg, "model") == 0) o->engine = RUNNER_ENGINE_MODEL;
             else return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: '%s' is not model or sim (a fit is of one engine)",
                                   optarg);
             break;
@@ -214,7 +214,7 @@ int cli_calibrate(const char *cmd, const cli_cal_args *a)
         return cli_fail(cmd, &e);
     vd_experiment *exp = calloc((size_t)n + 1, sizeof *exp);
     cal_problem *p = calloc(1, sizeof *p);
-    vd_job *jobs = NULL;
+    runner_job *jobs = NULL;
     ddio_outfile rep = {0}, ov = {0};
     int opened = 0, rc = -1;
     cal_result r;
@@ -224,7 +224,7 @@ int cli_calibrate(const char *cmd, const cli_cal_args *a)
         ddio_errf(&e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    vd_run_opts ro = a->run;
+    runner_opts ro = a->run;
     ro.engines = a->engine;
     if (cli_load_experiments(dirs, (size_t)n, &ro, exp, &jobs, &n_pts, &e) != 0 ||
         check_outputs(a, exp, (size_t)n, &e) != 0)
@@ -286,7 +286,7 @@ int cmd_calibrate(int argc, char **argv)
     ddio_err e = {0};
     cal_opts o;
     memset(&o, 0, sizeof o);
-    o.engine = VD_ENGINE_MODEL;
+    o.engine = RUNNER_ENGINE_MODEL;
     o.weight = CAL_WEIGHT_EXPERIMENT;
     cli_run_args_default(&o.run);
     int rc = cli_parse_outcome("calibrate", parse(argc, argv, &o, &e), usage, &e);

@@ -202,10 +202,10 @@ static int make_plan(const sw_spec *s, const sw_done *done, int retry, plan *p, 
     return 0;
 }
 
-/* What the callbacks of vd_run_stream share. */
+/* What the callbacks of runner_stream share. */
 typedef struct writer {
     const sw_spec *s;
-    const vd_run_opts *ro;
+    const runner_opts *ro;
     const sweep_opts *o;
     const plan *pl;
     size_t n, written, failed;
@@ -234,16 +234,16 @@ static int copy_kept(writer *w, size_t k, ddio_err *e)
     return 0;
 }
 
-static int job_of(size_t i, void *ctx, vd_job *job, vd_param *params, ddio_err *e)
+static int job_of(size_t i, void *ctx, runner_job *job, vd_param *params, ddio_err *e)
 {
     const writer *w = ctx;
     (void)e;
-    *job = (vd_job){.machine = w->s->machine, .workload = w->s->workload,
+    *job = (runner_job){.machine = w->s->machine, .workload = w->s->workload,
                     .n_params = sw_point_params(w->s, w->pl->todo[i], params), .param = params};
     return 0;
 }
 
-static int emit(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, ddio_err *e)
+static int emit(size_t i, const runner_job *job, const runner_outcome *out, void *ctx, ddio_err *e)
 {
     writer *w = ctx;
     if (w->old_fd >= 0 && copy_kept(w, w->pl->todo[i], e) != 0)
@@ -266,9 +266,9 @@ static int emit(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, d
 }
 
 /* The point runner's options of the command line. */
-static vd_run_opts run_opts_of(const sweep_opts *o, char *trace, size_t cap)
+static runner_opts run_opts_of(const sweep_opts *o, char *trace, size_t cap)
 {
-    vd_run_opts ro = cli_run_opts(&o->run, o->engines, trace, cap);
+    runner_opts ro = cli_run_opts(&o->run, o->engines, trace, cap);
     ro.model_max_iter = o->max_iter;
     return ro;
 }
@@ -309,7 +309,7 @@ static int open_results(const sweep_opts *o, int *created, ddio_err *e)
 }
 
 /* The spec, checked against the options before any file is touched. */
-static int load_spec(const sweep_opts *o, const vd_run_opts *ro, char **text, sw_spec *s, ddio_err *e)
+static int load_spec(const sweep_opts *o, const runner_opts *ro, char **text, sw_spec *s, ddio_err *e)
 {
     *text = sw_read_spec(o->spec, e);
     if (!*text || sw_spec_parse(*text, o->spec, s, e) != 0 || sw_spec_check(s, ro, e) != 0)
@@ -322,11 +322,11 @@ static int load_spec(const sweep_opts *o, const vd_run_opts *ro, char **text, sw
 /* Compute the plan's points into w->fd (threads, or the other MPI ranks);
  * rows are written in grid order, each as soon as it and those before it
  * are done. */
-static int compute(writer *w, const sweep_mpi *mpi, const vd_run_opts *ro, ddio_err *e)
+static int compute(writer *w, const sweep_mpi *mpi, const runner_opts *ro, ddio_err *e)
 {
     if (mpi->on)
         return sweep_mpi_master(mpi, w->pl->todo, w->n, w->fd, (size_t)(mpi->size - 1) * 16, &w->failed, e);
-    if (vd_run_stream(w->n, ro, (size_t)(ro->jobs < 1 ? 1 : ro->jobs) * 16, job_of, emit, w, e) != 0)
+    if (runner_stream(w->n, ro, (size_t)(ro->jobs < 1 ? 1 : ro->jobs) * 16, job_of, emit, w, e) != 0)
         return -1;
     return w->old_fd >= 0 ? copy_kept(w, SIZE_MAX, e) : 0;
 }
@@ -334,7 +334,7 @@ static int compute(writer *w, const sweep_mpi *mpi, const vd_run_opts *ro, ddio_
 /* --retry-errors with error rows: the file is rewritten whole (a
  * temporary renamed over it), its kept rows and the recomputed ones in grid
  * order, so that it stays one row per point; killed, it is left as it was. */
-static int rewrite(writer *w, const sweep_mpi *mpi, const vd_run_opts *ro, const char *header, ddio_err *e)
+static int rewrite(writer *w, const sweep_mpi *mpi, const runner_opts *ro, const char *header, ddio_err *e)
 {
     ddio_outfile of;
     if (ddio_outfile_open(&of, w->o->out, e) != 0)
@@ -365,7 +365,7 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
     plan pl = {0};
     sw_done done = {0};
     char trace[DDIO_DATA_PATH_MAX];
-    vd_run_opts ro = run_opts_of(o, trace, sizeof trace);
+    runner_opts ro = run_opts_of(o, trace, sizeof trace);
     if (load_spec(o, &ro, &text, &s, e) != 0)
         goto done;
     if (mpi->on && o->retry) {
@@ -428,7 +428,7 @@ int cmd_sweep(int argc, char **argv)
     ddio_err e = {0};
     sweep_opts o;
     memset(&o, 0, sizeof o);
-    o.engines = VD_ENGINE_BOTH;
+    o.engines = RUNNER_ENGINE_BOTH;
     cli_run_args_default(&o.run);
     int rc = cli_parse_outcome("sweep", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
@@ -437,7 +437,7 @@ int cmd_sweep(int argc, char **argv)
     sweep_mpi_init(&argc, &argv, &mpi);
     if (mpi.on && mpi.rank > 0) {   /* a worker rank: rank 0 reads, writes and reports */
         char trace[DDIO_DATA_PATH_MAX];
-        vd_run_opts ro = run_opts_of(&o, trace, sizeof trace);
+        runner_opts ro = run_opts_of(&o, trace, sizeof trace);
         ro.jobs = 1;
         rc = sweep_mpi_worker(&mpi, o.spec, &ro, o.fmt);
         sweep_mpi_finalize(&mpi);

@@ -204,7 +204,7 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
     if ((o->cv || o->weight_given || o->objective_given) && o->n_fit == 0)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: needs --fit (what to fit on the other experiments)",
                          o->cv ? "--cv" : o->weight_given ? "--weight" : "--objective"), -2;
-    if (o->n_fit && o->engines == VD_ENGINE_BOTH)
+    if (o->n_fit && o->engines == RUNNER_ENGINE_BOTH)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--fit: give --engine sim or --engine model (a fit is of one engine)"),
                -2;
     if (o->n_fit && (o->plot || o->n_limit || o->fmt_given))
@@ -222,7 +222,7 @@ static const char *engine_noun(int eng)
 
 static int engine_ran(const vd_set *s, int eng)
 {
-    return (s->engines & (eng == VD_ENG_SIM ? VD_ENGINE_SIM : VD_ENGINE_MODEL)) != 0;
+    return (s->engines & (eng == VD_ENG_SIM ? RUNNER_ENGINE_SIM : RUNNER_ENGINE_MODEL)) != 0;
 }
 
 /* Does limit l cover engine eng and metric m? */
@@ -335,15 +335,15 @@ static int check_limits(const val_opts *o, const vd_set *s)
 static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
 {
     vd_experiment *exp = calloc(n_exp, sizeof *exp);
-    vd_job *jobs = NULL;
-    vd_outcome *out = NULL;
+    runner_job *jobs = NULL;
+    runner_outcome *out = NULL;
     ddio_outfile of = {0};
     int rc = -1, opened = 0;
     if (!exp) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    vd_run_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
+    runner_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
                       .trace = o->sample_trace, .sets = o->run.set, .n_sets = o->run.n_set};
     size_t n;
     if (cli_load_experiments(dirs, n_exp, &ro, exp, &jobs, &n, e) != 0)
@@ -367,7 +367,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    if (vd_run_all(jobs, n, &ro, out, e) < 0)
+    if (runner_all(jobs, n, &ro, out, e) < 0)
         goto done;
     /* A point that failed to run is reported, not averaged away. */
     size_t k = 0;
@@ -409,7 +409,7 @@ int cmd_validate(int argc, char **argv)
     ddio_err e = {0};
     val_opts o;
     memset(&o, 0, sizeof o);
-    o.engines = VD_ENGINE_BOTH;
+    o.engines = RUNNER_ENGINE_BOTH;
     o.packets = DEFAULT_PACKETS;
     o.seed = 1;
     o.jobs = cli_jobs_default();
@@ -423,7 +423,7 @@ int cmd_validate(int argc, char **argv)
     if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o.sample_trace, sizeof o.sample_trace, &no_trace) != 0)
         o.sample_trace[0] = '\0';
     if (o.n_fit) {
-        vd_run_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .jobs = o.jobs,
+        runner_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .jobs = o.jobs,
                           .trace = o.sample_trace, .sets = o.run.set, .n_sets = o.run.n_set};
         cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
                           .cv = o.cv, .weight = o.weight, .objective = o.objective, .run = ro, .report_out = o.out,

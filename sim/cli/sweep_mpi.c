@@ -133,7 +133,7 @@ int sweep_mpi_master(const sweep_mpi *m, const size_t *todo, size_t n, int fd, s
     return rc;
 }
 
-int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const vd_run_opts *o, enum sw_format f)
+int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const runner_opts *o, enum sw_format f)
 {
     (void)m;
     long long len;
@@ -163,9 +163,9 @@ int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const vd_run_opt
             break;
         vd_param p[VD_MAX_PARAMS];
         uint32_t np = sw_point_params(&s, (size_t)k[0], p);
-        vd_job job = {.machine = s.machine, .workload = s.workload, .n_params = np, .param = p};
-        vd_outcome r;
-        vd_run_point(&job, o, &r);
+        runner_job job = {.machine = s.machine, .workload = s.workload, .n_params = np, .param = p};
+        runner_outcome r;
+        runner_point(&job, o, &r);
         char *row = sw_row(&s, o, f, sw_point_id(p, np), p, np, &r);
         if (!row)
             MPI_Abort(MPI_COMM_WORLD, 1);
@@ -219,7 +219,7 @@ int sweep_mpi_master(const sweep_mpi *m, const size_t *todo, size_t n, int fd, s
     return ddio_errf(e, DDIO_EXIT_USAGE, "this ddiosim was built without MPI");
 }
 
-int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const vd_run_opts *o, enum sw_format f)
+int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const runner_opts *o, enum sw_format f)
 {
     (void)m;
     (void)spec_name;

@@ -33,6 +33,6 @@ int sweep_mpi_master(const sweep_mpi *m, const size_t *todo, size_t n, int fd, s
 
 /* Ranks 1..N-1: take the spec, then compute what rank 0 hands out until it
  * says stop.  Returns the exit code. */
-int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const vd_run_opts *o, enum sw_format f);
+int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const runner_opts *o, enum sw_format f);
 
 #endif

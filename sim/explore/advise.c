@@ -167,7 +167,7 @@ void ad_spec_free(ad_spec *s)
     memset(s, 0, sizeof *s);
 }
 
-double ad_metric_of(const vd_outcome *o, enum ad_metric m, int sim, double llc_bytes)
+double ad_metric_of(const runner_outcome *o, enum ad_metric m, int sim, double llc_bytes)
 {
     if (o->failed)
         return NAN;
@@ -197,7 +197,7 @@ double ad_margin(const ad_constraint *c, double v)
     return a < b ? a : b;
 }
 
-static int meets(const ad_spec *s, const vd_outcome *o, int sim, double llc)
+static int meets(const ad_spec *s, const runner_outcome *o, int sim, double llc)
 {
     for (int i = 0; i < s->n_c; i++) {
         double v = ad_metric_of(o, s->c[i].m, sim, llc);
@@ -302,7 +302,7 @@ static int best_add(const ad_spec *s, best *b, const ad_candidate *x, ddio_err *
 
 /* The next chunk of selected grid points from *k on: their parameters into
  * c[0..m), their jobs into job; returns m (0: the grid is done). */
-static size_t next_chunk(const sw_spec *g, size_t *k, ad_candidate *c, vd_job *job)
+static size_t next_chunk(const sw_spec *g, size_t *k, ad_candidate *c, runner_job *job)
 {
     size_t m = 0;
     for (; *k < g->n_grid && m < AD_CHUNK; ++*k) {
@@ -311,28 +311,28 @@ static size_t next_chunk(const sw_spec *g, size_t *k, ad_candidate *c, vd_job *j
             m++;
     }
     for (size_t i = 0; i < m; i++)
-        job[i] = (vd_job){.machine = g->machine, .workload = g->workload, .n_params = c[i].n_params,
+        job[i] = (runner_job){.machine = g->machine, .workload = g->workload, .n_params = c[i].n_params,
                           .param = c[i].param};
     return m;
 }
 
 /* The model on every selected point, chunk by chunk, into b. */
-static int model_pass(const ad_spec *s, const vd_run_opts *o, double llc_bytes, best *b, size_t *n_feasible,
+static int model_pass(const ad_spec *s, const runner_opts *o, double llc_bytes, best *b, size_t *n_feasible,
                       size_t *n_points, ddio_err *e)
 {
-    vd_job *jobs = malloc(AD_CHUNK * sizeof *jobs);
+    runner_job *jobs = malloc(AD_CHUNK * sizeof *jobs);
     ad_candidate *c = malloc(AD_CHUNK * sizeof *c);
-    vd_outcome *res = malloc(AD_CHUNK * sizeof *res);
+    runner_outcome *res = malloc(AD_CHUNK * sizeof *res);
     int rc = -1;
     if (!jobs || !c || !res) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    vd_run_opts mo = *o;
-    mo.engines = VD_ENGINE_MODEL;
+    runner_opts mo = *o;
+    mo.engines = RUNNER_ENGINE_MODEL;
     size_t k = 0, m;
     while ((m = next_chunk(&s->grid, &k, c, jobs)) > 0) {
-        if (vd_run_all(jobs, m, &mo, res, e) < 0)
+        if (runner_all(jobs, m, &mo, res, e) < 0)
             goto done;
         *n_points += m;
         for (size_t i = 0; i < m; i++) {
@@ -354,7 +354,7 @@ done:
     return rc;
 }
 
-int ad_run(const ad_spec *s, const vd_run_opts *o, double llc_bytes, size_t keep, ad_candidate **out, size_t *n,
+int ad_run(const ad_spec *s, const runner_opts *o, double llc_bytes, size_t keep, ad_candidate **out, size_t *n,
            size_t *n_feasible, size_t *n_points, ddio_err *e)
 {
     *out = NULL;
@@ -370,18 +370,18 @@ int ad_run(const ad_spec *s, const vd_run_opts *o, double llc_bytes, size_t keep
     if (b.n > b.keep)
         b.n = b.keep;
     size_t nc = b.n < s->confirm ? b.n : s->confirm;
-    if (nc && (o->engines & VD_ENGINE_SIM)) {
-        vd_job *jobs = malloc(nc * sizeof *jobs);
-        vd_outcome *res = malloc(nc * sizeof *res);
-        vd_run_opts so = *o;
-        so.engines = VD_ENGINE_SIM;
+    if (nc && (o->engines & RUNNER_ENGINE_SIM)) {
+        runner_job *jobs = malloc(nc * sizeof *jobs);
+        runner_outcome *res = malloc(nc * sizeof *res);
+        runner_opts so = *o;
+        so.engines = RUNNER_ENGINE_SIM;
         int bad = !jobs || !res;
         if (bad)
             ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         for (size_t i = 0; !bad && i < nc; i++)
-            jobs[i] = (vd_job){.machine = g->machine, .workload = g->workload, .n_params = b.c[i].n_params,
+            jobs[i] = (runner_job){.machine = g->machine, .workload = g->workload, .n_params = b.c[i].n_params,
                                .param = b.c[i].param};
-        bad = bad || vd_run_all(jobs, nc, &so, res, e) < 0;
+        bad = bad || runner_all(jobs, nc, &so, res, e) < 0;
         for (size_t i = 0; !bad && i < nc; i++) {
             b.c[i].sim = res[i];
             b.c[i].confirmed = 1;

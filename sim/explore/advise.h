@@ -51,7 +51,7 @@ void ad_spec_free(ad_spec *s);
  * simulator's (sim = 1; its PCIe hit rates are the buffers' data lines, as
  * the model's), NaN when that engine did not give it.  llc_bytes: the
  * LLC's size, for AD_IO_LLC_FRACTION. */
-double ad_metric_of(const vd_outcome *o, enum ad_metric m, int sim, double llc_bytes);
+double ad_metric_of(const runner_outcome *o, enum ad_metric m, int sim, double llc_bytes);
 
 /* The margin of value v to constraint c: how far inside the bound it is
  * (>= 0: met; the smaller of the two sides when both are given), in the
@@ -62,7 +62,7 @@ double ad_margin(const ad_constraint *c, double v);
 typedef struct ad_candidate {
     uint32_t n_params;
     vd_param param[VD_MAX_PARAMS];
-    vd_outcome model, sim;
+    runner_outcome model, sim;
     int confirmed;              /* the simulator ran it */
     int sim_ok;                 /* ... and it met every constraint */
 } ad_candidate;
@@ -74,7 +74,7 @@ typedef struct ad_candidate {
  * be 0); *n_feasible: every point that met the constraints; *n_points: the
  * points the model ran.  Memory does not grow with the grid.  Returns 0 or
  * -1 with e filled. */
-int ad_run(const ad_spec *s, const vd_run_opts *o, double llc_bytes, size_t keep, ad_candidate **out, size_t *n,
+int ad_run(const ad_spec *s, const runner_opts *o, double llc_bytes, size_t keep, ad_candidate **out, size_t *n,
            size_t *n_feasible, size_t *n_points, ddio_err *e);
 
 #endif

@@ -192,7 +192,7 @@ typedef struct ctx {
     size_t n_pts;
     size_t *exp_of;                 /* [point] */
     const vd_point **pt;            /* [point] */
-    vd_job *job;                    /* [point] */
+    runner_job *job;                    /* [point] */
     entry **ent;
     size_t n_ent, cap_ent;
     cal_result *r;
@@ -298,11 +298,11 @@ static entry *find_entry(ctx *c, const trial *t)
 }
 
 /* The prediction of the engine that is fitted, for metric m. */
-static double predicted(const cal_problem *p, const vd_outcome *o, int m)
+static double predicted(const cal_problem *p, const runner_outcome *o, int m)
 {
     if (m == CAL_TERM_RATE)
-        return p->engine == VD_ENGINE_SIM ? o->sim_mpps : o->model_mpps;
-    return p->engine == VD_ENGINE_SIM ? o->sim[m] : o->model_est[m];
+        return p->engine == RUNNER_ENGINE_SIM ? o->sim_mpps : o->model_mpps;
+    return p->engine == RUNNER_ENGINE_SIM ? o->sim[m] : o->model_est[m];
 }
 
 int cal_uses(enum cal_objective o, int m)
@@ -356,7 +356,7 @@ static double term_error(int m, double pr, double mv)
  * measured, or a trial could lower the objective by predicting nothing. */
 static int predicts(const cal_problem *p, int m)
 {
-    return p->engine == VD_ENGINE_SIM || m != VD_PCIE_WRITE_PARTIAL_HIT;
+    return p->engine == RUNNER_ENGINE_SIM || m != VD_PCIE_WRITE_PARTIAL_HIT;
 }
 
 /* "the configured values" or the trial's settings on one line. */
@@ -378,8 +378,8 @@ static int run_missing(ctx *c, entry **x, size_t n, const uint8_t *mask)
             most += mask[c->exp_of[k]] && !x[t]->done[k];
     if (most == 0)
         return 0;
-    vd_job *jobs = calloc(most, sizeof *jobs);
-    vd_outcome *out = calloc(most, sizeof *out);
+    runner_job *jobs = calloc(most, sizeof *jobs);
+    runner_outcome *out = calloc(most, sizeof *out);
     size_t *which = calloc(most, 2 * sizeof *which);
     if (!jobs || !out || !which) {
         free(jobs), free(out), free(which);
@@ -399,7 +399,7 @@ static int run_missing(ctx *c, entry **x, size_t n, const uint8_t *mask)
                 need++;
             }
     assert(need <= most);
-    int rc = vd_run_all(jobs, need, &c->p->run, out, c->e);
+    int rc = runner_all(jobs, need, &c->p->run, out, c->e);
     for (size_t i = 0; rc >= 0 && i < need; i++) {
         entry *en = x[which[2 * i]];
         size_t k = which[2 * i + 1];
@@ -860,7 +860,7 @@ static int check_fields(const cal_problem *p, ddio_err *e)
                                                  ? "nothing measured to fit to (no experiment measured a forwarding "
                                                    "rate: experiment.json evidence.mpps)"
                                                  : "nothing measured to fit to (no experiment has a measured point)");
-    if (p->engine != VD_ENGINE_SIM && p->engine != VD_ENGINE_MODEL)
+    if (p->engine != RUNNER_ENGINE_SIM && p->engine != RUNNER_ENGINE_MODEL)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--engine: calibrate fits one engine, sim or model");
     return 0;
 }
@@ -896,7 +896,7 @@ static int ctx_init(ctx *c, const cal_problem *p, cal_result *r, ddio_err *e)
         for (size_t q = 0; q < p->exp[x].n; q++, k++) {
             c->exp_of[k] = x;
             c->pt[k] = &p->exp[x].point[q];
-            c->job[k] = (vd_job){.machine = p->exp[x].machine, .workload = p->exp[x].workload,
+            c->job[k] = (runner_job){.machine = p->exp[x].machine, .workload = p->exp[x].workload,
                                  .n_params = c->pt[k]->n_params, .param = c->pt[k]->param};
         }
     return 0;

@@ -73,8 +73,8 @@ int cal_param_parse(const char *arg, cal_param *p, ddio_err *e);
 typedef struct cal_problem {
     size_t n_exp;
     const vd_experiment *exp;       /* borrowed */
-    int engine;                     /* VD_ENGINE_SIM or VD_ENGINE_MODEL */
-    vd_run_opts run;                /* engines is set from `engine`; run.sets: the base overrides */
+    int engine;                     /* RUNNER_ENGINE_SIM or RUNNER_ENGINE_MODEL */
+    runner_opts run;                /* engines is set from `engine`; run.sets: the base overrides */
     enum cal_weight weight;
     enum cal_objective objective;
     uint32_t n_fit;

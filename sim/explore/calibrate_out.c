@@ -46,7 +46,7 @@ static void put(buf *b, const char *fmt, ...)
 
 static const char *engine_name(const cal_problem *p)
 {
-    return p->engine == VD_ENGINE_SIM ? "simulator" : "model";
+    return p->engine == RUNNER_ENGINE_SIM ? "simulator" : "model";
 }
 
 /* The points of x that the objective compares. */
@@ -195,7 +195,7 @@ char *cal_report(const cal_problem *p, const cal_result *r)
         pts += points_of(p, &p->exp[x]);
     put(&b, "calibrate: the %s on %zu experiment%s (%zu measured points)", engine_name(p), p->n_exp,
         p->n_exp == 1 ? "" : "s", pts);
-    if (p->engine == VD_ENGINE_SIM)
+    if (p->engine == RUNNER_ENGINE_SIM)
         put(&b, ", %llu packets per point, seed %llu", (unsigned long long)p->run.packets,
             (unsigned long long)p->run.seed);
     static const char *const what[] = {
@@ -272,8 +272,8 @@ char *cal_overlay_json(const cal_problem *p, const cal_result *r)
         return NULL;
     }
     ok = ok && jput(cal, "by", cJSON_CreateString("ddiosim calibrate"));
-    ok = ok && jput(cal, "engine", cJSON_CreateString(p->engine == VD_ENGINE_SIM ? "sim" : "model"));
-    if (p->engine == VD_ENGINE_SIM) {
+    ok = ok && jput(cal, "engine", cJSON_CreateString(p->engine == RUNNER_ENGINE_SIM ? "sim" : "model"));
+    if (p->engine == RUNNER_ENGINE_SIM) {
         ok = ok && jput(cal, "packets", cJSON_CreateNumber((double)p->run.packets));
         ok = ok && jput(cal, "seed", cJSON_CreateNumber((double)p->run.seed));
     }

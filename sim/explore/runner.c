@@ -35,7 +35,7 @@ static int traffic_param(dsim_options *d, const vd_param *p, const char *text, d
     return 0;
 }
 
-int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
+int runner_job_config(const runner_job *j, const runner_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
                   size_t cap, ddio_err *e)
 {
     ddio_config_args a;
@@ -87,7 +87,7 @@ int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_
 }
 
 /* The simulator's run of the point. */
-static int run_sim(const ddio_config *cfg, const dsim_options *d, vd_outcome *out, ddio_err *e)
+static int run_sim(const ddio_config *cfg, const dsim_options *d, runner_outcome *out, ddio_err *e)
 {
     dsim_result r;
     if (dsim_run(cfg, d, &r, e) != 0)
@@ -120,7 +120,7 @@ static int run_sim(const ddio_config *cfg, const dsim_options *d, vd_outcome *ou
 }
 
 /* The model with the queueing estimate, as `ddiosim predict` runs it. */
-static int run_model(const ddio_config *cfg, const dsim_options *d, const vd_run_opts *o, vd_outcome *out, ddio_err *e)
+static int run_model(const ddio_config *cfg, const dsim_options *d, const runner_opts *o, runner_outcome *out, ddio_err *e)
 {
     mk_traffic t;
     uint32_t S = cfg->workload.cores;
@@ -177,7 +177,7 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, const vd_run
     return rc;
 }
 
-int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
+int runner_point(const runner_job *j, const runner_opts *o, runner_outcome *out)
 {
     memset(out, 0, sizeof *out);
     for (int m = 0; m < VD_METRIC_COUNT; m++)
@@ -198,9 +198,9 @@ int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out)
     int rc = -1;
     if (!cfg)
         ddio_errf(&out->err, DDIO_EXIT_IO, "out of memory");
-    else if (vd_job_config(j, o, cfg, &d, profile, sizeof profile, &out->err) == 0)
-        rc = ((o->engines & VD_ENGINE_SIM) && run_sim(cfg, &d, out, &out->err) != 0) ||
-                     ((o->engines & VD_ENGINE_MODEL) && run_model(cfg, &d, o, out, &out->err) != 0)
+    else if (runner_job_config(j, o, cfg, &d, profile, sizeof profile, &out->err) == 0)
+        rc = ((o->engines & RUNNER_ENGINE_SIM) && run_sim(cfg, &d, out, &out->err) != 0) ||
+                     ((o->engines & RUNNER_ENGINE_MODEL) && run_model(cfg, &d, o, out, &out->err) != 0)
                  ? -1
                  : 0;
     free(cfg);
@@ -214,9 +214,9 @@ typedef struct pool {
     pthread_mutex_t lock;
     size_t next, n;
     const size_t *order;        /* the order points are handed out in */
-    const vd_job *job;
-    const vd_run_opts *o;
-    vd_outcome *out;
+    const runner_job *job;
+    const runner_opts *o;
+    runner_outcome *out;
     int failed;
 } pool;
 
@@ -229,7 +229,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         if (k == SIZE_MAX)
             return NULL;
-        if (vd_run_point(&p->job[k], p->o, &p->out[k]) != 0) {
+        if (runner_point(&p->job[k], p->o, &p->out[k]) != 0) {
             pthread_mutex_lock(&p->lock);
             p->failed++;
             pthread_mutex_unlock(&p->lock);
@@ -241,7 +241,7 @@ static void *worker(void *arg)
  * more queues); starting the costly points first keeps the last thread
  * from finishing long after the others.  Only the order work is handed
  * out in changes, never a result. */
-static double cost(const vd_job *j)
+static double cost(const runner_job *j)
 {
     for (uint32_t i = 0; i < j->n_params; i++)
         if (strcmp(j->param[i].name, "cores") == 0 && !j->param[i].text[0])
@@ -249,7 +249,7 @@ static double cost(const vd_job *j)
     return 1;
 }
 
-int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *out, ddio_err *e)
+int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_outcome *out, ddio_err *e)
 {
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     int T = o->jobs < 1 ? 1 : o->jobs;
@@ -290,9 +290,9 @@ int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *ou
 /* ------------------------------------------------------------ streaming */
 
 typedef struct slot {
-    vd_job job;
+    runner_job job;
     vd_param param[VD_MAX_PARAMS];
-    vd_outcome out;
+    runner_outcome out;
     int state;                  /* 0 free, 1 taken, 2 done */
     int job_failed;             /* job_of failed: out.err says why */
 } slot;
@@ -303,8 +303,8 @@ typedef struct stream {
     size_t n, window, next, emitted;
     int stop;
     slot *s;
-    const vd_run_opts *o;
-    vd_job_fn job_of;
+    const runner_opts *o;
+    runner_job_fn job_of;
     void *ctx;
 } stream;
 
@@ -326,7 +326,7 @@ static void *stream_worker(void *arg)
         memset(&sl->out, 0, sizeof sl->out);
         sl->job_failed = st->job_of(i, st->ctx, &sl->job, sl->param, &sl->out.err) != 0;
         if (!sl->job_failed)
-            vd_run_point(&sl->job, st->o, &sl->out);
+            runner_point(&sl->job, st->o, &sl->out);
         pthread_mutex_lock(&st->lock);
         sl->state = 2;
         pthread_cond_broadcast(&st->done);
@@ -334,7 +334,7 @@ static void *stream_worker(void *arg)
     }
 }
 
-int vd_run_stream(size_t n, const vd_run_opts *o, size_t window, vd_job_fn job_of, vd_emit_fn emit, void *ctx,
+int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn job_of, runner_emit_fn emit, void *ctx,
                   ddio_err *e)
 {
     int T = o->jobs < 1 ? 1 : o->jobs;

@@ -21,9 +21,9 @@
 #include "sim/queue/dsim.h"
 #include "validate/experiment.h"
 
-enum { VD_ENGINE_SIM = 1, VD_ENGINE_MODEL = 2, VD_ENGINE_BOTH = 3 };
+enum { RUNNER_ENGINE_SIM = 1, RUNNER_ENGINE_MODEL = 2, RUNNER_ENGINE_BOTH = 3 };
 
-typedef struct vd_job {
+typedef struct runner_job {
     const char *machine;        /* name or path as for --machine; NULL or "" = built-in default */
     const char *workload;
     uint32_t n_params;
@@ -31,10 +31,10 @@ typedef struct vd_job {
     const char *const *sets;    /* --set PATH=VALUE of this point alone, after o->sets (calibrate's
                                    trial values); borrowed, may be NULL */
     int n_sets;
-} vd_job;
+} runner_job;
 
-typedef struct vd_run_opts {
-    int engines;                /* VD_ENGINE_* bits */
+typedef struct runner_opts {
+    int engines;                /* RUNNER_ENGINE_* bits */
     uint64_t packets;           /* simulator: packets injected per point */
     uint64_t seed;
     int jobs;                   /* worker threads, >= 1 */
@@ -43,10 +43,10 @@ typedef struct vd_run_opts {
     const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
     int n_sets;
     int model_max_iter;         /* the model's fixed-point iteration cap; 0: predict's default */
-} vd_run_opts;
+} runner_opts;
 
 /* The estimate a point's model made, and the simulator's run. */
-typedef struct vd_outcome {
+typedef struct runner_outcome {
     int failed;                 /* 1: err says why (the point's other fields are unset) */
     ddio_err err;
     /* simulator */
@@ -76,36 +76,36 @@ typedef struct vd_outcome {
     double model_mem_write_gbps;        /* memory writes alone at the accepted rate, GB/s */
     double model_drop_rate;             /* 1 - accepted / offered packets of the queueing estimate */
     double model_footprint_bytes;       /* the I/O footprint of all cores (estimate) */
-} vd_outcome;
+} runner_outcome;
 
 /* The configuration and simulator options of job j (config overrides in
  * parameter order, after the machine and workload files, then o->sets,
  * then j->sets).  Errors: the
  * option's one-line message ("--rx-ring: 1000 is not a power of two"). */
-int vd_job_config(const vd_job *j, const vd_run_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
+int runner_job_config(const runner_job *j, const runner_opts *o, ddio_config *cfg, dsim_options *d, char *profile,
                   size_t cap, ddio_err *e);
 
 /* Run one point (both engines as o->engines says).  Thread-safe.  Returns 0
  * or -1 with out->failed and out->err set. */
-int vd_run_point(const vd_job *j, const vd_run_opts *o, vd_outcome *out);
+int runner_point(const runner_job *j, const runner_opts *o, runner_outcome *out);
 
 /* Run n points on o->jobs threads; out[i] is job[i]'s outcome whatever the
  * thread count.  Returns the number of failed points, or -1 with e filled
  * when the threads could not be started. */
-int vd_run_all(const vd_job *job, size_t n, const vd_run_opts *o, vd_outcome *out, ddio_err *e);
+int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_outcome *out, ddio_err *e);
 
 /* Streaming: point i's job is filled by job_of(i, ctx, job, params)
  * (params: room for VD_MAX_PARAMS, kept until the point is emitted); o->jobs
  * worker threads compute the points, and the calling thread hands each
  * outcome to emit(i, ...) in index order as soon as it and all before it
  * are done, with at most `window` points computed ahead of the last one
- * emitted.  Unlike vd_run_all no point waits for a batch: a slow point
+ * emitted.  Unlike runner_all no point waits for a batch: a slow point
  * holds back only the emission, never the other threads.  Returns 0, or
  * -1 with e filled (the threads could not start, job_of or emit failed:
  * the workers stop after the points they hold). */
-typedef int (*vd_job_fn)(size_t i, void *ctx, vd_job *job, vd_param *params, ddio_err *e);
-typedef int (*vd_emit_fn)(size_t i, const vd_job *job, const vd_outcome *out, void *ctx, ddio_err *e);
-int vd_run_stream(size_t n, const vd_run_opts *o, size_t window, vd_job_fn job_of, vd_emit_fn emit, void *ctx,
+typedef int (*runner_job_fn)(size_t i, void *ctx, runner_job *job, vd_param *params, ddio_err *e);
+typedef int (*runner_emit_fn)(size_t i, const runner_job *job, const runner_outcome *out, void *ctx, ddio_err *e);
+int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn job_of, runner_emit_fn emit, void *ctx,
                   ddio_err *e);
 
 #endif

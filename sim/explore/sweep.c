@@ -380,21 +380,21 @@ static const char *param_setting(const sw_spec *s, const char *set, char *where,
  * the grid's first point (c is scratch) and refuse, before anything runs,
  * an error that names a --set.  Other errors of a point (a value of the
  * grid out of its range) stay that point's error row. */
-static int sets_apply(const sw_spec *s, const vd_run_opts *o, ddio_config *c, ddio_err *e)
+static int sets_apply(const sw_spec *s, const runner_opts *o, ddio_config *c, ddio_err *e)
 {
     if (o->n_sets == 0)
         return 0;
     vd_param p[VD_MAX_PARAMS];
-    vd_job j = {.machine = s->machine, .workload = s->workload, .n_params = sw_point_params(s, 0, p), .param = p};
+    runner_job j = {.machine = s->machine, .workload = s->workload, .n_params = sw_point_params(s, 0, p), .param = p};
     dsim_options d;
     char profile[32];
     ddio_err why = {0};
-    if (vd_job_config(&j, o, c, &d, profile, sizeof profile, &why) == 0 || strncmp(why.msg, "--set ", 6) != 0)
+    if (runner_job_config(&j, o, c, &d, profile, sizeof profile, &why) == 0 || strncmp(why.msg, "--set ", 6) != 0)
         return 0;
     return ddio_errf(e, why.exit_code ? why.exit_code : DDIO_EXIT_USAGE, "%s", why.msg);
 }
 
-int sw_spec_check(sw_spec *s, const vd_run_opts *o, ddio_err *e)
+int sw_spec_check(sw_spec *s, const runner_opts *o, ddio_err *e)
 {
     for (int i = 0; i < o->n_sets; i++) {
         char where[VD_NAME_LEN + 8];

@@ -64,7 +64,7 @@ int sw_spec_parse(const char *text, const char *file, sw_spec *s, ddio_err *e);
  * ("--set machine.llc.policy=srrip: FILE: grid.policy sets the same
  * field"); s->config_hash: a hash of the machine and workload as loaded
  * (their JSON), so that a resumed run sees an edited machine file. */
-int sw_spec_check(sw_spec *s, const vd_run_opts *o, ddio_err *e);
+int sw_spec_check(sw_spec *s, const runner_opts *o, ddio_err *e);
 /* The text of the spec file at `path` (at most 1 MiB, no NUL byte),
  * malloc'ed; NULL with e filled. */
 char *sw_read_spec(const char *path, ddio_err *e);
@@ -93,13 +93,13 @@ uint64_t sw_point_id(const vd_param *p, uint32_t n);
  * and every --set. */
 enum sw_format { SW_CSV = 0, SW_JSONL };
 
-uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o);
+uint64_t sw_run_hash(const sw_spec *s, const runner_opts *o);
 /* The header lines of a results file (malloc'ed; NULL: out of memory). */
-char *sw_header(const sw_spec *s, const vd_run_opts *o, enum sw_format f);
+char *sw_header(const sw_spec *s, const runner_opts *o, enum sw_format f);
 /* The row of point (id, p[0..n)) with outcome r, its final newline
  * included (malloc'ed; NULL: out of memory). */
-char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t id, const vd_param *p, uint32_t n,
-             const vd_outcome *r);
+char *sw_row(const sw_spec *s, const runner_opts *o, enum sw_format f, uint64_t id, const vd_param *p, uint32_t n,
+             const runner_outcome *r);
 
 /* What a results file already holds. */
 typedef struct sw_row_at {

@@ -19,10 +19,10 @@
 
 static const char *engine_word(int engines)
 {
-    return engines == VD_ENGINE_SIM ? "sim" : engines == VD_ENGINE_MODEL ? "model" : "both";
+    return engines == RUNNER_ENGINE_SIM ? "sim" : engines == RUNNER_ENGINE_MODEL ? "model" : "both";
 }
 
-uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o)
+uint64_t sw_run_hash(const sw_spec *s, const runner_opts *o)
 {
     uint64_t h = s->hash ^ s->config_hash;
     h *= 0x100000001B3ull;
@@ -48,7 +48,7 @@ uint64_t sw_run_hash(const sw_spec *s, const vd_run_opts *o)
 /* The region columns of the simulator's cache occupancy. */
 static const char *const region_col[REG_COUNT] = {"l2", "ddio", "shared", "l3", NULL};
 
-static void columns(const sw_spec *s, const vd_run_opts *o, vd_buf *b)
+static void columns(const sw_spec *s, const runner_opts *o, vd_buf *b)
 {
     vd_bprintf(b, "id");
     for (uint32_t i = 0; i < s->n_fixed; i++)
@@ -56,7 +56,7 @@ static void columns(const sw_spec *s, const vd_run_opts *o, vd_buf *b)
     for (uint32_t i = 0; i < s->n_axes; i++)
         vd_bprintf(b, ",%s", s->axis[i].name);
     vd_bprintf(b, ",status,error");
-    if (o->engines & VD_ENGINE_SIM) {
+    if (o->engines & RUNNER_ENGINE_SIM) {
         vd_bprintf(b, ",sim_pcie_write_hit,sim_pcie_read_hit,sim_pcie_write_partial_hit,sim_data_write_hit,"
                "sim_data_read_hit,sim_throughput_gbps,sim_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
@@ -66,7 +66,7 @@ static void columns(const sw_spec *s, const vd_run_opts *o, vd_buf *b)
             if (region_col[g])
                 vd_bprintf(b, ",sim_lines_%s", region_col[g]);
     }
-    if (o->engines & VD_ENGINE_MODEL) {
+    if (o->engines & RUNNER_ENGINE_MODEL) {
         vd_bprintf(b, ",model_pcie_write_hit,model_pcie_write_lower,model_pcie_write_upper,model_pcie_read_hit,"
                "model_pcie_read_lower,model_pcie_read_upper,model_throughput_gbps,model_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
@@ -76,7 +76,7 @@ static void columns(const sw_spec *s, const vd_run_opts *o, vd_buf *b)
     }
 }
 
-char *sw_header(const sw_spec *s, const vd_run_opts *o, enum sw_format f)
+char *sw_header(const sw_spec *s, const runner_opts *o, enum sw_format f)
 {
     vd_buf b = {0};
     if (f == SW_JSONL) {
@@ -107,8 +107,8 @@ static void num(vd_buf *b, double v, int json)
         vd_bprintf(b, json ? "null" : ",");
 }
 
-static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const vd_param *p, uint32_t n,
-                    const vd_outcome *r, vd_buf *b)
+static void csv_row(const sw_spec *s, const runner_opts *o, uint64_t id, const vd_param *p, uint32_t n,
+                    const runner_outcome *r, vd_buf *b)
 {
     vd_bprintf(b, "%016llx", (unsigned long long)id);
     for (uint32_t i = 0; i < n; i++) {
@@ -121,7 +121,7 @@ static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const v
     if (r->failed)
         vd_csv_field(b, r->err.msg, 1);
     const int ok = !r->failed;
-    if (o->engines & VD_ENGINE_SIM) {
+    if (o->engines & RUNNER_ENGINE_SIM) {
         for (int m = 0; m < VD_METRIC_COUNT; m++)
             num(b, ok ? r->sim[m] : NAN, 0);
         num(b, ok ? r->sim_data[0] : NAN, 0);
@@ -138,7 +138,7 @@ static void csv_row(const sw_spec *s, const vd_run_opts *o, uint64_t id, const v
             if (region_col[g])
                 num(b, ok ? r->sim_llc_lines[g] : NAN, 0);
     }
-    if (o->engines & VD_ENGINE_MODEL) {
+    if (o->engines & RUNNER_ENGINE_MODEL) {
         for (int m = 0; m < 2; m++) {
             num(b, ok ? r->model_est[m] : NAN, 0);
             num(b, ok ? r->model_lower[m] : NAN, 0);
@@ -165,7 +165,7 @@ static void json_num(cJSON *o, const char *k, double v)
         cJSON_AddNullToObject(o, k);
 }
 
-static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint32_t n, const vd_outcome *r, vd_buf *b)
+static int jsonl_row(const runner_opts *o, uint64_t id, const vd_param *p, uint32_t n, const runner_outcome *r, vd_buf *b)
 {
     cJSON *j = cJSON_CreateObject();
     if (!j)
@@ -184,7 +184,7 @@ static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint3
     if (r->failed) {
         cJSON_AddStringToObject(j, "error", r->err.msg);
     } else {
-        if (o->engines & VD_ENGINE_SIM) {
+        if (o->engines & RUNNER_ENGINE_SIM) {
             cJSON *si = cJSON_AddObjectToObject(j, "sim");
             for (int m = 0; m < VD_METRIC_COUNT; m++)
                 json_num(si, vd_metric_name((enum vd_metric)m), r->sim[m]);
@@ -204,7 +204,7 @@ static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint3
                 if (region_col[g])
                     json_num(l, region_col[g], r->sim_llc_lines[g]);
         }
-        if (o->engines & VD_ENGINE_MODEL) {
+        if (o->engines & RUNNER_ENGINE_MODEL) {
             cJSON *mo = cJSON_AddObjectToObject(j, "model");
             for (int m = 0; m < 2; m++) {
                 cJSON *h = cJSON_AddObjectToObject(mo, vd_metric_name((enum vd_metric)m));
@@ -233,8 +233,8 @@ static int jsonl_row(const vd_run_opts *o, uint64_t id, const vd_param *p, uint3
     return 0;
 }
 
-char *sw_row(const sw_spec *s, const vd_run_opts *o, enum sw_format f, uint64_t id, const vd_param *p, uint32_t n,
-             const vd_outcome *r)
+char *sw_row(const sw_spec *s, const runner_opts *o, enum sw_format f, uint64_t id, const vd_param *p, uint32_t n,
+             const runner_outcome *r)
 {
     vd_buf b = {0};
     if (f == SW_JSONL) {

@@ -1175,9 +1175,9 @@ static char *results_header(enum sw_format f)
     ddio_err e;
     memset(&e, 0, sizeof e);
     FZ_CHECK(sw_spec_parse(spec, "fuzz-spec.json", &s, &e) == 0);
-    vd_run_opts o;
+    runner_opts o;
     memset(&o, 0, sizeof o);
-    o.engines = VD_ENGINE_MODEL;
+    o.engines = RUNNER_ENGINE_MODEL;
     o.packets = 1000;
     o.seed = 1;
     o.jobs = 1;
