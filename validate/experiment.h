@@ -7,7 +7,7 @@
  * file, so that an experiment that loads is one that can be validated.
  *
  * Parameters are the simulate / predict option names with underscores
- * (vd_param_option maps them back); the measured values of a point are
+ * (runner_job_config maps them back to options); the measured values of a point are
  * grouped per metric in vd_point. */
 #ifndef DDIOSIM_VALIDATE_EXPERIMENT_H
 #define DDIOSIM_VALIDATE_EXPERIMENT_H

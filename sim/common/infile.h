@@ -5,7 +5,7 @@
  * here, so that one mistake gets one message and one exit code wherever
  * it is made.  A directory is refused at once, "PATH: is a directory":
  * fopen accepts one on Linux and only the first read fails, which each
- * reader used to word differently ("read error", exit 1, for a config).
+ * reader would word differently ("read error", exit 1).
  * A file that cannot be opened is "PATH: cannot open: REASON". */
 #ifndef DDIOSIM_COMMON_INFILE_H
 #define DDIOSIM_COMMON_INFILE_H
