@@ -71,7 +71,7 @@ static int same_queues(const sim_run *a, const sim_run *b)
     for (int c = 0; c < n; c++) {
         const cJSON *qa = cJSON_GetArrayItem(a->per_core, c), *qb = cJSON_GetArrayItem(b->per_core, c);
         for (int k = 0; k < Q_COUNT; k++) {
-            const char *name = dsim_queue_name((enum dsim_queue)k);
+            const char *name = lqueue_name((enum lqueue)k);
             if (get(qa, name)->valuedouble != get(qb, name)->valuedouble)
                 return 0;
         }

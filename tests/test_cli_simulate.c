@@ -267,7 +267,7 @@ Test(cli_simulate, timeline_has_a_row_every_period, .timeout = 120)
     double sim_us = num(j, "sim_seconds") * 1e6;
     char *text = slurp(csv, NULL);
     cr_assert_not_null(text);
-    const char *header = "time_us,rx_replenish,rx,tx,tx_recycle,sw_queue,pcie_write_hit,pcie_read_hit,delivered,"
+    const char *header = "time_us,rx_replenish,rx,sw_queue,tx,tx_recycle,pcie_write_hit,pcie_read_hit,delivered,"
                          "dropped\n";
     cr_assert_eq(strncmp(text, header, strlen(header)), 0, "%.200s", text);
     int rows = 0;
@@ -275,7 +275,7 @@ Test(cli_simulate, timeline_has_a_row_every_period, .timeout = 120)
     for (char *line = strtok(text + strlen(header), "\n"); line; line = strtok(NULL, "\n")) {
         double t, rep, rx, tx, rec, sw, wh, rh;
         unsigned long long deliv, drop;
-        int n = sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%llu", &t, &rep, &rx, &tx, &rec, &sw, &wh, &rh,
+        int n = sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%llu", &t, &rep, &rx, &sw, &tx, &rec, &wh, &rh,
                        &deliv, &drop);
         cr_assert_eq(n, 10, "row %d: %s", rows, line);
         /* Integer nanoseconds printed in microseconds to 3 decimals: exact. */

@@ -241,10 +241,10 @@ static void two_state_params(mk_params *p, mk_class *cl)
     p->geom.l3 = (mk_region){64, 7, MK_LRU, 0, NULL};
     p->geom.l2 = (mk_region){16, 4, MK_LRU, 0, NULL};
     p->count_read_refs = 0;
-    p->L[MKQ_RXR] = 50;
-    p->L[MKQ_RX] = 20;
-    p->L[MKQ_TX] = 10;
-    p->L[MKQ_TXR] = 5;
+    p->L[Q_RX_REPLENISH] = 50;
+    p->L[Q_RX] = 20;
+    p->L[Q_TX] = 10;
+    p->L[Q_TX_RECYCLE] = 5;
     p->tol = 1e-13;
 }
 
@@ -262,7 +262,7 @@ Test(markov_model_chain, two_state_by_hand)
     /* Only DDIO and memory are ever occupied. */
     for (unsigned i = 0; i < r.space.n; i++)
         if (i != DDIO && i != MEM)
-            expect_near(r.dist[MKQ_RXR][1][i], 0, 0);
+            expect_near(r.dist[Q_RX_REPLENISH][1][i], 0, 0);
     /* Two cores double the distances (S). */
     p.S = 2;
     cr_assert_eq(mk_solve(&p, &r, &e), 0, "%s", e.msg);
@@ -303,7 +303,7 @@ Test(markov_model_chain, eq1_eigen_vs_cycle)
         p.classes = cls;
         p.n_classes = n;
         p.per_queue = perq;
-        double L[MKQ_COUNT] = {[MKQ_RXR] = 90, [MKQ_RX] = 10, [MKQ_TX] = 4, [MKQ_TXR] = 1, [MKQ_SW] = 2};
+        double L[Q_MODEL_COUNT] = {[Q_RX_REPLENISH] = 90, [Q_RX] = 10, [Q_TX] = 4, [Q_TX_RECYCLE] = 1, [Q_SW] = 2};
         memcpy(p.L, L, sizeof L);
         p.S = 4;
         for (size_t c = 0; c < n; c++) {
@@ -364,7 +364,7 @@ Test(markov_model_chain, eq1_eigen_from_memory_full_llc)
     mk_geom_from_machine(&cfg.machine, &p.geom);
     p.classes = cls;
     p.n_classes = n;
-    double L[MKQ_COUNT] = {[MKQ_RXR] = 200, [MKQ_RX] = 40, [MKQ_TX] = 20, [MKQ_TXR] = 15};
+    double L[Q_MODEL_COUNT] = {[Q_RX_REPLENISH] = 200, [Q_RX] = 40, [Q_TX] = 20, [Q_TX_RECYCLE] = 15};
     memcpy(p.L, L, sizeof L);
     p.S = 1;
     size_t dim;

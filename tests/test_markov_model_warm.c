@@ -61,7 +61,7 @@ static void warm_vs_cold(uint32_t cores, int vary)
     expect_bounds(&warm.mem_write_bytes_per_pkt, &cold.mem_write_bytes_per_pkt, 64 * 24 * TOL, "memory writes");
     expect_bounds(&warm.footprint_bytes, &cold.footprint_bytes, 64 * 24 * 400 * cores * TOL, "footprint");
     /* The busiest core's distributions (--explain). */
-    for (int qq = 0; qq < MKQ_COUNT; qq++)
+    for (int qq = 0; qq < Q_MODEL_COUNT; qq++)
         for (int w = 0; w < 2; w++)
             for (unsigned i = 0; i < warm.lower.space.n; i++) {
                 expect_near(warm.lower.dist[qq][w][i], cold.lower.dist[qq][w][i], TOL);
@@ -100,10 +100,10 @@ Test(markov_model_warm, solve_from_neighbour)
     mk_geom_from_machine(&cfg.machine, &p.geom);
     p.classes = cls;
     p.n_classes = 2;
-    p.L[MKQ_RXR] = 40;
-    p.L[MKQ_RX] = 200;
-    p.L[MKQ_TX] = 20;
-    p.L[MKQ_TXR] = 15;
+    p.L[Q_RX_REPLENISH] = 40;
+    p.L[Q_RX] = 200;
+    p.L[Q_TX] = 20;
+    p.L[Q_TX_RECYCLE] = 15;
     ddio_err e;
     for (int pol = 0; pol < 2; pol++) {
         mk_policy mp = pol ? MK_BIP : MK_LRU;
@@ -134,7 +134,7 @@ Test(markov_model_warm, solve_from_neighbour)
         expect_near(r19w.pcie_write_hit, r19c.pcie_write_hit, TOL);
         expect_near(r19w.pcie_read_hit, r19c.pcie_read_hit, TOL);
         expect_near(r19w.cpu_first_hit, r19c.cpu_first_hit, TOL);
-        for (int qq = 0; qq < MKQ_COUNT; qq++)
+        for (int qq = 0; qq < Q_MODEL_COUNT; qq++)
             for (unsigned i = 0; i < r19c.space.n; i++)
                 expect_near(r19w.dist[qq][1][i], r19c.dist[qq][1][i], TOL);
         /* A start from other classes: cold (p.S = 19 as r19c). */

@@ -253,7 +253,7 @@ static void add_queues(cJSON *o, const char *k, const double *q)
 {
     cJSON *j = cJSON_AddObjectToObject(o, k);
     for (int i = 0; i < Q_COUNT; i++)
-        cJSON_AddNumberToObject(j, dsim_queue_name((enum dsim_queue)i), q[i]);
+        cJSON_AddNumberToObject(j, lqueue_name((enum lqueue)i), q[i]);
 }
 
 static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point *p, const runner_outcome *o, int m)
@@ -389,7 +389,7 @@ static void csv(buf *b, const vd_set *s)
                "model_upper,model_error_pp");
     for (int w = 0; w < 2; w++)
         for (int q = 0; q < Q_COUNT; q++)
-            bprintf(b, ",%s_%s", w ? "model" : "sim", dsim_queue_name((enum dsim_queue)q));
+            bprintf(b, ",%s_%s", w ? "model" : "sim", lqueue_name((enum lqueue)q));
     bprintf(b, ",sim_gbps,model_gbps,error\n");
     size_t k = 0;
     for (size_t x = 0; x < s->n_exp; x++)

@@ -235,10 +235,10 @@ static void add_bounds(cJSON *j, const char *name, mk_bounds b)
 
 static void add_dist(cJSON *j, const mk_result *r)
 {
-    for (int q = 0; q < MKQ_COUNT; q++) {
+    for (int q = 0; q < Q_MODEL_COUNT; q++) {
         if (!r->visited[q])
             continue;
-        cJSON *qq = cJSON_AddObjectToObject(j, mk_queue_name((enum mk_queue)q));
+        cJSON *qq = cJSON_AddObjectToObject(j, lqueue_name((enum lqueue)q));
         for (int w = 0; w < 2; w++) {
             cJSON *d = cJSON_AddObjectToObject(qq, w ? "leave" : "enter");
             for (unsigned i = 0; i < r->space.n; i++)
@@ -299,14 +299,14 @@ static char *to_json(const pred_ctx *x)
         double m = 0;
         for (uint32_t c = 0; c < S; c++)
             m += x->queues[(size_t)c * Q_COUNT + k] / S;
-        cJSON_AddNumberToObject(q, dsim_queue_name((enum dsim_queue)k), m);
+        cJSON_AddNumberToObject(q, lqueue_name((enum lqueue)k), m);
     }
     cJSON_AddNumberToObject(q, "idle", x->o->idle);
     cJSON *pc = cJSON_AddArrayToObject(q, "per_core");
     for (uint32_t c = 0; c < S; c++) {
         cJSON *one = cJSON_CreateObject();
         for (int k = 0; k < Q_COUNT; k++)
-            cJSON_AddNumberToObject(one, dsim_queue_name((enum dsim_queue)k), x->queues[(size_t)c * Q_COUNT + k]);
+            cJSON_AddNumberToObject(one, lqueue_name((enum lqueue)k), x->queues[(size_t)c * Q_COUNT + k]);
         cJSON_AddItemToArray(pc, one);
     }
     cJSON_AddNumberToObject(j, "iterations", p->iterations);
@@ -381,9 +381,9 @@ static char *to_json(const pred_ctx *x)
 static void table_dist(strbuf *sb, const char *title, const mk_result *r)
 {
     int qw = 0, sw = 9;   /* " %9.4f": 0.0000-1.0000 fits 6 */
-    for (int q = 0; q < MKQ_COUNT; q++)
-        if (r->visited[q] && (int)strlen(mk_queue_name((enum mk_queue)q)) > qw)
-            qw = (int)strlen(mk_queue_name((enum mk_queue)q));
+    for (int q = 0; q < Q_MODEL_COUNT; q++)
+        if (r->visited[q] && (int)strlen(lqueue_name((enum lqueue)q)) > qw)
+            qw = (int)strlen(lqueue_name((enum lqueue)q));
     for (unsigned i = 0; i < r->space.n; i++)
         if ((int)strlen(r->space.name[i]) > sw)
             sw = (int)strlen(r->space.name[i]);
@@ -391,11 +391,11 @@ static void table_dist(strbuf *sb, const char *title, const mk_result *r)
     for (unsigned i = 0; i < r->space.n; i++)
         sb_printf(sb, " %*s", sw, r->space.name[i]);
     sb_printf(sb, "\n");
-    for (int q = 0; q < MKQ_COUNT; q++) {
+    for (int q = 0; q < Q_MODEL_COUNT; q++) {
         if (!r->visited[q])
             continue;
         for (int w = 0; w < 2; w++) {
-            sb_printf(sb, "  %-*s %-5s", qw, mk_queue_name((enum mk_queue)q), w ? "leave" : "enter");
+            sb_printf(sb, "  %-*s %-5s", qw, lqueue_name((enum lqueue)q), w ? "leave" : "enter");
             for (unsigned i = 0; i < r->space.n; i++)
                 sb_printf(sb, " %*.4f", sw, r->dist[q][w][i]);
             sb_printf(sb, "\n");

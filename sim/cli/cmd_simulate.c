@@ -166,12 +166,12 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     add_hits(j, "pcie_read_hit_all", r->pcie_read_all);
     cJSON *q = cJSON_AddObjectToObject(j, "queues");
     for (int k = 0; k < Q_COUNT; k++)
-        cJSON_AddNumberToObject(q, dsim_queue_name((enum dsim_queue)k), r->queue_mean[k]);
+        cJSON_AddNumberToObject(q, lqueue_name((enum lqueue)k), r->queue_mean[k]);
     cJSON *pc = cJSON_AddArrayToObject(q, "per_core");
     for (uint32_t c = 0; c < r->cores; c++) {
         cJSON *one = cJSON_CreateObject();
         for (int k = 0; k < Q_COUNT; k++)
-            cJSON_AddNumberToObject(one, dsim_queue_name((enum dsim_queue)k), r->queue_len[c * Q_COUNT + k]);
+            cJSON_AddNumberToObject(one, lqueue_name((enum lqueue)k), r->queue_len[c * Q_COUNT + k]);
         cJSON_AddItemToArray(pc, one);
     }
     cJSON_AddNumberToObject(j, "packets", (double)r->injected);

@@ -60,7 +60,7 @@ static void columns(const sw_spec *s, const runner_opts *o, vd_buf *b)
         vd_bprintf(b, ",sim_pcie_write_hit,sim_pcie_read_hit,sim_pcie_write_partial_hit,sim_data_write_hit,"
                "sim_data_read_hit,sim_throughput_gbps,sim_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
-            vd_bprintf(b, ",sim_q_%s", dsim_queue_name((enum dsim_queue)q));
+            vd_bprintf(b, ",sim_q_%s", lqueue_name((enum lqueue)q));
         vd_bprintf(b, ",sim_mem_read_bytes_per_pkt,sim_mem_write_bytes_per_pkt,sim_mem_gbps,sim_mem_write_gbps");
         for (int g = 0; g < REG_COUNT; g++)
             if (region_col[g])
@@ -70,7 +70,7 @@ static void columns(const sw_spec *s, const runner_opts *o, vd_buf *b)
         vd_bprintf(b, ",model_pcie_write_hit,model_pcie_write_lower,model_pcie_write_upper,model_pcie_read_hit,"
                "model_pcie_read_lower,model_pcie_read_upper,model_throughput_gbps,model_drop_rate");
         for (int q = 0; q < Q_COUNT; q++)
-            vd_bprintf(b, ",model_q_%s", dsim_queue_name((enum dsim_queue)q));
+            vd_bprintf(b, ",model_q_%s", lqueue_name((enum lqueue)q));
         vd_bprintf(b, ",model_mem_read_bytes_per_pkt,model_mem_write_bytes_per_pkt,model_mem_gbps,model_mem_write_gbps,"
                "model_footprint_bytes");
     }
@@ -194,7 +194,7 @@ static int jsonl_row(const runner_opts *o, uint64_t id, const vd_param *p, uint3
             json_num(si, "drop_rate", r->sim_drop_rate);
             cJSON *q = cJSON_AddObjectToObject(si, "queues");
             for (int k = 0; k < Q_COUNT; k++)
-                json_num(q, dsim_queue_name((enum dsim_queue)k), r->sim_queue[k]);
+                json_num(q, lqueue_name((enum lqueue)k), r->sim_queue[k]);
             json_num(si, "mem_read_bytes_per_pkt", r->sim_mem_read_bpp);
             json_num(si, "mem_write_bytes_per_pkt", r->sim_mem_write_bpp);
             json_num(si, "mem_gbps", r->sim_mem_gbps);
@@ -216,7 +216,7 @@ static int jsonl_row(const runner_opts *o, uint64_t id, const vd_param *p, uint3
             json_num(mo, "drop_rate", r->model_drop_rate);
             cJSON *q = cJSON_AddObjectToObject(mo, "queues");
             for (int k = 0; k < Q_COUNT; k++)
-                json_num(q, dsim_queue_name((enum dsim_queue)k), r->model_queue[k]);
+                json_num(q, lqueue_name((enum lqueue)k), r->model_queue[k]);
             json_num(mo, "mem_read_bytes_per_pkt", r->model_mem_read_bpp);
             json_num(mo, "mem_write_bytes_per_pkt", r->model_mem_write_bpp);
             json_num(mo, "mem_gbps", r->model_mem_gbps);

@@ -13,11 +13,6 @@
 #include "sim/markov/model_int.h"
 #include "sim/markov/solve.h"
 
-const char *mk_queue_name(enum mk_queue q)
-{
-    static const char *names[MKQ_COUNT] = {"rx_replenish", "rx", "sw_queue", "tx", "tx_recycle", "idle"};
-    return (unsigned)q < MKQ_COUNT ? names[q] : "?";
-}
 
 void mk_params_default(mk_params *p)
 {
@@ -39,10 +34,10 @@ typedef struct step {
 
 static size_t path_steps(enum mk_path path, step *out)
 {
-    static const step fwd[] = {{MKQ_RXR, MKE_NIC_WRITE}, {MKQ_RX, MKE_CPU}, {MKQ_SW, MKE_NONE},
-                               {MKQ_TX, MKE_NIC_READ},   {MKQ_TXR, MKE_NONE}, {MKQ_IDLE, MKE_NONE}};
-    static const step rxo[] = {{MKQ_RXR, MKE_NIC_WRITE}, {MKQ_RX, MKE_CPU}, {MKQ_IDLE, MKE_NONE}};
-    static const step txo[] = {{MKQ_IDLE, MKE_CPU}, {MKQ_SW, MKE_NONE}, {MKQ_TX, MKE_NIC_READ}, {MKQ_TXR, MKE_NONE}};
+    static const step fwd[] = {{Q_RX_REPLENISH, MKE_NIC_WRITE}, {Q_RX, MKE_CPU}, {Q_SW, MKE_NONE},
+                               {Q_TX, MKE_NIC_READ},   {Q_TX_RECYCLE, MKE_NONE}, {Q_IDLE, MKE_NONE}};
+    static const step rxo[] = {{Q_RX_REPLENISH, MKE_NIC_WRITE}, {Q_RX, MKE_CPU}, {Q_IDLE, MKE_NONE}};
+    static const step txo[] = {{Q_IDLE, MKE_CPU}, {Q_SW, MKE_NONE}, {Q_TX, MKE_NIC_READ}, {Q_TX_RECYCLE, MKE_NONE}};
     const step *s = path == MK_RX_ONLY ? rxo : path == MK_TX_ONLY ? txo : fwd;
     size_t n = path == MK_RX_ONLY ? 3 : path == MK_TX_ONLY ? 4 : 6;
     memcpy(out, s, n * sizeof *s);
@@ -60,8 +55,8 @@ static int is_ref(const mk_class *c, uint8_t ev)
  * paper's literal Eq. 1): one stage per queue. */
 static size_t build_stages(const mk_params *p, const mk_class *c, stage *st)
 {
-    step sp[MKQ_COUNT];
-    double pos[MKQ_COUNT];      /* cycle position of each step's event */
+    step sp[Q_MODEL_COUNT];
+    double pos[Q_MODEL_COUNT];      /* cycle position of each step's event */
     size_t ns = path_steps(p->path, sp), nst = 0;
     size_t first_ref = ns, last_ref = ns;
     double acc = 0;
@@ -259,9 +254,9 @@ static int check_params(const mk_params *p, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_USAGE, "model: no buffer lines to model");
     if (!(p->S > 0) || !isfinite(p->S))
         return ddio_errf(e, DDIO_EXIT_USAGE, "model: cores (S) must be positive, not %g", p->S);
-    for (int q = 0; q < MKQ_COUNT; q++)
+    for (int q = 0; q < Q_MODEL_COUNT; q++)
         if (!(p->L[q] >= 0) || !isfinite(p->L[q]))
-            return ddio_errf(e, DDIO_EXIT_USAGE, "model: queue %s has length %g", mk_queue_name((enum mk_queue)q), p->L[q]);
+            return ddio_errf(e, DDIO_EXIT_USAGE, "model: queue %s has length %g", lqueue_name((enum lqueue)q), p->L[q]);
     if (!(p->tol > 0) || p->max_iter < 1)
         return ddio_errf(e, DDIO_EXIT_USAGE, "model: tolerance must be > 0 and the iteration cap >= 1");
     if (!(p->damping >= 0 && p->damping < 1))
@@ -492,7 +487,7 @@ static int work_init(work *w, const mk_params *p, ddio_err *e)
     x->n = x->sp.n;
     for (size_t c = 0; c < p->n_classes; c++)
         x->sum_w += p->classes[c].weight;
-    step sp[MKQ_COUNT];
+    step sp[Q_MODEL_COUNT];
     size_t ns = path_steps(p->path, sp);
     for (size_t i = 0; i < ns; i++)
         x->L_cycle += p->L[sp[i].q];
@@ -626,7 +621,7 @@ int mk_solve_warm(const mk_params *p, mk_warm *warm, mk_result *r, ddio_err *e)
             }
         }
         /* Per queue distributions and the footprint. */
-        for (int q = 0; q < MKQ_COUNT; q++) {
+        for (int q = 0; q < Q_MODEL_COUNT; q++) {
             double en[MK_MAX_STATES], lv[MK_MAX_STATES];
             int f1 = queue_dist(x, cl, h, d, q, 0, en, e), f2 = queue_dist(x, cl, h, d, q, 1, lv, e);
             if (f1 < 0 || f2 < 0)
@@ -647,7 +642,7 @@ int mk_solve_warm(const mk_params *p, mk_warm *warm, mk_result *r, ddio_err *e)
             }
         }
     }
-    for (int q = 0; q < MKQ_COUNT; q++)
+    for (int q = 0; q < Q_MODEL_COUNT; q++)
         for (int w2 = 0; w2 < 2; w2++)
             for (unsigned i = 0; i < x->n; i++)
                 r->dist[q][w2][i] = wsum > 0 ? r->dist[q][w2][i] / wsum : 0;

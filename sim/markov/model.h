@@ -25,6 +25,7 @@
 #include "sim/cache/hier.h"
 #include "sim/common/err.h"
 #include "sim/markov/evict.h"
+#include "sim/queue/lqueue.h"
 
 #define MK_MAX_STATES 8
 #define MK_MAX_OPS 8
@@ -124,16 +125,13 @@ int mk_evict_matrix(const mk_space *sp, const mk_wait *w, double *E, double *wb,
 
 /* ------------------------------------------------------------ the model */
 
-/* Logical queues, in the order a forwarded buffer visits them (Fig. 10),
- * plus the software queue before the TX ring and the idle pool (mempool). */
-enum mk_queue { MKQ_RXR = 0, MKQ_RX, MKQ_SW, MKQ_TX, MKQ_TXR, MKQ_IDLE, MKQ_COUNT };
+/* The logical queues are sim/queue/lqueue.h's, Q_IDLE (the idle pool)
+ * included: Q_MODEL_COUNT of them. */
 /* What happens when a buffer leaves a queue. */
 enum mk_event { MKE_NONE = 0, MKE_NIC_WRITE, MKE_CPU, MKE_NIC_READ };
 /* Paths (Appendix D.4): forward, RX only (the core consumes the packet),
  * TX only (the core writes the packet, e.g. a traffic generator). */
 enum mk_path { MK_FORWARD = 0, MK_RX_ONLY, MK_TX_ONLY };
-
-const char *mk_queue_name(enum mk_queue q);
 
 /* A group of buffer lines with one access pattern (the basic model groups
  * the packet's lines by what the core does to them; the per-line model has
@@ -161,7 +159,7 @@ typedef struct mk_params {
     double S;               /* cores sharing the LLC (basic), or beta_i (per-core, D.2) */
     double burst;           /* flow bursts through RSS: packets of a flow in a row (0, 1: a steady
                                share of the traffic per queue; docs/model.md, "Flow bursts") */
-    double L[MKQ_COUNT];    /* mean queue lengths of this core (packets) */
+    double L[Q_MODEL_COUNT];    /* mean queue lengths of this core (packets) */
     size_t n_classes;
     const mk_class *classes;
     mk_tables tables;
@@ -188,8 +186,8 @@ typedef struct mk_result {
     double pcie_write_hit, pcie_read_hit, cpu_first_hit;
     /* Line-weighted distribution of physical states entering / leaving each
      * queue (index [q][0] enter, [q][1] leave); zero for queues not visited. */
-    double dist[MKQ_COUNT][2][MK_MAX_STATES];
-    int visited[MKQ_COUNT];
+    double dist[Q_MODEL_COUNT][2][MK_MAX_STATES];
+    int visited[Q_MODEL_COUNT];
     mk_space space;
     mk_k k;
     int iterations;
@@ -217,7 +215,7 @@ typedef struct mk_warm {
     enum hier_mode mode;
     enum mk_path path;
     int per_queue;
-    double L[MKQ_COUNT];
+    double L[Q_MODEL_COUNT];
     double S;
     void *dist;                 /* per class: entering / leaving distributions of every stage */
     void *ev;                   /* per class and region: the reference lists */

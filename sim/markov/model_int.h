@@ -10,7 +10,7 @@
 
 #include "sim/markov/model.h"
 
-#define MK_MAX_STAGES MKQ_COUNT
+#define MK_MAX_STAGES Q_MODEL_COUNT
 #define MK_EXT_MAX 64       /* unused-cycle count cap of the extended reuse distance */
 #define MK_MAX_EV (2 * MK_MAX_STAGES)
 #define MK_DMEMO_SLOTS 1024
@@ -18,7 +18,7 @@
 /* A stage: waits in one or more queues, then one event. */
 typedef struct stage {
     unsigned nq;
-    uint8_t q[MKQ_COUNT];
+    uint8_t q[Q_MODEL_COUNT];
     uint8_t ev;
     int extended;       /* the wait that spans cycles in which the line is not used (D.3) */
     double start, end;  /* cycle positions (packets) of the stage's start and of its event */

@@ -516,13 +516,11 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
     p.tol = o->tol;
     p.max_iter = o->max_iter;
     p.damping = o->damping;
-    static const int qmap[Q_COUNT] = {[Q_RX_REPLENISH] = MKQ_RXR, [Q_RX] = MKQ_RX, [Q_TX] = MKQ_TX,
-                                      [Q_TX_RECYCLE] = MKQ_TXR, [Q_SW] = MKQ_SW};
     int per_core = o->variant == MK_VARIANT_PER_CORE;
     uint32_t runs = per_core ? S : 1;
     double lo[6] = {0}, up[6] = {0};   /* write, read, cpu, mem read, mem write, footprint */
     double t0 = now_s();
-    double prevL[MKQ_COUNT] = {0}, prevS = 0;
+    double prevL[Q_MODEL_COUNT] = {0}, prevS = 0;
     static const mk_result zero_r;
     mk_result prev_r[2] = {zero_r, zero_r};
     mk_warm warm[2];
@@ -555,10 +553,10 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
         memset(p.L, 0, sizeof p.L);
         for (int q = 0; q < Q_COUNT; q++) {
             if (per_core) {
-                p.L[qmap[q]] = o->queues[(size_t)run * Q_COUNT + q];
+                p.L[q] = o->queues[(size_t)run * Q_COUNT + q];
             } else {
                 for (uint32_t c = 0; c < S; c++)
-                    p.L[qmap[q]] += o->queues[(size_t)c * Q_COUNT + q] / S;
+                    p.L[q] += o->queues[(size_t)c * Q_COUNT + q] / S;
             }
         }
         if (o->inflight) {
@@ -571,16 +569,16 @@ int mk_predict(const ddio_config *cfg, const mk_traffic *t, const mk_predict_opt
                 double qrx = o->queues[(size_t)c * Q_COUNT + Q_RX], qtx = o->queues[(size_t)c * Q_COUNT + Q_TX];
                 rx = rx < qrx ? rx : qrx;
                 tx = tx < qtx ? tx : qtx;
-                p.L[MKQ_RX] -= k * rx;
-                p.L[MKQ_RXR] += k * rx;
-                p.L[MKQ_TX] -= k * tx;
-                p.L[MKQ_TXR] += k * tx;
+                p.L[Q_RX] -= k * rx;
+                p.L[Q_RX_REPLENISH] += k * rx;
+                p.L[Q_TX] -= k * tx;
+                p.L[Q_TX_RECYCLE] += k * tx;
             }
-            for (int q = 0; q < MKQ_COUNT; q++)
+            for (int q = 0; q < Q_MODEL_COUNT; q++)
                 if (p.L[q] < 0)
                     p.L[q] = 0;
         }
-        p.L[MKQ_IDLE] = o->idle;
+        p.L[Q_IDLE] = o->idle;
         /* Appendix D.2: beta_i = sum t / t_i replaces S. */
         p.S = per_core ? 1.0 / share : S;
         p.burst = t->burst;

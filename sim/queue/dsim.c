@@ -27,12 +27,6 @@ void dsim_options_default(dsim_options *o)
     o->progress_after_s = 1.0;
 }
 
-const char *dsim_queue_name(enum dsim_queue q)
-{
-    static const char *names[Q_COUNT] = {"rx_replenish", "rx", "tx", "tx_recycle", "sw_queue"};
-    return (unsigned)q < Q_COUNT ? names[q] : "?";
-}
-
 void dsim_fail(dsim *s, int code, const char *fmt, ...)
 {
     if (s->failed)
@@ -55,7 +49,7 @@ int dsim_push_slow(dsim *s, sim_event ev, int lane)
     return 0;
 }
 
-uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum dsim_queue q)
+uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum lqueue q)
 {
     return (unsigned)q < Q_COUNT ? (uint32_t)dsim_area_len(&s->core[c], (int)q) : 0;
 }
@@ -205,9 +199,11 @@ static void timeline_row(dsim *s)
     double q[Q_COUNT] = {0};
     for (uint32_t c = 0; c < s->cores; c++)
         for (int k = 0; k < Q_COUNT; k++)
-            q[k] += dsim_queue_len(s, c, (enum dsim_queue)k) / (double)s->cores;
-    fprintf(s->opt->timeline, "%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%llu,%llu\n", evq_now(&s->q) / 1000.0,
-            q[Q_RX_REPLENISH], q[Q_RX], q[Q_TX], q[Q_TX_RECYCLE], q[Q_SW], dsim_rate(s->n.pcie_write),
+            q[k] += dsim_queue_len(s, c, (enum lqueue)k) / (double)s->cores;
+    fprintf(s->opt->timeline, "%.3f", evq_now(&s->q) / 1000.0);
+    for (int k = 0; k < Q_COUNT; k++)
+        fprintf(s->opt->timeline, ",%.2f", q[k]);
+    fprintf(s->opt->timeline, ",%.4f,%.4f,%llu,%llu\n", dsim_rate(s->n.pcie_write),
             dsim_rate(s->n.pcie_read), (unsigned long long)s->n.delivered,
             (unsigned long long)(s->n.drop_rx_ring + s->n.drop_nic_buffer + s->n.drop_tx));
 }
@@ -603,8 +599,10 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     if (rc == 0 && s->distract_lines)
         dsim_push(s, 0, EV_DISTRACTOR, 0, 0, 0);
     if (rc == 0 && opt->timeline) {
-        fprintf(opt->timeline, "time_us,rx_replenish,rx,tx,tx_recycle,sw_queue,pcie_write_hit,pcie_read_hit,"
-                               "delivered,dropped\n");
+        fprintf(opt->timeline, "time_us");
+        for (int k = 0; k < Q_COUNT; k++)
+            fprintf(opt->timeline, ",%s", lqueue_name((enum lqueue)k));
+        fprintf(opt->timeline, ",pcie_write_hit,pcie_read_hit,delivered,dropped\n");
         dsim_push(s, 0, EV_TIMELINE, 0, 0, 0);
     }
     double next_report = t0 + opt->progress_after_s;

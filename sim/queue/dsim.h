@@ -18,12 +18,11 @@
 #include "configs/config.h"
 #include "sim/cache/hier.h"
 #include "sim/common/err.h"
+#include "sim/queue/lqueue.h"
 #include "sim/queue/mempool.h"
 #include "sim/queue/pcie.h"
 #include "sim/queue/pktsrc.h"
 
-/* Logical queues of Wang, Xu, Wu's ring model. */
-enum dsim_queue { Q_RX_REPLENISH = 0, Q_RX, Q_TX, Q_TX_RECYCLE, Q_SW, Q_COUNT };
 
 typedef struct dsim_options {
     dsim_source src;
@@ -115,8 +114,6 @@ int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *ou
  * compression (driver.rx_cqe_comp).  The queueing estimate (qest.c) costs
  * its packets on the same link. */
 void dsim_pcie_config(const ddio_config *cfg, pcie_config *out);
-
-const char *dsim_queue_name(enum dsim_queue q);
 
 static inline double dsim_rate(dsim_hits h)
 {

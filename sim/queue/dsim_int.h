@@ -225,7 +225,7 @@ static inline uint64_t tx_cq_addr(uint32_t c, uint64_t slot)
 }
 
 /* dsim.c */
-uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum dsim_queue q);
+uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum lqueue q);
 
 /* Event kinds whose times are pushed in order, each in a lane of its own
  * (event.h): arrivals (sorted), RX DMA completions (one FIFO upstream
@@ -343,14 +343,13 @@ void core_send_request(dsim *s, uint32_t c, uint32_t len);
 void distractor_run(dsim *s);
 
 /* Queue lengths for the time averages: the queues of dsim_queue_len
- * (Q_RX_REPLENISH .. Q_SW), then the RX DMAs in flight (Q_COUNT) and the
+ * (Q_RX_REPLENISH .. Q_TX_RECYCLE), then the RX DMAs in flight (Q_COUNT) and the
  * TX packets fetched and not sent (Q_COUNT + 1). */
 #define DSIM_INF_RX Q_COUNT
 #define DSIM_INF_TX (Q_COUNT + 1)
 static inline uint64_t dsim_area_len(const dsim_core *cs, int q)
 {
-    _Static_assert(Q_RX_REPLENISH == 0 && Q_RX == 1 && Q_TX == 2 && Q_TX_RECYCLE == 3 && Q_SW == 4 && Q_COUNT == 5,
-                   "queue order of dsim_queue_len");
+    _Static_assert(Q_COUNT == 5, "a case per queue of dsim_queue_len, then the in-flight ones");
     switch (q) {
     case Q_RX_REPLENISH: return ring_count(&cs->rx_posted);
     case Q_RX: return ring_count(&cs->rx_done) + cs->rx_inflight;

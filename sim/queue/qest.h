@@ -21,7 +21,7 @@ typedef struct qest_input {
 
 typedef struct qest_result {
     uint32_t cores;
-    double *per_core;           /* cores x Q_COUNT (enum dsim_queue order) */
+    double *per_core;           /* cores x Q_COUNT (enum lqueue order) */
     double mean[Q_COUNT];       /* mean over cores */
     /* Per core, the part of RX still in flight (DMA not complete: the NIC
      * write has not happened yet) and of TX already fetched by the NIC (the
