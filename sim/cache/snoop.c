@@ -12,29 +12,68 @@
 
 #define SF_EMPTY UINT64_MAX
 
+/* The first capacity: 4 Ki slots (32 KiB of keys) hold 2 Ki lines, what a
+ * few cores' L2s keep of a forwarding workload's lines; a run that keeps
+ * more doubles it a few times, once each. */
+#define SF_FIRST_CAP 4096u
+
+/* Use region r at capacity cap: the first cap slots emptied. */
+static void use_region(snoop_filter *sf, int r, uint64_t cap)
+{
+    sf->cur = r;
+    sf->keys = sf->region_keys[r];
+    sf->core = sf->region_core[r];
+    sf->mask = cap - 1;
+    sf->shift = 64u - (uint32_t)__builtin_ctzll(cap);
+    memset(sf->keys, 0xFF, cap * sizeof *sf->keys);
+}
+
 int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e)
 {
     memset(sf, 0, sizeof *sf);
     uint64_t cap = 16;
     while (cap < 2 * max_entries)
         cap *= 2;
-    sf->mask = cap - 1;
-    sf->shift = 64u - (uint32_t)__builtin_ctzll(cap);
-    sf->keys = ddio_table_alloc(cap * sizeof *sf->keys);
-    sf->core = ddio_table_alloc(cap * sizeof *sf->core);
-    if (!sf->keys || !sf->core) {
-        snoop_free(sf);
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for the snoop filter");
+    sf->max_cap = cap;
+    for (int r = 0; r < 2; r++) {
+        sf->region_keys[r] = ddio_table_alloc(cap * sizeof *sf->keys);
+        sf->region_core[r] = ddio_table_alloc(cap * sizeof *sf->core);
+        if (!sf->region_keys[r] || !sf->region_core[r]) {
+            snoop_free(sf);
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory for the snoop filter");
+        }
     }
-    memset(sf->keys, 0xFF, cap * sizeof *sf->keys);
+    use_region(sf, 0, cap < SF_FIRST_CAP ? cap : SF_FIRST_CAP);
     return 0;
 }
 
 void snoop_free(snoop_filter *sf)
 {
-    ddio_table_free(sf->keys, (sf->mask + 1) * sizeof *sf->keys);
-    ddio_table_free(sf->core, (sf->mask + 1) * sizeof *sf->core);
+    for (int r = 0; r < 2; r++) {
+        ddio_table_free(sf->region_keys[r], sf->max_cap * sizeof *sf->keys);
+        ddio_table_free(sf->region_core[r], sf->max_cap * sizeof *sf->core);
+    }
     memset(sf, 0, sizeof *sf);
+}
+
+void snoop_grow(snoop_filter *sf)
+{
+    const uint64_t old_cap = sf->mask + 1;
+    assert(old_cap < sf->max_cap && "a full snoop filter holds more lines than the L2s");
+    const uint64_t *ok = sf->keys;
+    const uint16_t *oc = sf->core;
+    use_region(sf, !sf->cur, old_cap * 2);
+    /* Every entry again from its home: the new table has no deletions to
+     * repair, and an answer never depends on where an entry sits. */
+    for (uint64_t i = 0; i < old_cap; i++) {
+        if (ok[i] == SF_EMPTY)
+            continue;
+        uint64_t j = snoop_home(sf, ok[i]);
+        while (sf->keys[j] != SF_EMPTY)
+            j = (j + 1) & sf->mask;
+        sf->keys[j] = ok[i];
+        sf->core[j] = oc[i];
+    }
 }
 
 static inline uint64_t slot_of(const snoop_filter *sf, uint64_t line)
@@ -52,6 +91,11 @@ void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way)
             return;
         }
         if (sf->keys[i] == SF_EMPTY) {
+            if (sf->count + 1 > (sf->mask + 1) / 2) {   /* double, then insert into the new table */
+                snoop_grow(sf);
+                snoop_put_way(sf, line, core, way);
+                return;
+            }
             assert(sf->count < sf->mask / 2 + 1 && "snoop filter over capacity");
             sf->keys[i] = line;
             sf->core[i] = v;

@@ -3,8 +3,14 @@
  * Skylake-SP keeps such a directory so the LLC can find lines that live only
  * in an L2; we need it for the same reason (a PCIe access must find the L2
  * copy without searching every core).  Open addressing with linear probing
- * and backward-shift deletion; its capacity is fixed at twice the total L2
- * lines, so it can never fill up.  One L2 holds a given line at a time. */
+ * and backward-shift deletion, at most half full: the table starts small and
+ * doubles when an insertion would pass half, up to twice the total L2 lines
+ * (so it can never fill up).  Sized by what it holds, not by what it could
+ * hold: 18 L2s of 1 MiB could hold 295 k lines, but the lines a simulation
+ * leaves in them are a few tens of thousands, and a table of a million
+ * slots would miss the host's caches on every probe.  Both regions a table
+ * can grow into are reserved at init (untouched pages cost nothing), so an
+ * insertion never fails.  One L2 holds a given line at a time. */
 #ifndef DDIOSIM_CACHE_SNOOP_H
 #define DDIOSIM_CACHE_SNOOP_H
 
@@ -14,11 +20,15 @@
 #include "sim/common/hash.h"
 
 typedef struct snoop_filter {
-    uint64_t *keys;     /* line numbers, UINT64_MAX = empty */
+    uint64_t *keys;     /* line numbers, UINT64_MAX = empty; the first mask + 1 of a region */
     uint16_t *core;     /* core | way << SNOOP_CORE_BITS */
     uint64_t mask;      /* capacity - 1 */
     uint64_t count;
     uint32_t shift;     /* 64 - log2(capacity): snoop_home takes a product's top bits */
+    uint64_t max_cap;   /* the largest capacity: twice the entries it may ever hold */
+    uint64_t *region_keys[2];   /* two tables of max_cap slots: the current one and the next */
+    uint16_t *region_core[2];
+    int cur;            /* keys == region_keys[cur] */
 } snoop_filter;
 
 /* A line's home slot: Fibonacci hashing, the top log2(capacity) bits of
@@ -31,8 +41,13 @@ static inline uint64_t snoop_home(const snoop_filter *sf, uint64_t line)
     return (line * 0x9E3779B97F4A7C15ull) >> sf->shift;
 }
 
+/* A filter that will hold at most max_entries lines (the L2s' lines);
+ * -1 with e filled when the memory cannot be reserved. */
 int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e);
 void snoop_free(snoop_filter *sf);
+/* Double the table (rehash into the other region); the caller's slots are
+ * stale afterwards.  Called by the insertions only. */
+void snoop_grow(snoop_filter *sf);
 /* An entry's value: the core (bits 0-7) and a way the caller may store with
  * it (bits 8-13, snoop_put_way: where the line sits in that core's L2). */
 #define SNOOP_CORE_BITS 8
@@ -94,6 +109,10 @@ static inline void snoop_put_way_at(snoop_filter *sf, uint64_t slot, uint64_t li
 #endif
     assert(core >= 0 && core < SNOOP_MAX_CORES && way < SNOOP_MAX_WAYS);
     if (sf->keys[slot] != line) {
+        if (sf->count + 1 > (sf->mask + 1) / 2) {   /* rare: the table doubles */
+            snoop_grow(sf);
+            slot = snoop_find(sf, line);
+        }
         assert(sf->count < sf->mask / 2 + 1 && "snoop filter over capacity");
         sf->keys[slot] = line;
         sf->count++;
