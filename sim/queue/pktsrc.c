@@ -8,29 +8,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keep packet p as the n-th of s->mem, growing it; past
+ * s->mem_max packets (or out of memory) the array is dropped and
+ * the trace will be streamed.  Allocation failure is not an error: the
+ * stream gives the same packets. */
+static void keep_packet(pktsrc *s, uint64_t n, uint64_t *cap, const trace_pkt *p)
+{
+    if (n == 0)
+        *cap = 0;
+    else if (!s->mem)
+        return;   /* already streaming */
+    if (n == *cap) {
+        uint64_t ncap = *cap ? *cap * 2 : 4096;
+        if (ncap > s->mem_max)
+            ncap = s->mem_max;
+        pktsrc_rec *m = n < ncap ? realloc(s->mem, ncap * sizeof *m) : NULL;
+        if (!m) {
+            free(s->mem);
+            s->mem = NULL;
+            return;
+        }
+        s->mem = m;
+        *cap = ncap;
+    }
+    s->mem[n] = (pktsrc_rec){.ts_ns = p->ts_ns, .wire_len = p->wire_len, .src_ip = p->src_ip,
+                             .dst_ip = p->dst_ip, .src_port = p->src_port, .dst_port = p->dst_port,
+                             .proto = p->proto, .has_tuple = p->has_tuple};
+}
+
 /* One pass over a trace for its packet count, bytes and duration: what a
- * requested offered rate is scaled against. */
-static int trace_profile(const char *path, const trace_spool *spool, int keep_all, uint64_t *pkts,
-                         double *bytes, double *dur_ns, uint64_t *reordered, ddio_err *e)
+ * requested offered rate is scaled against; its packets kept in s->mem
+ * when they fit. */
+static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *bytes, double *dur_ns, ddio_err *e)
 {
     trace_reader r;
-    if (trace_spool_reader(spool, &r, path, keep_all, e) != 0)
+    if (trace_spool_reader(s->spool, &r, path, s->keep_all, e) != 0)
         return -1;
     trace_pkt p;
     int rc;
-    uint64_t first = 0, last = 0, n = 0;
+    uint64_t first = 0, last = 0, n = 0, cap = 0;
     double b = 0;
     while ((rc = trace_reader_next(&r, &p, e)) == 1) {
         if (!n)
             first = p.ts_ns;
         last = p.ts_ns;
         b += p.wire_len;
+        keep_packet(s, n, &cap, &p);
         n++;
     }
-    *reordered = r.reordered;
+    s->reordered = r.reordered;
     trace_reader_close(&r);
     if (rc < 0)
         return -1;
+    s->mem_n = s->mem ? n : 0;
     if (!n)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no usable packets (IPv4 TCP/UDP; --all keeps every packet)", path);
     *pkts = n;
@@ -55,10 +85,13 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
         s->is_trace = 1;
         s->path = trace;
         s->spool = src->spool;
+        s->mem_max = src->trace_mem_max ? src->trace_mem_max : PKTSRC_TRACE_MEM_MAX;
         uint64_t n = 0;
         double bytes = 0, dur = 0;
-        if (trace_profile(trace, s->spool, keep_all, &n, &bytes, &dur, &s->reordered, e) != 0)
+        if (trace_profile(s, trace, &n, &bytes, &dur, e) != 0) {
+            pktsrc_close(s);
             return -1;
+        }
         double mean_len = pkt_size ? (double)pkt_size : bytes / (double)n;
         if (rate_gbps > 0 && dur > 0) {
             /* Scale so that n frames of mean_len bytes span the time the
@@ -70,6 +103,8 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
         s->expected = packets ? packets : n;
         if (rate_gbps > 0 && dur <= 0)
             s->mean_gap_ns = mean_len * 8.0 / rate_gbps;
+        if (s->mem)
+            return 0;
         return trace_spool_reader(s->spool, &s->tr, trace, keep_all, e);
     }
     gen_config_default(&s->gc);
@@ -94,21 +129,51 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
     return gen_init(&s->g, &s->gc, e);
 }
 
-/* The next trace packet, starting another pass at the end if more are
- * wanted. */
-static int next_trace(pktsrc *s, trace_pkt *tp, ddio_err *e)
+/* Another pass over the trace begins: its times follow the last one's. */
+static void new_pass(pktsrc *s)
 {
-    int rc = trace_reader_next(&s->tr, tp, e);
-    if (rc != 0 || s->limit == 0)
-        return rc;
-    /* End of the trace but more packets wanted: start another pass. */
-    trace_reader_close(&s->tr);
-    if (trace_spool_reader(s->spool, &s->tr, s->path, s->keep_all, e) != 0)
-        return -1;
     s->pass_offset_ns += s->last_raw_ns + s->mean_gap_ns;
     s->have_first = 0;
     s->passes++;
-    return trace_reader_next(&s->tr, tp, e);
+}
+
+/* The next trace packet from the stream, starting another pass at the end
+ * if more are wanted. */
+static int next_streamed(pktsrc *s, pktsrc_rec *r, ddio_err *e)
+{
+    trace_pkt tp;
+    int rc = trace_reader_next(&s->tr, &tp, e);
+    if (rc == 0 && s->limit != 0) {
+        /* End of the trace but more packets wanted: start another pass. */
+        trace_reader_close(&s->tr);
+        if (trace_spool_reader(s->spool, &s->tr, s->path, s->keep_all, e) != 0)
+            return -1;
+        new_pass(s);
+        rc = trace_reader_next(&s->tr, &tp, e);
+    }
+    if (rc == 1)
+        *r = (pktsrc_rec){.ts_ns = tp.ts_ns, .wire_len = tp.wire_len, .src_ip = tp.src_ip, .dst_ip = tp.dst_ip,
+                          .src_port = tp.src_port, .dst_port = tp.dst_port, .proto = tp.proto,
+                          .has_tuple = tp.has_tuple};
+    return rc;
+}
+
+/* The next trace packet, from memory when the trace is held (the same
+ * packets and passes as the stream), else from the stream. */
+static int next_trace(pktsrc *s, const pktsrc_rec **r, pktsrc_rec *buf, ddio_err *e)
+{
+    if (!s->mem) {
+        *r = buf;
+        return next_streamed(s, buf, e);
+    }
+    if (s->mem_pos == s->mem_n) {
+        if (s->limit == 0)
+            return 0;
+        new_pass(s);
+        s->mem_pos = 0;
+    }
+    *r = &s->mem[s->mem_pos++];
+    return 1;
 }
 
 /* A packet's length and arrival time from its source timestamp ts (trace
@@ -225,18 +290,19 @@ int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
     }
     pktsrc_pkt *p = &s->tpkt;
     *pp = p;
-    trace_pkt tp;
-    int rc = next_trace(s, &tp, e);
+    pktsrc_rec buf = {0};
+    const pktsrc_rec *tp;
+    int rc = next_trace(s, &tp, &buf, e);
     if (rc <= 0)
         return rc;
-    place(s, p, tp.ts_ns, tp.wire_len);
+    place(s, p, tp->ts_ns, tp->wire_len);
     s->produced++;
-    p->src_ip = tp.src_ip;
-    p->dst_ip = tp.dst_ip;
-    p->src_port = tp.src_port;
-    p->dst_port = tp.dst_port;
-    p->proto = tp.proto;
-    p->has_tuple = tp.has_tuple;
+    p->src_ip = tp->src_ip;
+    p->dst_ip = tp->dst_ip;
+    p->src_port = tp->src_port;
+    p->dst_port = tp->dst_port;
+    p->proto = tp->proto;
+    p->has_tuple = tp->has_tuple;
     p->has_flow = 0;
     p->flow = 0;
     return 1;
@@ -246,6 +312,8 @@ void pktsrc_close(pktsrc *s)
 {
     if (s->is_trace && s->tr.pcap)
         trace_reader_close(&s->tr);
+    free(s->mem);
+    s->mem = NULL;
     free(s->tcp_cache);
     s->tcp_cache = NULL;
 }

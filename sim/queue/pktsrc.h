@@ -1,7 +1,10 @@
 /* pktsrc.h - the packets a simulation injects: a pcap/pcapng trace or the
  * generator, retimed to the requested offered rate, looped when the run asks
- * for more packets than the trace holds.  Streaming: memory does not grow
- * with the trace.
+ * for more packets than the trace holds.  A trace is parsed once: the pass
+ * that measures it (its packets, bytes and duration) keeps what the
+ * simulator reads of each packet in a compact array, which the run loops
+ * over; a trace of more than PKTSRC_TRACE_MEM_MAX packets is streamed from
+ * the file instead, a pass at a time, so memory stays bounded.
  *
  * Timing: `rate_gbps` 0 keeps the trace's own inter-arrival times, > 0
  * scales them so the mean offered rate (frame bytes) is that many Gb/s, < 0
@@ -22,6 +25,16 @@
 #define PKTSRC_DEFAULT_PACKETS 100000u   /* a profile's packets when the run gives none */
 #define PKTSRC_BATCH 64u           /* generated packets drawn at once */
 #define PKTSRC_TCP_CACHE_MAX (1u << 20)   /* most flows whose TCP bit is remembered */
+#define PKTSRC_TRACE_MEM_MAX (1u << 21)   /* most trace packets held in memory (64 MiB) */
+
+/* A trace packet as held in memory: what place() and the RSS read. */
+typedef struct pktsrc_rec {
+    uint64_t ts_ns;         /* capture timestamp, as the reader returns it (clamped) */
+    uint32_t wire_len;
+    uint32_t src_ip, dst_ip;
+    uint16_t src_port, dst_port;
+    uint8_t proto, has_tuple;
+} pktsrc_rec;
 
 typedef struct pktsrc_pkt {
     uint64_t ts_ns;         /* arrival at the NIC, from 0 */
@@ -43,6 +56,8 @@ typedef struct dsim_source {
     uint32_t gen_threads;       /* generator threads interleaving their flows (0, 1: one) */
     int random_tuples;          /* generator: hashed 5-tuples instead of port ranges (gen_config) */
     int keep_all;               /* trace: keep non-TCP/UDP packets too */
+    uint64_t trace_mem_max;     /* trace: most packets held in memory (0: PKTSRC_TRACE_MEM_MAX; tests
+                                   stream a small trace with 1) */
 } dsim_source;
 
 typedef struct pktsrc {
@@ -50,7 +65,10 @@ typedef struct pktsrc {
     const char *path;
     const trace_spool *spool;
     int keep_all;
-    trace_reader tr;
+    trace_reader tr;            /* a streamed trace's reader (mem is NULL) */
+    pktsrc_rec *mem;            /* the trace's packets, or NULL when it is streamed */
+    uint64_t mem_n, mem_pos;    /* packets in mem, the next one */
+    uint64_t mem_max;           /* past this many packets the trace is streamed */
     gen g;
     gen_config gc;
     uint64_t limit, produced;   /* packets to produce (0 = until the trace ends), handed out */
