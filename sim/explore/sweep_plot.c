@@ -3,6 +3,7 @@
  * value of a series parameter, the model's bounds as a band, or a heat map
  * over two parameters.  Every text drawn goes to gnuplot through
  * vd_gp_quotef, after vd_gp_text_check (validate/plot.h). */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -367,6 +368,48 @@ static int by_series_x(const void *a, const void *b)
     return c ? c : (p->x > q->x) - (p->x < q->x);
 }
 
+/* The heat map's data: the whole nx x ny rectangle that gnuplot's `with
+ * image` needs, a row per heat-map value (blank lines between), each cell
+ * at its x and y categories' positions, NaN where no point has a number.
+ * Two points in one cell are refused (they would hide each other). */
+static int heat_grid(vd_buf *b, const pt *pts, size_t n, const char *const *hx, size_t nx, const char *const *hy,
+                     size_t ny, double scale, const sw_plot_opts *o, ddio_err *e)
+{
+    double *cell = malloc(nx * ny * sizeof *cell);
+    if (!cell)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    for (size_t i = 0; i < nx * ny; i++)
+        cell[i] = NAN;
+    for (size_t i = 0; i < n; i++) {
+        size_t ix = 0, iy = 0;
+        while (ix < nx && strcmp(hx[ix], pts[i].xs) != 0)
+            ix++;
+        while (iy < ny && strcmp(hy[iy], pts[i].h) != 0)
+            iy++;
+        assert(ix < nx && iy < ny && "a kept point's values are among the axes' categories");
+        if (!isnan(cell[iy * nx + ix])) {
+            char xv[64], hv[64];
+            vd_gp_visible(pts[i].xs, xv, sizeof xv);
+            vd_gp_visible(pts[i].h, hv, sizeof hv);
+            free(cell);
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--heatmap: two points at %s=%s, %s=%s: keep one with --where", o->x,
+                             xv, o->heatmap, hv);
+        }
+        cell[iy * nx + ix] = pts[i].y * scale;
+    }
+    for (size_t iy = 0; iy < ny; iy++) {
+        for (size_t ix = 0; ix < nx; ix++) {
+            if (isnan(cell[iy * nx + ix]))
+                vd_bprintf(b, "%zu %zu NaN\n", ix, iy);
+            else
+                vd_bprintf(b, "%zu %zu %.10g\n", ix, iy, cell[iy * nx + ix]);
+        }
+        vd_bprintf(b, "\n");
+    }
+    free(cell);
+    return 0;
+}
+
 /* Distinct values of column c over the kept rows, in the order first met. */
 static size_t distinct(const table *t, const char *keep, int c, const char **v, size_t max)
 {
@@ -510,7 +553,7 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out_opt, const 
     int logx = xmin > 0 && xmax / xmin >= 8;
     /* Every text from the file is single-quoted (vd_gp_quotef): gnuplot
      * substitutes nothing in it. */
-    vd_bprintf(&b, "set grid\nset datafile missing 'NaN'\nset xlabel ");
+    vd_bprintf(&b, "set grid\nset xlabel ");
     vd_gp_quotef(&b, "%s", xl);
     vd_bprintf(&b, "\n");
     if (ch >= 0) {
@@ -530,7 +573,10 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out_opt, const 
         vd_gp_quotef(&b, "%s", hl);
         vd_bprintf(&b, "\nset cblabel ");
         vd_gp_quotef(&b, "%s", yl);
-        vd_bprintf(&b, "\nset palette rgbformulae 33,13,10\nunset grid\nset xtics (");
+        /* viridis (van der Walt and Smith): sequential, readable in grey
+         * and by the colour-blind. */
+        vd_bprintf(&b, "\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n"
+                       "unset grid\nset xtics (");
         for (size_t i = 0; i < nx; i++) {
             vd_bprintf(&b, "%s", i ? ", " : "");
             vd_gp_quotef(&b, "%s", hx[i]);
@@ -543,18 +589,13 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out_opt, const 
             vd_bprintf(&b, " %zu", i);
         }
         vd_bprintf(&b, ")\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n$d << EOD\n", nx - 1, ny - 1);
-        for (size_t i = 0; i < n; i++) {
-            size_t ix = 0, iy = 0;
-            while (ix < nx && strcmp(hx[ix], pts[i].xs) != 0)
-                ix++;
-            while (iy < ny && strcmp(hy[iy], pts[i].h) != 0)
-                iy++;
-            vd_bprintf(&b, "%zu %zu %.10g\n", ix, iy, pts[i].y * scale);
-        }
-        vd_bprintf(&b, "EOD\nplot $d using 1:2:3 with image notitle\n");
+        if (heat_grid(&b, pts, n, hx, nx, hy, ny, scale, o, e) != 0)
+            goto done;
+        /* `pixels`: a polygon per cell, none for a missing one (NaN). */
+        vd_bprintf(&b, "EOD\nplot $d using 1:2:3 with image pixels notitle\n");
     } else {
         qsort(pts, n, sizeof *pts, by_series_x);
-        vd_bprintf(&b, "set ylabel ");
+        vd_bprintf(&b, "set datafile missing 'NaN'\nset ylabel ");
         vd_gp_quotef(&b, "%s", yl);
         vd_bprintf(&b, "\nset key outside right top\n");
         if (logx)
