@@ -121,3 +121,31 @@ Test(plot_heatmap, every_value_in_its_cell_on_a_filtered_grid, .timeout = 120)
     cr_expect_str_eq(r.err, "ddiosim plot: --heatmap: two points at rx_ring=256, ddio_ways=4: keep one with --where\n");
     cli_run_free(&r);
 }
+
+/* -o F.pdf: a vector PDF from the cairo terminal (what papers use), for a
+ * line plot and a heat map alike. */
+Test(plot_heatmap, pdf_output, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    put_file(dir, "r.csv",
+             "id,rx_ring,ddio_ways,status,error,model_pcie_write_hit\n"
+             "1,256,4,ok,,0.9\n"
+             "2,512,4,ok,,0.7\n"
+             "3,256,8,ok,,0.95\n"
+             "4,512,8,ok,,0.8\n");
+    const char *args[] = {"--series ddio_ways -o a.pdf", "--heatmap ddio_ways -o b.pdf"};
+    for (int i = 0; i < 2; i++) {
+        cli_run r = run_shellf(dir, "'%s' plot r.csv --x rx_ring --y model_pcie_write_hit %s", ddiosim_bin(), args[i]);
+        cr_assert_eq(r.status, 0, "%s: %s", args[i], r.err);
+        cli_run_free(&r);
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, i ? "b.pdf" : "a.pdf");
+        size_t len = 0;
+        char *pdf = slurp(path, &len);
+        cr_assert(pdf && len > 100, "%s", path);
+        cr_expect(memcmp(pdf, "%PDF-", 5) == 0, "not a PDF signature: %.8s", pdf);
+        cr_expect(strstr(pdf + len - 64 > pdf ? pdf + len - 64 : pdf, "%%EOF") != NULL, "no %%%%EOF at the end");
+        free(pdf);
+    }
+}

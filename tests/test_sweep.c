@@ -452,7 +452,7 @@ Test(sweep, plot_draws_png_and_svg, .timeout = 120)
         {"--x rx_ring --y model_pcie_write_hit --where cores=3 --series ddio_ways -o c.png",
          "no computed point matches the --where"},
         {"--x rx_ring --y model_pcie_write_hit --where cores -o c.png", "--where: 'cores' is not PARAM=VALUE"},
-        {"--x rx_ring --y model_pcie_write_hit --where cores=1 --series ddio_ways -o c.jpg", "must end in .svg or .png"},
+        {"--x rx_ring --y model_pcie_write_hit --where cores=1 --series ddio_ways -o c.jpg", "must end in .svg, .png or .pdf"},
         {"--x rx_ring --y model_pcie_write_hit --series cores --heatmap ddio_ways -o c.png",
          "--series and --heatmap do not go together"},
     };

@@ -1241,7 +1241,7 @@ Test(validate_cli, plot_jpg_is_refused_before_running)
     cli_run r = validate(d, opts);
     cr_expect_eq(r.status, 2);
     char want[1000];
-    snprintf(want, sizeof want, "ddiosim validate: --plot %s: the file name must end in .svg or .png\n", fig);
+    snprintf(want, sizeof want, "ddiosim validate: --plot %s: the file name must end in .svg, .png or .pdf\n", fig);
     cr_expect_str_eq(r.err, want);
     cr_expect_str_eq(r.out, "");
     cr_expect_eq(count_entries(o), 0, "nothing written in %s", o);

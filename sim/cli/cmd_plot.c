@@ -19,7 +19,7 @@ static const char usage[] =
     "  --heatmap PARAM    instead: METRIC as colour over PARAM (y) and --x\n"
     "  --where PARAM=V    only the points where PARAM is V; repeatable (any other\n"
     "                     parameter must be the same on every point drawn)\n"
-    "  -o, --output FILE  the figure, .svg or .png (written whole or not at all)\n"
+    "  -o, --output FILE  the figure, .svg, .png or .pdf (written whole or not at all)\n"
     "  -h, --help         this help\n"
     "\n"
     "RESULTS.csv: a regular file of at most 64 MiB; a last row cut short (no end\n"
@@ -65,7 +65,7 @@ static int parse(int argc, char **argv, sw_plot_opts *o, const char **in, const 
     if (!o->x || !o->y)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--x and --y are required"), -2;
     if (!*out)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "-o is required (the figure, .svg or .png)"), -2;
+        return ddio_errf(e, DDIO_EXIT_USAGE, "-o is required (the figure, .svg, .png or .pdf)"), -2;
     if (o->series && o->heatmap)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--series and --heatmap do not go together"), -2;
     return 0;

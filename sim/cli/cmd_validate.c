@@ -56,7 +56,7 @@ static const char usage[] =
     "                     not a number, or a point measured no metric\n"
     "  --format F         table | json | csv | md (table)\n"
     "  -o, --output FILE  write to FILE (atomically) instead of stdout\n"
-    "  --plot FILE        also draw the figure (.svg or .png) with gnuplot\n"
+    "  --plot FILE        also draw the figure (.svg, .png or .pdf) with gnuplot\n"
     "  -h, --help         this help\n"
     "\n"
     "Exit status: 0 ok; 1 an error above --max-mae (or an I/O failure); 2 bad\n"
