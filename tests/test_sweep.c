@@ -523,10 +523,10 @@ Test(sweep, advise_matches_a_brute_force_sweep, .timeout = 120)
     cr_expect_eq(ways, best, "advise: %d ways, the sweep: %d", ways, best);
     cr_expect_eq(feasible, n_ok);
     cr_expect(best >= 2 && best <= 6, "%d ways", best);
-    /* No answer (no rate is negative): exit 1, said. */
+    /* No answer (no rate is negative): exit 6, said. */
     r = run_shellf(dir, "sed 's/\"max\": 1.0/\"max\": -1/' '%s/configs/sweeps/fig17-advise.json' > none.json && "
                         "'%s' advise --spec none.json --engine model", DDIOSIM_SOURCE_DIR, ddiosim_bin());
-    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect_eq(r.status, 6, "%s", r.err);
     cr_expect(strstr(r.out, "no point of the grid meets every constraint"), "%s", r.out);
     cli_run_free(&r);
     rm_rf(dir);

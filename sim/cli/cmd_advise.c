@@ -24,8 +24,8 @@ static const char usage[] =
     "constraint of the query (memory write traffic, I/O footprint in the LLC, drop\n"
     "rate, PCIe hit rates, throughput): the model on every point, then the simulator\n"
     "on the best few to confirm them.  Prints the feasible choices best first (the\n"
-    "query's preferences), their metrics and the margin to each constraint.  Exit 1\n"
-    "when no point meets every constraint.\n"
+    "query's preferences), their metrics and the margin to each constraint.  Exit 6\n"
+    "when no point meets every constraint (1: an I/O failure, 2: bad input).\n"
     "\n"
     "  --spec FILE        the query\n"
     "  --engine E         model | both (both: the simulator confirms the best)\n"
@@ -306,5 +306,5 @@ int cmd_advise(int argc, char **argv)
     free(text);
     if (rc != 0)
         return cli_fail("advise", &e);
-    return n ? 0 : 1;
+    return n ? DDIO_EXIT_OK : DDIO_EXIT_INFEASIBLE;
 }

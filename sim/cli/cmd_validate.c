@@ -1,7 +1,7 @@
 /* cmd_validate.c - `ddiosim validate`: run the simulator and the model on
  * every measured point of the shipped (or given) experiments and report how
  * far each prediction is from the hardware, per point, per experiment and
- * overall; exit 1 when an accuracy figure is worse than --max-mae. */
+ * overall; exit 5 when an accuracy figure is worse than --max-mae. */
 #include <dirent.h>
 #include <getopt.h>
 #include <math.h>
@@ -59,9 +59,9 @@ static const char usage[] =
     "  --plot FILE        also draw the figure (.svg, .png or .pdf) with gnuplot\n"
     "  -h, --help         this help\n"
     "\n"
-    "Exit status: 0 ok; 1 an error above --max-mae (or an I/O failure); 2 bad\n"
-    "options or bad input; 3 the model did not converge; 4 a --max-mae limit could\n"
-    "not be checked.\n";
+    "Exit status: 0 ok; 1 an I/O failure; 2 bad options or bad input; 3 the model\n"
+    "did not converge; 4 a --max-mae limit could not be checked; 5 an error above\n"
+    "--max-mae.\n";
 
 typedef struct mae_limit {
     int eng;                    /* -1: every engine */
@@ -291,7 +291,7 @@ static void unchecked(const mae_limit *l, const vd_set *s, char *why, size_t cap
 
 /* 0 when every limited MAE is within its limit; DDIO_EXIT_UNCHECKED when a
  * limit could not be checked (before any comparison: a check that did not
- * happen must not read as a pass); else 1 with the first MAE above its
+ * happen must not read as a pass); else DDIO_EXIT_ABOVE_LIMIT with the first MAE above its
  * limit.  One line on stderr for a non-zero result. */
 static int check_limits(const val_opts *o, const vd_set *s)
 {
@@ -324,7 +324,7 @@ static int check_limits(const val_opts *o, const vd_set *s)
                     fprintf(stderr, "ddiosim validate: the %s's mean absolute error on %s is %.2f points, above "
                                     "--max-mae %g\n",
                             engine_noun(eng), vd_metric_name((enum vd_metric)m), st.mae, l->pp);
-                    return 1;
+                    return DDIO_EXIT_ABOVE_LIMIT;
                 }
             }
     return 0;

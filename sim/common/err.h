@@ -15,6 +15,8 @@ enum ddio_exit {
     DDIO_EXIT_USAGE = 2,    /* bad command line or bad input data */
     DDIO_EXIT_NOCONV = 3,   /* a numerical model did not converge */
     DDIO_EXIT_UNCHECKED = 4,    /* validate could not make a check it was asked for */
+    DDIO_EXIT_ABOVE_LIMIT = 5,  /* validate: an accuracy figure above its --max-mae */
+    DDIO_EXIT_INFEASIBLE = 6,   /* advise: no point of the grid meets every constraint */
 };
 
 typedef struct ddio_err {
