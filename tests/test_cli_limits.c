@@ -118,8 +118,17 @@ Test(cli_limits, a_trace_going_back_in_time_is_clamped_everywhere, .timeout = 12
     cr_expect_eq(get(j, "first_ts_ns")->valuedouble, (double)t1);
     expect_near(get(j, "duration_s")->valuedouble, (double)(last - t1) * 1e-9, 1e-15);
     cJSON_Delete(j);
-    snprintf(args, sizeof args, "trace stats %s", path);
+    /* The timestamps as integers, every nanosecond (a double would round
+     * them to 256 ns). */
     cli_run r = run_ddiosim(args);
+    char want[128];
+    snprintf(want, sizeof want, "\"first_ts_ns\":\t%llu,\n", (unsigned long long)t1);
+    cr_expect(strstr(r.out, want), "%s", r.out);
+    snprintf(want, sizeof want, "\"last_ts_ns\":\t%llu,\n", (unsigned long long)last);
+    cr_expect(strstr(r.out, want), "%s", r.out);
+    cli_run_free(&r);
+    snprintf(args, sizeof args, "trace stats %s", path);
+    r = run_ddiosim(args);
     cr_expect_eq(r.status, 0);
     cr_expect_eq(count_lines_with(r.out, "(1 packets stamped before their predecessor: taken at its time)"), 1, "%s",
                  r.out);

@@ -173,8 +173,12 @@ static char *stats_json(const stats_opts *o, const trace_stats *s)
     cJSON *cl = cJSON_AddObjectToObject(root, "classes");
     for (int c = 0; c < TRACE_NCLASSES; c++)
         cJSON_AddNumberToObject(cl, trace_class_name((enum trace_class)c), (double)s->count[c]);
-    cJSON_AddNumberToObject(root, "first_ts_ns", (double)s->ts_min);
-    cJSON_AddNumberToObject(root, "last_ts_ns", (double)s->ts_max);
+    /* Integers, as written: a double holds ns since 1970 only to ~256 ns. */
+    char ts[32];
+    snprintf(ts, sizeof ts, "%llu", (unsigned long long)s->ts_min);
+    cJSON_AddRawToObject(root, "first_ts_ns", ts);
+    snprintf(ts, sizeof ts, "%llu", (unsigned long long)s->ts_max);
+    cJSON_AddRawToObject(root, "last_ts_ns", ts);
     cJSON_AddNumberToObject(root, "duration_s", trace_stats_duration_s(s));
     cJSON_AddNumberToObject(root, "out_of_order", (double)s->out_of_order);
     cJSON *sz = cJSON_AddObjectToObject(root, "size");
