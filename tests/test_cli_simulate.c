@@ -408,3 +408,31 @@ Test(cli_simulate, unwritable_output_leaves_no_timeline, .timeout = 120)
     cli_run_free(&r);
     remove_dir(dir);
 }
+
+/* --rate above what the link carries: one warning line naming the limit
+ * (frames of a fixed size: line rate x size / (size + 24)), the run goes
+ * on at line rate; at or below the limit, nothing is said. */
+Test(cli_simulate, rate_above_the_link_warns, .timeout = 120)
+{
+    static const struct {
+        const char *cmd, *want;
+    } c[] = {
+        {"simulate --profile fixed:1500 --rate 99 --packets 5000",
+         "ddiosim simulate: warning: --rate 99 Gb/s of 1500 B frames is above what the 100 Gb/s link carries "
+         "(98.43 Gb/s of frames, 1524 B each on the wire): the packets arrive back to back, at line rate\n"},
+        {"simulate --rate 150 --packets 5000",
+         "ddiosim simulate: warning: --rate 150 Gb/s is above the NIC's 100 Gb/s line rate (nic.line_rate_gbps): "
+         "the packets arrive back to back, at line rate\n"},
+        {"predict --pkt-size 64 --rate 80",
+         "ddiosim predict: warning: --rate 80 Gb/s of 64 B frames is above what the 100 Gb/s link carries "
+         "(72.73 Gb/s of frames, 88 B each on the wire): the packets arrive back to back, at line rate\n"},
+        {"simulate --profile fixed:1500 --rate 98.4 --packets 5000", ""},
+        {"simulate --profile fixed:1500 --rate max --packets 5000", ""},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        cli_run r = run_ddiosim(c[i].cmd);
+        cr_expect_eq(r.status, 0, "%s: %s", c[i].cmd, r.err);
+        cr_expect_str_eq(r.err, c[i].want, "%s", c[i].cmd);
+        cli_run_free(&r);
+    }
+}

@@ -192,6 +192,12 @@ int cli_sim_check_source(const cli_sim *s, const char *trace, ddio_err *e);
  * which the simulator's NIC drops (no scatter), so that both commands refuse
  * them alike; else 0. */
 int cli_sim_check_frame(const cli_sim *s, const ddio_config *cfg, ddio_err *e);
+/* A warning (one line, into w, else w[0] = 0) when --rate asks for more
+ * than the NIC's link carries: frame bytes at most line rate x size /
+ * (size + 24) for a fixed size (preamble, FCS and gap take the rest), at
+ * most the line rate for any traffic.  The run then offers the line rate:
+ * packets arrive back to back. */
+void cli_sim_rate_warning(const cli_sim *s, const ddio_config *cfg, char *w, size_t cap);
 /* The help of those options: one line each, with this command's defaults
  * (from s after cli_sim_init, and its notes).  predict passes
  * runs_only_with_from_sim 1 (the run options need --from-sim). */

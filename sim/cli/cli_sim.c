@@ -159,6 +159,27 @@ int cli_sim_check_frame(const cli_sim *s, const ddio_config *cfg, ddio_err *e)
     return 0;
 }
 
+void cli_sim_rate_warning(const cli_sim *s, const ddio_config *cfg, char *w, size_t cap)
+{
+    w[0] = '\0';
+    double rate = s->d.rate_gbps, line = cfg->machine.nic.line_rate_gbps;
+    if (!(rate > 0) || !(line > 0))
+        return;   /* the trace's timing, or back to back ("max") */
+    uint32_t size = s->d.pkt_size;
+    if (!size && s->d.src.profile && strncmp(s->d.src.profile, "fixed:", 6) == 0)
+        size = (uint32_t)strtoul(s->d.src.profile + 6, NULL, 10);
+    double most = size ? line * size / (size + (double)PKTSRC_WIRE_OVERHEAD) : line;
+    if (rate > most * (1 + 1e-9)) {
+        if (size)
+            snprintf(w, cap, "warning: --rate %g Gb/s of %u B frames is above what the %g Gb/s link carries (%.4g Gb/s "
+                             "of frames, %u B each on the wire): the packets arrive back to back, at line rate",
+                     rate, size, line, most, size + PKTSRC_WIRE_OVERHEAD);
+        else
+            snprintf(w, cap, "warning: --rate %g Gb/s is above the NIC's %g Gb/s line rate (nic.line_rate_gbps): the "
+                             "packets arrive back to back, at line rate", rate, line);
+    }
+}
+
 void cli_sim_usage(strbuf *sb, const cli_sim *s, int runs_only_with_from_sim)
 {
     char def[CLI_SIM_NOPTS][200], text[CLI_SIM_NOPTS][200];

@@ -496,6 +496,10 @@ int cmd_predict(int argc, char **argv)
         return code;
     }
     rc = 0;
+    char warning[300];
+    cli_sim_rate_warning(&o.sim, cfg, warning, sizeof warning);
+    if (warning[0])
+        fprintf(stderr, "ddiosim predict: %s\n", warning);
     uint32_t S = cfg->workload.cores;
     if (!o.upper_set && mk_upper_policy(&cfg->machine, &o.upper, &e) != 0) {
         free(cfg);

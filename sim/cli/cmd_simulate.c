@@ -394,6 +394,10 @@ int cmd_simulate(int argc, char **argv)
         free(cfg);
         return code;
     }
+    char warning[300];
+    cli_sim_rate_warning(&o.sim, cfg, warning, sizeof warning);
+    if (warning[0])
+        fprintf(stderr, "ddiosim simulate: %s\n", warning);
     ddio_file_arg ins[DDIO_MAX_OVERRIDES + 4];
     cli_config_inputs(&o.args, cfg, (ddio_file_arg){"--trace", o.sim.d.src.trace}, ins, sizeof ins / sizeof *ins);
     if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {0}}, ins, &e) != 0) {
