@@ -11,7 +11,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+void cli_progress_init(cli_progress *p, const char *cmd)
+{
+    *p = (cli_progress){.cmd = cmd, .tty = isatty(2), .t0 = mono_s()};
+}
+
+void cli_progress_point(void *ctx, const char *phase, size_t done, size_t total)
+{
+    cli_progress *p = ctx;
+    if (!p->tty)
+        return;
+    double t = mono_s();
+    if (phase != p->phase) {   /* a new phase: its own bar (its clock started when the last one ended) */
+        p->phase = phase;
+        p->last = 0;
+    }
+    if (t - p->last < 0.1 && done < total)
+        return;
+    p->last = t;
+    double dt = t - p->t0, rate = dt > 0 ? done / dt : 0, eta = rate > 0 && total > done ? (total - done) / rate : 0;
+    int w = 30, fill = total ? (int)(w * (double)(done < total ? done : total) / total) : w;
+    fprintf(stderr, "\r%s%s%s [%.*s%*s] %zu/%zu points  %.1f/s  ETA %.0f s ", p->cmd, phase ? " " : "",
+            phase ? phase : "", fill, "##############################", w - fill, "", done, total, rate, eta);
+    if (done >= total) {
+        fputc('\n', stderr);
+        p->t0 = t;   /* the next phase starts now */
+    }
+    fflush(stderr);
+}
 
 int cli_fail(const char *cmd, const ddio_err *e)
 {

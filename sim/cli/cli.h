@@ -43,6 +43,21 @@ int cmd_help(int argc, char **argv);
  *                    are listed: "(see 'ddiosim CMD --help')"; exit code 2.
  * Each returns the exit code. */
 int cli_fail(const char *cmd, const ddio_err *e);
+
+/* A progress bar on stderr, for the commands that run many points
+ * (sweep, validate, advise): "CMD [phase] [####    ] done/total points
+ * rate/s ETA s", redrawn at most every 0.1 s and at the last point (then a
+ * newline); a new phase starts a new bar.  Draws only when stderr is a
+ * terminal (cli_progress_init checks).  Its callback has runner_opts'
+ * progress signature. */
+typedef struct cli_progress {
+    const char *cmd;
+    int tty;
+    const char *phase;
+    double t0, last;
+} cli_progress;
+void cli_progress_init(cli_progress *p, const char *cmd);
+void cli_progress_point(void *ctx, const char *phase, size_t done, size_t total);
 int cli_value_error(const char *cmd, const ddio_err *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

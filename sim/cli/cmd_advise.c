@@ -291,6 +291,10 @@ int cmd_advise(int argc, char **argv)
     }
     ad_candidate *c = NULL;
     size_t n = 0, feasible = 0, points = 0;
+    cli_progress bar;
+    cli_progress_init(&bar, "advise");
+    ro.progress = cli_progress_point;
+    ro.progress_ctx = &bar;
     if (ad_run(&s, &ro, llc, o.top, &c, &n, &feasible, &points, &e) != 0) {
         ad_spec_free(&s);
         return cli_fail("advise", &e);

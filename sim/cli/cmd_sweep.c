@@ -137,18 +137,6 @@ static double now_s(void)
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static void progress(size_t done, size_t total, double t0, int final)
-{
-    double dt = now_s() - t0, rate = dt > 0 ? done / dt : 0;
-    double eta = rate > 0 ? (total - done) / rate : 0;
-    int w = 30, fill = total ? (int)(w * (double)done / total) : w;
-    fprintf(stderr, "\rsweep [%.*s%*s] %zu/%zu points  %.1f/s  ETA %.0f s ", fill,
-            "##############################", w - fill, "", done, total, rate, eta);
-    if (final)
-        fputc('\n', stderr);
-    fflush(stderr);
-}
-
 /* The plan of a run: the selected points of the grid to compute (not in
  * the file, or an error row to retry), their grid indices in grid order;
  * and the rows of the file kept, in grid order, each with the grid index
@@ -209,10 +197,10 @@ typedef struct writer {
     const sweep_opts *o;
     const plan *pl;
     size_t n, written, failed;
-    int fd, tty;
+    int fd;
     int old_fd;                 /* >= 0: rewriting, the kept rows copied from it in grid order */
     size_t next_keep;
-    double t0, last_progress;
+    cli_progress bar;
 } writer;
 
 /* Rewriting: copy the kept rows of the old file that come before grid
@@ -257,11 +245,7 @@ static int emit(size_t i, const runner_job *job, const runner_outcome *out, void
     if (bad)
         return ddio_errf(e, DDIO_EXIT_IO, "%s: %s", w->o->out, strerror(errno));
     w->written++;
-    double t = now_s();
-    if (w->tty && (t - w->last_progress > 0.1 || w->written == w->n)) {
-        progress(w->written, w->n, w->t0, w->written == w->n);
-        w->last_progress = t;
-    }
+    cli_progress_point(&w->bar, NULL, w->written, w->n);
     return 0;
 }
 
@@ -381,8 +365,9 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
         (!created && sw_resume_scan(o->out, header, o->fmt, &done, e) != 0) ||
         make_plan(&s, &done, o->retry, &pl, e) != 0)
         goto done;
-    writer w = {.s = &s, .ro = &ro, .o = o, .pl = &pl, .n = pl.n_todo, .fd = fd, .tty = isatty(2), .t0 = now_s(),
-                .old_fd = -1};
+    writer w = {.s = &s, .ro = &ro, .o = o, .pl = &pl, .n = pl.n_todo, .fd = fd, .old_fd = -1};
+    cli_progress_init(&w.bar, "sweep");
+    const double t0 = now_s();
     sweep_mpi_share_spec(mpi, text, e);
     shared = 1;
     if (o->retry && done.n_failed) {
@@ -404,7 +389,7 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
         }
     }
     fprintf(stderr, "sweep: %zu points computed, %zu already in %s, %zu failed (%zu of %zu grid points selected) "
-                    "in %.1f s\n", pl.n_todo, pl.n_keep, o->out, w.failed, pl.n_sel, s.n_grid, now_s() - w.t0);
+                    "in %.1f s\n", pl.n_todo, pl.n_keep, o->out, w.failed, pl.n_sel, s.n_grid, now_s() - t0);
     rc = 0;
 done:
     if (!shared)

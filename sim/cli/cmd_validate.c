@@ -367,6 +367,10 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
+    cli_progress bar;
+    cli_progress_init(&bar, "validate");
+    ro.progress = cli_progress_point;
+    ro.progress_ctx = &bar;
     if (runner_all(jobs, n, &ro, out, e) < 0)
         goto done;
     /* A point that failed to run is reported, not averaged away. */

@@ -316,6 +316,18 @@ static size_t next_chunk(const sw_spec *g, size_t *k, ad_candidate *c, runner_jo
     return m;
 }
 
+/* The grid's selected points (for the progress bar's total); c is room
+ * for one candidate's parameters. */
+static size_t selected_points(const sw_spec *g, ad_candidate *c)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < g->n_grid; k++) {
+        c->n_params = sw_point_params(g, k, c->param);
+        n += sw_point_selected(g, c->param, c->n_params) != 0;
+    }
+    return n;
+}
+
 /* The model on every selected point, chunk by chunk, into b. */
 static int model_pass(const ad_spec *s, const runner_opts *o, double llc_bytes, best *b, size_t *n_feasible,
                       size_t *n_points, ddio_err *e)
@@ -330,8 +342,11 @@ static int model_pass(const ad_spec *s, const runner_opts *o, double llc_bytes, 
     }
     runner_opts mo = *o;
     mo.engines = RUNNER_ENGINE_MODEL;
+    mo.progress_phase = "model";
+    mo.progress_total = selected_points(&s->grid, c);
     size_t k = 0, m;
     while ((m = next_chunk(&s->grid, &k, c, jobs)) > 0) {
+        mo.progress_base = *n_points;
         if (runner_all(jobs, m, &mo, res, e) < 0)
             goto done;
         *n_points += m;
@@ -375,6 +390,9 @@ int ad_run(const ad_spec *s, const runner_opts *o, double llc_bytes, size_t keep
         runner_outcome *res = malloc(nc * sizeof *res);
         runner_opts so = *o;
         so.engines = RUNNER_ENGINE_SIM;
+        so.progress_phase = "simulator";
+        so.progress_base = 0;
+        so.progress_total = nc;
         int bad = !jobs || !res;
         if (bad)
             ddio_errf(e, DDIO_EXIT_IO, "out of memory");

@@ -218,6 +218,7 @@ typedef struct pool {
     const runner_opts *o;
     runner_outcome *out;
     int failed;
+    size_t done;
 } pool;
 
 static void *worker(void *arg)
@@ -229,11 +230,14 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         if (k == SIZE_MAX)
             return NULL;
-        if (runner_point(&p->job[k], p->o, &p->out[k]) != 0) {
-            pthread_mutex_lock(&p->lock);
-            p->failed++;
-            pthread_mutex_unlock(&p->lock);
-        }
+        int bad = runner_point(&p->job[k], p->o, &p->out[k]) != 0;
+        pthread_mutex_lock(&p->lock);
+        p->failed += bad;
+        p->done++;
+        if (p->o->progress)
+            p->o->progress(p->o->progress_ctx, p->o->progress_phase, p->o->progress_base + p->done,
+                           p->o->progress_total ? p->o->progress_total : p->n);
+        pthread_mutex_unlock(&p->lock);
     }
 }
 
@@ -269,7 +273,7 @@ int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_out
         }
         order[k] = i;
     }
-    pool p = {.next = 0, .n = n, .order = order, .job = job, .o = o, .out = out, .failed = 0};
+    pool p = {.next = 0, .n = n, .order = order, .job = job, .o = o, .out = out, .failed = 0, .done = 0};
     pthread_mutex_init(&p.lock, NULL);
     int started = 0, rc = 0;
     for (int t = 1; t < T; t++) {

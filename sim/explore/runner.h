@@ -43,6 +43,14 @@ typedef struct runner_opts {
     const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
     int n_sets;
     int model_max_iter;         /* the model's fixed-point iteration cap; 0: predict's default */
+    /* Optional: runner_all calls progress(progress_ctx, progress_phase,
+     * progress_base + points done, progress_total or n) after each point,
+     * one call at a time (under its lock); it may draw a progress bar.  It
+     * never changes a result. */
+    void (*progress)(void *ctx, const char *phase, size_t done, size_t total);
+    void *progress_ctx;
+    const char *progress_phase;     /* what the points are ("model", "simulator"), or NULL */
+    size_t progress_base, progress_total;
 } runner_opts;
 
 /* The estimate a point's model made, and the simulator's run. */
