@@ -305,8 +305,10 @@ Test(cli_sim, help_lists_the_shared_options)
     cr_expect_eq(count_lines_with(s.out, "line rate (the trace's timing, a profile 10)"), 1, "%s", s.out);
     cr_expect_eq(count_lines_with(s.out, "(the whole"), 1, "%s", s.out);
     cr_expect_eq(count_lines_with(p.out, "line rate (max; a --from-sim run of a trace keeps the"), 1, "%s", p.out);
-    cr_expect_eq(count_lines_with(p.out, "--packets N       packets to inject, at least 1; a trace loops (200000)"), 1,
-                 "%s", p.out);
+    cr_expect_eq(count_lines_with(p.out, "--packets N       packets to inject, at least 1; a trace loops (200000; long"),
+                 1, "%s", p.out);
+    cr_expect_eq(count_lines_with(p.out, "enough for the queues to settle at line rate)"), 1, "%s", p.out);
+    cr_expect_eq(count_lines_with(s.out, "sweep, advise and calibrate run 300000 per point)"), 1, "%s", s.out);
     cr_expect_eq(count_lines_with(s.out, "--packets N       packets to inject, at least 1; a trace loops (the"), 1,
                  "%s", s.out);
     cr_expect_eq(count_lines_with(p.out, "the simulator run (with --from-sim only"), 1, "%s", p.out);

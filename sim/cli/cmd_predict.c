@@ -479,6 +479,7 @@ int cmd_predict(int argc, char **argv)
     o.sim.note[CLI_SIM_OPT_TRACE] = "traces/samples/mawi-64k.pcap, or fixed-size frames when only --pkt-size "
                                     "is given";
     o.sim.note[CLI_SIM_OPT_RATE] = "a --from-sim run of a trace keeps the trace's timing";
+    o.sim.note[CLI_SIM_OPT_PACKETS] = "long enough for the queues to settle at line rate";
     strbuf hb = {0};
     help(&hb, &o.sim);
     int rc = parse(argc, argv, &o, &e);

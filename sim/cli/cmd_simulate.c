@@ -378,6 +378,7 @@ int cmd_simulate(int argc, char **argv)
     ddio_config_args_init(&o.args);
     cli_sim_init(&o.sim, SIM_DEFAULT_PACKETS, SIM_DEFAULT_RATE);
     o.sim.note[CLI_SIM_OPT_TRACE] = "traces/samples/mawi-64k.pcap";
+    o.sim.note[CLI_SIM_OPT_PACKETS] = "a quick look; validate, sweep, advise and calibrate run 300000 per point";
     strbuf hb = {0};
     help(&hb, &o.sim);
     int rc = parse(argc, argv, &o, &e);
