@@ -168,6 +168,14 @@ static void summary_table(buf *b, const vd_set *s)
     each_stat(s, summary_row, b);
 }
 
+/* With --seeds K > 1: every figure is the mean of K placements. */
+static void seeds_note(buf *b, const vd_set *s)
+{
+    if (s->seeds > 1)
+        bprintf(b, "  Each point: the mean of %u placements of the buffers in physical frames (seeds %llu to %llu).",
+                s->seeds, (unsigned long long)s->seed, (unsigned long long)(s->seed + s->seeds - 1));
+}
+
 /* " Overrides of every point: --set A --set B." or nothing. */
 static void overrides(buf *b, const vd_set *s)
 {
@@ -186,6 +194,7 @@ static void table(buf *b, const vd_set *s)
                "RX/RX replenish/TX/TX recycle (sim: measured by the run of %llu packets, seed %llu; model: the\n"
                "queueing estimate).",
             (unsigned long long)s->packets, (unsigned long long)s->seed);
+    seeds_note(b, s);
     overrides(b, s);
     bprintf(b, "\n");
     for (size_t x = 0; x < s->n_exp; x++) {
@@ -322,6 +331,7 @@ static char *json(const vd_set *s)
     cJSON *run = cJSON_AddObjectToObject(j, "run");
     cJSON_AddNumberToObject(run, "packets", (double)s->packets);
     cJSON_AddNumberToObject(run, "seed", (double)s->seed);
+    cJSON_AddNumberToObject(run, "seeds", s->seeds > 1 ? (double)s->seeds : 1.0);
     cJSON *sets = cJSON_AddArrayToObject(run, "sets");
     for (int i = 0; i < s->n_sets; i++)
         cJSON_AddItemToArray(sets, cJSON_CreateString(s->sets[i]));
@@ -447,6 +457,7 @@ static void md(buf *b, const vd_set *s)
                "BIP bounds); \"in bounds\": points whose measured mean lies within them.  Simulator: "
                "%llu packets per point, seed %llu.",
             (unsigned long long)s->packets, (unsigned long long)s->seed);
+    seeds_note(b, s);
     overrides(b, s);
     bprintf(b, "\n\n");
     bprintf(b, "| experiment | engine | metric | n | MAE | max | bias | in bounds |\n|---|---|---|---:|---:|---:|---:|---:|\n");

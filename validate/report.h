@@ -25,6 +25,7 @@ typedef struct vd_set {
     const runner_outcome *out;
     int engines;                /* RUNNER_ENGINE_* bits that ran */
     uint64_t packets, seed;     /* the simulator's run, for the header */
+    uint32_t seeds;             /* placements averaged per point (0, 1: one) */
     const char *const *sets;    /* the --set overrides of every point, for the header */
     int n_sets;
 } vd_set;

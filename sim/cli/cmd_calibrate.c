@@ -44,7 +44,9 @@ static const char usage[] =
     "  --packets N        simulator: packets per point (300000:\n"
     "                     at most half of it warm-up; 100000 moves a hit rate\n"
     "                     by <= 0.5 point)\n"
-    "  --seed S           simulator: seed of every point (1)\n"
+    "  --seed S           seed of every point (1)\n"
+    "  --seeds K          each point the mean over K placements of the buffers in\n"
+    "                     physical frames, seeds S .. S+K-1 (1)\n"
     "  --set PATH=VALUE   a field for every point, not fitted; repeatable\n"
     "  --overlay FILE     start from an earlier calibration's fitted values\n"
     "  -o, --output FILE  write the fitted values as an overlay (atomically; never\n"
@@ -68,11 +70,12 @@ typedef struct cal_opts {
     enum cal_weight weight;
     enum cal_objective objective;
     uint32_t max_evals;
+    uint32_t seeds;             /* placements per point (--seeds) */
     cli_run_args run;
     const char *out, *report;
 } cal_opts;
 
-enum { O_MEASURED = 300, O_FIT, O_ENGINE, O_CV, O_WEIGHT, O_MAXEVALS, O_REPORT, O_OBJECTIVE };
+enum { O_MEASURED = 300, O_FIT, O_ENGINE, O_CV, O_WEIGHT, O_MAXEVALS, O_REPORT, O_OBJECTIVE, O_SEEDS };
 
 /* --fit ARG into o->fit: shared with validate's --fit. */
 int cli_fit_option(const char *arg, cal_param *fit, uint32_t *n_fit, ddio_err *e)
@@ -102,7 +105,7 @@ static int parse(int argc, char **argv, cal_opts *o, ddio_err *e)
         {"measured", required_argument, 0, O_MEASURED}, {"fit", required_argument, 0, O_FIT},
         {"engine", required_argument, 0, O_ENGINE},     {"cv", no_argument, 0, O_CV},
         {"weight", required_argument, 0, O_WEIGHT},     {"max-evals", required_argument, 0, O_MAXEVALS},
-        {"objective", required_argument, 0, O_OBJECTIVE},
+        {"objective", required_argument, 0, O_OBJECTIVE}, {"seeds", required_argument, 0, O_SEEDS},
         {"report", required_argument, 0, O_REPORT},     {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},                  CLI_RUN_LONGOPTS,
         {0, 0, 0, 0},
@@ -121,6 +124,10 @@ static int parse(int argc, char **argv, cal_opts *o, ddio_err *e)
         case 'h': return 1;
         case 'o': o->out = optarg; break;
         case O_REPORT: o->report = optarg; break;
+        case O_SEEDS:
+            if (ddio_parse_u64(optarg, 1, 64, &v, "--seeds", e)) return -1;
+            o->seeds = (uint32_t)v;
+            break;
         case O_MEASURED:
             if (o->n_dir >= CLI_MAX_EXPERIMENTS)
                 return ddio_errf(e, DDIO_EXIT_USAGE, "--measured: at most %d experiments", CLI_MAX_EXPERIMENTS);
@@ -299,5 +306,6 @@ int cmd_calibrate(int argc, char **argv)
                       .cv = o.cv, .weight = o.weight, .objective = o.objective, .max_evals = o.max_evals,
                       .run = cli_run_opts(&o.run, o.engine, trace, sizeof trace), .overlay_out = o.out,
                       .report_out = o.report, .report_opt = "--report", .overlay_in = o.run.overlay_path};
+    a.run.seeds = o.seeds;
     return cli_calibrate("calibrate", &a);
 }

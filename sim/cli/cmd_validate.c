@@ -40,7 +40,10 @@ static const char usage[] =
     "  --packets N        simulator: packets injected per point (300000:\n"
     "                     at most half of it warm-up; 100000 moves a hit rate\n"
     "                     by <= 0.5 point)\n"
-    "  --seed S           simulator: seed of every point (1)\n"
+    "  --seed S           seed of every point (1)\n"
+    "  --seeds K          the mean of each point over K placements of the buffers in\n"
+    "                     physical frames, seeds S .. S+K-1 (1); a hit rate moves by\n"
+    "                     several points from one to another\n"
     "  --set PATH=VALUE   a machine or workload field for every point, after the\n"
     "                     experiment's own (machine.llc.policy=bip); repeatable\n"
     "  --overlay FILE     the fitted values of `ddiosim calibrate -o FILE`, for every\n"
@@ -78,6 +81,7 @@ typedef struct val_opts {
     int engines;
     int jobs;
     uint64_t packets, seed;
+    uint32_t seeds;             /* placements per point (--seeds) */
     mae_limit limit[MAX_LIMITS];
     int n_limit;
     cli_run_args run;           /* --set and --overlay alone (set, n_set); the rest is validate's own */
@@ -93,7 +97,7 @@ typedef struct val_opts {
     char sample_trace[DDIO_DATA_PATH_MAX];  /* in the data directory; "" if there is none */
 } val_opts;
 
-enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_MAXMAE, O_FORMAT, O_PLOT, O_SET, O_OVERLAY, O_FIT,
+enum { O_MEASURED = 300, O_ENGINE, O_JOBS, O_PACKETS, O_SEED, O_SEEDS, O_MAXMAE, O_FORMAT, O_PLOT, O_SET, O_OVERLAY, O_FIT,
        O_CV, O_WEIGHT, O_OBJECTIVE };
 
 static int parse_limit(const char *s, val_opts *o, ddio_err *e)
@@ -132,7 +136,8 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
     static const struct option longopts[] = {
         {"measured", required_argument, 0, O_MEASURED}, {"engine", required_argument, 0, O_ENGINE},
         {"jobs", required_argument, 0, O_JOBS},         {"packets", required_argument, 0, O_PACKETS},
-        {"seed", required_argument, 0, O_SEED},         {"max-mae", required_argument, 0, O_MAXMAE},
+        {"seed", required_argument, 0, O_SEED},         {"seeds", required_argument, 0, O_SEEDS},
+        {"max-mae", required_argument, 0, O_MAXMAE},
         {"format", required_argument, 0, O_FORMAT},     {"output", required_argument, 0, 'o'},
         {"plot", required_argument, 0, O_PLOT},         {"set", required_argument, 0, O_SET},
         {"overlay", required_argument, 0, O_OVERLAY},   {"fit", required_argument, 0, O_FIT},
@@ -167,6 +172,10 @@ static int parse(int argc, char **argv, val_opts *o, ddio_err *e)
             break;
         case O_SEED:
             if (ddio_parse_u64(optarg, 0, UINT64_MAX, &o->seed, "--seed", e)) return -1;
+            break;
+        case O_SEEDS:
+            if (ddio_parse_u64(optarg, 1, 64, &v, "--seeds", e)) return -1;
+            o->seeds = (uint32_t)v;
             break;
         case O_MAXMAE:
             if (parse_limit(optarg, o, e)) return -1;
@@ -345,8 +354,8 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    runner_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .jobs = o->jobs,
-                      .trace = o->sample_trace, .sets = o->run.set, .n_sets = o->run.n_set};
+    runner_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .seeds = o->seeds,
+                      .jobs = o->jobs, .trace = o->sample_trace, .sets = o->run.set, .n_sets = o->run.n_set};
     size_t n;
     if (cli_load_experiments(dirs, n_exp, &ro, exp, &jobs, &n, e) != 0)
         goto done;
@@ -385,7 +394,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
                 goto done;
             }
     vd_set s = {.n_exp = n_exp, .exp = exp, .out = out, .engines = o->engines, .packets = o->packets,
-                .seed = o->seed, .sets = o->run.set, .n_sets = o->run.n_set};
+                .seed = o->seed, .seeds = o->seeds, .sets = o->run.set, .n_sets = o->run.n_set};
     char *text = vd_report(&s, o->fmt);
     if (!text) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
@@ -429,7 +438,7 @@ int cmd_validate(int argc, char **argv)
     if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o.sample_trace, sizeof o.sample_trace, &no_trace) != 0)
         o.sample_trace[0] = '\0';
     if (o.n_fit) {
-        runner_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .jobs = o.jobs,
+        runner_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .seeds = o.seeds, .jobs = o.jobs,
                           .trace = o.sample_trace, .sets = o.run.set, .n_sets = o.run.n_set};
         cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
                           .cv = o.cv, .weight = o.weight, .objective = o.objective, .run = ro, .report_out = o.out,

@@ -1,5 +1,6 @@
 /* runner.c - run the simulator and the model on many points, in parallel,
  * each point independent of the others (sim/explore/runner.h). */
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -177,7 +178,63 @@ static int run_model(const ddio_config *cfg, const dsim_options *d, const runner
     return rc;
 }
 
-int runner_point(const runner_job *j, const runner_opts *o, runner_outcome *out)
+/* Every figure of an outcome, for the mean over placements: the scalars,
+ * then the arrays, each as (pointer, count).  A new field of
+ * runner_outcome is listed here (outcome_fields_cover asserts the count). */
+static size_t outcome_fields(runner_outcome *x, double **f, size_t *n, size_t max)
+{
+    size_t k = 0;
+#define ARR(a) (f[k] = (a), n[k] = sizeof(a) / sizeof *(a), k++)
+#define ONE(v) (f[k] = &(v), n[k] = 1, k++)
+    ARR(x->sim);
+    ARR(x->sim_data);
+    ARR(x->sim_queue);
+    ONE(x->sim_gbps);
+    ONE(x->sim_drop_rate);
+    ONE(x->sim_mpps);
+    ONE(x->sim_latency_us);
+    ONE(x->sim_mem_read_bpp);
+    ONE(x->sim_mem_write_bpp);
+    ONE(x->sim_mem_gbps);
+    ONE(x->sim_mem_write_gbps);
+    ARR(x->sim_llc_lines);
+    ARR(x->model_lower);
+    ARR(x->model_upper);
+    ARR(x->model_mean);
+    ARR(x->model_est);
+    ARR(x->model_queue);
+    ONE(x->model_gbps);
+    ONE(x->model_mpps);
+    ONE(x->model_latency_us);
+    ONE(x->model_mem_read_bpp);
+    ONE(x->model_mem_write_bpp);
+    ONE(x->model_mem_gbps);
+    ONE(x->model_mem_write_gbps);
+    ONE(x->model_drop_rate);
+    ONE(x->model_footprint_bytes);
+#undef ARR
+#undef ONE
+    assert(k <= max);
+    (void)max;
+    return k;
+}
+
+/* The doubles of runner_outcome are all listed by outcome_fields: the
+ * struct holds them, `failed`, `err` and `sim_settled`, and padding. */
+static void outcome_fields_cover(void)
+{
+    runner_outcome x;
+    double *f[64];
+    size_t n[64], total = 0, k = outcome_fields(&x, f, n, 64);
+    for (size_t i = 0; i < k; i++)
+        total += n[i];
+    assert(total * sizeof(double) + sizeof x.failed + sizeof x.err + sizeof x.sim_settled <= sizeof x &&
+           sizeof x - total * sizeof(double) - sizeof x.err <= 16 && "a runner_outcome field outcome_fields misses");
+    (void)total;
+}
+
+/* One placement: the point at seed d->seed (runner_point's body). */
+static int point_once(const runner_job *j, const runner_opts *o, uint64_t seed, runner_outcome *out)
 {
     memset(out, 0, sizeof *out);
     for (int m = 0; m < VD_METRIC_COUNT; m++)
@@ -198,13 +255,60 @@ int runner_point(const runner_job *j, const runner_opts *o, runner_outcome *out)
     int rc = -1;
     if (!cfg)
         ddio_errf(&out->err, DDIO_EXIT_IO, "out of memory");
-    else if (runner_job_config(j, o, cfg, &d, profile, sizeof profile, &out->err) == 0)
+    else if (runner_job_config(j, o, cfg, &d, profile, sizeof profile, &out->err) == 0) {
+        d.seed = seed;
         rc = ((o->engines & RUNNER_ENGINE_SIM) && run_sim(cfg, &d, out, &out->err) != 0) ||
                      ((o->engines & RUNNER_ENGINE_MODEL) && run_model(cfg, &d, o, out, &out->err) != 0)
                  ? -1
                  : 0;
+    }
     free(cfg);
     out->failed = rc != 0;
+    return rc;
+}
+
+int runner_point(const runner_job *j, const runner_opts *o, runner_outcome *out)
+{
+    const uint32_t K = o->seeds > 1 ? o->seeds : 1;
+    if (K == 1)
+        return point_once(j, o, o->seed, out);
+#ifndef NDEBUG
+    outcome_fields_cover();
+#endif
+    /* The mean over placements, in seed order (the same sums whichever
+     * thread runs the point); settled only if every run settled. */
+    runner_outcome *one = malloc(sizeof *one);
+    if (!one) {
+        memset(out, 0, sizeof *out);
+        out->failed = 1;
+        return ddio_errf(&out->err, DDIO_EXIT_IO, "out of memory");
+    }
+    double *fs[64], *fo[64];
+    size_t ns[64], no[64];
+    int rc = 0;
+    for (uint32_t k = 0; k < K && rc == 0; k++) {
+        rc = point_once(j, o, o->seed + k, k ? one : out);
+        if (rc != 0) {
+            if (k)
+                *out = *one;   /* its error */
+            break;
+        }
+        if (!k)
+            continue;
+        size_t m = outcome_fields(out, fs, ns, 64);
+        outcome_fields(one, fo, no, 64);
+        for (size_t i = 0; i < m; i++)
+            for (size_t t = 0; t < ns[i]; t++)
+                fs[i][t] += fo[i][t];
+        out->sim_settled = out->sim_settled && one->sim_settled;
+    }
+    if (rc == 0) {
+        size_t m = outcome_fields(out, fs, ns, 64);
+        for (size_t i = 0; i < m; i++)
+            for (size_t t = 0; t < ns[i]; t++)
+                fs[i][t] /= K;
+    }
+    free(one);
     return rc;
 }
 

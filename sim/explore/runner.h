@@ -43,6 +43,12 @@ typedef struct runner_opts {
     const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
     int n_sets;
     int model_max_iter;         /* the model's fixed-point iteration cap; 0: predict's default */
+    /* Placements per point (0 or 1: one).  With K > 1 a point runs seeds
+     * seed .. seed + K - 1 and reports the mean of every figure: the seed
+     * places the buffers in physical frames (the LLC set mapping), which
+     * moves a hit rate by several points (docs/validation.md); a measured
+     * mean is compared with the mean over placements. */
+    uint32_t seeds;
     /* Optional: runner_all calls progress(progress_ctx, progress_phase,
      * progress_base + points done, progress_total or n) after each point,
      * one call at a time (under its lock); it may draw a progress bar.  It
