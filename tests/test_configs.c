@@ -12,7 +12,8 @@
 #include "configs/schema.h"
 #include "tests/helpers.h"
 
-static const char *const machines[] = {"skylake-6140", "skylake-6132", "broadwell-2650v4"};
+static const char *const machines[] = {"skylake-6140",     "skylake-6132",  "broadwell-2650v4",
+                                        "cascadelake-6248", "icelake-6338", "sapphirerapids-6430"};
 static const char *const workloads[] = {"l2fwd", "acrobat", "l3router", "loadbalancer", "firewall", "ipsec"};
 #define NM (sizeof machines / sizeof machines[0])
 #define NW (sizeof workloads / sizeof workloads[0])
@@ -68,6 +69,56 @@ Test(configs_files, table4_testbeds)
     cr_assert_float_eq(m.nic.line_rate_gbps, 40.0, 1e-12);
 }
 
+/* The machines people own today (docs/configs.md, "Where the numbers come
+ * from"): LLC = slices x LLC per core, 2048 sets per slice, ways from the
+ * per-core LLC size; the DDIO default as read from IIO_LLC_WAYS. */
+Test(configs_files, current_generations)
+{
+    static const struct {
+        const char *name, *cpu;
+        unsigned cores, ways, l2_ways, pcie_gen, lanes;
+        uint64_t llc_bytes, l2_bytes;
+        uint32_t ddio, shared;
+        double ghz, gbps;
+    } want[] = {
+        /* 20 x 1.375 MiB = 27.5 MiB, 11 ways; 1 MiB L2 16-way; 0x600 */
+        {"cascadelake-6248", "Intel Xeon Gold 6248", 20, 11, 16, 3, 16, 28160ull * 1024, 1024 * 1024, 0x600, 0x3,
+         2.5, 100},
+        /* 32 x 1.5 MiB = 48 MiB, 12 ways; 1.25 MiB L2 20-way; 0xc00 */
+        {"icelake-6338", "Intel Xeon Gold 6338", 32, 12, 20, 4, 16, 48ull << 20, 1280 * 1024, 0xC00, 0x3, 2.0, 100},
+        /* 32 x 1.875 MiB = 60 MiB, 15 ways; 2 MiB L2 16-way; 0x6000 */
+        {"sapphirerapids-6430", "Intel Xeon Gold 6430", 32, 15, 16, 5, 16, 60ull << 20, 2048 * 1024, 0x6000, 0x3, 2.1,
+         200},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ddio_machine m;
+        ddio_err e = {0};
+        cr_assert_eq(ddio_machine_load(&m, want[i].name, &e), 0, "%s: %s", want[i].name, e.msg);
+        cr_expect_str_eq(m.cpu, want[i].cpu);
+        cr_expect_eq(m.cores, want[i].cores, "%s", want[i].name);
+        cr_expect_float_eq(m.frequency_ghz, want[i].ghz, 1e-12, "%s", want[i].name);
+        cr_expect_eq(m.llc.slices, want[i].cores, "%s: one LLC slice per core", want[i].name);
+        cr_expect_eq(m.llc.sets_per_slice, 2048u, "%s", want[i].name);
+        cr_expect_eq(m.llc.ways, want[i].ways, "%s", want[i].name);
+        cr_expect_eq((uint64_t)m.llc.slices * m.llc.sets_per_slice * m.llc.ways * m.llc.line_size, want[i].llc_bytes,
+                     "%s", want[i].name);
+        cr_expect_eq(m.l2.ways, want[i].l2_ways, "%s", want[i].name);
+        cr_expect_eq((uint64_t)m.l2.sets * m.l2.ways * m.l2.line_size, want[i].l2_bytes, "%s", want[i].name);
+        cr_expect_eq(m.hierarchy, HIER_NONINCLUSIVE, "%s", want[i].name);
+        cr_expect_eq(m.ddio_mask, want[i].ddio, "%s", want[i].name);
+        /* the two leftmost ways, as the derived default would give */
+        cr_expect_eq(m.ddio_mask, 3u << (want[i].ways - 2), "%s", want[i].name);
+        cr_expect_eq(m.shared_mask, want[i].shared, "%s", want[i].name);
+        cr_expect_eq(m.cat_class[0], (1u << want[i].ways) - 1, "%s", want[i].name);
+        cr_expect_eq(m.llc.mapping, MAP_XOR, "%s: no published slice hash", want[i].name);
+        cr_expect_eq(m.pcie.gen, want[i].pcie_gen, "%s", want[i].name);
+        cr_expect_eq(m.pcie.lanes, want[i].lanes, "%s", want[i].name);
+        cr_expect_float_eq(m.nic.line_rate_gbps, want[i].gbps, 1e-12, "%s", want[i].name);
+        cr_expect_eq(m.nic.rx_hold_bytes, 0u, "%s", want[i].name);
+        cr_expect_eq(ddio_machine_validate(&m, NULL, &e), 0, "%s: %s", want[i].name, e.msg);
+    }
+}
+
 Test(configs_files, every_workload_loads_and_fits_every_machine)
 {
     for (size_t i = 0; i < NW; i++) {
@@ -91,7 +142,7 @@ Test(configs_files, list_names)
     unsetenv("DDIOSIM_CONFIG_DIR");
     char buf[1024];
     ddio_config_list("machines", buf, sizeof buf);
-    cr_assert_str_eq(buf, "broadwell-2650v4, skylake-6132, skylake-6140");
+    cr_assert_str_eq(buf, "broadwell-2650v4, cascadelake-6248, icelake-6338, sapphirerapids-6430, skylake-6132, skylake-6140");
     ddio_config_list("workloads", buf, sizeof buf);
     cr_assert_str_eq(buf, "acrobat, firewall, ipsec, l2fwd, l3router, loadbalancer");
 }

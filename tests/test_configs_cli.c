@@ -109,14 +109,14 @@ Test(configs_cli, list)
     unsetenv("DDIOSIM_CONFIG_DIR");
     cli_run r = run_ddiosim("config list");
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert_str_eq(r.out, "machines   broadwell-2650v4, skylake-6132, skylake-6140\n"
+    cr_assert_str_eq(r.out, "machines   broadwell-2650v4, cascadelake-6248, icelake-6338, sapphirerapids-6430, skylake-6132, skylake-6140\n"
                             "workloads  acrobat, firewall, ipsec, l2fwd, l3router, loadbalancer\n");
     cli_run_free(&r);
     r = run_ddiosim("config list --format json");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out);
     cr_assert_not_null(j);
-    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "machines")), 3);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "machines")), 6);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "workloads")), 6);
     cJSON_Delete(j);
     cli_run_free(&r);
@@ -207,4 +207,80 @@ Test(configs_cli, bad_values_are_one_line_usage_mistakes_show_usage)
         {"config", "ddiosim config: missing action: show or list (see 'ddiosim config --help')", 1},
     };
     expect_cli_errors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A hit rate object of predict's JSON: every bound a fraction, the estimate
+ * between the bounds. */
+static double expect_hit_rates(const cJSON *j, const char *key, const char *who)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, key);
+    cr_assert(cJSON_IsObject(o), "%s: no %s", who, key);
+    const char *names[] = {"lower", "upper", "mean", "estimate"};
+    double v[4];
+    for (size_t i = 0; i < 4; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, names[i]);
+        cr_assert(cJSON_IsNumber(x), "%s: %s.%s", who, key, names[i]);
+        v[i] = x->valuedouble;
+        cr_expect(v[i] >= 0 && v[i] <= 1, "%s: %s.%s = %g", who, key, names[i], v[i]);
+    }
+    double lo = v[0] < v[1] ? v[0] : v[1], hi = v[0] < v[1] ? v[1] : v[0];
+    cr_expect(v[3] >= lo - 1e-12 && v[3] <= hi + 1e-12, "%s: %s estimate %g outside [%g, %g]", who, key, v[3], lo,
+              hi);
+    return v[3];
+}
+
+/* The machine files of the CPUs people own today load by name, show, round
+ * trip through JSON, and predict and simulate on them. */
+Test(configs_cli, current_generations_show_predict_and_simulate)
+{
+    unsetenv("DDIOSIM_CONFIG_DIR");
+    static const struct {
+        const char *name, *ddio, *llc, *l2;
+    } ms[] = {
+        {"cascadelake-6248", "2 of 11 ways (0x600) = 5.00 MiB", "27.50 MiB (20 slices x 2048 sets x 11 ways x 64 B)",
+         "1.00 MiB per core"},
+        {"icelake-6338", "2 of 12 ways (0xc00) = 8.00 MiB", "48.00 MiB (32 slices x 2048 sets x 12 ways x 64 B)",
+         "1.25 MiB per core"},
+        {"sapphirerapids-6430", "2 of 15 ways (0x6000) = 8.00 MiB",
+         "60.00 MiB (32 slices x 2048 sets x 15 ways x 64 B)", "2.00 MiB per core"},
+    };
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        char args[300], want[300];
+        snprintf(args, sizeof args, "config show --machine %s", ms[i].name);
+        cli_run r = run_ddiosim(args);
+        cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
+        cr_expect_str_eq(r.err, "");
+        snprintf(want, sizeof want, "machine %s  from " DDIOSIM_SOURCE_DIR "/configs/machines/%s.json", ms[i].name,
+                 ms[i].name);
+        cr_expect_eq(count_lines_with(r.out, want), 1, "%s", r.out);
+        /* the derived sizes: LLC, DDIO ways, L2 */
+        const char *rows[][2] = {{"llc", ms[i].llc}, {"ddio", ms[i].ddio}, {"l2", ms[i].l2}};
+        for (size_t k = 0; k < 3; k++) {
+            snprintf(want, sizeof want, "  %-34s %s", rows[k][0], rows[k][1]);
+            cr_expect_eq(count_lines_with(r.out, want), 1, "%s: no [%s] in %s", ms[i].name, want, r.out);
+        }
+        cli_run_free(&r);
+        snprintf(args, sizeof args, "config show --only machine --format json --machine %s", ms[i].name);
+        cli_roundtrip(args, "--machine", "machine");
+
+        /* a point where the DDIO ways overflow (8 cores, 4096-descriptor
+         * rings): a write hit rate strictly inside (0, 1) */
+        snprintf(args, sizeof args, "predict --machine %s --cores 8 --rx-ring 4096 --format json", ms[i].name);
+        r = run_ddiosim(args);
+        cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
+        cJSON *j = cJSON_Parse(r.out);
+        cr_assert_not_null(j, "%s: %s", args, r.out);
+        double w = expect_hit_rates(j, "pcie_write_hit", ms[i].name);
+        cr_expect(w > 0 && w < 1, "%s: write hit %g", ms[i].name, w);
+        expect_hit_rates(j, "pcie_read_hit", ms[i].name);
+        expect_hit_rates(j, "cpu_first_hit", ms[i].name);
+        cJSON_Delete(j);
+        cli_run_free(&r);
+
+        snprintf(args, sizeof args, "simulate --machine %s --packets 20000", ms[i].name);
+        r = run_ddiosim(args);
+        cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
+        cr_expect_eq(count_lines_with(r.out, "packets          20000 injected"), 1, "%s", r.out);
+        cli_run_free(&r);
+    }
 }

@@ -235,7 +235,8 @@ Test(configs_errors, unknown_machine_name)
     unsetenv("DDIOSIM_CONFIG_DIR");
     char want[1024], want_err[1100];
     snprintf(want, sizeof want,
-             "--machine: unknown machine 'nosuch' (known: broadwell-2650v4, skylake-6132, skylake-6140; "
+             "--machine: unknown machine 'nosuch' (known: broadwell-2650v4, cascadelake-6248, icelake-6338, "
+             "sapphirerapids-6430, skylake-6132, skylake-6140; "
              "searched %s/configs/machines)", DDIOSIM_SOURCE_DIR);
     ddio_machine m;
     ddio_err e = {0};

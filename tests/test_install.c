@@ -168,7 +168,7 @@ Test(install, installed_binary_runs_from_root_on_its_own_data, .timeout = 300)
 
     r = run_at_root(CLEAN_ENV " '%s/bin/ddiosim' config list", p);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect_str_eq(r.out, "machines   broadwell-2650v4, skylake-6132, skylake-6140\n"
+    cr_expect_str_eq(r.out, "machines   broadwell-2650v4, cascadelake-6248, icelake-6338, sapphirerapids-6430, skylake-6132, skylake-6140\n"
                             "workloads  acrobat, firewall, ipsec, l2fwd, l3router, loadbalancer\n");
     cli_run_free(&r);
 

@@ -573,7 +573,7 @@ Test(validate_experiment, machine_and_workload_errors)
     char want[1024];
     snprintf(want, sizeof want,
              "@/experiment.json: machine: --machine: unknown machine 'nosuch' (known: broadwell-2650v4, "
-             "skylake-6132, skylake-6140; searched %s/configs/machines)",
+             "cascadelake-6248, icelake-6338, sapphirerapids-6430, skylake-6132, skylake-6140; searched %s/configs/machines)",
              DDIOSIM_SOURCE_DIR);
     expect_load_error("{" NPF_HEAD NPF_X NPF_W ", \"machine\": \"nosuch\"}", W_ROWS, want);
     /* A path (relative: to the folder) must exist. */

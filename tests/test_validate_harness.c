@@ -43,15 +43,21 @@ static void fake_sysfs(const char *root, int uncore)
                      0);
 }
 
-/* A /proc of a Xeon Gold 6140 (family 6, model 85, stepping 4: Skylake-SP). */
-static void fake_proc(const char *root)
+/* A /proc of an Intel family 6 CPU of this model and stepping. */
+static void fake_proc_model(const char *root, int model, int stepping, const char *name)
 {
     cr_assert_eq(shf("mkdir -p '%s/sys/kernel' && echo 2 > '%s/sys/kernel/perf_event_paranoid' && "
                      "printf 'processor\\t: 0\\nvendor_id\\t: GenuineIntel\\ncpu family\\t: 6\\n"
-                     "model\\t\\t: 85\\nmodel name\\t: Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz\\n"
-                     "stepping\\t: 4\\n\\nprocessor\\t: 1\\n' > '%s/cpuinfo'",
-                     root, root, root),
+                     "model\\t\\t: %d\\nmodel name\\t: %s\\n"
+                     "stepping\\t: %d\\n\\nprocessor\\t: 1\\n' > '%s/cpuinfo'",
+                     root, root, model, name, stepping, root),
                  0);
+}
+
+/* A /proc of a Xeon Gold 6140 (family 6, model 85, stepping 4: Skylake-SP). */
+static void fake_proc(const char *root)
+{
+    fake_proc_model(root, 85, 4, "Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz");
 }
 
 /* A fake perf: logs its arguments (one line per call) to `log`, then writes
@@ -123,7 +129,12 @@ static void expect_one_line(const cli_run *r, const char *want, const char *what
     cr_expect(strstr(r->err, want) != NULL, "%s: [%s] does not name [%s]", what, r->err, want);
 }
 
-static void dry_run_matches(const char *args, const char *recorded)
+/* The one-line warning of --ddio-ways on Ice Lake-SP and later. */
+#define MSR_WARNING "writing MSR 0xC8B (IIO_LLC_WAYS) may not change the LLC ways DDIO writes into"
+
+/* The dry run of `args` prints `recorded` on stdout and, on stderr, nothing
+ * or (warning != NULL) one line naming `warning`. */
+static void dry_run_matches(const char *args, const char *recorded, const char *warning)
 {
     char tmp[64], sys[128], env[160], want[256];
     make_tmpdir(tmp, sizeof tmp);
@@ -132,7 +143,10 @@ static void dry_run_matches(const char *args, const char *recorded)
     snprintf(env, sizeof env, "DDIO_HARNESS_SYSFS='%s'", sys);
     cli_run r = run_harness(tmp, env, args);
     cr_expect_eq(r.status, 0, "stderr: %s", r.err);
-    cr_expect_str_eq(r.err, "");
+    if (warning)
+        expect_one_line(&r, warning, recorded);
+    else
+        cr_expect_str_eq(r.err, "");
     snprintf(want, sizeof want, HDATA "/%s", recorded);
     char *w = slurp(want, NULL);
     cr_assert_not_null(w);
@@ -159,16 +173,18 @@ Test(validate_harness, dry_run_skylake_matches_recorded)
                     "--runs 2 --duration 30 --interval 1000 --machine skylake-6140 --workload l2fwd "
                     "--param rx_ring=1024 --param cores=1 -o results/skx-l2fwd -- "
                     "./build/l2fwd -l 2 -n 4 -- -p 0x1 --name 'rx run'",
-                    "dry-run-skylake.txt");
+                    "dry-run-skylake.txt", NULL);
 }
 
 Test(validate_harness, dry_run_icelake_matches_recorded)
 {
-    /* 2 of 12 ways -> 0xc00; extended-umask events, ICX CAS encodings */
+    /* 2 of 12 ways -> 0xc00; extended-umask events, ICX CAS encodings; the
+     * commands are for an Ice Lake-SP, so --ddio-ways warns that the MSR
+     * may not take effect there */
     dry_run_matches("--dry-run --cpu icelake --ddio-ways 2 --runs 1 --delay 2000 --machine icelake-8380 "
                     "--workload l3router --fixed pkt_size=1500 --param rate=max --param cores=2 "
                     "-o out/icx -- l3fwd -l 1-2",
-                    "dry-run-icelake.txt");
+                    "dry-run-icelake.txt", "--ddio-ways: on Ice Lake-SP " MSR_WARNING);
 }
 
 Test(validate_harness, no_uncore_pmu_is_one_line_exit_2)
@@ -520,5 +536,97 @@ Test(validate_harness, cat_is_restored_to_what_it_was_not_reset)
     cr_expect_str_eq(t, "modprobe msr\npqos -e llc:1=0x00f\npqos -a llc:1=1-2\n"
                         "pqos -e llc:1=0x7ff\npqos -a llc:1=1\npqos -a llc:2=2\n");
     free(t);
+    rm_rf(tmp);
+}
+
+/* A measuring run on a fake CPU of this model (and its uncore formats), with
+ * the fake msr tools: env into `all`. */
+static void fake_machine_model(const char *tmp, int model, int stepping, char *all, size_t n)
+{
+    char env[512], pathv[256], proc[128];
+    fake_machine(tmp, 0, env, sizeof env);
+    snprintf(proc, sizeof proc, "%s/proc", tmp);
+    fake_proc_model(proc, model, stepping, "Intel(R) Xeon(R) CPU");
+    /* the extended umask of Ice Lake-SP and later, besides Skylake-SP's filter_opc0 */
+    cr_assert_eq(shf("echo config:8-15,32-57 > '%s/sys/bus/event_source/devices/uncore_cha_0/format/umask'", tmp), 0);
+    fake_tools(tmp, 0, pathv, sizeof pathv);
+    snprintf(all, n, "%s %s", env, pathv);
+}
+
+Test(validate_harness, ddio_ways_on_icelake_and_later_warn_that_the_msr_may_not_work)
+{
+    static const struct {
+        int model, stepping;
+        const char *cpu, *names;
+    } cpus[] = {
+        {106, 6, "", "on Ice Lake-SP "},                          /* 0x6A, detected as icelake */
+        {143, 8, "", "on Sapphire Rapids "},                      /* 0x8F */
+        {207, 2, "--cpu sapphirerapids", "on Sapphire Rapids "}, /* Emerald Rapids, not detected */
+        {173, 1, "--cpu skylake", "on CPU model 0xAD "},         /* Granite Rapids: by its model alone */
+        {108, 1, "--cpu skylake", "on CPU model 0x6C "},         /* Ice Lake-D */
+    };
+    for (size_t i = 0; i < sizeof cpus / sizeof cpus[0]; i++) {
+        char tmp[64], all[800], args[256], want[256], log[128];
+        make_tmpdir(tmp, sizeof tmp);
+        fake_machine_model(tmp, cpus[i].model, cpus[i].stepping, all, sizeof all);
+        snprintf(args, sizeof args, "%s --machine icelake-6338 --workload l2fwd --ddio-ways 2 --llc-ways 12 -o exp -- true",
+                 cpus[i].cpu);
+        cli_run r = run_harness(tmp, all, args);
+        /* a warning, not an error: the MSR is written, the run recorded */
+        cr_expect_eq(r.status, 0, "model %d: %s", cpus[i].model, r.err);
+        snprintf(want, sizeof want, "ddio-harness: warning: --ddio-ways: %s" MSR_WARNING
+                 " (reported by users of FastClick's DDIOTune, tbarbette/fastclick#392); check that the hit rates move\n",
+                 cpus[i].names);
+        cr_expect_str_eq(r.err, want, "model %d", cpus[i].model);
+        cli_run_free(&r);
+        snprintf(log, sizeof log, "%s/tools.log", tmp);
+        char *t = slurp(log, NULL);
+        cr_assert_not_null(t);
+        cr_expect_str_eq(t, "modprobe msr\nwrmsr -p 0 0xc8b 0xc00\nwrmsr -p 0 0xc8b 0x600\n", "model %d", cpus[i].model);
+        free(t);
+        snprintf(log, sizeof log, "%s/exp/experiment.json", tmp);
+        cr_expect_eq(access(log, F_OK), 0, "model %d: nothing recorded", cpus[i].model);
+        rm_rf(tmp);
+    }
+}
+
+Test(validate_harness, ddio_ways_on_skylake_and_cascade_lake_do_not_warn)
+{
+    static const struct {
+        int model, stepping;
+    } cpus[] = {{85, 4}, {85, 7}}; /* Skylake-SP (Gold 6140), Cascade Lake (Gold 6248) */
+    for (size_t i = 0; i < sizeof cpus / sizeof cpus[0]; i++) {
+        char tmp[64], all[800], log[128];
+        make_tmpdir(tmp, sizeof tmp);
+        fake_machine_model(tmp, cpus[i].model, cpus[i].stepping, all, sizeof all);
+        cli_run r = run_harness(tmp, all, "--machine skylake-6140 --workload l2fwd --ddio-ways 4 -o exp -- true");
+        cr_expect_eq(r.status, 0, "stepping %d: %s", cpus[i].stepping, r.err);
+        cr_expect_str_eq(r.err, "", "stepping %d", cpus[i].stepping);
+        cli_run_free(&r);
+        snprintf(log, sizeof log, "%s/tools.log", tmp);
+        char *t = slurp(log, NULL);
+        cr_assert_not_null(t);
+        /* 4 of 11 ways (no sysfs cache info: the Skylake-SP default) */
+        cr_expect_str_eq(t, "modprobe msr\nwrmsr -p 0 0xc8b 0x780\nwrmsr -p 0 0xc8b 0x600\n");
+        free(t);
+        rm_rf(tmp);
+    }
+    /* a dry run for an Ice Lake-SP warns whatever this machine is; one for a
+     * Skylake-SP does not, and nothing warns without --ddio-ways */
+    char tmp[64];
+    make_tmpdir(tmp, sizeof tmp);
+    cli_run r = dry_run(tmp, NULL, "--dry-run --cpu skylake --ddio-ways 2 --machine m --workload w -o e -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cli_run_free(&r);
+    r = dry_run(tmp, NULL, "--dry-run --cpu sapphirerapids --machine m --workload w -o e -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(r.err, "");
+    cli_run_free(&r);
+    r = dry_run(tmp, NULL, "--dry-run --cpu sapphirerapids --ddio-ways 2 --machine m --workload w -o e -- true");
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    expect_one_line(&r, "--ddio-ways: on Sapphire Rapids " MSR_WARNING, "spr dry run");
+    cr_expect(strstr(r.out, "\nwrmsr -p 0 0xc8b 0x6000\n") != NULL, "%s", r.out);
+    cli_run_free(&r);
     rm_rf(tmp);
 }
