@@ -27,6 +27,7 @@
  * (tx_xmit_pkts: nb_tx_free < tx_free_thresh): if the descriptor tx_next_dd
  * (the next RS one) is done, exactly tx_rs_thresh buffers go back, one at a
  * time, else none (ice_tx_free_bufs). */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "sim/queue/dsim_drv.h"
@@ -68,6 +69,7 @@ static int ice_init_core(dsim *s, uint32_t c)
 static void ice_tx_completion(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
+    assert(cs->tx_comps % s->cfg->workload.driver.tx_rs_thresh == 0 && "the RS bit is on every tx_rs_thresh-th");
     uint64_t rs = cs->tx_comps - 1;
     uint64_t addr = tx_wqe_addr(s, c, rs);
     nic_write_part_line(s, addr, cs->tx_wqe_set[tx_slot(s, rs)]);
@@ -85,6 +87,7 @@ static int ice_refill_block(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     uint32_t thresh = s->cfg->workload.driver.rx_free_thresh;
+    assert(cs->rx_unposted >= thresh);
     if (mempool_get_bulk(&s->mp, c, cs->drv_bufs, thresh) != 0)
         return -1;   /* rx_mbuf_alloc_failed: the descriptors stay consumed */
     for (uint32_t i = 0; i < thresh; i++) {
@@ -136,8 +139,11 @@ static void ice_tx_free(dsim *s, uint32_t c)
     uint64_t next_dd = cs->tx_freed + d->tx_rs_thresh - 1;
     if (s->desc_access)
         driver_line(s, REQ_CORE_RD, c, tx_wqe_addr(s, c, next_dd), cs->tx_wqe_set[tx_slot(s, next_dd)]);
+    /* Sent in order: the done buffers are those after the freed ones. */
+    assert(cs->tx_freed + ring_count(&cs->tx_done) == cs->tx_comps);
     if (ring_count(&cs->tx_done) < d->tx_rs_thresh)
         return;
+    assert(next_dd < cs->tx_comps && "DD set: the RS descriptor was sent");
     dsim_len_add(s, cs, Q_TX_RECYCLE, -(int64_t)d->tx_rs_thresh);
     for (uint32_t i = 0; i < d->tx_rs_thresh; i++) {
         uint32_t b = 0;

@@ -11,6 +11,7 @@
  * 16-byte data segment; a completion every TX_COMP_BATCH WQEs; sent buffers
  * freed at every tx_burst (eager), or once fewer than tx_free_thresh
  * descriptors are free (threshold). */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -70,6 +71,7 @@ static int mlx5_init_core(dsim *s, uint32_t c)
 static void mlx5_tx_completion(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
+    assert(cs->tx_comps % TX_COMP_BATCH == 0);
     uint32_t slot = (uint32_t)((cs->tx_comps / TX_COMP_BATCH) % tx_cq_nic_slots(s));
     nic_write_line(s, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     dsim_trace(s, NIC_TR_TX_COMP, c, tx_cq_addr(c, slot), cs->tx_comps, 0);
