@@ -68,7 +68,7 @@ static inline uint32_t tx_ring_free(const dsim *s, const dsim_core *cs)
 /* The driver posts one fresh buffer on core c's RX ring, writing its
  * address into the next descriptor; -1 if the mempool has none
  * (rx_nombuf). */
-static inline int rx_post_one(dsim *s, uint32_t c)
+static inline __attribute__((always_inline)) int rx_post_one(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     uint32_t b;

@@ -85,8 +85,9 @@ typedef struct nic_ops {
      * received packets (n may be 0: an idle poll). */
     int (*rx_refill_due)(const struct dsim *s, const struct dsim_core *cs);
     void (*rx_refill)(struct dsim *s, uint32_t c, uint32_t n);
-    /* Would tx_burst free sent buffers now?  tx_free frees what its rule
-     * frees (the start of every tx_burst). */
+    /* Would tx_burst free sent buffers now (never with none sent:
+     * core_idle_work asks only when some are)?  tx_free frees what its
+     * rule frees (the start of every tx_burst). */
     int (*tx_free_due)(const struct dsim *s, const struct dsim_core *cs);
     void (*tx_free)(struct dsim *s, uint32_t c);
     /* Queueing estimate (qest.c): the queue lengths this driver's refill

@@ -94,10 +94,10 @@ static void mlx5_rx_refill(dsim *s, uint32_t c, uint32_t n)
     if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
         return;
     uint32_t posted = 0, unposted = cs->rx_unposted;
-    while (cs->rx_unposted && rx_post_one(s, c) == 0)   /* pool exhausted: the rest stay empty (rx_nombuf) */
+    while (posted < unposted && rx_post_one(s, c) == 0)   /* pool exhausted: the rest stay empty (rx_nombuf) */
         posted++;
     dsim_len_add(s, cs, Q_RX_REPLENISH, posted);   /* all at this time: one update */
-    if (posted)
+    if (posted && s->trace)
         dsim_trace(s, NIC_TR_RX_REFILL, c, 0, posted, unposted);
     if (posted && cs->hold_n)
         nic_rx_release(s, c);
@@ -126,7 +126,7 @@ static void mlx5_tx_free(dsim *s, uint32_t c)
         uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % TX_CQ_READ_SLOTS);
         driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
-    uint32_t b, n = ring_count(&cs->tx_done), nb_free = tx_ring_free(s, cs);
+    uint32_t b, n = ring_count(&cs->tx_done), nb_free = s->trace ? tx_ring_free(s, cs) : 0;
     dsim_len_add(s, cs, Q_TX_RECYCLE, -(int64_t)n);
     while (ring_dequeue(&cs->tx_done, &b) == 0)
         free_buffer(s, c, b);
