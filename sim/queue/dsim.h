@@ -118,8 +118,8 @@ int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *ou
 
 /* The simulator's PCIe link for `cfg`: the machine's generation, lanes,
  * MPS and MRRS, and the descriptor sizes of its NIC driver (nic.h: mlx5's
- * with its completion compression, driver.rx_cqe_comp, or ice's).  The queueing estimate (qest.c) costs
- * its packets on the same link. */
+ * with its completion compression, driver.rx_cqe_comp, or ice's).  The
+ * queueing estimate (qest.c) costs its packets on the same link. */
 void dsim_pcie_config(const ddio_config *cfg, pcie_config *out);
 
 const char *dsim_queue_name(enum dsim_queue q);
