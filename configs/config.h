@@ -186,6 +186,7 @@ typedef struct ddio_driver {
     uint32_t sw_tx_queue;           /* software queue before the TX ring (FastClick); 0 = none */
     bool rx_cqe_comp;               /* mlx5 CQE compression: one completion line per 8 packets */
     bool tx_mpw;                    /* mlx5 eMPW: a 16-byte TX descriptor per packet, four to a line */
+    bool rx_desc_16b;               /* ice / i40e built with 16-byte RX descriptors, four to a line */
 } ddio_driver;
 
 /* An LLC co-runner (Wang, Xu, Wu, SIGMETRICS 2022, Algorithm 2) on one extra core. */

@@ -109,6 +109,9 @@ static const cfg_field workload_fields[] = {
       .doc = "mlx5 CQE compression (rxq_cqe_comp_en): eight packets' completions in one 64-byte line"),
     W("driver.tx_mpw", CFG_BOOL, driver.tx_mpw,
       .doc = "mlx5 enhanced multi-packet write (txq_mpw_en): a 16-byte TX descriptor per packet, four to a line"),
+    W("driver.rx_desc_16b", CFG_BOOL, driver.rx_desc_16b,
+      .doc = "nic.driver ice / i40e: 16-byte RX descriptors (DPDK built with RTE_LIBRTE_ICE_16BYTE_RX_DESC / "
+             "RTE_LIBRTE_I40E_16BYTE_RX_DESC), four to a line, instead of 32"),
     W("distractor.working_set", CFG_U64, distractor.working_set, .hi = 1099511627776.0,
       .doc = "LLC co-runner working set, bytes; 0 = no distractor"),
     W("distractor.stride", CFG_U32, distractor.stride, .lo = 1, .hi = 1 << 20,

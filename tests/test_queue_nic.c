@@ -135,6 +135,31 @@ Test(queue_nic, ice_writes_back_into_the_rx_ring)
     free(t);
 }
 
+/* The same with DPDK built for 16-byte RX descriptors (driver.rx_desc_16b):
+ * four a line, so a fetch per four packets, and each write-back in its own
+ * quarter of the fetched line. */
+Test(queue_nic, ice_16_byte_rx_descriptors)
+{
+    ddio_config cfg;
+    nic_config(&cfg, "ice");
+    cfg.workload.driver.rx_desc_16b = true;
+    trace *t = calloc(1, sizeof *t);
+    dsim_result r;
+    run(&cfg, t, &r);
+    cr_expect_eq(count(t, NIC_TR_RX_WB), PACKETS);
+    cr_expect_eq(count(t, NIC_TR_RX_FETCH), PACKETS / 4);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const nic_trace_ev *ev = &t->ev[i];
+        if (ev->kind != NIC_TR_RX_WB)
+            continue;
+        cr_expect_eq(ev->addr >> 6, fetched_line(t, NIC_TR_RX_FETCH, ev->n, 4), "packet %llu",
+                     (unsigned long long)ev->n);
+        cr_expect_eq(ev->addr % 64, (ev->n % 4) * 16, "packet %llu", (unsigned long long)ev->n);
+    }
+    dsim_result_free(&r);
+    free(t);
+}
+
 /* ice's RS bit every tx_rs_thresh (32) descriptors: the NIC writes back the
  * DD status of descriptors 31, 63, ... only, into that descriptor's own TX
  * ring line.  The driver frees exactly 32 buffers at a time, and only when

@@ -8,8 +8,9 @@
  * the PCIe link - is the machine's.
  *
  * RX.  32-byte descriptors (ice_32byte_rx_desc, i40e_32byte_rx_desc: the
- * default unless DPDK is built with RTE_LIBRTE_ICE_16BYTE_RX_DESC), two to a
- * line, which the NIC fetches a line at a time.  No completion ring: the NIC
+ * default unless DPDK is built with RTE_LIBRTE_ICE_16BYTE_RX_DESC, which
+ * driver.rx_desc_16b says: 16 bytes), two to a line, which the NIC fetches
+ * a line at a time.  No completion ring: the NIC
  * writes each received packet's descriptor back in place, into the RX ring
  * (the write-back format over the read format, DD set), which is part of a
  * line; the driver reads the ring's lines for the DD bits (ice_rx_scan_hw_ring).
@@ -33,6 +34,7 @@
 #include "sim/queue/dsim_drv.h"
 
 #define ICE_RX_DESC 32u       /* ice_32byte_rx_desc */
+#define ICE_RX_DESC_16B 16u   /* ice_16byte_rx_desc */
 #define ICE_TX_DESC 16u       /* ice_tx_desc */
 #define ICE_RX_MAX_BURST 32u  /* descriptors one scan takes (ice_rxtx.h) */
 /* As mlx5's (nic_mlx5.c): the NIC's read concurrency is not published for
@@ -41,15 +43,16 @@
 
 static void ice_geometry(const ddio_config *cfg, nic_geometry *g)
 {
+    uint32_t rx = cfg->workload.driver.rx_desc_16b ? ICE_RX_DESC_16B : ICE_RX_DESC;
     pcie_desc_preset(&g->desc, PCIE_DESC_INTEL);
-    g->desc.rx_desc = ICE_RX_DESC;
-    g->desc.rx_wb = ICE_RX_DESC;   /* the whole descriptor, written back */
+    g->desc.rx_desc = rx;
+    g->desc.rx_wb = rx;   /* the whole descriptor, written back */
     g->desc.tx_desc = ICE_TX_DESC;
     g->desc.tx_wb = ICE_TX_DESC;
     g->desc.rx_wb_per = 1;
     g->rx_wb_in_ring = 1;
-    g->rx_wb_partial = ICE_RX_DESC < 64;
-    g->rx_wb_read_mask = 64 / ICE_RX_DESC - 1;   /* a line of descriptors per read */
+    g->rx_wb_partial = rx < 64;
+    g->rx_wb_read_mask = 64 / rx - 1;   /* a line of descriptors per read */
     g->tx_comp_every = cfg->workload.driver.tx_rs_thresh;
     g->tx_max_fetched = ICE_TX_MAX_FETCHED;
 }
