@@ -273,6 +273,35 @@ static int cross_fail(const cfg_ctx *wc, const char *wpaths, const cfg_ctx *mc, 
     return ddio_errf(e, DDIO_EXIT_USAGE, "%s: %.*s: %s", wc->file, (int)strcspn(wpaths, ","), wpaths, msg);
 }
 
+/* nic.driver ice / i40e: the queue set-up checks of DPDK's drivers, which
+ * refuse these rings and thresholds (or, below 32, run another burst
+ * function the simulator does not model).  DPDK drivers/net/ice/ice_rxtx.c:
+ * ice_check_rx_burst_bulk_alloc_preconditions (rx_free_thresh >=
+ * ICE_RX_MAX_BURST = 32, < the ring, dividing it), ice_tx_queue_setup (the
+ * TX rules below) and ice_set_tx_function_flag (the simple TX path needs
+ * tx_rs_thresh >= ICE_TX_MAX_BURST = 32); drivers/net/i40e/i40e_rxtx.c has
+ * the same rules. */
+static int intel_thresholds(const ddio_config *c, const cfg_ctx *mc, const cfg_ctx *wc, ddio_err *e)
+{
+    const ddio_driver *d = &c->workload.driver;
+    const char *drv = c->machine.nic.driver == DDIO_NIC_I40E ? "i40e" : "ice";
+    if (d->rx_free_thresh < 32 || d->rx_free_thresh >= d->rx_ring || d->rx_ring % d->rx_free_thresh)
+        return cross_fail(wc, "driver.rx_free_thresh,driver.rx_ring", mc, "nic.driver", e,
+                          "%s: rx_free_thresh %u must be at least 32, smaller than the RX ring (%u descriptors) and "
+                          "divide it", drv, d->rx_free_thresh, d->rx_ring);
+    if (d->tx_rs_thresh < 32 || d->tx_rs_thresh + 2 >= d->tx_ring || d->tx_ring % d->tx_rs_thresh)
+        return cross_fail(wc, "driver.tx_rs_thresh,driver.tx_ring", mc, "nic.driver", e,
+                          "%s: tx_rs_thresh %u must be at least 32, smaller than the TX ring (%u descriptors) minus "
+                          "2 and divide it", drv, d->tx_rs_thresh, d->tx_ring);
+    if (d->tx_free_thresh + 3 >= d->tx_ring || d->tx_free_thresh < d->tx_rs_thresh ||
+        d->tx_free_thresh + d->tx_rs_thresh > d->tx_ring)
+        return cross_fail(wc, "driver.tx_free_thresh,driver.tx_rs_thresh,driver.tx_ring", mc, "nic.driver", e,
+                          "%s: tx_free_thresh %u must be smaller than the TX ring (%u descriptors) minus 3, at least "
+                          "tx_rs_thresh (%u), and with it at most the ring",
+                          drv, d->tx_free_thresh, d->tx_ring, d->tx_rs_thresh);
+    return 0;
+}
+
 static int cross_check(const ddio_config *c, const cfg_ctx *mc, const cfg_ctx *wc, ddio_err *e)
 {
     const ddio_machine *m = &c->machine;
@@ -304,6 +333,8 @@ static int cross_check(const ddio_config *c, const cfg_ctx *mc, const cfg_ctx *w
             return cross_fail(wc, "distractor.cat_mask", mc, "cat.classes", e,
                               "no CAT class left for the distractor (%d in use)", DDIO_MAX_CLASSES);
     }
+    if (m->nic.driver != DDIO_NIC_MLX5 && intel_thresholds(c, mc, wc, e) != 0)
+        return -1;
     for (uint32_t i = 0; i < w->n_tables; i++)
         if (w->tables[i].bytes && w->tables[i].bytes < m->llc.line_size) {
             char path[64];

@@ -89,8 +89,14 @@ typedef struct ddio_llc_spec {
     enum pcie_hit_update pcie_hit_update; /* which PCIe hits update the replacement state */
 } ddio_llc_spec;
 
+/* The NIC's DPDK driver (sim/queue/nic.h): how descriptors, completions,
+ * RX refill and TX freeing work.  i40e is ice's behaviour with its own
+ * defaults, which DPDK makes equal (docs/simulator.md, "NIC drivers"). */
+enum ddio_nic_driver { DDIO_NIC_MLX5 = 0, DDIO_NIC_ICE, DDIO_NIC_I40E, DDIO_NIC_COUNT };
+
 typedef struct ddio_nic_spec {
     char model[DDIO_NAME_LEN];
+    enum ddio_nic_driver driver;
     double line_rate_gbps;
     double tx_packet_ns;    /* a TX queue's work per packet, serial with its own data transfer (0: none) */
     uint32_t rx_hold_bytes; /* frames kept in the NIC while their queue has no RX descriptor (0: dropped) */
@@ -172,6 +178,7 @@ typedef struct ddio_driver {
     uint32_t rx_free_thresh;        /* threshold: refill once this many descriptors are free */
     enum ddio_tx_recycle tx_recycle;/* eager: free a TX buffer as soon as it is sent */
     uint32_t tx_free_thresh;        /* threshold: free once this many descriptors are done */
+    uint32_t tx_rs_thresh;          /* ice / i40e: the RS bit every this many TX descriptors, freed in blocks of it */
     uint32_t mempool_size;          /* buffers in the shared pool; 0 = auto (ddio_workload_mempool_size) */
     uint32_t mempool_cache;         /* per-core LIFO cache */
     uint32_t data_room, headroom, mbuf_header;  /* bytes; buffer = header + headroom + data room */
@@ -179,6 +186,7 @@ typedef struct ddio_driver {
     uint32_t sw_tx_queue;           /* software queue before the TX ring (FastClick); 0 = none */
     bool rx_cqe_comp;               /* mlx5 CQE compression: one completion line per 8 packets */
     bool tx_mpw;                    /* mlx5 eMPW: a 16-byte TX descriptor per packet, four to a line */
+    bool rx_desc_16b;               /* ice / i40e built with 16-byte RX descriptors, four to a line */
 } ddio_driver;
 
 /* An LLC co-runner (Wang, Xu, Wu, SIGMETRICS 2022, Algorithm 2) on one extra core. */

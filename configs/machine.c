@@ -21,6 +21,7 @@ static const char *const hierarchy_names[] = {"non-inclusive", "inclusive", NULL
 static const char *const estimate_names[] = {"policy", "mean", "lower", "upper", NULL};
 static const char *const pcie_hit_update_names[] = {"all", "writes", "reads", "none", NULL};
 static const char *const pcie_dllp_names[] = {"per_lane", "table", NULL};
+static const char *const nic_driver_names[] = {"mlx5", "ice", "i40e", NULL};
 
 /* Array elements: a CAT way mask, a class number. */
 static const cfg_field class_mask_fields[] = {
@@ -111,6 +112,9 @@ static const cfg_field machine_fields[] = {
     LAT_ROW(pcie_read, "PCIe read measured in the IIO"),
     LAT_ROW(pcie_write, "PCIe write measured in the IIO"),
     M("nic.model", CFG_STR, nic.model, .doc = "network card"),
+    M("nic.driver", CFG_ENUM, nic.driver, .names = nic_driver_names,
+      .doc = "the NIC's DPDK driver: mlx5 (CQEs, refill every burst), ice or i40e (descriptor write-back in the "
+             "RX ring, refill at rx_free_thresh, TX freed in blocks of tx_rs_thresh)"),
     M("nic.line_rate_gbps", CFG_F64, nic.line_rate_gbps, .lo = 0.01, .hi = 1600, .doc = "port line rate, Gb/s"),
     M("nic.rx_hold_bytes", CFG_U32, nic.rx_hold_bytes, .lo = 0, .hi = 1u << 30,
       .doc = "frame bytes the NIC keeps, in arrival order, while their queue has no RX descriptor, written when "

@@ -90,6 +90,9 @@ static const cfg_field workload_fields[] = {
       .doc = "eager: free each sent buffer at once; threshold: once fewer than tx_free_thresh descriptors are free"),
     W("driver.tx_free_thresh", CFG_U32, driver.tx_free_thresh, .lo = 1, .hi = 32768,
       .doc = "tx_burst frees sent buffers once fewer TX descriptors than this are free (threshold mode)"),
+    W("driver.tx_rs_thresh", CFG_U32, driver.tx_rs_thresh, .lo = 1, .hi = 32768,
+      .doc = "nic.driver ice / i40e: the RS bit every this many TX descriptors; sent buffers are freed this many "
+             "at a time"),
     W("driver.mempool_size", CFG_U32, driver.mempool_size, .lo = 64, .hi = 1 << 24, .flags = CFG_ZERO_OK,
       .doc = "buffers in the mempool; 0 = auto (DPDK examples' rule)"),
     W("driver.mempool_cache", CFG_U32, driver.mempool_cache, .hi = 512,
@@ -106,6 +109,9 @@ static const cfg_field workload_fields[] = {
       .doc = "mlx5 CQE compression (rxq_cqe_comp_en): eight packets' completions in one 64-byte line"),
     W("driver.tx_mpw", CFG_BOOL, driver.tx_mpw,
       .doc = "mlx5 enhanced multi-packet write (txq_mpw_en): a 16-byte TX descriptor per packet, four to a line"),
+    W("driver.rx_desc_16b", CFG_BOOL, driver.rx_desc_16b,
+      .doc = "nic.driver ice / i40e: 16-byte RX descriptors (DPDK built with RTE_LIBRTE_ICE_16BYTE_RX_DESC / "
+             "RTE_LIBRTE_I40E_16BYTE_RX_DESC), four to a line, instead of 32"),
     W("distractor.working_set", CFG_U64, distractor.working_set, .hi = 1099511627776.0,
       .doc = "LLC co-runner working set, bytes; 0 = no distractor"),
     W("distractor.stride", CFG_U32, distractor.stride, .lo = 1, .hi = 1 << 20,
@@ -140,7 +146,7 @@ void ddio_workload_default(ddio_workload *w)
     w->driver = (ddio_driver){
         .rx_ring = 256, .tx_ring = 256, .burst = 32,
         .rx_refill = DDIO_REFILL_IMMEDIATE, .rx_free_thresh = 32,
-        .tx_recycle = DDIO_RECYCLE_EAGER, .tx_free_thresh = 32,
+        .tx_recycle = DDIO_RECYCLE_EAGER, .tx_free_thresh = 32, .tx_rs_thresh = 32,
         .mempool_size = 65535, .mempool_cache = 256,
         .data_room = 2048, .headroom = 128, .mbuf_header = 128, .align_4k = false,
         .sw_tx_queue = 1024, .rx_cqe_comp = true, .tx_mpw = false,

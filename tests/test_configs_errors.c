@@ -195,6 +195,38 @@ Test(configs_errors, cross_field)
     expect_override_error(DDIO_CFG_OPT_CORES, "19", "--cores: 19 cores exceed the 18 of machine skylake-6140");
 }
 
+#define E810 DDIOSIM_SOURCE_DIR "/tests/data/skylake-6140-e810.json"
+
+/* nic.driver: the name, and DPDK's queue set-up rules of ice / i40e
+ * (ice_rx_queue_setup's bulk-alloc preconditions, ice_tx_queue_setup). */
+Test(configs_errors, nic_driver)
+{
+    expect_file_error(0, "{\"nic\": {\"driver\": \"x\"}}", "nic.driver: 'x' is not one of mlx5, ice, i40e", NULL, 0);
+    expect_override_error(DDIO_CFG_OPT_SET, "machine.nic.driver=ixgbe",
+                          "--set machine.nic.driver: 'ixgbe' is not one of mlx5, ice, i40e");
+    expect_override_error_on(E810, DDIO_CFG_OPT_SET, "workload.driver.rx_free_thresh=16",
+                             "--set workload.driver.rx_free_thresh: ice: rx_free_thresh 16 must be at least 32, "
+                             "smaller than the RX ring (256 descriptors) and divide it");
+    expect_override_error_on(E810, DDIO_CFG_OPT_SET, "workload.driver.rx_free_thresh=96",
+                             "--set workload.driver.rx_free_thresh: ice: rx_free_thresh 96 must be at least 32, "
+                             "smaller than the RX ring (256 descriptors) and divide it");
+    expect_override_error_on(E810, DDIO_CFG_OPT_SET, "workload.driver.tx_ring=32",
+                             "--set workload.driver.tx_ring: ice: tx_rs_thresh 32 must be at least 32, smaller than "
+                             "the TX ring (32 descriptors) minus 2 and divide it");
+    expect_override_error_on(E810, DDIO_CFG_OPT_SET, "workload.driver.tx_rs_thresh=64",
+                             "--set workload.driver.tx_rs_thresh: ice: tx_free_thresh 32 must be smaller than the TX "
+                             "ring (256 descriptors) minus 3, at least tx_rs_thresh (64), and with it at most the "
+                             "ring");
+    /* mlx5 has no such rules: the same values load. */
+    ddio_config_args a;
+    ddio_config_args_init(&a);
+    ddio_err e = {0};
+    cr_assert_eq(ddio_config_args_add(&a, DDIO_CFG_OPT_SET, "workload.driver.rx_free_thresh=16", &e), 0);
+    ddio_config c;
+    cr_expect_eq(ddio_config_resolve(&a, &c, NULL, &e), 0, "%s", e.msg);
+    cr_expect_eq(c.machine.nic.driver, DDIO_NIC_MLX5, "the default driver");
+}
+
 Test(configs_errors, cli_override_errors)
 {
     expect_override_error(DDIO_CFG_OPT_RX_RING, "abc", "--rx-ring: 'abc' is not an integer");

@@ -287,10 +287,9 @@ void dsim_pcie_config(const ddio_config *cfg, pcie_config *out)
      * reading (~9.8 % of a gen3 x16 link) cannot carry upstream. */
     if (cfg->machine.pcie.dllp == PCIE_DLLP_PER_LANE)
         out->dll_overhead = pcie_dll_overhead_per_lane(out->gen, out->lanes, out->mps);
-    pcie_desc_preset(&out->desc, PCIE_DESC_MLX5);
-    out->desc.rx_wb_per = cfg->workload.driver.rx_cqe_comp ? PCIE_MLX5_MINI_CQES : 1;
-    if (cfg->workload.driver.tx_mpw)
-        out->desc.tx_desc = 16;   /* eMPW: a 16-byte data segment per packet (mlx5_wqe_dseg) */
+    nic_geometry g;
+    nic_ops_of(cfg)->geometry(cfg, &g);
+    out->desc = g.desc;
 }
 
 int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *out, ddio_err *e)
@@ -342,6 +341,11 @@ static int setup(dsim *s, ddio_err *e)
         evq_lane_single(&s->q, dsim_event_lane(EV_ARRIVAL), (sim_event){.type = EV_ARRIVAL}, e) != 0)
         return -1;
     s->nic_buffer_ns = pcie_backlog_ns_over(&s->pcie, o->nic_buffer_bytes);
+    s->nic = nic_ops_of(cfg);
+    s->nic->geometry(cfg, &s->geo);
+    s->rx_wb_base = s->geo.rx_wb_in_ring ? ADDR_RX_WQE : ADDR_RX_CQ;
+    s->rx_wb_stride = s->geo.rx_wb_in_ring ? s->geo.desc.rx_desc : s->geo.desc.rx_wb;
+    s->trace = o->nic_trace;
     s->rx_wb_cost = pcie_write_of(&s->pcie, s->pcie.cfg.desc.rx_wb);
     s->tx_desc_cost = pcie_read_of(&s->pcie, s->pcie.cfg.desc.tx_desc < 64 ? 64 : s->pcie.cfg.desc.tx_desc);
     s->core = calloc(s->cores, sizeof *s->core);
@@ -519,6 +523,7 @@ static void teardown(dsim *s)
             free(cs->rx_cq_set);
             free(cs->tx_wqe_set);
             free(cs->tx_cq_set);
+            free(cs->drv_bufs);
         }
     free(s->core);
     free(s->buf_len);

@@ -23,6 +23,7 @@
 #include "sim/queue/pcie.h"
 #include "sim/queue/pktsrc.h"
 
+struct nic_trace_ev;   /* sim/queue/nic.h (dsim_options.nic_trace) */
 
 typedef struct dsim_options {
     dsim_source src;
@@ -54,6 +55,10 @@ typedef struct dsim_options {
      * ns of the measured interval, then in doubles (dsim_account); 0: as
      * long as the integrals stay exact.  The results are the same. */
     uint64_t area_exact_ns;
+    /* Tests: called with what the NIC and its driver do (sim/queue/nic.h,
+     * nic_trace_ev: completion lines written, refills, frees); NULL: off. */
+    void (*nic_trace)(void *ctx, const struct nic_trace_ev *ev);
+    void *nic_trace_ctx;
 } dsim_options;
 
 void dsim_options_default(dsim_options *o);
@@ -110,9 +115,9 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
 int dsim_buffer_layout(const ddio_driver *d, uint32_t line_size, mbuf_layout *out, ddio_err *e);
 
 /* The simulator's PCIe link for `cfg`: the machine's generation, lanes,
- * MPS and MRRS, mlx5 descriptor sizes, and the driver's completion
- * compression (driver.rx_cqe_comp).  The queueing estimate (qest.c) costs
- * its packets on the same link. */
+ * MPS and MRRS, and the descriptor sizes of its NIC driver (nic.h: mlx5's
+ * with its completion compression, driver.rx_cqe_comp, or ice's).  The
+ * queueing estimate (qest.c) costs its packets on the same link. */
 void dsim_pcie_config(const ddio_config *cfg, pcie_config *out);
 
 static inline double dsim_rate(dsim_hits h)

@@ -1,11 +1,12 @@
 /* dsim_core.c - the cores: one DPDK-style run-to-completion loop each.
  *
  * One iteration (EV_CORE_POLL) = rx_burst (up to `burst` packets, refilling
- * the RX ring from the mempool as mlx5 does), the workload's accesses to each
- * packet, then tx_burst (free completed TX buffers, put the new ones on the
- * TX ring or the software queue).  All the iteration's cache accesses happen
+ * the RX ring from the mempool by the NIC driver's rule, nic.h), the
+ * workload's accesses to each packet, then tx_burst (free completed TX
+ * buffers by the driver's rule, put the new ones on the TX ring or the
+ * software queue).  All the iteration's cache accesses happen
  * at its start; the core is then busy for the summed service time. */
-#include "sim/queue/dsim_int.h"
+#include "sim/queue/dsim_drv.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -56,23 +57,18 @@ int core_init_rings(dsim *s, uint32_t c)
         ring_enqueue(&cs->rx_posted, b);
     }
     cs->rx_wqe_fill = d->rx_ring;
-    /* The ring lines' LLC sets. */
-    uint32_t ncq = tx_cq_slots(s);
+    cs->tx_comp_left = s->geo.tx_comp_every;
+    /* The descriptor rings' LLC sets (the driver adds its completion
+     * rings'). */
     cs->rx_wqe_set = malloc(d->rx_ring * sizeof *cs->rx_wqe_set);
-    cs->rx_cq_set = malloc(d->rx_ring * sizeof *cs->rx_cq_set);
     cs->tx_wqe_set = malloc(d->tx_ring * sizeof *cs->tx_wqe_set);
-    cs->tx_cq_set = malloc(ncq * sizeof *cs->tx_cq_set);
-    if (!cs->rx_wqe_set || !cs->rx_cq_set || !cs->tx_wqe_set || !cs->tx_cq_set)
+    if (!cs->rx_wqe_set || !cs->tx_wqe_set)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    for (uint32_t i = 0; i < d->rx_ring; i++) {
+    for (uint32_t i = 0; i < d->rx_ring; i++)
         cs->rx_wqe_set[i] = hier_llc_set(&s->h, rx_wqe_addr(s, c, i) >> s->line_shift);
-        cs->rx_cq_set[i] = hier_llc_set(&s->h, rx_cq_addr(s, c, i) >> s->line_shift);
-    }
     for (uint32_t i = 0; i < d->tx_ring; i++)
         cs->tx_wqe_set[i] = hier_llc_set(&s->h, tx_wqe_addr(s, c, i) >> s->line_shift);
-    for (uint32_t i = 0; i < ncq; i++)
-        cs->tx_cq_set[i] = hier_llc_set(&s->h, tx_cq_addr(c, i) >> s->line_shift);
-    return 0;
+    return s->nic->init_core(s, c);
 }
 
 void core_schedule(dsim *s, uint32_t c, uint64_t delay)
@@ -97,13 +93,13 @@ static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
  * descriptors. */
 #define IDLE_LOOP_NS 100
 
-static int tx_recycle_due(const dsim *s, const dsim_core *cs);
-
 void core_idle_work(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
-    int refill = cs->rx_unposted && !s->measure_closed && mempool_avail_count(&s->mp);
-    if (tx_recycle_due(s, cs) || refill)
+    /* No driver frees from an empty TX Recycle (nic.h): checked here,
+     * without a call, as it is the usual answer. */
+    if ((!ring_empty(&cs->tx_done) && s->nic->tx_free_due(s, cs)) ||
+        (!s->measure_closed && s->nic->rx_refill_due(s, cs)))
         core_wake_after(s, c, IDLE_LOOP_NS);
 }
 
@@ -129,23 +125,6 @@ static double core_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr)
     hier_result r;
     dsim_access(s, req, c, addr, &r);
     return access_latency(s, &r);
-}
-
-/* A driver access to a descriptor, completion or mbuf header line.  Its
- * latency is not charged: the driver prefetches these lines and their cost
- * is part of the workload's cycles per packet (docs/simulator.md). */
-static inline __attribute__((always_inline)) void driver_line(dsim *s, enum coh_req req, uint32_t c, uint64_t addr,
-                                                              uint32_t set)
-{
-    hier_result r;
-    dsim_access_set(s, req, c, addr, set, &r);
-}
-
-/* The same for buffer b's mbuf header line (a line number already). */
-static inline __attribute__((always_inline)) void driver_hdr_line(dsim *s, enum coh_req req, uint32_t c, uint32_t b)
-{
-    hier_result r;
-    dsim_line_set(s, req, c, dsim_hdr_line(s, b), s->hdr_set[b], &r);
 }
 
 #define MEMO_MAX_OPS 64u   /* longest expansion remembered (bounds memo_ops: memo_lens x this) */
@@ -246,72 +225,6 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     return ddio_workload_stall_ns(w, ns) + ddio_workload_cycles(w, len) / s->ghz;
 }
 
-/* Post fresh buffers on the RX ring: all free descriptors (mlx5 style), or
- * once rx_free_thresh of them are free. */
-static void rx_refill(dsim *s, uint32_t c)
-{
-    dsim_core *cs = &s->core[c];
-    const ddio_driver *d = drv(s);
-    if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
-        return;
-    uint32_t posted = 0;
-    while (cs->rx_unposted) {
-        uint32_t b;
-        if (mempool_get(&s->mp, c, &b) != 0)
-            break;   /* pool exhausted: the descriptor stays empty (rx_nombuf) */
-        ring_enqueue(&cs->rx_posted, b);
-        posted++;
-        cs->rx_unposted--;
-        if (s->desc_access)   /* the driver writes the buffer address into the WQE */
-            driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_fill)]);
-        cs->rx_wqe_fill++;
-    }
-    dsim_len_add(s, cs, Q_RX_REPLENISH, posted);   /* all at this time: one update */
-    if (posted && cs->hold_n)
-        nic_rx_release(s, c);
-}
-
-/* Inline (as tx_post): once per packet, a call cost a sixth of its work. */
-__attribute__((always_inline)) static inline void free_buffer(dsim *s, uint32_t c, uint32_t b)
-{
-    if (s->desc_access)   /* rte_pktmbuf_free reads the mbuf (refcnt, pool) */
-        driver_hdr_line(s, REQ_CORE_RD, c, b);
-    mempool_put(&s->mp, c, b);
-}
-
-static uint32_t tx_ring_free(const dsim *s, const dsim_core *cs)
-{
-    return drv(s)->tx_ring - ring_count(&cs->tx_pending) - cs->tx_inflight - ring_count(&cs->tx_done);
-}
-
-/* Whether tx_burst would free completed TX descriptors now: at every
- * tx_burst (eager, mlx5), or once fewer than tx_free_thresh descriptors are
- * free (DPDK's nb_tx_free < tx_free_thresh).  An idle core wakes only when
- * it is due: below the threshold the sent buffers stay in the ring, as on
- * the hardware, until later bursts take the free count down. */
-static int tx_recycle_due(const dsim *s, const dsim_core *cs)
-{
-    const ddio_driver *d = drv(s);
-    if (ring_empty(&cs->tx_done))
-        return 0;
-    return d->tx_recycle != DDIO_RECYCLE_THRESHOLD || tx_ring_free(s, cs) < d->tx_free_thresh;
-}
-
-static void tx_recycle(dsim *s, uint32_t c)
-{
-    dsim_core *cs = &s->core[c];
-    if (!tx_recycle_due(s, cs))
-        return;
-    if (s->desc_access) {   /* the driver reads the completion */
-        uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % 64);
-        driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
-    }
-    uint32_t b;
-    dsim_len_add(s, cs, Q_TX_RECYCLE, -(int64_t)ring_count(&cs->tx_done));
-    while (ring_dequeue(&cs->tx_done, &b) == 0)
-        free_buffer(s, c, b);
-}
-
 __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, uint32_t b)
 {
     dsim_core *cs = &s->core[c];
@@ -336,7 +249,7 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
 {
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
-    tx_recycle(s, c);
+    s->nic->tx_free(s, c);
     /* Each post takes one free descriptor; nothing else here frees or takes
      * one, so the count is read once. */
     uint32_t room = tx_ring_free(s, cs), b;
@@ -421,17 +334,18 @@ void core_poll(dsim *s, uint32_t c)
             uint64_t cqe = cs->rx_cqe_read++;
             assert(cqe < cs->rx_cqe && "the driver reads a completion the NIC has not written");
             if (s->desc_access) {
-                if (pcie_rx_wb_due(&s->pcie.cfg.desc, cqe))   /* a CQE, or the next line of mini-CQEs */
-                    driver_line(s, REQ_CORE_RD, c, rx_cq_addr(s, c, cqe), cs->rx_cq_set[rx_slot(s, cqe)]);
+                /* a CQE, the next line of mini-CQEs, or of written-back descriptors */
+                if ((cqe & s->geo.rx_wb_read_mask) == 0)
+                    driver_line(s, REQ_CORE_RD, c, rx_wb_addr(s, c, cqe), cs->rx_wb_set[rx_slot(s, cqe)]);
                 driver_hdr_line(s, REQ_CORE_WR, c, bufs[i]);
             }
             ns += process_packet(s, c, bufs[i]);
         }
         cs->rx_unposted += n;
-        rx_refill(s, c);
+        s->nic->rx_refill(s, c, n);
     }
     if (s->mode == DDIO_MODE_RECEIVE) {
-        tx_recycle(s, c);
+        s->nic->tx_free(s, c);
         for (uint32_t i = 0; i < n; i++) {
             dsim_delivered(s, c, bufs[i], now + (uint64_t)ns);
             free_buffer(s, c, bufs[i]);

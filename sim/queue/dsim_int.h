@@ -9,6 +9,7 @@
 #include "sim/queue/dsim.h"
 #include "sim/queue/event.h"
 #include "sim/queue/mempool.h"
+#include "sim/queue/nic.h"
 #include "sim/queue/pcie.h"
 #include "sim/queue/pktsrc.h"
 #include "sim/queue/ring.h"
@@ -39,12 +40,6 @@ enum dsim_event {
 /* Simulated times stay below 2^62 ns (146 years; arrivals are checked):
  * the hot paths convert them with u63.h, exact below 2^63. */
 #define DSIM_MAX_NS (1ull << 62)
-#define TX_COMP_BATCH 32u   /* mlx5 asks for a completion every 32 WQEs */
-/* The NIC keeps at most this many packets fetched (or being fetched) and
- * not yet sent: its outstanding DMA reads are limited, and so is the buffer
- * in front of the wire.  Within that, reads are pipelined, so neither the
- * PCIe read latency nor a busy upstream link serialises the fetches. */
-#define DSIM_TX_MAX_FETCHED 64u
 #define LAT_BUCKETS 1024u
 
 typedef struct dsim_core {
@@ -64,13 +59,18 @@ typedef struct dsim_core {
     uint64_t *hold_at;
     uint32_t hold_head, hold_n, hold_cap;
     uint64_t rx_wqe_next, rx_wqe_fill, rx_cqe, tx_wqe, tx_wqe_fetch, tx_comps, tx_cqe_read;
+    uint32_t tx_comp_left;  /* sends until the NIC's next TX completion (nic_geometry.tx_comp_every) */
+    uint64_t tx_freed;      /* TX descriptors the driver has freed (nic_ice.c: its tx_next_dd) */
     /* The driver's RX completion index: the CQE of the next packet it takes
      * from rx_done (rx_cqe is the NIC's, the next CQE it writes). */
     uint64_t rx_cqe_read;
     /* LLC sets of the ring lines (hier_llc_set, fixed per line), by the
-     * slot index of the *_addr helpers below: rx_ring, rx_ring, tx_ring and
-     * TX_CQ_SLOTS entries. */
+     * slot index of the *_addr helpers below: rx_ring and tx_ring entries;
+     * the completion rings' (mlx5 only, nic_mlx5.c: rx_ring and its TX
+     * completion slots; NULL for ice). */
     uint32_t *rx_wqe_set, *rx_cq_set, *tx_wqe_set, *tx_cq_set;
+    const uint32_t *rx_wb_set;   /* the RX write-back lines' sets: rx_cq_set, or rx_wqe_set (in place) */
+    uint32_t *drv_bufs;     /* the driver's scratch: one refill block (nic_ice.c) */
     int poll_pending;       /* an EV_CORE_POLL is scheduled */
     uint64_t busy_until;
     /* Time-averaged queue lengths of the measured interval. */
@@ -106,6 +106,11 @@ typedef struct dsim {
     mempool mp;
     mbuf_layout lay;
     pcie_link pcie;
+    const nic_ops *nic;         /* the NIC's driver (nic.h) */
+    nic_geometry geo;           /* its descriptors */
+    uint64_t rx_wb_base;        /* RX write-back ring: ADDR_RX_CQ, or ADDR_RX_WQE (in place) */
+    uint32_t rx_wb_stride;      /* its bytes per received packet */
+    void (*trace)(void *ctx, const nic_trace_ev *ev);   /* opt->nic_trace */
     uint64_t nic_buffer_ns;     /* pcie_backlog_ns_over(nic_buffer_bytes): an upstream backlog that long overflows it */
     pcie_write_cost rx_wb_cost; /* one RX completion line write (desc.rx_wb bytes, every rx_wb_per packets) */
     pcie_read_cost tx_desc_cost;   /* the TX WQE read of every sent packet (desc.tx_desc bytes) */
@@ -186,11 +191,14 @@ static inline uint32_t tx_slot(const dsim *s, uint64_t i)
 }
 static inline uint64_t rx_wqe_addr(const dsim *s, uint32_t c, uint64_t i)
 {
-    return ADDR_RX_WQE + c * ADDR_PER_CORE + (uint64_t)rx_slot(s, i) * 16;
+    return ADDR_RX_WQE + c * ADDR_PER_CORE + (uint64_t)rx_slot(s, i) * s->geo.desc.rx_desc;
 }
-static inline uint64_t rx_cq_addr(const dsim *s, uint32_t c, uint64_t i)
+/* Where the NIC writes the i-th received packet's completion (nic.h,
+ * rx_wb_in_ring): its CQE slot, or its own RX descriptor; the line's LLC
+ * set is rx_wb_set[rx_slot(i)]. */
+static inline uint64_t rx_wb_addr(const dsim *s, uint32_t c, uint64_t i)
 {
-    return ADDR_RX_CQ + c * ADDR_PER_CORE + (uint64_t)rx_slot(s, i) * 64;
+    return s->rx_wb_base + c * ADDR_PER_CORE + (uint64_t)rx_slot(s, i) * s->rx_wb_stride;
 }
 static inline uint64_t tx_wqe_addr(const dsim *s, uint32_t c, uint64_t i)
 {
@@ -212,16 +220,14 @@ static inline uint64_t dsim_data_line_addr(const dsim *s, uint32_t buf, uint32_t
 {
     return mbuf_data_line_addr_at(&s->lay, s->buf_data[buf], k);
 }
-/* TX completion slots: the NIC writes slot (comps / TX_COMP_BATCH) %
- * (tx_ring / TX_COMP_BATCH + 1), the driver reads slot (reads % 64). */
-static inline uint32_t tx_cq_slots(const dsim *s)
+/* Test hook (dsim_options.nic_trace): one event, when a test asked. */
+static inline void dsim_trace(dsim *s, enum nic_trace_kind kind, uint32_t c, uint64_t addr, uint64_t n,
+                              uint64_t aux)
 {
-    uint32_t w = s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1;
-    return w > 64 ? w : 64;
-}
-static inline uint64_t tx_cq_addr(uint32_t c, uint64_t slot)
-{
-    return ADDR_TX_CQ + c * ADDR_PER_CORE + slot * 64;
+    if (s->trace) {
+        nic_trace_ev ev = {.kind = kind, .core = c, .addr = addr, .n = n, .aux = aux};
+        s->trace(s->opt->nic_trace_ctx, &ev);
+    }
 }
 
 /* dsim.c */
@@ -318,7 +324,7 @@ void nic_start_tx(dsim *s);
  * packet asks). */
 static inline void nic_kick_tx(dsim *s)
 {
-    if (!s->tx_engine_busy && s->tx_waiting && s->tx_fetched < DSIM_TX_MAX_FETCHED)
+    if (!s->tx_engine_busy && s->tx_waiting && s->tx_fetched < s->geo.tx_max_fetched)
         nic_start_tx(s);
 }
 void nic_tx_start(dsim *s);

@@ -1,6 +1,6 @@
 /* dsim_nic.c - the NIC: RSS, RX DMA into posted buffers, the TX engine that
  * fetches packets over PCIe and serialises them on the wire, completions. */
-#include "sim/queue/dsim_int.h"
+#include "sim/queue/dsim_drv.h"
 
 #include <assert.h>
 
@@ -35,20 +35,6 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
     if (p->has_flow)
         return nic_flow_queue(s, p->flow);
     return p->has_tuple ? nic_queue_hash(s, p) : 0;
-}
-
-/* A full-line PCIe write of a descriptor / completion line, whose LLC set
- * is `set`. */
-static inline __attribute__((always_inline)) void pcie_write_line(dsim *s, uint64_t addr, uint32_t set)
-{
-    hier_result r;
-    dsim_count(&s->n.pcie_write_desc, dsim_access_set(s, REQ_PCIE_WR_FULL, 0, addr, set, &r));
-}
-
-static inline __attribute__((always_inline)) void pcie_read_line(dsim *s, uint64_t addr, uint32_t set)
-{
-    hier_result r;
-    dsim_count(&s->n.pcie_read_desc, dsim_access_set(s, REQ_PCIE_RD, 0, addr, set, &r));
 }
 
 static void rx_dma(dsim *s, uint32_t c, uint32_t len, uint64_t arrival);
@@ -124,9 +110,11 @@ static void rx_dma(dsim *s, uint32_t c, uint32_t len, uint64_t arrival)
     dsim_len_add(s, cs, DSIM_INF_RX, 1);
     s->buf_len[buf] = len;
     s->buf_arrival[buf] = arrival;
-    if (s->desc_access && pcie_desc_starts_line(s->pcie.cfg.desc.rx_desc, cs->rx_wqe_next))
-        pcie_read_line(   /* the NIC fetches the line of 16-byte RX WQEs this one starts */s, rx_wqe_addr(s, c, cs->rx_wqe_next),
-                       cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
+    if (s->desc_access && pcie_desc_starts_line(s->pcie.cfg.desc.rx_desc, cs->rx_wqe_next)) {
+        /* the NIC fetches the line of RX descriptors this one starts */
+        nic_read_line(s, rx_wqe_addr(s, c, cs->rx_wqe_next), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_next)]);
+        dsim_trace(s, NIC_TR_RX_FETCH, c, rx_wqe_addr(s, c, cs->rx_wqe_next), cs->rx_wqe_next, 0);
+    }
     cs->rx_wqe_next++;
     /* The CQE write ends no earlier than the data's (pcie_link_write_ps):
      * its end is the DMA's. */
@@ -154,10 +142,18 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
                                         dsim_line_hints(s, buf, sp.n));
     dsim_count_n(&s->n.pcie_write, sp.n, hits);
     dsim_count_n(&s->n.pcie_write_partial, parts, part_hits);   /* the rest are full (results) */
-    /* The completion: a CQE, or with compression the line of mini-CQEs
-     * this packet starts (at the slot of its first packet). */
-    if (s->desc_access && pcie_rx_wb_due(&s->pcie.cfg.desc, cs->rx_cqe))
-        pcie_write_line(s, rx_cq_addr(s, c, cs->rx_cqe), cs->rx_cq_set[rx_slot(s, cs->rx_cqe)]);
+    /* The completion (nic.h): a CQE, or with compression the line of
+     * mini-CQEs this packet starts (at the slot of its first packet); or
+     * the packet's own descriptor, written back in place (part of a line). */
+    if (s->desc_access && pcie_rx_wb_due(&s->pcie.cfg.desc, cs->rx_cqe)) {
+        uint64_t addr = rx_wb_addr(s, c, cs->rx_cqe);
+        uint32_t set = cs->rx_wb_set[rx_slot(s, cs->rx_cqe)];
+        if (s->geo.rx_wb_partial)
+            nic_write_part_line(s, addr, set);
+        else
+            nic_write_line(s, addr, set);
+        dsim_trace(s, NIC_TR_RX_WB, c, addr, cs->rx_cqe, (uint64_t)s->geo.rx_wb_partial);
+    }
     cs->rx_cqe++;
     ring_enqueue(&cs->rx_done, buf);
     s->rx_total++;
@@ -247,9 +243,10 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     /* The NIC fetches the line of descriptors this packet's starts: a WQE,
      * or with eMPW four packets' data segments. */
     const int wqe_fetch = pcie_desc_starts_line(s->pcie.cfg.desc.tx_desc, cs->tx_wqe_fetch);
-    if (s->desc_access && wqe_fetch)
-        pcie_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch),
-                       cs->tx_wqe_set[tx_slot(s, cs->tx_wqe_fetch)]);
+    if (s->desc_access && wqe_fetch) {
+        nic_read_line(s, tx_wqe_addr(s, c, cs->tx_wqe_fetch), cs->tx_wqe_set[tx_slot(s, cs->tx_wqe_fetch)]);
+        dsim_trace(s, NIC_TR_TX_FETCH, c, tx_wqe_addr(s, c, cs->tx_wqe_fetch), cs->tx_wqe_fetch, 0);
+    }
     cs->tx_wqe_fetch++;
     line_span sp = dsim_data_span(s, buf, len);
     uint32_t hits = hier_pcie_read_run(&s->h, sp.first, sp.n, dsim_line_hints(s, buf, sp.n));
@@ -268,7 +265,7 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     double start = ready > s->wire_free_ns ? ready : s->wire_free_ns;
     s->wire_free_ns = start + (double)(len + PKTSRC_WIRE_OVERHEAD) * 8.0 / s->cfg->machine.nic.line_rate_gbps;
     dsim_push(s, u63_from_double(s->wire_free_ns + 0.5), EV_TX_DONE, 0, c, buf);
-    if (s->tx_waiting && s->tx_fetched < DSIM_TX_MAX_FETCHED)
+    if (s->tx_waiting && s->tx_fetched < s->geo.tx_max_fetched)
         return 1;
     s->tx_engine_busy = 0;
     return 0;
@@ -284,10 +281,13 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     dsim_len_add(s, cs, DSIM_INF_TX, -1);
     s->tx_fetched--;
     nic_kick_tx(s);
-    /* mlx5 requests a completion every TX_COMP_BATCH WQEs. */
-    if (++cs->tx_comps % TX_COMP_BATCH == 0 && s->desc_access) {
-        uint32_t slot = (uint32_t)((cs->tx_comps / TX_COMP_BATCH) % (s->cfg->workload.driver.tx_ring / TX_COMP_BATCH + 1));
-        pcie_write_line(s, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
+    /* The driver asks for a completion every tx_comp_every sends (mlx5's
+     * completion request, Intel's RS bit): the NIC writes it (nic.h). */
+    cs->tx_comps++;
+    if (--cs->tx_comp_left == 0) {
+        cs->tx_comp_left = s->geo.tx_comp_every;
+        if (s->desc_access)
+            s->nic->tx_completion(s, c);
     }
     ring_enqueue(&cs->tx_done, buf);
     dsim_len_add(s, cs, Q_TX_RECYCLE, 1);

@@ -4,16 +4,15 @@
  * Per core i, with arrival rate lambda_i and service time s per packet:
  *   light load (rho_i = lambda_i s < 1):
  *     RX          = lambda_i (DMA time + Kingman wait for the core)
- *     RX Replenish= Q_RX - RX                     (mlx5 refills after every burst)
+ *     RX Replenish= Q_RX - RX - U                 (U: consumed, not yet refilled)
  *     TX          = lambda_i (PCIe read latency + data + wire time + wire queueing)
- *     TX Recycle  = completed TX buffers waiting for the core's next tx_burst:
- *                   ceil(x) - x with x = lambda_i T_tx under constant bit rate,
- *                   1 (a mean inter-arrival of the memoryless arrivals) otherwise
  *   core-bound (rho_i >= 1): the core takes full bursts of `burst`
- *     RX Replenish= burst / (2 rho_i)             (refilled, then consumed by the NIC)
- *     RX          = Q_RX - RX Replenish
+ *     RX Replenish= P                             (refilled, then consumed by the NIC)
+ *     RX          = Q_RX - RX Replenish - U
  *     TX          = (1/s) T_tx + burst/2 min(1, S wire/s)   (bursts drained by the wire)
- *     TX Recycle  = burst / 2                     (freed at the next poll, one burst later)
+ *   U, P and TX Recycle follow the NIC driver's refill and free rules: the
+ *   driver's nic_ops.qest (nic.h; mlx5 refills after every burst: U = 0, P =
+ *   burst / (2 rho_i), and frees at every tx_burst).
  *   The software queue stays empty unless the wire cannot carry the output. */
 #include "sim/queue/qest.h"
 
@@ -21,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/queue/nic.h"
 #include "sim/queue/pcie.h"
 #include "sim/queue/pktsrc.h"
 #include "sim/queue/qmodel.h"
@@ -139,6 +139,7 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
     /* An overflowing RX ring with a NIC hold behind it: every descriptor the
      * driver posts takes a held frame at once (nic.rx_hold_bytes). */
     const int hold = m->nic.rx_hold_bytes >= len;
+    const nic_ops *nic = nic_ops_of(cfg);
     double accepted = 0, out_total = 0;
     for (uint32_t i = 0; i < S; i++) {
         double sh = in->share ? in->share[i] : 1.0 / S;
@@ -201,30 +202,37 @@ int qest_estimate(const ddio_config *cfg, const qest_input *in, qest_result *r, 
             double cap = d->rx_ring - burst / (2 * (rho > 0.5 ? rho : 0.5));
             if (rx > cap)
                 rx = cap;
-            L[Q_RX] = rx;
-            L[Q_RX_REPLENISH] = d->rx_ring - rx;
-            L[Q_TX] = lam * t_tx;
             double x = lam * t_tx;
-            L[Q_TX_RECYCLE] = ca2 == 0 ? ceil(x) - x : 1.0;
+            nic_qest_out dq;
+            nic->qest(cfg, &(nic_qest_in){.rho = rho, .tx_x = x, .ca2 = ca2, .tx = x, .tx_full = rho_w > 1}, &dq);
+            L[Q_RX] = rx;
+            L[Q_RX_REPLENISH] = d->rx_ring - rx - dq.rx_unposted;
+            L[Q_TX] = x;
+            L[Q_TX_RECYCLE] = dq.tx_recycle;
             accepted += lam;
         } else if (si > s) {
             /* The TX queue is the slower: the core waits on it (a blocking
              * software queue), so it, the TX ring and the RX ring fill. */
             r->regime = "tx-bound";
-            L[Q_RX_REPLENISH] = hold ? 0 : burst / (2 * rho);
-            L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH];
-            L[Q_TX_RECYCLE] = burst / 2;
+            nic_qest_out dq;
+            nic->qest(cfg, &(nic_qest_in){.core_bound = 1, .tx_full = 1, .rho = rho, .ca2 = ca2}, &dq);
+            L[Q_RX_REPLENISH] = hold ? 0 : dq.rx_posted_full;
+            L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH] - dq.rx_unposted;
+            L[Q_TX_RECYCLE] = dq.tx_recycle;
             L[Q_TX] = d->tx_ring - L[Q_TX_RECYCLE];
             L[Q_SW] = d->sw_tx_queue;
             accepted += 1.0 / si;
         } else {
             r->regime = "core-bound";
             double mu = 1.0 / s;
-            L[Q_RX_REPLENISH] = hold ? 0 : burst / (2 * rho);
-            L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH];
             double drain = S * wire / s;
             L[Q_TX] = mu * t_tx + burst / 2 * (drain < 1 ? drain : 1);
-            L[Q_TX_RECYCLE] = burst / 2;
+            nic_qest_out dq;
+            nic->qest(cfg, &(nic_qest_in){.core_bound = 1, .tx_full = rho_w > 1, .rho = rho, .ca2 = ca2, .tx = L[Q_TX]},
+                      &dq);
+            L[Q_RX_REPLENISH] = hold ? 0 : dq.rx_posted_full;
+            L[Q_RX] = d->rx_ring - L[Q_RX_REPLENISH] - dq.rx_unposted;
+            L[Q_TX_RECYCLE] = dq.tx_recycle;
             accepted += mu;
         }
         if (rho_w > 1) {
