@@ -67,8 +67,8 @@ static double lat_bucket_mid(uint32_t b)
 /* Is the default warm-up over?  Cycling the buffers twice fills the caches,
  * but an overloaded core fills its RX ring only at the excess rate (1 core,
  * 1500 B, line rate: rho = 1.09, ~100 000 packets for 4096 descriptors), and
- * hit rates measured while the ring still fills are those of shorter queues:
- * the model-vs-simulator cross-check was 4-8 points off there (docs/
+ * hit rates measured while the ring still fills are those of shorter queues,
+ * 4-8 points off the model's, which takes the settled ones (docs/
  * simulator.md, "Warm-up").  So the mean RX length the received packets see
  * is compared window by window, and measuring starts after two calm windows
  * in a row. */

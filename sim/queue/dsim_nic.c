@@ -174,10 +174,10 @@ void nic_start_tx(dsim *s)
 void nic_tx_start(dsim *s)
 {
     uint64_t now = evq_now(&s->q);
-    /* Each fetch used to push the next EV_TX_START "now"; that event pops
-     * right after this handler when no pending event is due at `now` (every
-     * pending event due now has a smaller seq and would pop first), so the
-     * next fetch runs here instead, in the same order.  A fetch pushes
+    /* An EV_TX_START pushed "now" for the next fetch would pop right after
+     * this handler when no pending event is due at `now` (every pending
+     * event due now has a smaller seq and would pop first), so the next
+     * fetch runs here instead, in the same order, without the event.  A fetch pushes
      * only its EV_TX_DONE, after the PCIe read completes (later than now),
      * so whether an event is due now is known before the first. */
     int due = evq_next_time(&s->q) <= now;
