@@ -305,7 +305,7 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
               (unsigned long long)r->injected, (unsigned long long)r->delivered, (unsigned long long)r->dropped,
               r->injected ? 100.0 * (double)r->dropped / (double)r->injected : 0.0, (unsigned long long)r->drop_rx_ring,
               (unsigned long long)r->drop_nic_buffer, (unsigned long long)r->drop_tx, (unsigned long long)r->drop_oversize);
-    sb_printf(sb, "throughput       %.2f Gb/s, %.3f Mpps; latency p50 %.2f us, p99 %.2f us, mean %.2f us\n",
+    sb_printf(sb, "throughput       %.2f Gb/s, %.3f Mpps; latency p50 %.4g us, p99 %.4g us, mean %.2f us\n",
               r->throughput_gbps, r->mpps, r->latency_p50_us, r->latency_p99_us, r->latency_mean_us);
     sb_printf(sb, "memory           %.1f B read + %.1f B written per packet, %.2f GB/s\n", r->mem_read_bytes_per_pkt,
               r->mem_write_bytes_per_pkt, r->mem_gbps);

@@ -63,6 +63,18 @@ static double lat_bucket_mid(uint32_t b)
     return lo + ldexp(1.0, (int)e - 4) / 2;
 }
 
+/* A percentile (a bucket's middle, ns) to the histogram's resolution: the
+ * bucket is 2^(e-4) ns wide at 2^e ns (16 per octave, 3-6 %), so digits
+ * finer than the power of ten below its width say nothing (151 552 ns in a
+ * bucket 8 192 ns wide reads 152 000). */
+static double lat_at_resolution(double ns)
+{
+    if (ns < 16)
+        return ns;
+    double width = ldexp(1.0, (int)floor(log2(ns)) - 4), q = pow(10, floor(log10(width)));
+    return round(ns / q) * q;
+}
+
 
 /* Is the default warm-up over?  Cycling the buffers twice fills the caches,
  * but an overloaded core fills its RX ring only at the excess rate (1 core,
@@ -440,7 +452,7 @@ static double pct(const uint64_t *hist, double p)
     for (uint32_t b = 0; b < LAT_BUCKETS; b++) {
         acc += hist[b];
         if (acc >= want && hist[b])
-            return lat_bucket_mid(b);
+            return lat_at_resolution(lat_bucket_mid(b));
     }
     return 0;
 }
