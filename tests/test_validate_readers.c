@@ -673,6 +673,14 @@ Test(validate_readers, npf_output_means_only_warn)
     cr_expect_str_eq(x.warning[0], want);
     vd_experiment_free(&x);
     rm_rf(d);
+    /* output_columns ["x", "all"] given: the values are runs, one each. */
+    npf_folder(d, sizeof d, TWO_X_JSON(", \"output_columns\": [\"x\", \"all\"]"),
+               (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97.5\n1500 256 80\n", NULL});
+    npf_load_ok(d, &x);
+    cr_expect_eq(x.n_warning, 0);
+    expect_runs(&x.point[0], VD_PCIE_WRITE_HIT, 1, (double[]){97.5 * 0.01});
+    vd_experiment_free(&x);
+    rm_rf(d);
 }
 
 /* Other --output-columns words are read past: the runs are where "all" is. */

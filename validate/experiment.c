@@ -470,6 +470,7 @@ typedef struct npf_desc {
      * or the mean is among them. */
     uint32_t n_after;                   /* words after x */
     int all_at, mean_at;                /* their index among those words, -1 = absent */
+    int columns_given;                  /* output_columns in experiment.json (else x all assumed) */
 } npf_desc;
 
 /* Record warning `msg` of the experiment (a copy). */
@@ -585,6 +586,7 @@ static int read_output_columns(const loader *L, const cJSON *j, npf_desc *d)
     d->n_after = 1;   /* default: x all (ddio-bench's files) */
     if (!oc)
         return 0;
+    d->columns_given = 1;
     if (d->single)
         return fail(L, "output_columns", "not with \"format\": \"single-output\" (its columns are named)%s", "");
     if (!cJSON_IsArray(oc) || cJSON_GetArraySize(oc) < 2)
@@ -834,8 +836,10 @@ static int pick_runs(const loader *L, const npf_desc *d, vd_npf_row *row, const 
     return 0;
 }
 
-/* A metric file of n rows: a warning when it holds one value per row, the
- * mean alone (NPF's default --output-columns x mean) or a single run. */
+/* A metric file: a warning when it holds the means alone (output_columns
+ * without "all"), or one value per row while experiment.json does not say
+ * what its columns are (NPF's default --output-columns is x mean: the
+ * same file).  An explicit "all" says the values are runs: no warning. */
 static int warn_means(const loader *L, const npf_desc *d, const vd_npf *f, const char *path)
 {
     int all_one = 1;
@@ -845,7 +849,7 @@ static int warn_means(const loader *L, const npf_desc *d, const vd_npf *f, const
     if (d->all_at < 0)
         snprintf(msg, sizeof msg, "%s: holds means only (output_columns has no \"all\"): n = 1 per point, no "
                  "spread", path);
-    else if (all_one)
+    else if (all_one && !d->columns_given)
         snprintf(msg, sizeof msg, "%s: one value per row: n = 1 per point, no spread (NPF's default "
                  "--output-columns x mean writes means only; --output-columns x all writes every run)", path);
     else
