@@ -462,6 +462,18 @@ Test(sweep_files, npf_format_reads_back_as_single_output, .timeout = 120)
     cr_expect_neq(x.point[0].m[VD_PCIE_WRITE_HIT].mean, x.point[3].m[VD_PCIE_WRITE_HIT].mean);
     sw_table_free(&t);
     vd_experiment_free(&x);
+    /* The file's own pkt_size column is checked against the fixed one. */
+    put_file(dir, "experiment.json",
+             "{\"name\": \"rt\", \"source\": \"npf\", \"format\": \"single-output\", \"file\": \"r.npf.csv\",\n"
+             " \"fixed\": {\"pkt_size\": 64, \"cores\": 1}, \"values\": \"fraction\",\n"
+             " \"x\": [{\"param\": \"rx_ring\"}, {\"param\": \"ddio_ways\"}],\n"
+             " \"metrics\": {\"pcie_write_hit\": \"model_pcie_write_hit\"}}");
+    e = (ddio_err){0};
+    cr_expect_eq(vd_experiment_load(dir, &x, &e), -1);
+    char want[300];
+    snprintf(want, sizeof want, "%s/r.npf.csv:2: column pkt_size is '1500', but experiment.json fixes pkt_size = 64",
+             dir);
+    cr_expect_str_eq(e.msg, want);
     expect_refusal(dir, "sweep --spec s.json -o r.npf.csv --format npf --engine model --resume",
                    "ddiosim sweep: --resume: not with --format npf (NPF's layout has no line naming the run, so "
                    "another run's file could not be told apart): sweep to csv or jsonl to resume (see 'ddiosim "

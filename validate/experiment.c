@@ -1002,6 +1002,30 @@ static int result_cell(const loader *L, const char *cell, const char *where, con
     return 1;
 }
 
+/* A fixed parameter that is also a column of the table (a sweep's --format
+ * npf file names its columns after the parameters) must have the fixed
+ * value on every row: a file of another configuration is refused. */
+static int single_fixed(const loader *L, const vd_point *base, const vd_npf_table *t, char *const *row,
+                        const char *where)
+{
+    for (uint32_t k = 0; k < base->n_params; k++) {
+        const vd_param *f = &base->param[k];
+        int c = vd_npf_table_col(t, f->name);
+        if (c < 0 || strcmp(f->text, "offered") == 0)
+            continue;
+        double v;
+        int same = f->text[0] ? strcmp(row[c], f->text) == 0
+                              : ddio_decimal_double(row[c], &v) == 0 && v == f->value;
+        if (!same) {
+            char fv[VD_TEXT_LEN + 16];
+            vd_param_format(f, fv, sizeof fv);
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: column %s is '%.40s', but experiment.json fixes %s = %s",
+                             L->dir, where, f->name, row[c], f->name, fv);
+        }
+    }
+    return 0;
+}
+
 /* One row of the single-output table into its point. */
 static int single_row(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
                       const vd_npf_table *t, size_t r, const int *xc, const int *mc, const int *ec, int ti,
@@ -1010,6 +1034,8 @@ static int single_row(vd_experiment *x, size_t *cap, const vd_point *base, const
     char *const *row = t->cell + r * t->ncol;
     char where[160];
     snprintf(where, sizeof where, "%s:%u", d->file, t->line[r]);
+    if (single_fixed(L, base, t, row, where) != 0)
+        return -1;
     double xv[VD_NPF_MAX_X];
     for (uint32_t k = 0; k < d->nx; k++) {
         if (ddio_decimal_double(row[xc[k]], &xv[k]) != 0)
