@@ -110,6 +110,7 @@ static void synthetic(const char *dir, const char *name, const char *machine_jso
     put_file(dir, "m.json", machine_json);
     snprintf(json, sizeof json,
              "{\"name\": \"%s\", \"source\": \"npf\", \"machine\": \"m.json\", \"workload\": \"l2fwd\",\n"
+             " \"output_columns\": [\"x\", \"all\"],\n"
              " \"fixed\": {\"cores\": 1, \"pkt_size\": 1500, \"ddio_ways\": 2, \"rate\": 60},\n"
              " \"x\": {\"param\": \"rx_ring\", \"scale\": 1, \"offset\": 0},\n"
              " \"values\": \"fraction\",\n"
@@ -383,7 +384,7 @@ Test(calibrate, a_metric_the_engine_leaves_unpredicted_is_an_error, .timeout = 1
     make_tmpdir(a, sizeof a);
     make_tmpdir(o, sizeof o);
     put_file(a, "experiment.json",
-             "{\"name\": \"whole\", \"source\": \"npf\", \"workload\": \"l2fwd\",\n"
+             "{\"name\": \"whole\", \"source\": \"npf\", \"workload\": \"l2fwd\", \"output_columns\": [\"x\", \"all\"],\n"
              " \"fixed\": {\"cores\": 1, \"pkt_size\": 1536, \"ddio_ways\": 2, \"rate\": 60},\n"
              " \"x\": {\"param\": \"rx_ring\", \"scale\": 1, \"offset\": 0}, \"values\": \"fraction\",\n"
              " \"metrics\": {\"pcie_write_hit\": \"W\", \"pcie_write_partial_hit\": \"P\"}}\n");
@@ -632,7 +633,7 @@ Test(overlay, every_command_applies_it_as_the_sets)
 static void synthetic_rates(const char *dir, const char *truth)
 {
     put_file(dir, "experiment.json",
-             "{\"name\": \"sizes\", \"source\": \"npf\", \"workload\": \"l2fwd\",\n"
+             "{\"name\": \"sizes\", \"source\": \"npf\", \"workload\": \"l2fwd\", \"output_columns\": [\"x\", \"all\"],\n"
              " \"fixed\": {\"cores\": 1, \"rx_ring\": 256, \"ddio_ways\": 2, \"rate\": \"max\"},\n"
              " \"x\": {\"param\": \"pkt_size\"}, \"values\": \"fraction\",\n"
              " \"metrics\": {\"pcie_write_hit\": \"W\"}, \"evidence\": {\"mpps\": \"P\"}}\n");

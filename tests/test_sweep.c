@@ -633,7 +633,7 @@ Test(sweep, cli_errors)
         {"sweep -o x.csv", "--spec is required", 1},
         {"sweep --spec s.json", "-o is required", 1},
         {"sweep --spec s.json -o x.csv --engine fast", "--engine: 'fast' is not sim, model or both", 0},
-        {"sweep --spec s.json -o x.csv --format xml", "--format: 'xml' is not csv or jsonl", 0},
+        {"sweep --spec s.json -o x.csv --format xml", "--format: 'xml' is not csv, jsonl or npf", 0},
         {"sweep --spec s.json -o x.csv --jobs 0", "--jobs", 0},
         {"sweep --spec /nonexistent/s.json -o /tmp/ddiosim-never.csv", "/nonexistent/s.json", 0},
         {"sweep --spec s.json -o x.csv extra", "unexpected argument 'extra'", 1},

@@ -16,6 +16,7 @@
 
 #include "tests/helpers.h"
 #include "sim/explore/sweep.h"
+#include "validate/experiment.h"
 
 
 static int exists_in(const char *dir, const char *name)
@@ -395,5 +396,89 @@ Test(sweep_files, resume_scan_keeps_whole_rows_and_cuts_only_its_own_lines)
             cr_expect_eq(d.row[0].id, 0x0123456789abcdefull, "case %zu", i);
         sw_done_free(&d);
     }
+    rm_rf(dir);
+}
+
+/* --format npf writes NPF's --single-output layout; validate's reader of
+ * that layout (experiment.json "format": "single-output") reads it back as
+ * it is: the same points, the same values as the csv of the same sweep. */
+Test(sweep_files, npf_format_reads_back_as_single_output, .timeout = 120)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500, \"cores\": 1}, "
+                            "\"grid\": {\"rx_ring\": [256, 4096], \"ddio_ways\": [2, 4]}}");
+    cli_run r = run_shellf(dir, "'%s' sweep --spec s.json -o r.npf.csv --format npf --engine model && "
+                                "'%s' sweep --spec s.json -o r.csv --engine model", ddiosim_bin(), ddiosim_bin());
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    char *npf = read_in(dir, "r.npf.csv");
+    cr_assert_not_null(npf);
+    static const char head[] = "index,build,test_index,pkt_size,cores,rx_ring,ddio_ways,model_pcie_write_hit,";
+    cr_expect(strncmp(npf, head, strlen(head)) == 0, "%.120s", npf);
+    cr_expect_eq(count_lines_with(npf, ",ddiosim,"), 4);
+    cr_expect_eq(count_lines_with(npf, ",ok,,0"), 4);   /* status, error, run_index last */
+    cr_expect_null(strchr(npf, '#'), "no comment line: pandas reads it as it is");
+    free(npf);
+    put_file(dir, "experiment.json",
+             "{\"name\": \"rt\", \"source\": \"npf\", \"format\": \"single-output\", \"file\": \"r.npf.csv\",\n"
+             " \"fixed\": {\"pkt_size\": 1500, \"cores\": 1}, \"values\": \"fraction\",\n"
+             " \"x\": [{\"param\": \"rx_ring\"}, {\"param\": \"ddio_ways\"}],\n"
+             " \"metrics\": {\"pcie_write_hit\": \"model_pcie_write_hit\", \"pcie_read_hit\": \"model_pcie_read_hit\"}}");
+    vd_experiment x;
+    ddio_err e = {0};
+    cr_assert_eq(vd_experiment_load(dir, &x, &e), 0, "%s", e.msg);
+    cr_assert_eq(x.n, 4);
+    cr_expect_eq(x.n_warning, 1);   /* one row per point: said */
+    char path[128];
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    sw_table t;
+    cr_assert_eq(sw_table_load(path, &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.nrow, 4);
+    int crx = -1, cways = -1, cw = -1, cr = -1;
+    for (size_t c = 0; c < t.ncol; c++) {
+        crx = strcmp(t.col[c], "rx_ring") == 0 ? (int)c : crx;
+        cways = strcmp(t.col[c], "ddio_ways") == 0 ? (int)c : cways;
+        cw = strcmp(t.col[c], "model_pcie_write_hit") == 0 ? (int)c : cw;
+        cr = strcmp(t.col[c], "model_pcie_read_hit") == 0 ? (int)c : cr;
+    }
+    cr_assert(crx >= 0 && cways >= 0 && cw >= 0 && cr >= 0);
+    for (size_t i = 0; i < t.nrow; i++) {
+        char *const *row = t.cell + i * t.ncol;
+        const vd_point *p = NULL;
+        for (size_t k = 0; k < x.n && !p; k++)
+            if (vd_point_param(&x.point[k], "rx_ring")->value == strtod(row[crx], NULL) &&
+                vd_point_param(&x.point[k], "ddio_ways")->value == strtod(row[cways], NULL))
+                p = &x.point[k];
+        cr_assert_not_null(p, "no point for rx_ring %s ddio_ways %s", row[crx], row[cways]);
+        cr_expect_eq(p->m[VD_PCIE_WRITE_HIT].runs, 1);
+        cr_expect_eq(p->m[VD_PCIE_WRITE_HIT].mean, strtod(row[cw], NULL), "%s: %.17g vs %s", p->where,
+                     p->m[VD_PCIE_WRITE_HIT].mean, row[cw]);
+        cr_expect_eq(p->m[VD_PCIE_READ_HIT].mean, strtod(row[cr], NULL), "%s: %.17g vs %s", p->where,
+                     p->m[VD_PCIE_READ_HIT].mean, row[cr]);
+        cr_expect_eq(vd_point_param(p, "pkt_size")->value, 1500);
+    }
+    /* Not every value is 1: the round trip is seen on numbers that differ. */
+    cr_expect_neq(x.point[0].m[VD_PCIE_WRITE_HIT].mean, x.point[3].m[VD_PCIE_WRITE_HIT].mean);
+    sw_table_free(&t);
+    vd_experiment_free(&x);
+    /* The file's own pkt_size column is checked against the fixed one. */
+    put_file(dir, "experiment.json",
+             "{\"name\": \"rt\", \"source\": \"npf\", \"format\": \"single-output\", \"file\": \"r.npf.csv\",\n"
+             " \"fixed\": {\"pkt_size\": 64, \"cores\": 1}, \"values\": \"fraction\",\n"
+             " \"x\": [{\"param\": \"rx_ring\"}, {\"param\": \"ddio_ways\"}],\n"
+             " \"metrics\": {\"pcie_write_hit\": \"model_pcie_write_hit\"}}");
+    e = (ddio_err){0};
+    cr_expect_eq(vd_experiment_load(dir, &x, &e), -1);
+    char want[300];
+    snprintf(want, sizeof want, "%s/r.npf.csv:2: column pkt_size is '1500', but experiment.json fixes pkt_size = 64",
+             dir);
+    cr_expect_str_eq(e.msg, want);
+    expect_refusal(dir, "sweep --spec s.json -o r.npf.csv --format npf --engine model --resume",
+                   "ddiosim sweep: --resume: not with --format npf (NPF's layout has no line naming the run, so "
+                   "another run's file could not be told apart): sweep to csv or jsonl to resume (see 'ddiosim "
+                   "sweep --help')\n");
+    expect_refusal(dir, "sweep --spec s.json -o q.csv --format pandas",
+                   "ddiosim sweep: --format: 'pandas' is not csv, jsonl or npf\n");
     rm_rf(dir);
 }

@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "validate/experiment.h"
 
 #define HARNESS DDIOSIM_SOURCE_DIR "/validate/harness/ddio-harness"
 #define HDATA DDIOSIM_SOURCE_DIR "/tests/data/harness"
@@ -629,4 +634,285 @@ Test(validate_harness, ddio_ways_on_skylake_and_cascade_lake_do_not_warn)
     cr_expect(strstr(r.out, "\nwrmsr -p 0 0xc8b 0x6000\n") != NULL, "%s", r.out);
     cli_run_free(&r);
     rm_rf(tmp);
+}
+
+/* ------------------------------------------------------------ the NPF test script */
+
+#define TESTIE DDIOSIM_SOURCE_DIR "/validate/harness/ddio-harness.npf"
+#define NPF_MAX_VARS 32
+#define NPF_MAX_VALUES 64
+
+/* The testie as NPF reads it (npf/section.py, SectionFactory and
+ * SectionVariable): lines starting with % open a section; every line of
+ * %variables and %config is NAME=VALUE. */
+typedef struct testie {
+    char *text;
+    int n_info, n_config, n_variables, n_script;
+    size_t nvar;
+    char name[NPF_MAX_VARS][32];
+    char value[NPF_MAX_VARS][256];
+    size_t nconf;
+    char conf[8][32];
+    char script[8192];
+} testie;
+
+static void testie_load(testie *t)
+{
+    memset(t, 0, sizeof *t);
+    t->text = slurp(TESTIE, NULL);
+    cr_assert_not_null(t->text, TESTIE " missing");
+    char *save = NULL, *copy = strdup(t->text);
+    cr_assert_not_null(copy);
+    const char *section = "";
+    size_t sl = 0;
+    /* strtok_r skips empty lines, which NPF skips too in these sections */
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '%') {
+            char word[32] = "";
+            sscanf(line + 1, "%31[a-z_]", word);
+            cr_assert(strcmp(word, "info") == 0 || strcmp(word, "config") == 0 || strcmp(word, "variables") == 0 ||
+                          strcmp(word, "script") == 0,
+                      "unknown section line '%s'", line);
+            cr_assert(strcmp(word, "script") != 0 || strcmp(line, "%script") == 0 ||
+                          strncmp(line, "%script@", 8) == 0 || strncmp(line, "%script ", 8) == 0,
+                      "bad script header '%s'", line);
+            t->n_info += strcmp(word, "info") == 0;
+            t->n_config += strcmp(word, "config") == 0;
+            t->n_variables += strcmp(word, "variables") == 0;
+            t->n_script += strcmp(word, "script") == 0;
+            section = strcmp(word, "info") == 0 ? "info" : strcmp(word, "config") == 0 ? "config"
+                          : strcmp(word, "variables") == 0 ? "variables" : "script";
+            continue;
+        }
+        if (strcmp(section, "variables") == 0 || strcmp(section, "config") == 0) {
+            char *eq = strchr(line, '=');
+            cr_assert_not_null(eq, "%%%s: '%s' is not NAME=VALUE", section, line);
+            *eq = '\0';
+            cr_assert(strlen(line) > 0 && strlen(line) < 32 && strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                              "abcdefghijklmnopqrstuvwxyz0123456789_")
+                                                                    == strlen(line),
+                      "%%%s: bad name '%s'", section, line);
+            if (strcmp(section, "config") == 0) {
+                cr_assert_lt(t->nconf, 8);
+                snprintf(t->conf[t->nconf++], 32, "%s", line);
+            } else {
+                cr_assert_lt(t->nvar, NPF_MAX_VARS);
+                snprintf(t->name[t->nvar], 32, "%s", line);
+                snprintf(t->value[t->nvar++], 256, "%s", eq + 1);
+            }
+        } else if (strcmp(section, "script") == 0) {
+            cr_assert_lt(sl + strlen(line) + 2, sizeof t->script);
+            sl += (size_t)sprintf(t->script + sl, "%s\n", line);
+        } else {
+            cr_assert_str_eq(section, "info", "text before the first section: '%s'", line);
+        }
+    }
+    free(copy);
+}
+
+static int testie_var(const testie *t, const char *name)
+{
+    for (size_t i = 0; i < t->nvar; i++)
+        if (strcmp(t->name[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* A variable's values as NPF's VariableFactory makes them: {a,b,...} a
+ * list, [a-b] a range by 1, [a*b] by doubling, anything else one value. */
+static size_t testie_values(const char *v, char out[][64])
+{
+    size_t n = 0;
+    long a, b;
+    char op;
+    if (sscanf(v, "[%ld%c%ld]", &a, &op, &b) == 3 && (op == '-' || op == '*')) {
+        for (long x = a; x <= b && n < NPF_MAX_VALUES; x = op == '*' ? x * 2 : x + 1)
+            snprintf(out[n++], 64, "%ld", x);
+        return n;
+    }
+    size_t len = strlen(v);
+    if (len >= 2 && v[0] == '{' && v[len - 1] == '}') {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len - 2), v + 1);
+        char *save = NULL;
+        for (char *w = strtok_r(buf, ",", &save); w && n < NPF_MAX_VALUES; w = strtok_r(NULL, ",", &save))
+            snprintf(out[n++], 64, "%s", w);
+        return n;
+    }
+    snprintf(out[0], 64, "%s", v);
+    return 1;
+}
+
+/* The file is NPF's format, and every variable it hands the harness as a
+ * ddiosim parameter (--param / --fixed NAME=$VAR, --ddio-ways $VAR) is a
+ * parameter of experiment.json whose every value the schema accepts. */
+Test(validate_harness, npf_testie_sections_and_variables_match_the_schema)
+{
+    testie t;
+    testie_load(&t);
+    cr_expect_eq(t.n_info, 1);
+    cr_expect_eq(t.n_config, 1);
+    cr_expect_eq(t.n_variables, 1);
+    cr_expect_eq(t.n_script, 1);
+    /* %config: only keys NPF's SectionConfig knows (it refuses others) */
+    for (size_t i = 0; i < t.nconf; i++)
+        cr_expect(strcmp(t.conf[i], "n_runs") == 0 || strcmp(t.conf[i], "timeout") == 0 ||
+                      strcmp(t.conf[i], "var_names") == 0, "%%config: %s", t.conf[i]);
+    /* every $NAME in upper case is a variable NPF replaces; lower case
+     * names are the script's own shell variables */
+    for (const char *p = strchr(t.script, '$'); p; p = strchr(p + 1, '$')) {
+        char name[32] = "";
+        if (sscanf(p + 1, "%31[A-Z0-9_]", name) == 1 && name[0] >= 'A' && name[0] <= 'Z')
+            cr_expect_geq(testie_var(&t, name), 0, "$%s is not a variable of %%variables", name);
+        cr_expect_neq(strncmp(p, "$((", 3), 0, "NPF evaluates $((...)) itself");
+    }
+    /* the parameters */
+    static const char *const opts[] = {"--param ", "--fixed ", "--ddio-ways "};
+    int found = 0;
+    for (size_t o = 0; o < 3; o++)
+        for (const char *p = strstr(t.script, opts[o]); p; p = strstr(p + 1, opts[o])) {
+            char param[32], var[32];
+            const char *q = p + strlen(opts[o]);
+            if (o == 2) {
+                snprintf(param, sizeof param, "ddio_ways");
+                cr_assert_eq(sscanf(q, "$%31[A-Z0-9_]", var), 1, "%.40s", p);
+            } else {
+                cr_assert_eq(sscanf(q, "%31[a-z_]=$%31[A-Z0-9_]", param, var), 2, "%.40s", p);
+            }
+            cr_assert_not_null(vd_param_find(param), "%s is not a parameter of experiment.json", param);
+            int v = testie_var(&t, var);
+            cr_assert_geq(v, 0, "%s: $%s is not a variable", param, var);
+            char values[NPF_MAX_VALUES][64];
+            size_t n = testie_values(t.value[v], values);
+            cr_expect_geq(n, 1);
+            for (size_t k = 0; k < n; k++) {
+                char *end;
+                double x = strtod(values[k], &end);
+                cJSON *j = *end ? cJSON_CreateString(values[k]) : cJSON_CreateNumber(x);
+                vd_param out;
+                char msg[400];
+                cr_expect_eq(vd_param_from_json(param, j, &out, msg, sizeof msg), 0, "%s=%s: %s", param, values[k],
+                             msg);
+                if (strcmp(param, "ddio_ways") == 0)
+                    cr_expect(x >= 1 && x <= 32, "--ddio-ways %s", values[k]);
+                cJSON_Delete(j);
+            }
+            found++;
+        }
+    cr_expect_eq(found, 4, "pkt_size, cores, rx_ring and ddio_ways");
+    /* NDESC and DDIO_WAYS vary: NPF's --output writes them as the x columns,
+     * in its (sorted) order of the variables: DDIO_WAYS, then NDESC */
+    char values[NPF_MAX_VALUES][64];
+    cr_expect_eq(testie_values(t.value[testie_var(&t, "NDESC")], values), 5);
+    cr_expect_str_eq(values[4], "4096");
+    cr_expect_eq(testie_values(t.value[testie_var(&t, "DDIO_WAYS")], values), 3);
+    cr_expect_str_eq(values[2], "4");
+    size_t varied = 0;
+    for (size_t i = 0; i < t.nvar; i++)
+        varied += testie_values(t.value[i], values) > 1;
+    cr_expect_eq(varied, 2);
+    /* the results: names NPF's result_regex takes ([A-Z0-9_:~-]) */
+    int results = 0;
+    for (const char *p = strstr(t.script, "RESULT-"); p; p = strstr(p + 1, "RESULT-"), results++) {
+        size_t k = strspn(p + 7, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:~-");
+        cr_expect(k > 0 && p[7 + k] == ' ', "%.40s", p);
+    }
+    cr_expect_eq(results, 2);
+    free(t.text);
+}
+
+/* Run the %script as NPF would, its variables replaced (here: the shell
+ * expands them from the environment), under the fake machine of the tests
+ * above: the harness records the runs in the folder, the script prints the
+ * run's rates as NPF results, and both the folder and NPF's
+ * --single-output of those results load as experiments. */
+Test(validate_harness, npf_testie_script_runs_the_harness_and_prints_results)
+{
+    testie t;
+    testie_load(&t);
+    char tmp[64], env[512], pathv[256], path[256];
+    make_tmpdir(tmp, sizeof tmp);
+    fake_machine(tmp, 0, env, sizeof env);
+    fake_tools(tmp, 0, pathv, sizeof pathv);
+    snprintf(path, sizeof path, "%s/script.sh", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(t.script, f);
+    fclose(f);
+    /* two runs of (256, 2 ways), one of (512, 2 ways) */
+    static const char *const grid[][2] = {{"256", "2"}, {"256", "2"}, {"512", "2"}};
+    char want[128];
+    snprintf(want, sizeof want, "RESULT-ITOM-HIT-RATE %.6f\nRESULT-PCIRDCUR-HIT-RATE %.6f\n",
+             100.0 * 812391 / (812391 + 95112), 100.0 * 771021 / (771021 + 40020));
+    char csv[2048];
+    size_t cl = (size_t)snprintf(csv, sizeof csv, "index,build,test_index,CORES,DDIO_WAYS,LENGTH,NDESC,"
+                                                  "ITOM-HIT-RATE,PCIRDCUR-HIT-RATE,run_index\n");
+    for (size_t i = 0; i < 3; i++) {
+        char vars[1024] = "";
+        size_t vl = 0;
+        for (size_t k = 0; k < t.nvar; k++) {
+            const char *v = t.value[k];
+            if (strcmp(t.name[k], "NDESC") == 0)
+                v = grid[i][0];
+            else if (strcmp(t.name[k], "DDIO_WAYS") == 0)
+                v = grid[i][1];
+            else if (strcmp(t.name[k], "EXP") == 0)
+                v = "exp";
+            else if (strcmp(t.name[k], "HARNESS") == 0)
+                v = HARNESS;
+            else if (strcmp(t.name[k], "WORKLOAD_CMD") == 0)
+                v = "true";
+            vl += (size_t)snprintf(vars + vl, sizeof vars - vl, "%s='%s' ", t.name[k], v);
+        }
+        char outp[128];
+        snprintf(outp, sizeof outp, "%s/out-%zu.txt", tmp, i);
+        int rc = shf("cd '%s' && " CLEAN_ENV " %s %s %s bash script.sh >'%s' 2>/dev/null", tmp, env, pathv, vars, outp);
+        cr_assert_eq(rc, 0, "run %zu", i);
+        char *out = slurp(outp, NULL);
+        cr_assert_not_null(out);
+        cr_expect_str_eq(out, want, "run %zu", i);
+        char w[64] = "", r[64] = "";
+        cr_assert_eq(sscanf(out, "RESULT-ITOM-HIT-RATE %63s\nRESULT-PCIRDCUR-HIT-RATE %63s", w, r), 2);
+        /* the row NPF's --single-output writes for this run (the variables
+         * that matter here, the results, the run's index) */
+        cl += (size_t)snprintf(csv + cl, sizeof csv - cl, "%zu,Local,%d,1,%s,1500,%s,%s,%s,%d\n", i, i == 2,
+                               grid[i][1], grid[i][0], w, r, i == 1);
+        free(out);
+    }
+    /* the harness's folder: a perf experiment of two points */
+    snprintf(path, sizeof path, "%s/exp", tmp);
+    vd_experiment x;
+    ddio_err e = {0};
+    cr_assert_eq(vd_experiment_load(path, &x, &e), 0, "%s", e.msg);
+    cr_assert_eq(x.n, 2);
+    const vd_point *p = &x.point[0];
+    cr_expect_eq(vd_point_param(p, "rx_ring")->value, 256);
+    cr_expect_eq(vd_point_param(p, "ddio_ways")->value, 2);
+    cr_expect_eq(vd_point_param(p, "pkt_size")->value, 1500);
+    cr_expect_eq(vd_point_param(p, "cores")->value, 1);
+    cr_expect_eq(p->m[VD_PCIE_WRITE_HIT].runs, 2);
+    cr_expect_eq(p->m[VD_PCIE_WRITE_HIT].mean, 812391.0 / (812391.0 + 95112.0));
+    cr_expect_eq(x.point[1].m[VD_PCIE_WRITE_HIT].runs, 1);
+    cr_expect_eq(vd_point_param(&x.point[1], "rx_ring")->value, 512);
+    vd_experiment_free(&x);
+    /* NPF's --single-output of these results, read as docs/harness.md says */
+    char npf[128];
+    snprintf(npf, sizeof npf, "%s/npf", tmp);
+    cr_assert_eq(mkdir(npf, 0755), 0);
+    put_file(npf, "results.csv", csv);
+    put_file(npf, "experiment.json",
+             "{\"name\": \"npf\", \"source\": \"npf\", \"format\": \"single-output\", \"file\": \"results.csv\",\n"
+             " \"machine\": \"skylake-6140\", \"workload\": \"l2fwd\", \"fixed\": {\"pkt_size\": 1500, \"cores\": 1},\n"
+             " \"x\": [{\"param\": \"ddio_ways\", \"column\": \"DDIO_WAYS\"}, {\"param\": \"rx_ring\", \"column\": \"NDESC\"}],\n"
+             " \"metrics\": {\"pcie_write_hit\": \"ITOM-HIT-RATE\", \"pcie_read_hit\": \"PCIRDCUR-HIT-RATE\"}}\n");
+    cr_assert_eq(vd_experiment_load(npf, &x, &e), 0, "%s", e.msg);
+    cr_assert_eq(x.n, 2);
+    cr_expect_eq(x.n_warning, 0);
+    cr_expect_eq(x.point[0].m[VD_PCIE_WRITE_HIT].runs, 2);
+    cr_expect(fabs(x.point[0].m[VD_PCIE_WRITE_HIT].mean - 812391.0 / (812391.0 + 95112.0)) < 1e-8, "%.17g",
+              x.point[0].m[VD_PCIE_WRITE_HIT].mean);
+    cr_expect_eq(vd_point_param(&x.point[1], "rx_ring")->value, 512);
+    vd_experiment_free(&x);
+    rm_rf(tmp);
+    free(t.text);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tests/helpers.h"
+#include "validate/experiment.h"
 #include "validate/measure.h"
 
 #define DATA DDIOSIM_SOURCE_DIR "/tests/data/validate/"
@@ -391,4 +392,325 @@ Test(validate_readers, record_stats_mean_and_sample_sd)
     vd_record_stats(&r);            /* no runs: nothing to compare */
     cr_expect(isnan(r.mean) && isnan(r.sd));
     vd_record_free(&r);             /* twice is harmless */
+}
+
+/* ------------------------------------------------------------ NPF in: --single-output, several x, means */
+
+/* An experiment folder: experiment.json = json, then name / text pairs. */
+static void npf_folder(char *dir, size_t cap, const char *json, const char *const *files)
+{
+    make_tmpdir(dir, cap);
+    put_file(dir, "experiment.json", json);
+    for (; files && files[0]; files += 2)
+        put_file(dir, files[0], files[1]);
+}
+
+static void npf_load_ok(const char *dir, vd_experiment *x)
+{
+    ddio_err e = {0};
+    cr_assert_eq(vd_experiment_load(dir, x, &e), 0, "%s", e.msg);
+}
+
+/* Loading fails, exit 2, one line: want with @ for the folder. */
+static void npf_load_error(const char *json, const char *const *files, const char *want)
+{
+    char d[64], full[800];
+    npf_folder(d, sizeof d, json, files);
+    vd_experiment x;
+    ddio_err e = {0};
+    cr_expect_eq(vd_experiment_load(d, &x, &e), -1, "no error for %s", json);
+    cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE, "exit %d: %s", e.exit_code, e.msg);
+    size_t at = 0;
+    for (const char *c = want; *c && at + 1 < sizeof full; c++)
+        at += (size_t)snprintf(full + at, sizeof full - at, *c == '@' ? "%s" : "%.1s", *c == '@' ? d : c);
+    cr_expect_str_eq(e.msg, full);
+    cr_expect_null(strchr(e.msg, '\n'));
+    rm_rf(d);
+}
+
+static void expect_runs(const vd_point *p, int m, uint32_t runs, const double *run)
+{
+    cr_assert(p->has[m], "metric %d not measured at %s", m, p->where);
+    cr_expect_eq(p->m[m].runs, runs, "%s metric %d: %u runs", p->where, m, p->m[m].runs);
+    for (uint32_t k = 0; k < runs && k < p->m[m].runs; k++)
+        cr_expect_eq(p->m[m].run[k], run[k], "%s run %u: %.17g, expected %.17g", p->where, k, p->m[m].run[k],
+                     run[k]);
+}
+
+static void expect_param(const vd_point *p, const char *name, double v)
+{
+    const vd_param *q = vd_point_param(p, name);
+    cr_assert_not_null(q, "%s: no %s", p->where, name);
+    cr_expect_eq(q->value, v, "%s: %s = %g, expected %g", p->where, name, q->value, v);
+}
+
+#define SINGLE_JSON(extra)                                                                                       \
+    "{\"name\": \"so\", \"source\": \"npf\", \"format\": \"single-output\", \"file\": \"results.csv\",\n"        \
+    " \"fixed\": {\"cores\": 1}, \"x\": [{\"param\": \"rx_ring\", \"column\": \"NDESC\"},\n"                      \
+    "  {\"param\": \"pkt_size\", \"column\": \"LENGTH\"}],\n"                                                    \
+    " \"metrics\": {\"pcie_write_hit\": \"ItoM-HIT-RATE\", \"pcie_read_hit\": \"PCIeRdCur-HIT-RATE\"}" extra "}"
+
+/* NPF's --single-output as pandas writes it: index, build, test_index, the
+ * variables, the results (LATAVG as y_LATAVG: a variable had its name),
+ * run_index; one row per run, a missing run an empty field. */
+static const char single_csv[] =
+    "index,build,test_index,NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE,y_LATAVG,run_index\n"
+    "0,Local,0,128,1500,97.5,99.0,12.5,0\n"
+    "1,Local,0,128,1500,96.5,98.0,13.5,1\r\n"
+    "\n"
+    "2,Local,1,256,1500,80,90,20,0\n"
+    "3,Local,1,256,1500,,91,21,1\n"
+    "4,Local,2,128,64,100,100,5,0\n";
+
+Test(validate_readers, npf_single_output_rows_grouped_by_point)
+{
+    char d[64];
+    npf_folder(d, sizeof d, SINGLE_JSON(", \"evidence\": {\"latency_avg_us\": \"LATAVG\"}"),
+               (const char *const[]){"results.csv", single_csv, NULL});
+    vd_experiment x;
+    npf_load_ok(d, &x);
+    cr_assert_eq(x.n, 3);
+    cr_expect_str_eq(x.series_param, "rx_ring");   /* two x: the first draws the lines, the last the axis */
+    cr_expect_str_eq(x.x_param, "pkt_size");
+    cr_expect_eq(x.n_warning, 0);
+    /* Sorted by rx_ring, then pkt_size. */
+    expect_param(&x.point[0], "rx_ring", 128);
+    expect_param(&x.point[0], "pkt_size", 64);
+    expect_param(&x.point[0], "cores", 1);
+    expect_runs(&x.point[0], VD_PCIE_WRITE_HIT, 1, (double[]){100 * 0.01});
+    expect_param(&x.point[1], "rx_ring", 128);
+    expect_param(&x.point[1], "pkt_size", 1500);
+    expect_runs(&x.point[1], VD_PCIE_WRITE_HIT, 2, (double[]){97.5 * 0.01, 96.5 * 0.01});
+    expect_runs(&x.point[1], VD_PCIE_READ_HIT, 2, (double[]){99 * 0.01, 98 * 0.01});
+    cr_expect_eq(x.point[1].m[VD_PCIE_WRITE_HIT].mean, (97.5 * 0.01 + 96.5 * 0.01) / 2);
+    cr_expect_str_eq(x.point[1].source[VD_PCIE_WRITE_HIT], "results.csv:2");
+    cr_assert(x.point[1].has_ev[VD_EV_LATENCY_AVG_US]);
+    cr_expect_eq(x.point[1].ev[VD_EV_LATENCY_AVG_US].runs, 2);
+    cr_expect_eq(x.point[1].ev[VD_EV_LATENCY_AVG_US].mean, 13);
+    /* The empty field is a run left out. */
+    expect_runs(&x.point[2], VD_PCIE_WRITE_HIT, 1, (double[]){80 * 0.01});
+    expect_runs(&x.point[2], VD_PCIE_READ_HIT, 2, (double[]){90 * 0.01, 91 * 0.01});
+    vd_experiment_free(&x);
+    rm_rf(d);
+}
+
+Test(validate_readers, npf_single_output_one_row_per_point_warns)
+{
+    char d[64];
+    npf_folder(d, sizeof d, SINGLE_JSON(""),
+               (const char *const[]){"results.csv",
+                                     "NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n128,1500,97,99\n256,1500,80,90\n",
+                                     NULL});
+    vd_experiment x;
+    npf_load_ok(d, &x);
+    cr_assert_eq(x.n, 2);
+    cr_assert_eq(x.n_warning, 1);
+    char want[300];
+    snprintf(want, sizeof want, "%s/results.csv: one row per point: n = 1 per point, no spread (NPF's "
+             "--single-output writes a row per run)", d);
+    cr_expect_str_eq(x.warning[0], want);
+    vd_experiment_free(&x);
+    rm_rf(d);
+}
+
+Test(validate_readers, npf_single_output_build_picks_a_series)
+{
+    char d[64];
+    npf_folder(d, sizeof d, SINGLE_JSON(", \"build\": \"B\""),
+               (const char *const[]){"results.csv",
+                                     "build,test_index,NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n"
+                                     "A,0,128,1500,10,20\n\"B\",0,128,1500,30,40\nB,0,128,1500,50,60\n",
+                                     NULL});
+    vd_experiment x;
+    npf_load_ok(d, &x);
+    cr_assert_eq(x.n, 1);
+    expect_runs(&x.point[0], VD_PCIE_WRITE_HIT, 2, (double[]){30 * 0.01, 50 * 0.01});
+    vd_experiment_free(&x);
+    rm_rf(d);
+}
+
+Test(validate_readers, npf_single_output_errors)
+{
+    const char *two_builds[] = {"results.csv", "build,NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n"
+                                               "A,128,1500,1,2\nB,128,1500,1,2\n", NULL};
+    npf_load_error(SINGLE_JSON(""), two_builds,
+                   "@/results.csv:3: build 'B', line 2's is 'A': several builds (series); pick one with \"build\"");
+    const char *other_var[] = {"results.csv", "test_index,NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n"
+                                              "0,128,1500,1,2\n1,128,1500,1,2\n", NULL};
+    npf_load_error(SINGLE_JSON(""), other_var,
+                   "@/results.csv:3: test_index 1, but line 2 ((rx_ring, pkt_size) = (128, 1500)) has test_index 0: "
+                   "another variable varies (name it in x)");
+    const char *no_col[] = {"results.csv", "NDESC,LEN,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n128,1500,1,2\n", NULL};
+    npf_load_error(SINGLE_JSON(""), no_col,
+                   "@/experiment.json: x[]: no column 'LENGTH' in @/results.csv (the variable's name: \"column\")");
+    const char *no_metric[] = {"results.csv", "NDESC,LENGTH,ItoM-HIT-RATE\n128,1500,1\n", NULL};
+    npf_load_error(SINGLE_JSON(""), no_metric,
+                   "@/experiment.json: metrics.pcie_read_hit: no column 'PCIeRdCur-HIT-RATE' (nor "
+                   "y_PCIeRdCur-HIT-RATE) in @/results.csv");
+    const char *bad_num[] = {"results.csv", "NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n128,1500,1,x2\n", NULL};
+    npf_load_error(SINGLE_JSON(""), bad_num, "@/results.csv:2: column PCIeRdCur-HIT-RATE: 'x2' is not a finite number");
+    const char *bad_x[] = {"results.csv", "NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\nmany,1500,1,2\n", NULL};
+    npf_load_error(SINGLE_JSON(""), bad_x, "@/results.csv:2: column NDESC: 'many' is not a finite number");
+    const char *short_row[] = {"results.csv", "NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n128,1500,1\n", NULL};
+    npf_load_error(SINGLE_JSON(""), short_row, "@/results.csv:2: 3 fields, the header (line 1) has 4");
+    const char *rate[] = {"results.csv", "NDESC,LENGTH,ItoM-HIT-RATE,PCIeRdCur-HIT-RATE\n128,1500,1,200\n", NULL};
+    npf_load_error(SINGLE_JSON(""), rate, "@/results.csv:2: mean 200 is not a rate in [0, 100] (\"values\"?)");
+    npf_load_error("{\"name\": \"so\", \"source\": \"npf\", \"format\": \"single-output\", \"x\": {\"param\": "
+                   "\"rx_ring\"}, \"metrics\": {\"pcie_write_hit\": \"W\"}}", NULL,
+                   "@/experiment.json: file: missing (required with \"format\": \"single-output\": the CSV NPF wrote)");
+    npf_load_error("{\"name\": \"so\", \"source\": \"npf\", \"format\": \"pandas\", \"x\": {\"param\": "
+                   "\"rx_ring\"}, \"metrics\": {\"pcie_write_hit\": \"W\"}}", NULL,
+                   "@/experiment.json: format: 'pandas' is not output (NPF's --output files, one per metric) or "
+                   "single-output (NPF's --single-output CSV)");
+    npf_load_error("{\"name\": \"so\", \"source\": \"npf\", \"x\": {\"param\": \"rx_ring\", \"column\": \"N\"}, "
+                   "\"metrics\": {\"pcie_write_hit\": \"W\"}}", NULL,
+                   "@/experiment.json: x.column: only with \"format\": \"single-output\" (the per-metric files' x "
+                   "columns have no names)");
+    npf_load_error("{\"name\": \"so\", \"source\": \"perf\", \"format\": \"single-output\", \"metrics\": "
+                   "{\"pcie_write_hit\": \"itom\"}, \"points\": [{\"runs\": [\"a\"]}]}", NULL,
+                   "@/experiment.json: format: only for source npf (this experiment's points are listed in points)");
+}
+
+Test(validate_readers, npf_table_reader_errors)
+{
+    static const struct { const char *text, *want; } cases[] = {
+        {"a,b\n1,\"2\n", "%s:2: field 2: a quoted field runs past the end of the line"},
+        {"a,b\n1,\"2\"x\n", "%s:2: field 2: text after its closing quote"},
+        {"a,b\n1,2\"\n", "%s:2: field 2: a quote inside an unquoted field"},
+        {"a,b,a\n1,2,3\n", "%s:1: column 'a' is named twice (columns 1 and 3)"},
+        {"a,b\n1,2\n3,4", "%s:3: the last line has no newline: the file may be cut short"},
+        {"a,b\n", "%s: no measurements (a header and no rows)"},
+        {"\n\n", "%s: no measurements (an empty file)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *p = temp_file(cases[i].text);
+        vd_npf_table t;
+        ddio_err e = {0};
+        cr_expect_eq(vd_npf_table_read(p, &t, &e), -1, "no error for '%s'", cases[i].text);
+        cr_expect_eq(e.exit_code, DDIO_EXIT_USAGE);
+        cr_expect_str_eq(e.msg, msg(cases[i].want, p));
+        cr_expect_null(t.cell);
+        unlink(p);
+        free(p);
+    }
+    /* Quotes, "" and commas inside them, CRLF. */
+    char *p = temp_file("name,\"v,1\"\r\n\"a \"\"b\"\", c\",\"\"\r\n");
+    vd_npf_table t;
+    ddio_err e = {0};
+    cr_assert_eq(vd_npf_table_read(p, &t, &e), 0, "%s", e.msg);
+    cr_expect_eq(t.ncol, 2);
+    cr_expect_eq(t.nrow, 1);
+    cr_expect_str_eq(t.col[1], "v,1");
+    cr_expect_str_eq(t.cell[0], "a \"b\", c");
+    cr_expect_str_eq(t.cell[1], "");
+    cr_expect_eq(vd_npf_table_col(&t, "v,1"), 1);
+    cr_expect_eq(vd_npf_table_col(&t, "nope"), -1);
+    vd_npf_table_free(&t);
+    unlink(p);
+    free(p);
+}
+
+#define TWO_X_JSON(extra)                                                                                        \
+    "{\"name\": \"two\", \"source\": \"npf\", \"x\": [{\"param\": \"pkt_size\"}, {\"param\": \"rx_ring\"}],\n"   \
+    " \"metrics\": {\"pcie_write_hit\": \"ItoM-HIT-RATE\"}" extra "}"
+
+/* NPF's --output writes one x column per varied variable: two here. */
+Test(validate_readers, npf_output_rows_with_two_varied_parameters)
+{
+    char d[64];
+    npf_folder(d, sizeof d, TWO_X_JSON(""),
+               (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97 98\n1500 256 80 82 84\n1024 128 99 100\n",
+                                     NULL});
+    vd_experiment x;
+    npf_load_ok(d, &x);
+    cr_assert_eq(x.n, 3);
+    cr_expect_eq(x.n_warning, 0);
+    expect_param(&x.point[0], "pkt_size", 1024);
+    expect_param(&x.point[0], "rx_ring", 128);
+    expect_runs(&x.point[0], VD_PCIE_WRITE_HIT, 2, (double[]){99 * 0.01, 100 * 0.01});
+    expect_param(&x.point[2], "pkt_size", 1500);
+    expect_param(&x.point[2], "rx_ring", 256);
+    expect_runs(&x.point[2], VD_PCIE_WRITE_HIT, 3, (double[]){80 * 0.01, 82 * 0.01, 84 * 0.01});
+    cr_expect_str_eq(x.point[2].source[VD_PCIE_WRITE_HIT], "ItoM-HIT-RATE.csv:2");
+    vd_experiment_free(&x);
+    rm_rf(d);
+    npf_load_error(TWO_X_JSON(""), (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97\n1500 128 98\n", NULL},
+                   "@/ItoM-HIT-RATE.csv:2: x = (1500, 128) repeats line 1");
+    npf_load_error(TWO_X_JSON(""), (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128\n", NULL},
+                   "@/ItoM-HIT-RATE.csv:1: x = (1500, 128) has no runs");
+    npf_load_error(TWO_X_JSON(""), (const char *const[]){"ItoM-HIT-RATE.csv", "1500 12x 4\n", NULL},
+                   "@/ItoM-HIT-RATE.csv:1: x value 2 '12x' is not a finite number");
+    npf_load_error("{\"name\": \"two\", \"source\": \"npf\", \"x\": [{\"param\": \"pkt_size\"}, {\"param\": "
+                   "\"pkt_size\"}], \"metrics\": {\"pcie_write_hit\": \"W\"}}", NULL,
+                   "@/experiment.json: x[1]: 'pkt_size' is already x[0]");
+}
+
+/* NPF's default --output-columns is "x mean": one value per line, no spread. */
+Test(validate_readers, npf_output_means_only_warn)
+{
+    char d[64], want[400];
+    npf_folder(d, sizeof d, TWO_X_JSON(", \"output_columns\": [\"x\", \"mean\"]"),
+               (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97.5\n1500 256 80\n", NULL});
+    vd_experiment x;
+    npf_load_ok(d, &x);
+    cr_assert_eq(x.n, 2);
+    expect_runs(&x.point[0], VD_PCIE_WRITE_HIT, 1, (double[]){97.5 * 0.01});
+    cr_expect_eq(x.point[0].m[VD_PCIE_WRITE_HIT].sd, 0);
+    cr_assert_eq(x.n_warning, 1);
+    snprintf(want, sizeof want, "%s/ItoM-HIT-RATE.csv: holds means only (output_columns has no \"all\"): n = 1 per "
+             "point, no spread", d);
+    cr_expect_str_eq(x.warning[0], want);
+    vd_experiment_free(&x);
+    rm_rf(d);
+    /* The default columns (x all) and one value on every line: the same
+     * file, said so, not a silent n = 1. */
+    npf_folder(d, sizeof d, TWO_X_JSON(""),
+               (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97.5\n1500 256 80\n", NULL});
+    npf_load_ok(d, &x);
+    cr_assert_eq(x.n_warning, 1);
+    snprintf(want, sizeof want, "%s/ItoM-HIT-RATE.csv: one value per row: n = 1 per point, no spread (NPF's default "
+             "--output-columns x mean writes means only; --output-columns x all writes every run)", d);
+    cr_expect_str_eq(x.warning[0], want);
+    vd_experiment_free(&x);
+    rm_rf(d);
+    /* output_columns ["x", "all"] given: the values are runs, one each. */
+    npf_folder(d, sizeof d, TWO_X_JSON(", \"output_columns\": [\"x\", \"all\"]"),
+               (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97.5\n1500 256 80\n", NULL});
+    npf_load_ok(d, &x);
+    cr_expect_eq(x.n_warning, 0);
+    expect_runs(&x.point[0], VD_PCIE_WRITE_HIT, 1, (double[]){97.5 * 0.01});
+    vd_experiment_free(&x);
+    rm_rf(d);
+}
+
+/* Other --output-columns words are read past: the runs are where "all" is. */
+Test(validate_readers, npf_output_columns_place_the_runs)
+{
+    char d[64];
+    npf_folder(d, sizeof d, TWO_X_JSON(", \"output_columns\": [\"x\", \"mean\", \"std\", \"all\", \"n\"]"),
+               (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97.5 0.5 97 98 2\n", NULL});
+    vd_experiment x;
+    npf_load_ok(d, &x);
+    cr_assert_eq(x.n, 1);
+    cr_expect_eq(x.n_warning, 0);
+    expect_runs(&x.point[0], VD_PCIE_WRITE_HIT, 2, (double[]){97 * 0.01, 98 * 0.01});
+    vd_experiment_free(&x);
+    rm_rf(d);
+    npf_load_error(TWO_X_JSON(", \"output_columns\": [\"x\", \"mean\", \"std\"]"),
+                   (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97\n", NULL},
+                   "@/ItoM-HIT-RATE.csv:1: 1 values after the x, but output_columns makes 2");
+    npf_load_error(TWO_X_JSON(", \"output_columns\": [\"x\", \"mean\", \"all\"]"),
+                   (const char *const[]){"ItoM-HIT-RATE.csv", "1500 128 97\n", NULL},
+                   "@/ItoM-HIT-RATE.csv:1: 1 values after the x, but output_columns makes more than 1");
+    npf_load_error(TWO_X_JSON(", \"output_columns\": [\"x\", \"avg\", \"stdev\"]"), NULL,
+                   "@/experiment.json: output_columns[2]: 'stdev' is not an --output-columns word NPF writes after "
+                   "x (mean, avg, average, min, max, med, median, percNN, std, n, nres, first, last, all, raw)");
+    npf_load_error(TWO_X_JSON(", \"output_columns\": [\"mean\", \"x\"]"), NULL,
+                   "@/experiment.json: output_columns[0]: must be \"x\" (the x columns come first)");
+    npf_load_error(TWO_X_JSON(", \"output_columns\": [\"x\", \"std\"]"), NULL,
+                   "@/experiment.json: output_columns: has neither \"all\" (the runs) nor \"mean\": nothing to "
+                   "compare");
+    npf_load_error(TWO_X_JSON(", \"output_columns\": [\"x\", \"all\", \"raw\"]"), NULL,
+                   "@/experiment.json: output_columns[2]: a second \"all\": the runs of a row could not be told "
+                   "apart");
 }

@@ -445,15 +445,47 @@ static void set_metric(vd_point *p, int m, double *run, uint32_t runs)
 
 /* ------------------------------------------------------------ NPF source */
 
-typedef struct npf_desc {
-    char x_param[VD_NAME_LEN];
+/* One varied parameter of an NPF experiment: an x column of the per-metric
+ * files (NPF's --output writes one per variable that is not static, in the
+ * test's order), or a variable's column of a --single-output file. */
+typedef struct npf_x_col {
+    char param[VD_NAME_LEN];
     double scale, offset;
+    char column[64];                    /* single-output: the variable's column ("" = param) */
+} npf_x_col;
+
+/* What an npf experiment.json says about its files. */
+typedef struct npf_desc {
+    uint32_t nx;
+    npf_x_col x[VD_NPF_MAX_X];
     const char *x_from;                 /* metric file stem whose row mean is x, or NULL */
     char series_param[VD_NAME_LEN];     /* "" = no series */
-    const char *stem[VD_METRIC_COUNT];  /* file stems, NULL = metric not measured */
+    const char *stem[VD_METRIC_COUNT];  /* file stems (single-output: columns), NULL = metric not measured */
     const char *ev_stem[VD_EV_COUNT];   /* evidence file stems, NULL = not measured */
     double unit;                        /* 0.01 for percent */
+    int single;                         /* format "single-output" */
+    const char *file;                   /* single-output: the CSV */
+    const char *build;                  /* single-output: the rows of this build only, or NULL */
+    /* output_columns after "x": how many values, where the runs ("all")
+     * or the mean is among them. */
+    uint32_t n_after;                   /* words after x */
+    int all_at, mean_at;                /* their index among those words, -1 = absent */
+    int columns_given;                  /* output_columns in experiment.json (else x all assumed) */
 } npf_desc;
+
+/* Record warning `msg` of the experiment (a copy). */
+static int warn(const loader *L, const char *msg)
+{
+    vd_experiment *x = L->x;
+    char **g = realloc(x->warning, (x->n_warning + 1) * sizeof *g);
+    if (g)
+        x->warning = g;
+    char *copy = g ? strdup(msg) : NULL;
+    if (!copy)
+        return ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
+    x->warning[x->n_warning++] = copy;
+    return 0;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -505,38 +537,153 @@ static int list_series(const loader *L, const char *stem, double **out, size_t *
     return rc;
 }
 
+/* One x column: {"param", "scale", "offset"} (single-output: and "column"). */
+static int read_x_col(const loader *L, const cJSON *xo, const char *path, int single, npf_x_col *c)
+{
+    char p[64];
+    memset(c, 0, sizeof *c);
+    if (!cJSON_IsObject(xo))
+        return fail(L, path, "must be an object {\"param\", \"scale\", \"offset\"}%s", "");
+    static const char *const xkeys[] = {"param", "scale", "offset", "column", NULL};
+    if (check_keys(L, xo, path, xkeys) != 0)
+        return -1;
+    const cJSON *pv = cJSON_GetObjectItemCaseSensitive(xo, "param");
+    snprintf(p, sizeof p, "%s.param", path);
+    if (!cJSON_IsString(pv))
+        return fail(L, p, "missing, or not a string%s", "");
+    const char *xp = pv->valuestring;
+    if (!vd_param_find(xp))
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: unknown parameter '%.40s' (known: %s)", L->file, p, xp,
+                         vd_param_names());
+    if (vd_param_find(xp)->kind == VD_KIND_WORD)
+        return fail(L, p, "'%s' is not numeric", xp);
+    snprintf(c->param, sizeof c->param, "%s", xp);
+    char ps[64], po[64];
+    snprintf(ps, sizeof ps, "%s.scale", path);
+    snprintf(po, sizeof po, "%s.offset", path);
+    if (get_number(L, xo, "scale", ps, 1, &c->scale) != 0 || get_number(L, xo, "offset", po, 0, &c->offset) != 0)
+        return -1;
+    if (c->scale == 0)
+        return fail(L, ps, "must not be 0%s", "");
+    const cJSON *cv = cJSON_GetObjectItemCaseSensitive(xo, "column");
+    snprintf(p, sizeof p, "%s.column", path);
+    if (cv && !single)
+        return fail(L, p, "only with \"format\": \"single-output\" (the per-metric files' x columns have no "
+                    "names)%s", "");
+    if (cv && (!cJSON_IsString(cv) || !cv->valuestring[0] || strlen(cv->valuestring) >= sizeof c->column))
+        return fail(L, p, "must be a column name of 1 to 63 characters%s", "");
+    snprintf(c->column, sizeof c->column, "%s", cv ? cv->valuestring : xp);
+    return 0;
+}
+
+/* "output_columns": NPF's --output-columns, "x" first, then the words NPF
+ * writes a value for each (one for each but "all", which writes every run). */
+static int read_output_columns(const loader *L, const cJSON *j, npf_desc *d)
+{
+    const cJSON *oc = cJSON_GetObjectItemCaseSensitive(j, "output_columns");
+    d->all_at = 0;
+    d->mean_at = -1;
+    d->n_after = 1;   /* default: x all (ddio-bench's files) */
+    if (!oc)
+        return 0;
+    d->columns_given = 1;
+    if (d->single)
+        return fail(L, "output_columns", "not with \"format\": \"single-output\" (its columns are named)%s", "");
+    if (!cJSON_IsArray(oc) || cJSON_GetArraySize(oc) < 2)
+        return fail(L, "output_columns", "must be an array of NPF's --output-columns words, \"x\" first%s", "");
+    d->all_at = -1;
+    d->n_after = 0;
+    int i = 0;
+    for (const cJSON *w = oc->child; w; w = w->next, i++) {
+        char p[64];
+        snprintf(p, sizeof p, "output_columns[%d]", i);
+        const char *s = cJSON_IsString(w) ? w->valuestring : "";
+        if (i == 0) {
+            if (strcmp(s, "x") != 0)
+                return fail(L, p, "must be \"x\" (the x columns come first)%s", "");
+            continue;
+        }
+        int perc = strncmp(s, "perc", 4) == 0 && s[4] && strspn(s + 4, "0123456789") == strlen(s + 4) &&
+                   strlen(s + 4) <= 3;
+        static const char *const words[] = {"mean", "avg", "average", "min", "max", "med", "median", "std",
+                                            "n", "nres", "first", "last", "all", "raw", NULL};
+        int known = perc;
+        for (const char *const *k = words; *k && !known; k++)
+            known = strcmp(s, *k) == 0;
+        if (!known)
+            return fail(L, p, "'%.40s' is not an --output-columns word NPF writes after x (mean, avg, average, min, "
+                        "max, med, median, percNN, std, n, nres, first, last, all, raw)", s);
+        int all = strcmp(s, "all") == 0 || strcmp(s, "raw") == 0;
+        if (all && d->all_at >= 0)
+            return fail(L, p, "a second \"all\": the runs of a row could not be told apart%s", "");
+        if (all)
+            d->all_at = (int)d->n_after;
+        if (d->mean_at < 0 && (strcmp(s, "mean") == 0 || strcmp(s, "avg") == 0 || strcmp(s, "average") == 0))
+            d->mean_at = (int)d->n_after;
+        d->n_after++;
+    }
+    if (d->all_at < 0 && d->mean_at < 0)
+        return fail(L, "output_columns", "has neither \"all\" (the runs) nor \"mean\": nothing to compare%s", "");
+    return 0;
+}
+
 static int read_npf_desc(const loader *L, const cJSON *j, npf_desc *d)
 {
     memset(d, 0, sizeof *d);
+    const char *format;
+    if (get_string(L, j, "format", 0, &format) != 0)
+        return -1;
+    if (format && strcmp(format, "single-output") == 0)
+        d->single = 1;
+    else if (format && strcmp(format, "output") != 0)
+        return fail(L, "format", "'%.40s' is not output (NPF's --output files, one per metric) or single-output "
+                    "(NPF's --single-output CSV)", format);
+    if (get_string(L, j, "file", 0, &d->file) != 0 || get_string(L, j, "build", 0, &d->build) != 0)
+        return -1;
+    if (d->single && !d->file)
+        return fail(L, "file", "missing (required with \"format\": \"single-output\": the CSV NPF wrote)%s", "");
+    if (d->file && !d->single)
+        return fail(L, "file", "only with \"format\": \"single-output\" (the per-metric files are named by "
+                    "metrics)%s", "");
+    if (d->file && strchr(d->file, '/'))
+        return fail(L, "file", "must be a file's name in the folder (no '/')%s", "");
+    if (d->build && !d->single)
+        return fail(L, "build", "only with \"format\": \"single-output\"%s", "");
     const cJSON *xo = cJSON_GetObjectItemCaseSensitive(j, "x");
     if (!xo)
         return fail(L, "x", "missing (required for source npf)%s", "");
-    if (!cJSON_IsObject(xo))
-        return fail(L, "x", "must be an object {\"param\", \"scale\", \"offset\"}%s", "");
-    static const char *const xkeys[] = {"param", "scale", "offset", NULL};
-    const char *xp;
-    if (check_keys(L, xo, "x", xkeys) != 0)
-        return -1;
-    const cJSON *pv = cJSON_GetObjectItemCaseSensitive(xo, "param");
-    if (!cJSON_IsString(pv))
-        return fail(L, "x.param", "missing, or not a string%s", "");
-    xp = pv->valuestring;
-    if (!vd_param_find(xp))
-        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: x.param: unknown parameter '%.40s' (known: %s)", L->file,
-                         xp, vd_param_names());
-    if (vd_param_find(xp)->kind == VD_KIND_WORD)
-        return fail(L, "x.param", "'%s' is not numeric", xp);
-    snprintf(d->x_param, sizeof d->x_param, "%s", xp);
-    if (get_number(L, xo, "scale", "x.scale", 1, &d->scale) != 0 || get_number(L, xo, "offset", "x.offset", 0,
-                                                                               &d->offset) != 0)
-        return -1;
-    if (d->scale == 0)
-        return fail(L, "x.scale", "must not be 0%s", "");
+    if (cJSON_IsArray(xo)) {
+        int n = cJSON_GetArraySize(xo);
+        if (n < 1 || n > VD_NPF_MAX_X)
+            return fail(L, "x", "must be an array of 1 to 8 x objects, one per varied parameter%s", "");
+        int i = 0;
+        for (const cJSON *c = xo->child; c; c = c->next, i++) {
+            char p[32];
+            snprintf(p, sizeof p, "x[%d]", i);
+            if (read_x_col(L, c, p, d->single, &d->x[i]) != 0)
+                return -1;
+            for (int k = 0; k < i; k++)
+                if (strcmp(d->x[k].param, d->x[i].param) == 0)
+                    return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: '%s' is already x[%d]", L->file, p,
+                                     d->x[i].param, k);
+        }
+        d->nx = (uint32_t)n;
+    } else {
+        if (!cJSON_IsObject(xo))
+            return fail(L, "x", "must be an object {\"param\", \"scale\", \"offset\"} or an array of them%s", "");
+        if (read_x_col(L, xo, "x", d->single, &d->x[0]) != 0)
+            return -1;
+        d->nx = 1;
+    }
     if (get_string(L, j, "x_from", 0, &d->x_from) != 0)
         return -1;
     if (d->x_from && strchr(d->x_from, '/'))
         return fail(L, "x_from", "must be a measured file's name in the folder (a string, no '/')%s", "");
+    if (d->x_from && (d->single || d->nx > 1))
+        return fail(L, "x_from", "only with one x and the per-metric files%s", "");
     const cJSON *so = cJSON_GetObjectItemCaseSensitive(j, "series");
+    if (so && d->single)
+        return fail(L, "series", "not with \"format\": \"single-output\" (list every varied parameter in x)%s", "");
     if (so) {
         static const char *const skeys[] = {"param", NULL};
         if (!cJSON_IsObject(so) || check_keys(L, so, "series", skeys) != 0)
@@ -548,8 +695,9 @@ static int read_npf_desc(const loader *L, const cJSON *j, npf_desc *d)
         if (!s || s->kind == VD_KIND_WORD)
             return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: series.param: '%.40s' is not a numeric parameter (%s)",
                              L->file, sp->valuestring, vd_param_names());
-        if (strcmp(sp->valuestring, d->x_param) == 0)
-            return fail(L, "series.param", "'%s' is already x.param", d->x_param);
+        for (uint32_t k = 0; k < d->nx; k++)
+            if (strcmp(sp->valuestring, d->x[k].param) == 0)
+                return fail(L, "series.param", "'%s' is already x.param", d->x[k].param);
         snprintf(d->series_param, sizeof d->series_param, "%s", sp->valuestring);
     }
     const char *values;
@@ -561,14 +709,15 @@ static int read_npf_desc(const loader *L, const cJSON *j, npf_desc *d)
         d->unit = 1;
     else
         return fail(L, "values", "'%s' is not percent or fraction", values);
-    return 0;
+    return read_output_columns(L, j, d);
 }
 
-/* Map the first-column value of a row to x, through x_from when given. */
+/* The x values of a row (its x columns, or x_from's row mean), scaled. */
 static int npf_x(const loader *L, const npf_desc *d, const vd_npf *xf, const char *xfile, const vd_npf_row *row,
-                 double *x)
+                 double *xv)
 {
-    double raw = row->x;
+    for (uint32_t k = 0; k < d->nx; k++)
+        xv[k] = row->xs[k] * d->x[k].scale + d->x[k].offset;
     if (xf) {
         const vd_npf_row *r = NULL;
         for (size_t i = 0; i < xf->n && !r; i++)
@@ -576,32 +725,52 @@ static int npf_x(const loader *L, const npf_desc *d, const vd_npf *xf, const cha
                 r = &xf->row[i];
         if (!r)
             return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: no row for %g (x_from)", xfile, row->x);
-        raw = 0;
+        double raw = 0;
         for (uint32_t k = 0; k < r->runs; k++)
             raw += r->run[k] / r->runs;
+        xv[0] = raw * d->x[0].scale + d->x[0].offset;
     }
-    *x = raw * d->scale + d->offset;
     return 0;
 }
 
-/* The point of (series value, first-column value), or NULL. */
-static vd_point *npf_find(vd_experiment *x, const npf_desc *d, const double *sv, double xval)
+/* "rx_ring = 128" or "(pkt_size, rx_ring) = (1500, 128)", for messages. */
+static void xv_text(const npf_desc *d, const double *xv, char *buf, size_t cap)
+{
+    if (d->nx == 1) {
+        snprintf(buf, cap, "%s = %g", d->x[0].param, xv[0]);
+        return;
+    }
+    size_t at = 0;
+    for (uint32_t k = 0; k < d->nx && at < cap; k++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s", k ? ", " : "(", d->x[k].param);
+    for (uint32_t k = 0; k < d->nx && at < cap; k++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%g", k ? ", " : ") = (", xv[k]);
+    if (at < cap)
+        snprintf(buf + at, cap - at, ")");
+}
+
+/* The point of (series value, x values), or NULL. */
+static vd_point *npf_find(vd_experiment *x, const npf_desc *d, const double *sv, const double *xv)
 {
     for (size_t i = 0; i < x->n; i++) {
         vd_point *p = &x->point[i];
-        const vd_param *px = vd_point_param(p, d->x_param);
         const vd_param *ps = sv ? vd_point_param(p, d->series_param) : NULL;
-        if (px && px->value == xval && (!sv || (ps && ps->value == *sv)))
+        int same = !sv || (ps && ps->value == *sv);
+        for (uint32_t k = 0; k < d->nx && same; k++) {
+            const vd_param *px = vd_point_param(p, d->x[k].param);
+            same = px && px->value == xv[k];
+        }
+        if (same)
             return p;
     }
     return NULL;
 }
 
-/* The point of (series value, first-column value), created if new. */
+/* The point of (series value, x values), created if new. */
 static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
-                           const double *sv, double xval, const char *where)
+                           const double *sv, const double *xv, const char *where)
 {
-    vd_point *p = npf_find(x, d, sv, xval);
+    vd_point *p = npf_find(x, d, sv, xv);
     if (p)
         return p;
     p = new_point(x, cap, base, L);
@@ -618,14 +787,16 @@ static vd_point *npf_point(vd_experiment *x, size_t *cap, const vd_point *base, 
         if (add_param(L, p, &v, "series.param") != 0)
             return NULL;
     }
-    snprintf(v.name, sizeof v.name, "%s", d->x_param);
-    v.value = xval;
-    const char *bad = number_problem(vd_param_find(d->x_param), xval);
-    if (bad)
-        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g: %s (x.scale / x.offset?)", L->dir, where,
-                         d->x_param, xval, bad), NULL;
-    if (add_param(L, p, &v, "x.param") != 0)
-        return NULL;
+    for (uint32_t k = 0; k < d->nx; k++) {
+        snprintf(v.name, sizeof v.name, "%s", d->x[k].param);
+        v.value = xv[k];
+        const char *bad = number_problem(vd_param_find(d->x[k].param), xv[k]);
+        if (bad)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g: %s (x.scale / x.offset?)", L->dir, where,
+                             d->x[k].param, xv[k], bad), NULL;
+        if (add_param(L, p, &v, "x.param") != 0)
+            return NULL;
+    }
     snprintf(p->where, sizeof p->where, "%s", where);
     return p;
 }
@@ -650,6 +821,42 @@ static int check_rates(const loader *L, const vd_record *r, double unit, const c
     return 0;
 }
 
+/* Keep, of the values after a row's x columns, its runs as output_columns
+ * says where they are ("all"), or its mean alone (no "all"). */
+static int pick_runs(const loader *L, const npf_desc *d, vd_npf_row *row, const char *where)
+{
+    uint32_t fixed = d->n_after - (d->all_at >= 0);
+    if (d->all_at >= 0 ? row->runs <= fixed : row->runs != fixed)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %u values after the x, but output_columns makes %s%u", L->dir,
+                         where, row->runs, d->all_at >= 0 ? "more than " : "", fixed);
+    uint32_t from = (uint32_t)(d->all_at >= 0 ? d->all_at : d->mean_at);
+    uint32_t n = d->all_at >= 0 ? row->runs - fixed : 1;
+    memmove(row->run, row->run + from, n * sizeof *row->run);
+    row->runs = n;
+    return 0;
+}
+
+/* A metric file: a warning when it holds the means alone (output_columns
+ * without "all"), or one value per row while experiment.json does not say
+ * what its columns are (NPF's default --output-columns is x mean: the
+ * same file).  An explicit "all" says the values are runs: no warning. */
+static int warn_means(const loader *L, const npf_desc *d, const vd_npf *f, const char *path)
+{
+    int all_one = 1;
+    for (size_t i = 0; i < f->n && all_one; i++)
+        all_one = f->row[i].runs == 1;
+    char msg[1600];
+    if (d->all_at < 0)
+        snprintf(msg, sizeof msg, "%s: holds means only (output_columns has no \"all\"): n = 1 per point, no "
+                 "spread", path);
+    else if (all_one && !d->columns_given)
+        snprintf(msg, sizeof msg, "%s: one value per row: n = 1 per point, no spread (NPF's default "
+                 "--output-columns x mean writes means only; --output-columns x all writes every run)", path);
+    else
+        return 0;
+    return warn(L, msg);
+}
+
 /* Read one metric file of one series into the points. */
 static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
                       int m, const double *sv)
@@ -660,7 +867,7 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
     snprintf(path, sizeof path, "%s/%s%s.csv", L->dir, prefix, d->stem[m]);
     vd_npf f, xf;
     memset(&xf, 0, sizeof xf);
-    if (note_input(L, path) != 0 || vd_npf_read(path, &f, L->e) != 0)
+    if (note_input(L, path) != 0 || vd_npf_read_x(path, d->nx, &f, L->e) != 0)
         return -1;
     int rc = 0;
     if (d->x_from) {
@@ -669,19 +876,21 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
     }
     for (size_t i = 0; rc == 0 && i < f.n; i++) {
         vd_npf_row *row = &f.row[i];
-        double xval = 0;
-        char where[160];
+        double xv[VD_NPF_MAX_X];
+        char where[160], xt[200];
         snprintf(where, sizeof where, "%s%s.csv:%u", prefix, d->stem[m], row->line);
-        if ((rc = npf_x(L, d, d->x_from ? &xf : NULL, xpath, row, &xval)) != 0)
+        if ((rc = pick_runs(L, d, row, where)) != 0 ||
+            (rc = npf_x(L, d, d->x_from ? &xf : NULL, xpath, row, xv)) != 0)
             break;
-        vd_point *p = npf_point(x, cap, base, d, L, sv, xval, where);
+        vd_point *p = npf_point(x, cap, base, d, L, sv, xv, where);
         if (!p) {
             rc = -1;
             break;
         }
         if (p->has[m]) {   /* two rows, one x: the first would be lost */
-            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g again (as at %s): x.scale, x.offset or x_from "
-                           "map two rows to one value", L->dir, where, d->x_param, xval, p->source[m]);
+            xv_text(d, xv, xt, sizeof xt);
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s again (as at %s): x.scale, x.offset or x_from "
+                           "map two rows to one value", L->dir, where, xt, p->source[m]);
             break;
         }
         for (uint32_t k = 0; k < row->runs; k++)
@@ -691,6 +900,8 @@ static int npf_metric(vd_experiment *x, size_t *cap, const vd_point *base, const
         snprintf(p->source[m], sizeof p->source[m], "%s", where);
         rc = check_rates(L, &p->m[m], d->unit, where);
     }
+    if (rc == 0)
+        rc = warn_means(L, d, &f, path);
     vd_npf_free(&f);
     vd_npf_free(&xf);
     return rc;
@@ -705,28 +916,29 @@ static int npf_evidence(vd_experiment *x, const npf_desc *d, const loader *L, in
         snprintf(prefix, sizeof prefix, "%.10g", *sv);
     snprintf(path, sizeof path, "%s/%s%s.csv", L->dir, prefix, d->ev_stem[v]);
     vd_npf f;
-    if (note_input(L, path) != 0 || vd_npf_read(path, &f, L->e) != 0)
+    if (note_input(L, path) != 0 || vd_npf_read_x(path, d->nx, &f, L->e) != 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < f.n; i++) {
         vd_npf_row *row = &f.row[i];
-        char where[160];
+        char where[160], xt[200];
         snprintf(where, sizeof where, "%s%s.csv:%u", prefix, d->ev_stem[v], row->line);
-        double xval = 0;
+        double xv[VD_NPF_MAX_X];
         if (d->x_from) {
             rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: evidence with x_from is not supported", L->dir, where);
             break;
         }
-        if ((rc = npf_x(L, d, NULL, NULL, row, &xval)) != 0)
+        if ((rc = pick_runs(L, d, row, where)) != 0 || (rc = npf_x(L, d, NULL, NULL, row, xv)) != 0)
             break;
-        vd_point *p = npf_find(x, d, sv, xval);
+        xv_text(d, xv, xt, sizeof xt);
+        vd_point *p = npf_find(x, d, sv, xv);
         if (!p) {
-            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g has no measured hit rate (evidence goes with the "
-                           "metrics' points)", L->dir, where, d->x_param, xval);
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s has no measured hit rate (evidence goes with the "
+                           "metrics' points)", L->dir, where, xt);
             break;
         }
         if (p->has_ev[v]) {
-            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s = %g again", L->dir, where, d->x_param, xval);
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: %s again", L->dir, where, xt);
             break;
         }
         for (uint32_t k = 0; rc == 0 && k < row->runs; k++)
@@ -743,6 +955,239 @@ static int npf_evidence(vd_experiment *x, const npf_desc *d, const loader *L, in
     return rc;
 }
 
+/* ------------------------------------------------------------ NPF --single-output */
+
+/* The column of result `name` in t: as named, or with NPF's y_ prefix (a
+ * result named like a variable); -1 with e filled when neither. */
+static int result_col(const loader *L, const vd_npf_table *t, const char *path, const char *key, const char *name)
+{
+    int c = vd_npf_table_col(t, name);
+    if (c < 0) {
+        char y[VD_NAME_LEN + 70];
+        snprintf(y, sizeof y, "y_%s", name);
+        c = vd_npf_table_col(t, y);
+    }
+    if (c < 0)
+        ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: %s: no column '%.60s' (nor y_%.60s) in %s", L->file, key, name, name,
+                  path);
+    return c;
+}
+
+/* Append value v to record r of point p (named `name`), growing its runs. */
+static int add_run(const loader *L, vd_point *p, vd_record *r, uint8_t *has, const char *name, double v)
+{
+    if (!*has) {
+        set_record(p, r, name, NULL, 0);
+        *has = 1;
+    }
+    if ((r->runs & (r->runs - 1)) == 0) {   /* 0, 1, 2, 4, ...: grow to the next power of two */
+        double *g = realloc(r->run, (r->runs ? 2 * r->runs : 1) * sizeof *g);
+        if (!g)
+            return ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
+        r->run = g;
+    }
+    r->run[r->runs++] = v;
+    return 0;
+}
+
+/* A cell of a result column: 1 with *v set, 0 empty or NaN (pandas writes
+ * a missing run so: that run is left out), -1 with e filled. */
+static int result_cell(const loader *L, const char *cell, const char *where, const char *col, double *v)
+{
+    if (!cell[0] || strcmp(cell, "nan") == 0 || strcmp(cell, "NaN") == 0)
+        return 0;
+    if (ddio_decimal_double(cell, v) != 0)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: column %s: '%.40s' is not a finite number", L->dir, where,
+                         col, cell);
+    return 1;
+}
+
+/* A fixed parameter that is also a column of the table (a sweep's --format
+ * npf file names its columns after the parameters) must have the fixed
+ * value on every row: a file of another configuration is refused. */
+static int single_fixed(const loader *L, const vd_point *base, const vd_npf_table *t, char *const *row,
+                        const char *where)
+{
+    for (uint32_t k = 0; k < base->n_params; k++) {
+        const vd_param *f = &base->param[k];
+        int c = vd_npf_table_col(t, f->name);
+        if (c < 0 || strcmp(f->text, "offered") == 0)
+            continue;
+        double v;
+        int same = f->text[0] ? strcmp(row[c], f->text) == 0
+                              : ddio_decimal_double(row[c], &v) == 0 && v == f->value;
+        if (!same) {
+            char fv[VD_TEXT_LEN + 16];
+            vd_param_format(f, fv, sizeof fv);
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: column %s is '%.40s', but experiment.json fixes %s = %s",
+                             L->dir, where, f->name, row[c], f->name, fv);
+        }
+    }
+    return 0;
+}
+
+/* One row of the single-output table into its point. */
+static int single_row(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L,
+                      const vd_npf_table *t, size_t r, const int *xc, const int *mc, const int *ec, int ti,
+                      size_t *first_row)
+{
+    char *const *row = t->cell + r * t->ncol;
+    char where[160];
+    snprintf(where, sizeof where, "%s:%u", d->file, t->line[r]);
+    if (single_fixed(L, base, t, row, where) != 0)
+        return -1;
+    double xv[VD_NPF_MAX_X];
+    for (uint32_t k = 0; k < d->nx; k++) {
+        if (ddio_decimal_double(row[xc[k]], &xv[k]) != 0)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: column %s: '%.40s' is not a finite number", L->dir,
+                             where, t->col[xc[k]], row[xc[k]]);
+        xv[k] = xv[k] * d->x[k].scale + d->x[k].offset;
+    }
+    vd_point *p = npf_point(x, cap, base, d, L, NULL, xv, where);
+    if (!p)
+        return -1;
+    size_t pi = (size_t)(p - x->point);
+    if (pi == x->n - 1 && first_row[pi] == (size_t)-1)
+        first_row[pi] = r;
+    /* NPF numbers each combination of the variables (test_index): rows of
+     * one point with two numbers differ in a variable that x does not name. */
+    if (ti >= 0 && strcmp(t->cell[first_row[pi] * t->ncol + ti], row[ti]) != 0) {
+        char xt[200];
+        xv_text(d, xv, xt, sizeof xt);
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: test_index %.20s, but line %u (%s) has test_index %.20s: "
+                         "another variable varies (name it in x)", L->dir, where, row[ti], t->line[first_row[pi]],
+                         xt, t->cell[first_row[pi] * t->ncol + ti]);
+    }
+    for (int m = 0; m < VD_METRIC_COUNT; m++) {
+        double v;
+        int got = mc[m] < 0 ? 0 : result_cell(L, row[mc[m]], where, t->col[mc[m]], &v);
+        if (got < 0)
+            return -1;
+        if (!got)
+            continue;
+        if (!p->has[m])
+            snprintf(p->source[m], sizeof p->source[m], "%s", where);
+        if (add_run(L, p, &p->m[m], &p->has[m], vd_metric_name((enum vd_metric)m), v * d->unit) != 0)
+            return -1;
+    }
+    for (int v = 0; v < VD_EV_COUNT; v++) {
+        double val;
+        int got = ec[v] < 0 ? 0 : result_cell(L, row[ec[v]], where, t->col[ec[v]], &val);
+        if (got < 0)
+            return -1;
+        if (got && !(val >= 0))
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: column %s: %g is negative", L->dir, where,
+                             t->col[ec[v]], val);
+        if (got && add_run(L, p, &p->ev[v], &p->has_ev[v], vd_evidence_name((enum vd_evidence)v), val) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The columns of x, metrics, evidence, test_index and build in t. */
+static int single_columns(const loader *L, const npf_desc *d, const vd_npf_table *t, const char *path, int *xc,
+                          int *mc, int *ec, int *ti, int *bc)
+{
+    for (uint32_t k = 0; k < d->nx; k++)
+        if ((xc[k] = vd_npf_table_col(t, d->x[k].column)) < 0)
+            return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: x%s: no column '%s' in %s (the variable's name: "
+                             "\"column\")", L->file, d->nx > 1 ? "[]" : "", d->x[k].column, path);
+    for (int m = 0; m < VD_METRIC_COUNT; m++) {
+        char key[64];
+        snprintf(key, sizeof key, "metrics.%s", vd_metric_name((enum vd_metric)m));
+        mc[m] = -1;
+        if (d->stem[m] && (mc[m] = result_col(L, t, path, key, d->stem[m])) < 0)
+            return -1;
+    }
+    for (int v = 0; v < VD_EV_COUNT; v++) {
+        char key[64];
+        snprintf(key, sizeof key, "evidence.%s", vd_evidence_name((enum vd_evidence)v));
+        ec[v] = -1;
+        if (d->ev_stem[v] && (ec[v] = result_col(L, t, path, key, d->ev_stem[v])) < 0)
+            return -1;
+    }
+    *ti = vd_npf_table_col(t, "test_index");
+    *bc = vd_npf_table_col(t, "build");
+    if (d->build && *bc < 0)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: build: %s has no build column", L->file, path);
+    return 0;
+}
+
+/* Is row r one of the chosen build's?  Without "build", every row must be
+ * of one build: several would mix series. */
+static int single_build(const loader *L, const npf_desc *d, const vd_npf_table *t, size_t r, int bc, int *take)
+{
+    *take = 1;
+    if (bc < 0)
+        return 0;
+    const char *b = t->cell[r * t->ncol + bc];
+    if (d->build) {
+        *take = strcmp(b, d->build) == 0;
+        return 0;
+    }
+    const char *b0 = t->cell[bc];
+    if (strcmp(b, b0) != 0)
+        return ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s:%u: build '%.40s', line %u's is '%.40s': several builds "
+                         "(series); pick one with \"build\"", L->dir, d->file, t->line[r], b, t->line[0], b0);
+    return 0;
+}
+
+static int load_single(vd_experiment *x, size_t *cap, const vd_point *base, const npf_desc *d, const loader *L)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", L->dir, d->file);
+    vd_npf_table t;
+    if (note_input(L, path) != 0 || vd_npf_table_read(path, &t, L->e) != 0)
+        return -1;
+    int xc[VD_NPF_MAX_X], mc[VD_METRIC_COUNT], ec[VD_EV_COUNT], ti = -1, bc = -1;
+    size_t *first_row = malloc(t.nrow * sizeof *first_row);
+    int rc = first_row ? single_columns(L, d, &t, path, xc, mc, ec, &ti, &bc)
+                       : ddio_errf(L->e, DDIO_EXIT_IO, "out of memory");
+    size_t taken = 0;
+    for (size_t r = 0; rc == 0 && r < t.nrow; r++)
+        first_row[r] = (size_t)-1;
+    for (size_t r = 0; rc == 0 && r < t.nrow; r++) {
+        int take;
+        if ((rc = single_build(L, d, &t, r, bc, &take)) != 0 || !take)
+            continue;
+        taken++;
+        rc = single_row(x, cap, base, d, L, &t, r, xc, mc, ec, ti, first_row);
+    }
+    if (rc == 0 && taken == 0)
+        rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s: build: no row of %s has build '%.40s'", L->file, path, d->build);
+    int all_one = 1;
+    for (size_t i = 0; rc == 0 && i < x->n; i++) {
+        int any = 0;
+        for (int m = 0; m < VD_METRIC_COUNT; m++)
+            any |= x->point[i].has[m];
+        if (!any)
+            rc = ddio_errf(L->e, DDIO_EXIT_USAGE, "%s/%s: no measured hit rate at this point (every metric's cell "
+                           "is empty)", L->dir, x->point[i].where);
+    }
+    for (size_t i = 0; rc == 0 && i < x->n; i++)
+        for (int m = 0; rc == 0 && m < VD_METRIC_COUNT; m++) {
+            vd_point *p = &x->point[i];
+            if (!p->has[m])
+                continue;
+            vd_record_stats(&p->m[m]);
+            all_one &= p->m[m].runs == 1;
+            rc = check_rates(L, &p->m[m], d->unit, p->source[m]);
+        }
+    for (size_t i = 0; rc == 0 && i < x->n; i++)
+        for (int v = 0; v < VD_EV_COUNT; v++)
+            if (x->point[i].has_ev[v])
+                vd_record_stats(&x->point[i].ev[v]);
+    if (rc == 0 && all_one) {
+        char msg[1600];
+        snprintf(msg, sizeof msg, "%s: one row per point: n = 1 per point, no spread (NPF's --single-output "
+                 "writes a row per run)", path);
+        rc = warn(L, msg);
+    }
+    free(first_row);
+    vd_npf_table_free(&t);
+    return rc;
+}
+
 static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, const loader *L, const char **stem,
                     const char **ev_stem)
 {
@@ -751,11 +1196,19 @@ static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, cons
         return -1;
     memcpy(d.stem, stem, sizeof d.stem);
     memcpy(d.ev_stem, ev_stem, sizeof d.ev_stem);
-    snprintf(x->x_param, sizeof x->x_param, "%s", d.x_param);
-    snprintf(x->series_param, sizeof x->series_param, "%s", d.series_param);
-    if (vd_point_param(base, d.x_param) || (d.series_param[0] && vd_point_param(base, d.series_param)))
-        return fail(L, "fixed", "fixes '%s', which the experiment varies", vd_point_param(base, d.x_param)
-                                                                              ? d.x_param : d.series_param);
+    /* The plot's x axis: the last x; its lines: the series, or the first
+     * of two x. */
+    snprintf(x->x_param, sizeof x->x_param, "%s", d.x[d.nx - 1].param);
+    snprintf(x->series_param, sizeof x->series_param, "%s",
+             d.series_param[0] ? d.series_param : d.nx == 2 ? d.x[0].param : "");
+    for (uint32_t k = 0; k < d.nx; k++)
+        if (vd_point_param(base, d.x[k].param))
+            return fail(L, "fixed", "fixes '%s', which the experiment varies", d.x[k].param);
+    if (d.series_param[0] && vd_point_param(base, d.series_param))
+        return fail(L, "fixed", "fixes '%s', which the experiment varies", d.series_param);
+    size_t cap = 0;
+    if (d.single)
+        return load_single(x, &cap, base, &d, L);
     double *series = NULL;
     size_t ns = 0;
     int first = -1;
@@ -764,7 +1217,6 @@ static int load_npf(vd_experiment *x, const cJSON *j, const vd_point *base, cons
             first = m;
     if (d.series_param[0] && list_series(L, d.stem[first], &series, &ns) != 0)
         return -1;
-    size_t cap = 0;
     int rc = 0;
     for (size_t s = 0; rc == 0 && s < (d.series_param[0] ? ns : 1); s++)
         for (int m = 0; rc == 0 && m < VD_METRIC_COUNT; m++)
@@ -1042,7 +1494,7 @@ static int load_json(vd_experiment *x, const cJSON *j, const loader *L)
 {
     static const char *const keys[] = {"name", "description", "source", "machine", "workload", "fixed", "x",
                                        "x_from", "series", "metrics", "evidence", "values", "socket", "points",
-                                       NULL};
+                                       "format", "file", "build", "output_columns", NULL};
     if (!cJSON_IsObject(j))
         return fail(L, "(top)", "must be a JSON object%s", "");
     if (check_keys(L, j, "", keys) != 0)
@@ -1067,7 +1519,8 @@ static int load_json(vd_experiment *x, const cJSON *j, const loader *L)
     if (read_metrics(L, j, name_of) != 0 || read_evidence(L, j, ev_of) != 0 || read_fixed(L, j, &base) != 0)
         return -1;
     x->n_fixed = base.n_params;
-    static const char *const npf_only[] = {"x", "x_from", "series", "values", "evidence"};
+    static const char *const npf_only[] = {"x", "x_from", "series", "values", "evidence", "format", "file",
+                                            "build", "output_columns"};
     for (size_t i = 0; i < sizeof npf_only / sizeof *npf_only; i++)
         if (!npf && cJSON_GetObjectItemCaseSensitive(j, npf_only[i]))
             return fail(L, npf_only[i], "only for source npf (this experiment's points are listed in points)%s", "");
@@ -1141,4 +1594,9 @@ void vd_experiment_free(vd_experiment *x)
     free(x->input);
     x->input = NULL;
     x->n_input = 0;
+    for (size_t i = 0; i < x->n_warning; i++)
+        free(x->warning[i]);
+    free(x->warning);
+    x->warning = NULL;
+    x->n_warning = 0;
 }

@@ -97,6 +97,9 @@ typedef struct vd_experiment {
     vd_point *point;            /* sorted by series value, then x */
     size_t n_input;
     char **input;               /* every file read: experiment.json, the measured files, a machine / workload file */
+    size_t n_warning;
+    char **warning;             /* what loaded but deserves a word, one line each naming its file ("F: holds
+                                   means only ... n = 1 per point, no spread"); the CLI prints them */
 } vd_experiment;
 
 /* Load DIR/experiment.json and the files it names.  Errors are one line

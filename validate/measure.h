@@ -54,12 +54,17 @@ void vd_record_free(vd_record *r);
 
 /* ------------------------------------------------------------ NPF */
 
-/* One row of an NPF result file: "<x> <run1> <run2> ...". */
+/* One row of an NPF result file: "<x> <run1> <run2> ...", or with
+ * several varied parameters "<x1> <x2> ... <run1> ..." (NPF's `--output`
+ * writes one x column per variable that is not static). */
+#define VD_NPF_MAX_X 8
 typedef struct vd_npf_row {
-    double x;
+    double x;                       /* xs[0] */
     uint32_t line;                  /* 1-based line in the file */
     uint32_t runs;
     double *run;                    /* as written in the file (percent stays percent) */
+    uint32_t nx;                    /* x columns */
+    double xs[VD_NPF_MAX_X];
 } vd_npf_row;
 
 typedef struct vd_npf {
@@ -74,7 +79,33 @@ typedef struct vd_npf {
  * "FILE:LINE: ..." (a row with no runs, a value that is not a finite
  * number, a repeated x, no final newline), "FILE: ..." (missing, empty). */
 int vd_npf_read(const char *path, vd_npf *out, ddio_err *e);
+/* The same with nx (1 to VD_NPF_MAX_X) x columns before the runs: a row is
+ * refused when its x values repeat an earlier row's ("x = (1500, 128)
+ * repeats line 2"), or when it has no value after them. */
+int vd_npf_read_x(const char *path, uint32_t nx, vd_npf *out, ddio_err *e);
 void vd_npf_free(vd_npf *n);
+
+/* NPF's `--single-output FILE` (alias `--pandas`): a pandas DataFrame
+ * written by `to_csv` with a header line: columns index, build,
+ * test_index, the test's variables, the results (prefixed y_ where a
+ * result has a variable's name) and run_index; one row per run.  Read as
+ * text: RFC 4180 fields (quoted fields with "" for a quote; no line break
+ * inside a field), LF or CRLF line ends, blank lines skipped.  Errors
+ * (exit 2): "FILE:LINE: ..." (a field count that is not the header's, a
+ * column named twice, a quote in the wrong place, a NUL byte, a last line
+ * without newline), "FILE: no measurements (...)". */
+typedef struct vd_npf_table {
+    size_t ncol, nrow;
+    char **col;                     /* ncol names, pointers into text */
+    char **cell;                    /* nrow x ncol */
+    uint32_t *line;                 /* the line of each row */
+    uint32_t header_line;
+    char *text;
+} vd_npf_table;
+int vd_npf_table_read(const char *path, vd_npf_table *t, ddio_err *e);
+/* The index of column `name`, or -1. */
+int vd_npf_table_col(const vd_npf_table *t, const char *name);
+void vd_npf_table_free(vd_npf_table *t);
 
 /* ------------------------------------------------------------ pcm-pcie */
 

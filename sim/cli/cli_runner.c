@@ -199,6 +199,8 @@ int cli_load_experiments(char *const *dirs, size_t n_exp, const runner_opts *o, 
     for (size_t i = 0; i < n_exp; i++) {
         if (vd_experiment_load(dirs[i], &exp[i], e) != 0)
             return -1;
+        for (size_t w = 0; w < exp[i].n_warning; w++)   /* the loader's warnings: said, not fatal */
+            fprintf(stderr, "ddiosim: warning: %s\n", exp[i].warning[w]);
         total += exp[i].n;
     }
     *jobs = calloc(total ? total : 1, sizeof **jobs);

@@ -40,7 +40,8 @@ static const char usage[] =
     "  --engine E         sim | model | both (both)\n"
     "  --jobs N           points computed in parallel (default: the cores online);\n"
     "                     the results do not depend on it\n"
-    "  --format F         csv | jsonl (csv; jsonl when FILE ends in .jsonl)\n"
+    "  --format F         csv | jsonl | npf (csv; jsonl when FILE ends in .jsonl);\n"
+    "                     npf: NPF's --single-output CSV (pandas), not resumable\n"
     "  --packets N        simulator: packets injected per point (300000:\n"
     "                     at most half of it warm-up; 100000 moves a hit rate\n"
     "                     by <= 0.5 point)\n"
@@ -94,7 +95,8 @@ static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
         case O_FORMAT:
             if (strcmp(optarg, "csv") == 0) o->fmt = SW_CSV;
             else if (strcmp(optarg, "jsonl") == 0) o->fmt = SW_JSONL;
-            else return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not csv or jsonl", optarg);
+            else if (strcmp(optarg, "npf") == 0) o->fmt = SW_NPF;
+            else return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not csv, jsonl or npf", optarg);
             o->fmt_given = 1;
             break;
         case O_MAXIT:
@@ -113,6 +115,9 @@ static int parse(int argc, char **argv, sweep_opts *o, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_USAGE, "-o is required (the results file)"), -2;
     if (o->retry && !o->resume)
         return ddio_errf(e, DDIO_EXIT_USAGE, "--retry-errors needs --resume"), -2;
+    if (o->resume && o->fmt_given && o->fmt == SW_NPF)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--resume: not with --format npf (NPF's layout has no line naming the "
+                         "run, so another run's file could not be told apart): sweep to csv or jsonl to resume"), -2;
     if (!o->fmt_given) {
         size_t n = strlen(o->out);
         o->fmt = n > 6 && strcmp(o->out + n - 6, ".jsonl") == 0 ? SW_JSONL : SW_CSV;

@@ -90,8 +90,12 @@ uint64_t sw_point_id(const vd_param *p, uint32_t n);
  * failed is a row with status error.  The run hash covers the spec, what
  * its machine and workload hold (config_hash: not their names or paths),
  * the engines, the simulator's packets and seed, the model's iteration cap
- * and every --set. */
-enum sw_format { SW_CSV = 0, SW_JSONL };
+ * and every --set.  NPF: NPF's --single-output layout (a pandas CSV, read
+ * by pandas and by validate's "format": "single-output" as it is): the
+ * column line alone, then a row per point: index and test_index (the id),
+ * build "ddiosim", the parameters, the outputs, status, error, run_index
+ * 0.  It names no run, so it is not resumed (sw_resume_scan: CSV, JSONL). */
+enum sw_format { SW_CSV = 0, SW_JSONL, SW_NPF };
 
 uint64_t sw_run_hash(const sw_spec *s, const runner_opts *o);
 /* The header lines of a results file (malloc'ed; NULL: out of memory). */

@@ -48,14 +48,9 @@ uint64_t sw_run_hash(const sw_spec *s, const runner_opts *o)
 /* The region columns of the simulator's cache occupancy. */
 static const char *const region_col[REG_COUNT] = {"l2", "ddio", "shared", "l3", NULL};
 
-static void columns(const sw_spec *s, const runner_opts *o, vd_buf *b)
+/* The engines' output columns, each after a comma. */
+static void result_columns(const runner_opts *o, vd_buf *b)
 {
-    vd_bprintf(b, "id");
-    for (uint32_t i = 0; i < s->n_fixed; i++)
-        vd_bprintf(b, ",%s", s->fixed[i].name);
-    for (uint32_t i = 0; i < s->n_axes; i++)
-        vd_bprintf(b, ",%s", s->axis[i].name);
-    vd_bprintf(b, ",status,error");
     if (o->engines & RUNNER_ENGINE_SIM) {
         vd_bprintf(b, ",sim_pcie_write_hit,sim_pcie_read_hit,sim_pcie_write_partial_hit,sim_data_write_hit,"
                "sim_data_read_hit,sim_throughput_gbps,sim_drop_rate");
@@ -76,6 +71,33 @@ static void columns(const sw_spec *s, const runner_opts *o, vd_buf *b)
     }
 }
 
+static void param_columns(const sw_spec *s, vd_buf *b)
+{
+    for (uint32_t i = 0; i < s->n_fixed; i++)
+        vd_bprintf(b, ",%s", s->fixed[i].name);
+    for (uint32_t i = 0; i < s->n_axes; i++)
+        vd_bprintf(b, ",%s", s->axis[i].name);
+}
+
+static void columns(const sw_spec *s, const runner_opts *o, vd_buf *b)
+{
+    vd_bprintf(b, "id");
+    param_columns(s, b);
+    vd_bprintf(b, ",status,error");
+    result_columns(o, b);
+}
+
+/* NPF's --single-output layout (npf/pipeline/export_pandas.py: pandas'
+ * to_csv with index_label "index"): index, build, test_index, the
+ * variables, the results, run_index.  Status and error are results here. */
+static void npf_columns(const sw_spec *s, const runner_opts *o, vd_buf *b)
+{
+    vd_bprintf(b, "index,build,test_index");
+    param_columns(s, b);
+    result_columns(o, b);
+    vd_bprintf(b, ",status,error,run_index");
+}
+
 char *sw_header(const sw_spec *s, const runner_opts *o, enum sw_format f)
 {
     vd_buf b = {0};
@@ -83,6 +105,9 @@ char *sw_header(const sw_spec *s, const runner_opts *o, enum sw_format f)
         vd_bprintf(&b, "{\"ddiosim_sweep\":1,\"run\":\"%016llx\",\"engine\":\"%s\",\"packets\":%llu,\"seed\":%llu}\n",
             (unsigned long long)sw_run_hash(s, o), engine_word(o->engines), (unsigned long long)o->packets,
             (unsigned long long)o->seed);
+    } else if (f == SW_NPF) {
+        npf_columns(s, o, &b);   /* no comment line: pandas reads it as it is */
+        vd_bprintf(&b, "\n");
     } else {
         vd_bprintf(&b, "# ddiosim sweep 1 run=%016llx engine=%s packets=%llu seed=%llu\n",
             (unsigned long long)sw_run_hash(s, o), engine_word(o->engines), (unsigned long long)o->packets,
@@ -107,19 +132,19 @@ static void num(vd_buf *b, double v, int json)
         vd_bprintf(b, json ? "null" : ",");
 }
 
-static void csv_row(const sw_spec *s, const runner_opts *o, uint64_t id, const vd_param *p, uint32_t n,
-                    const runner_outcome *r, vd_buf *b)
+static void param_fields(const vd_param *p, uint32_t n, vd_buf *b)
 {
-    vd_bprintf(b, "%016llx", (unsigned long long)id);
     for (uint32_t i = 0; i < n; i++) {
         char t[VD_TEXT_LEN + 16];
         vd_param_format(&p[i], t, sizeof t);
         vd_bprintf(b, ",");
         vd_csv_field(b, t, 0);
     }
-    vd_bprintf(b, r->failed ? ",error," : ",ok,");
-    if (r->failed)
-        vd_csv_field(b, r->err.msg, 1);
+}
+
+/* The engines' outputs, each after a comma (empty when failed). */
+static void result_fields(const runner_opts *o, const runner_outcome *r, vd_buf *b)
+{
     const int ok = !r->failed;
     if (o->engines & RUNNER_ENGINE_SIM) {
         for (int m = 0; m < VD_METRIC_COUNT; m++)
@@ -154,7 +179,32 @@ static void csv_row(const sw_spec *s, const runner_opts *o, uint64_t id, const v
         num(b, ok ? r->model_mem_write_gbps : NAN, 0);
         num(b, ok ? r->model_footprint_bytes : NAN, 0);
     }
+}
+
+static void csv_row(const runner_opts *o, uint64_t id, const vd_param *p, uint32_t n, const runner_outcome *r,
+                    vd_buf *b)
+{
+    vd_bprintf(b, "%016llx", (unsigned long long)id);
+    param_fields(p, n, b);
+    vd_bprintf(b, r->failed ? ",error," : ",ok,");
+    if (r->failed)
+        vd_csv_field(b, r->err.msg, 1);
+    result_fields(o, r, b);
     vd_bprintf(b, "\n");
+}
+
+/* A point as NPF's --single-output row: its id as index and test_index
+ * (one combination of the variables each), build "ddiosim", one run. */
+static void npf_row(const runner_opts *o, uint64_t id, const vd_param *p, uint32_t n, const runner_outcome *r,
+                    vd_buf *b)
+{
+    vd_bprintf(b, "%016llx,ddiosim,%016llx", (unsigned long long)id, (unsigned long long)id);
+    param_fields(p, n, b);
+    result_fields(o, r, b);
+    vd_bprintf(b, r->failed ? ",error," : ",ok,");
+    if (r->failed)
+        vd_csv_field(b, r->err.msg, 1);
+    vd_bprintf(b, ",0\n");
 }
 
 static void json_num(cJSON *o, const char *k, double v)
@@ -240,8 +290,10 @@ char *sw_row(const sw_spec *s, const runner_opts *o, enum sw_format f, uint64_t 
     if (f == SW_JSONL) {
         if (jsonl_row(o, id, p, n, r, &b) != 0)
             b.oom = 1;
+    } else if (f == SW_NPF) {
+        npf_row(o, id, p, n, r, &b);
     } else {
-        csv_row(s, o, id, p, n, r, &b);
+        csv_row(o, id, p, n, r, &b);
     }
     if (b.oom) {
         free(b.data);

@@ -737,6 +737,42 @@ static int npf_ref_line(char *line, double *x, double *run, uint32_t cap, uint32
     return *runs ? 1 : -1;
 }
 
+/* The same bytes as NPF's --single-output CSV (vd_npf_table_read): a
+ * table whose every row has the header's field count, on increasing lines
+ * after the header, each field free of line ends; or one error line
+ * naming the file.  A table is read only from bytes with a final newline
+ * (after the last non-blank line) and no NUL byte. */
+static void fuzz_npf_table(const uint8_t *d, size_t n, const char *path)
+{
+    vd_npf_table t;
+    ddio_err e;
+    memset(&e, 0, sizeof e);
+    int rc = vd_npf_table_read(path, &t, &e);
+    FZ_CHECK(rc == 0 || rc == -1);
+    if (rc != 0) {
+        char want[96];
+        snprintf(want, sizeof want, "%s", path);
+        check_err(&e, want);
+        FZ_CHECK(t.cell == NULL && t.col == NULL && t.nrow == 0);
+        return;
+    }
+    FZ_CHECK(memchr(d, '\0', n) == NULL);
+    FZ_CHECK(t.ncol >= 1 && t.nrow >= 1 && t.header_line >= 1);
+    uint32_t last = t.header_line;
+    for (size_t r = 0; r < t.nrow; r++) {
+        FZ_CHECK(t.line[r] > last);
+        last = t.line[r];
+        for (size_t c = 0; c < t.ncol; c++)
+            FZ_CHECK(t.cell[r * t.ncol + c] != NULL && strpbrk(t.cell[r * t.ncol + c], "\n") == NULL);
+    }
+    for (size_t c = 0; c < t.ncol; c++) {
+        FZ_CHECK(vd_npf_table_col(&t, t.col[c]) == (int)c);   /* names are unique */
+        FZ_CHECK(strchr(t.col[c], '\n') == NULL);
+    }
+    vd_npf_table_free(&t);
+    FZ_CHECK(t.cell == NULL && t.nrow == 0);
+}
+
 /* The reader keeps every data line as one row, in order, with its line
  * number, x and runs as written; it fails exactly on the first bad line (too
  * long, a NUL byte, a data line without a final newline, a token that is not
@@ -813,6 +849,7 @@ int fuzz_npf(const uint8_t *d, size_t n)
         check_err(&e, want);
     }
     free(xs);
+    fuzz_npf_table(d, n, path);
     close(fd);
     return 0;
 }
@@ -925,6 +962,9 @@ static const struct { const char *name, *text; } exp_files[] = {
                        "1.000512844,<not supported>,,rfo_hit,0,100.00,,\n"
                        "1.000512844,<not supported>,,rfo_miss,0,100.00,,\n"},
     {"mine.json", "{\"name\": \"mine\"}\n"},
+    {"so.csv", "index,build,test_index,N,L,W,R,y_LAT,run_index\n0,b,0,64,1500,90,80,700,0\n"
+               "1,b,0,64,1500,92,,710,1\n2,b,1,128,1500,95,88,,0\n"},
+    {"WW.csv", "1500 64 90 92\n1500 128 95\n1024 64 97 98 99\n"},
 };
 #define N_EXP_FILES (sizeof exp_files / sizeof exp_files[0])
 
