@@ -140,7 +140,7 @@ Test(install, installed_binary_runs_from_root_on_its_own_data, .timeout = 300)
         "share/ddiosim/configs/workloads/l2fwd.json", "share/ddiosim/traces/samples/mawi-64k.pcap",
         "share/ddiosim/validate/data/ddio-bench/cores/experiment.json", "share/man/man1/ddiosim.1",
         "share/ddiosim/configs/sweeps/fig17.json", "share/doc/ddiosim/README.md",
-        "share/bash-completion/completions/ddiosim",
+        "share/bash-completion/completions/ddiosim", "share/ddiosim/validate/harness/ddio-harness.npf",
         "share/doc/ddiosim/docs/sweep.md", "share/doc/ddiosim/docs/validation.md",
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
