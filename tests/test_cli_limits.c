@@ -383,3 +383,51 @@ Test(cli_limits, a_rate_outside_the_bounds_is_explained, .timeout = 180)
     cr_expect_eq(count_lines_with(r.out, "Markov model "), 1, "%s", r.out);
     cli_run_free(&r);
 }
+
+/* A trace with records the filter leaves out (two IPv6 frames, one ARP):
+ * simulate says how many and why, in the text and in `input.skipped`, and
+ * --all keeps them. */
+Test(cli_limits, simulate_says_what_the_trace_filter_skipped, .timeout = 120)
+{
+    char *path = write_temp(".pcap", "", 0);
+    gen_config c;
+    gen_config_default(&c);
+    c.fixed_size = 100;
+    c.packets = 20;
+    ddio_err e = {0};
+    cr_assert_eq(gen_write_pcap(&c, path, &e), 0, "%s", e.msg);
+    size_t n;
+    uint8_t *d = (uint8_t *)slurp(path, &n);
+    cr_assert_eq(n, 24 + 20 * 116);
+    static const uint16_t type[3] = {0x86dd, 0x86dd, 0x0806};   /* records 3, 4: IPv6; 5: ARP */
+    for (int k = 0; k < 3; k++) {
+        uint8_t *eth = d + 24 + (size_t)(2 + k) * 116 + 16;
+        eth[12] = (uint8_t)(type[k] >> 8);
+        eth[13] = (uint8_t)type[k];
+    }
+    FILE *f = fopen(path, "wb");
+    cr_assert(fwrite(d, 1, n, f) == n);
+    fclose(f);
+    free(d);
+    char args[600];
+    snprintf(args, sizeof args, "simulate --trace %s --packets 60 --warmup 0 --format json", path);
+    cJSON *j = run_ddiosim_json(args);
+    const cJSON *sk = get(get(j, "input"), "skipped");
+    cr_expect_eq(get(sk, "total")->valuedouble, 3);
+    cr_expect_eq(get(sk, "not_ipv4")->valuedouble, 3);
+    cr_expect_eq(get(sk, "fragment")->valuedouble, 0);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "simulate --trace %s --packets 60 --warmup 0", path);
+    cli_run r = run_ddiosim(args);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\n  3 records of each pass skipped (not_ipv4 3): only unfragmented IPv4 TCP/UDP is "
+                            "simulated; --all keeps the rest\n"),
+              "%s", r.out);
+    cli_run_free(&r);
+    snprintf(args, sizeof args, "simulate --trace %s --packets 60 --warmup 0 --all --format json", path);
+    j = run_ddiosim_json(args);
+    cr_expect_eq(get(get(get(j, "input"), "skipped"), "total")->valuedouble, 0);
+    cJSON_Delete(j);
+    unlink(path);
+    free(path);
+}

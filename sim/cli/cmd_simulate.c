@@ -206,8 +206,17 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON_AddStringToObject(in, "machine", cfg->machine.name);
     cJSON_AddStringToObject(in, "workload", cfg->workload.name);
     cJSON_AddStringToObject(in, "traffic", o->sim.d.src.trace ? o->sim.d.src.trace : o->sim.d.src.profile);
-    if (o->sim.d.src.trace)
+    if (o->sim.d.src.trace) {
         cJSON_AddNumberToObject(in, "out_of_order", (double)r->reordered);
+        /* The records the filter left out of each pass, by why (trace stats' classes). */
+        cJSON *sk = cJSON_AddObjectToObject(in, "skipped");
+        uint64_t total = 0;
+        for (int c = 1; c < TRACE_NCLASSES; c++)
+            total += r->trace_skipped[c];
+        cJSON_AddNumberToObject(sk, "total", (double)total);
+        for (int c = 1; c < TRACE_NCLASSES; c++)
+            cJSON_AddNumberToObject(sk, trace_class_name((enum trace_class)c), (double)r->trace_skipped[c]);
+    }
     cJSON_AddNumberToObject(in, "cores", cfg->workload.cores);
     cJSON_AddNumberToObject(in, "rx_ring", cfg->workload.driver.rx_ring);
     cJSON_AddNumberToObject(in, "tx_ring", cfg->workload.driver.tx_ring);
@@ -276,6 +285,28 @@ static void bounds_note(strbuf *sb, const ddio_config *cfg, const dsim_result *r
                   which);
 }
 
+/* "; N records of each pass skipped (not_ipv4 N, fragment N, ...): --all
+ * keeps them" when the trace filter left any out, else nothing: they are
+ * not simulated, and a trace of IPv6 or fragments would otherwise lose
+ * them silently. */
+static void skipped_line(strbuf *sb, const dsim_result *r)
+{
+    uint64_t total = 0;
+    for (int c = 1; c < TRACE_NCLASSES; c++)
+        total += r->trace_skipped[c];
+    if (!total)
+        return;
+    sb_printf(sb, "\n  %llu records of each pass skipped (", (unsigned long long)total);
+    const char *sep = "";
+    for (int c = 1; c < TRACE_NCLASSES; c++)
+        if (r->trace_skipped[c]) {
+            sb_printf(sb, "%s%s %llu", sep, trace_class_name((enum trace_class)c),
+                      (unsigned long long)r->trace_skipped[c]);
+            sep = ", ";
+        }
+    sb_printf(sb, "): only unfragmented IPv4 TCP/UDP is simulated; --all keeps the rest");
+}
+
 static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, const dsim_result *r,
                      const mk_prediction *p, const mk_traffic *t)
 {
@@ -286,6 +317,7 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
     if (r->reordered)
         sb_printf(sb, " (%llu packets stamped before their predecessor arrive at its time)",
                   (unsigned long long)r->reordered);
+    skipped_line(sb, r);
     sb_printf(sb, "\n\n");
     char w[16], wf[16], wp[16], rd[16], cf[16], wa[16], ra[16];
     int hw = has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write);

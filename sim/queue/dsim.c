@@ -491,6 +491,7 @@ static void results(dsim *s, dsim_result *r)
     r->drop_oversize = s->pre.drop_oversize + s->n.drop_oversize;
     r->dropped = r->drop_rx_ring + r->drop_nic_buffer + r->drop_tx + r->drop_oversize;
     r->reordered = s->src.reordered;
+    memcpy(r->trace_skipped, s->src.skipped, sizeof r->trace_skipped);
     r->measured_packets = n->delivered;
     r->warmup_packets = s->warmup_packets;
     r->warmup_settled = s->warmup_auto ? s->warmup_settled : 1;

@@ -85,6 +85,8 @@ typedef struct dsim_result {
     uint64_t injected, delivered, dropped, drop_rx_ring, drop_nic_buffer, drop_tx, drop_oversize;
     uint64_t reordered;         /* a trace: packets stamped before their predecessor in one pass,
                                    which arrive at its time (trace_reader_next clamps them) */
+    uint64_t trace_skipped[TRACE_NCLASSES];   /* a trace: records per class the filter leaves out of
+                                                 a pass (pktsrc.skipped) */
     uint64_t measured_packets;  /* delivered in the measured interval */
     uint64_t warmup_packets;    /* received before the measured interval began */
     int warmup_settled;         /* default warm-up: 1 if it ended because the queues settled,

@@ -57,6 +57,8 @@ static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *by
         n++;
     }
     s->reordered = r.reordered;
+    for (int c = 1; c < TRACE_NCLASSES && !s->keep_all; c++)
+        s->skipped[c] = r.count[c];
     trace_reader_close(&r);
     if (rc < 0)
         return -1;

@@ -87,6 +87,8 @@ typedef struct pktsrc {
     uint64_t passes;
     uint64_t reordered;         /* a trace: its packets stamped before the previous one, per pass
                                    (clamped by the reader: trace_reader_next) */
+    uint64_t skipped[TRACE_NCLASSES];   /* a trace: its records per class the filter left out, per
+                                           pass (all 0 with keep_all; [TRACE_OK] is always 0) */
     /* Generated packets not yet handed out: gbuf[gpos .. gcount). */
     uint32_t gpos, gcount;
     uint8_t *tcp_cache;         /* pktsrc_skip_tuple: the generator's per-flow TCP bits */
