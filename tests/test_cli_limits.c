@@ -52,7 +52,9 @@ static void put32(uint8_t *b, uint32_t v)
 /* 20 generated frames of 100 B (nanosecond pcap, record k at 24 + (k-1) x
  * 116), packet 2 stamped 1.1 us before packet 1: the capture of a merged
  * multi-queue trace.  *t1: packet 1's timestamp, *last: packet 20's. */
-static char *backwards_trace(uint64_t *t1, uint64_t *last)
+/* A 20-packet pcap of 100-byte frames (records of 116 bytes after the
+ * 24-byte file header) at a new temporary path, and its bytes in *d. */
+static char *twenty_packets(uint8_t **d, size_t *n)
 {
     char *path = write_temp(".pcap", "", 0);
     gen_config c;
@@ -61,9 +63,16 @@ static char *backwards_trace(uint64_t *t1, uint64_t *last)
     c.packets = 20;
     ddio_err e = {0};
     cr_assert_eq(gen_write_pcap(&c, path, &e), 0, "%s", e.msg);
+    *d = (uint8_t *)slurp(path, n);
+    cr_assert_eq(*n, 24 + 20 * 116);
+    return path;
+}
+
+static char *backwards_trace(uint64_t *t1, uint64_t *last)
+{
     size_t n;
-    uint8_t *d = (uint8_t *)slurp(path, &n);
-    cr_assert_eq(n, 24 + 20 * 116);
+    uint8_t *d;
+    char *path = twenty_packets(&d, &n);
     uint8_t *r1 = d + 24, *r2 = d + 24 + 116, *r20 = d + 24 + 19 * 116;
     *t1 = le32(r1) * 1000000000ull + le32(r1 + 4);
     *last = le32(r20) * 1000000000ull + le32(r20 + 4);
@@ -389,16 +398,9 @@ Test(cli_limits, a_rate_outside_the_bounds_is_explained, .timeout = 180)
  * --all keeps them. */
 Test(cli_limits, simulate_says_what_the_trace_filter_skipped, .timeout = 120)
 {
-    char *path = write_temp(".pcap", "", 0);
-    gen_config c;
-    gen_config_default(&c);
-    c.fixed_size = 100;
-    c.packets = 20;
-    ddio_err e = {0};
-    cr_assert_eq(gen_write_pcap(&c, path, &e), 0, "%s", e.msg);
     size_t n;
-    uint8_t *d = (uint8_t *)slurp(path, &n);
-    cr_assert_eq(n, 24 + 20 * 116);
+    uint8_t *d;
+    char *path = twenty_packets(&d, &n);
     static const uint16_t type[3] = {0x86dd, 0x86dd, 0x0806};   /* records 3, 4: IPv6; 5: ARP */
     for (int k = 0; k < 3; k++) {
         uint8_t *eth = d + 24 + (size_t)(2 + k) * 116 + 16;
