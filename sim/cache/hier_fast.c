@@ -215,6 +215,20 @@ void hier_set_general_only(hier *h, int on)
     hier_run_derive(h);
 }
 
+hier_paths hier_paths_of(const hier *h)
+{
+    const struct hier_fast *f = hier_fast_of(h);
+    hier_paths p = {.llc_lean = f->llc_lean, .l2_lean = f->l2_lean, .move_lean = f->move_lean,
+                    .rd_miss_fast = f->rd_miss_fast, .core_move_ways = f->core_move_ways};
+    p.wr_miss_fast[REQ_PCIE_WR_FULL] = f->wr_miss_fast[REQ_PCIE_WR_FULL];
+    p.wr_miss_fast[REQ_PCIE_WR_PART] = f->wr_miss_fast[REQ_PCIE_WR_PART];
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    p.counted = 1;
+    p.taken = f->taken;
+#endif
+    return p;
+}
+
 /* way_of_tags for a set block whose nibble order word sits at `repl_off`
  * (l2_lean / llc_lean): the most recent way's tag first, which is the line
  * for most hits of a forwarding run (a line used again before its set saw
@@ -723,7 +737,7 @@ static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum co
          * LLC way (non-inclusive); the snoop filter before the search. */
         uint8_t *meta = l2_meta_of(h, line);
         if (meta && coh_l2_col((enum coh_state)META_STATE(*meta)) == COL_L2_EM) {
-            f->rd_owned++;
+            HIER_TAKEN(h, rd_owned, 1);
             pcie_rd_miss_at(h, line, llc_set, meta, res);
             return;
         }
@@ -738,7 +752,7 @@ static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum co
             uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
             const uint32_t way = l2_way_lean(h, b, line, sway);
             if (coh_l2_col((enum coh_state)META_STATE(b[f->l2_meta_off + way])) == COL_L2_EM) {
-                f->wr_owned++;
+                HIER_TAKEN(h, wr_owned, 1);
                 l2_remove_lean(h, b, way, sslot);
                 pcie_wr_miss_at(h, req, line, llc_set, COL_L2_EM, res);
                 return;
@@ -926,13 +940,12 @@ void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res
 static inline __attribute__((always_inline)) void hint_move_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                                uint32_t set, uint32_t way, hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((1ull << way) == match_in(&h->llc, set, line));
     assert(core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 || find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
 #endif
     if (core < h->cfg.cores && access_core_move(h, req, core, line, set, 1ull << way, res)) {
-        f->hint_moves++;
+        HIER_TAKEN(h, hint_moves, 1);
         return;
     }
     access_entry(h, req, core, line, set, res);

@@ -14,6 +14,7 @@
 #include <assert.h>
 
 #include "sim/cache/hier.h"
+#include "sim/cache/hier_test.h"
 #include "sim/cache/lru_order.h"
 
 /* Per-line metadata byte: the coherence state (ST_M means dirty). */
@@ -56,12 +57,9 @@ struct hier_fast {
     uint64_t l2_full_mask;          /* every way of an L2 */
     int move_lean;                  /* a core move of an LLC line with both ends' layouts here: core_move_lean */
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
-    /* Counters of the tests, which check that each fast path is taken: */
-    uint64_t tight_lines;           /* DMA run lines the tight loop took */
-    uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found */
-                                    /* first through the snoop filter in an L2 in E/M */
-    uint64_t wr_owned;              /* PCIe writes with a known set found the same way */
-    uint64_t hint_moves;            /* core moves done from a hint's way (access_hint_in) */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    hier_taken taken;               /* the tests' counts (hier_test.h), not in the shipped build */
+#endif
 };
 
 _Static_assert(sizeof(struct hier_fast) <= HIER_FAST_ROOM, "struct hier_fast fits in hier.fast_room");
@@ -74,12 +72,14 @@ static inline __attribute__((always_inline)) struct hier_fast *hier_fast_of(cons
     return (struct hier_fast *)(void *)h->fast_room;
 }
 
-/* --- between the files ------------------------------------------------------ */
+/* Count `n` more of a fast path taken (hier_test.h), where counts are kept. */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+#define HIER_TAKEN(h, field, n) (hier_fast_of(h)->taken.field += (n))
+#else
+#define HIER_TAKEN(h, field, n) ((void)0)
+#endif
 
-/* hier_fast.c: derive the fast paths from the coherence table and the
- * cache layouts (hier_init), or with `on` turn every one off, so that each
- * access takes hier_access_general (the tests compare both). */
-void hier_set_general_only(hier *h, int on);
+/* --- between the files ------------------------------------------------------ */
 
 /* hier_run.c: the DMA runs' way masks, from the fast paths' (struct hier_fast). */
 void hier_run_derive(hier *h);
@@ -103,51 +103,10 @@ void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_re
  * (wr_miss_fast[req]); `llc_set` is the line's LLC set. */
 void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set, hier_result *res);
 
-/* hier_fast.c: the single-access entries for one request each, with the
- * request's tests resolved at compile time (the tests compare them with
- * hier_access).  `llc_set`: the line's LLC set; `hint`: as hier_access's,
- * nonzero. */
-void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_core_rd_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_core_rd_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
-void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
-
-/* hier_run.c: hier_dma_run for a write and for a read, the DMA's fields
- * as arguments (the simulator's NIC calls them: through hier_dma_run it
- * ran 20 instructions more per packet, callgrind, MAWI, 1 core). */
-uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
-                             uint32_t *part_hits, uint64_t *hints);
-uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints);
-
-/* hier_access_set through the fixed-request entry for `req` when there is
- * one: with a constant `req` the choice is made at compile time. */
-static inline __attribute__((always_inline)) void hier_access_set_fixed(hier *h, enum coh_req req, uint32_t core,
-                                                                        uint64_t line, uint32_t llc_set,
-                                                                        hier_result *res)
-{
-    switch (req) {
-    case REQ_CORE_RD: hier_core_rd_set(h, core, line, llc_set, res); break;
-    case REQ_CORE_WR: hier_core_wr_set(h, core, line, llc_set, res); break;
-    case REQ_PCIE_RD: hier_pcie_rd_set(h, line, llc_set, res); break;
-    case REQ_PCIE_WR_FULL: hier_pcie_wr_set(h, line, llc_set, res); break;
-    default: hier_access_set(h, req, core, line, llc_set, res); break;
-    }
-}
-
-/* The LLC set of `line` (for the *_set entries: a pure function of the
- * line, which callers remember for lines that recur). */
-static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
-{
-    return cache_set(&h->llc, line);
-}
-
-/* The hint word of (set, way) (hier_hint; `way` HINT_NO_WAY: the set only). */
+/* The hint word of (set, way) (hier_hint_at). */
 static inline uint64_t hint_word(uint32_t set, uint32_t way)
 {
-    return (uint64_t)(set + 1) << 8 | way;
+    return hier_hint_at(set, way);
 }
 
 /* --- the regions and columns ------------------------------------------------ */

@@ -188,7 +188,7 @@ static inline __attribute__((always_inline)) void tight_hit(hier *h, run *r, uin
     repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
     blk[r->v.meta_off + w] = ST_M;
     r->hits++;
-    hier_fast_of(h)->tight_lines++;
+    HIER_TAKEN(h, tight_lines, 1);
 }
 
 /* Line k of a write run, a full line, when its hint names a drop way that
@@ -245,7 +245,6 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
                                                            const uint64_t *hints, uint32_t base, uint32_t *ip,
                                                            uint32_t m)
 {
-    struct hier_fast *const f = hier_fast_of(h);
     const uint32_t start = *ip;
     const uint32_t end = r->tight_hi - base < m ? r->tight_hi - base : m;
     /* Walked by pointer, the set block from the hint's set + 1 (one
@@ -261,7 +260,7 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
     const uint32_t i = (uint32_t)(hp - (hints + base));
     *ip = i;
     r->hits += i - start;
-    f->tight_lines += i - start;
+    HIER_TAKEN(h, tight_lines, i - start);
     if (i == m)
         return TIGHT_BREAK;
     const uint32_t k = base + i;
@@ -366,7 +365,7 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
             hier_result res;
             const uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &res);
             r->hits++;
-            f->rd_owned++;
+            HIER_TAKEN(h, rd_owned, 1);
             hints[k] = hint_word(set, way < r->ways ? way : HINT_NO_WAY);
             return;
         }
