@@ -55,6 +55,10 @@ typedef struct dsim_options {
      * ns of the measured interval, then in doubles (dsim_account); 0: as
      * long as the integrals stay exact.  The results are the same. */
     uint64_t area_exact_ns;
+    /* 1: the hierarchy executes every access on its general path, Table 1
+     * cell by cell, without the fast paths (hier_set_general_only): the
+     * same results, slower; tests compare the two. */
+    int general_only;
 } dsim_options;
 
 void dsim_options_default(dsim_options *o);
