@@ -295,8 +295,8 @@ static int llc_action(hier *h, enum coh_req req, const coh_cell *cell, uint32_t 
         if (p->llc_way >= 0) {
             if (hit_updates(h, req))
                 llc_touch(h, llc_set, (uint32_t)p->llc_way);
-            if (dirty)
-                *cache_meta(&h->llc, llc_set, (uint32_t)p->llc_way) = ST_M;
+            uint8_t *meta = cache_meta(&h->llc, llc_set, (uint32_t)p->llc_way);
+            *meta = (uint8_t)coh_keep_state(req, dirty ? ST_M : (enum coh_state)p->llc_st);
         }
         return dirty;
     case LLC_DROP:

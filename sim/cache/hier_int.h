@@ -16,9 +16,7 @@
 #include "sim/cache/hier.h"
 #include "sim/cache/hier_test.h"
 #include "sim/cache/lru_order.h"
-
-/* Per-line metadata byte: the coherence state (ST_M means dirty). */
-#define META_STATE(m) ((uint8_t)((m) & 3))
+#include "sim/cache/setblock.h"
 
 /* The columns of LLC ways (fast_col): COL_DDIO, COL_L3, COL_SHARED. */
 #define LLC_COLS (COL_SHARED + 1)
@@ -39,8 +37,7 @@ struct hier_fast {
     int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
     int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (fill_in / remove_in) */
     int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
-    int llc_lean;                   /* a PCIe request with a known set: hier_fast.c pcie_lean */
-    uint32_t llc_repl_off;          /* its order word's offset in a set block */
+    int llc_lean;                   /* LRU / BIP order words at h->llc's repl_off: the lean LLC entries */
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (access_core_move) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: pcie_rd_miss_at */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
@@ -52,9 +49,7 @@ struct hier_fast {
     int l2_lean;                    /* a core request's own-L2 hit: hier_fast.c core_l2_mru / core_entry_in, with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
-    uint64_t l2_block_bytes;
-    uint32_t l2_tag_slots, l2_meta_off, l2_repl_off, l2_ways;
-    uint64_t l2_full_mask;          /* every way of an L2 */
+    sb_layout l2_lay;               /* every L2's block layout, here for the lean entries */
     int move_lean;                  /* a core move of an LLC line with both ends' layouts here: core_move_lean */
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -130,18 +125,7 @@ static inline uint64_t core_mask(const hier *h, uint32_t core)
 /* The counters of one access of `req` that gave `res`. */
 static inline __attribute__((always_inline)) void count_access(hier *h, enum coh_req req, const hier_result *res)
 {
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    if (res->hit) {
-        rs->hits++;
-        rs->hit_col[res->col]++;
-        if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && res->region == REG_L2)
-            rs->l2_hits++;
-    } else {
-        rs->misses++;
-    }
-    rs->mem_reads += res->mem_reads;
-    rs->mem_writebacks += res->mem_writebacks;
+    sb_count_access(&h->stats, req, res);
 }
 
 /* --- lookups ---------------------------------------------------------------- */
@@ -157,75 +141,9 @@ static inline uint32_t l2_set_of(const hier *h, uint64_t line)
     return f->l2_mask_map ? (uint32_t)(line & f->l2_set_mask) : cache_set(&h->l2[0], line);
 }
 
-/* cache_match_verify for a set that holds each line at most once (every
- * cache of the hierarchy: a fill only follows a miss): the first candidate
- * whose full tag is `line` is the match, so the loop stops there (one
- * candidate, the usual case, is one compare). */
-static inline __attribute__((always_inline)) uint64_t match_first(const uint64_t *t, uint64_t cand, uint64_t line)
-{
-    uint64_t m = 0;
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    const uint64_t all = cand;
-#endif
-    for (; cand; cand &= cand - 1) {
-        uint32_t w = (uint32_t)__builtin_ctzll(cand);
-        if (t[w] == line) {
-            m = 1ull << w;
-            break;
-        }
-    }
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(m == cache_match_verify(t, all, line) && "a line held twice in one set");
-#endif
-    return m;
-}
-
-/* The way of `line` among its candidates `cand`, or -1: match_first as a
- * way number (no mask to take apart again). */
-static inline __attribute__((always_inline)) int way_first(const uint64_t *t, uint64_t cand, uint64_t line)
-{
-    for (; cand; cand &= cand - 1) {
-        int w = __builtin_ctzll(cand);
-        if (t[w] == line)
-            return w;
-    }
-    return -1;
-}
-
-/* match_tags as a way number, or -1 (the same slot counts unrolled). */
-static inline __attribute__((always_inline)) int way_of_tags(const uint64_t *t, uint32_t slots, uint64_t line)
-{
-    int w;
-    switch (slots) {
-    case 4: w = way_first(t, cache_match_candidates(t, 4, line), line); break;
-    case 8: w = way_first(t, cache_match_candidates(t, 8, line), line); break;
-    case 12: w = way_first(t, cache_match_candidates(t, 12, line), line); break;
-    case 16: w = way_first(t, cache_match_candidates(t, 16, line), line); break;
-    default: w = way_first(t, cache_match_candidates(t, slots, line), line); break;
-    }
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    uint64_t all = cache_match_verify(t, cache_match_candidates(t, slots, line), line);
-    assert(all == (w < 0 ? 0 : 1ull << w) && "a line held twice in one set");
-#endif
-    return w;
-}
-
-/* cache_match with the tag slot count known at compile time for the usual
- * sizes (the compare loop unrolls, no bounds tests). */
-static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
-{
-    switch (slots) {
-    case 4: return match_first(t, cache_match_candidates(t, 4, line), line);
-    case 8: return match_first(t, cache_match_candidates(t, 8, line), line);
-    case 12: return match_first(t, cache_match_candidates(t, 12, line), line);
-    case 16: return match_first(t, cache_match_candidates(t, 16, line), line);
-    default: return match_first(t, cache_match_candidates(t, slots, line), line);
-    }
-}
-
 static inline __attribute__((always_inline)) uint64_t match_in(const cache *c, uint32_t set, uint64_t line)
 {
-    return match_tags(cache_tags(c, set), c->tag_slots, line);
+    return sb_match(cache_tags(c, set), c->tag_slots, line);
 }
 
 static inline int find_in(const cache *c, uint32_t set, uint64_t line)
@@ -273,42 +191,41 @@ static inline void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
 
 /* cache_fill / cache_remove with the policy work inline when `recency`
  * (LRU / BIP on the nibble order, hier_fast.c recency_inline) and, for the
- * fill's MRU insertion, `lru_fill` (LRU); the same effect on the set block,
- * which tests/test_cache_hier.c checks against a general-only hierarchy
- * (it uses cache.c's). */
+ * fill's MRU insertion, `lru_fill` (LRU): the set block executor's stores
+ * (setblock.h), the same effect as cache.c's, which the general-only
+ * hierarchy of the tests uses. */
 static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill, uint32_t set,
                                                               uint64_t mask, uint64_t line, uint8_t meta,
                                                               cache_evicted *ev)
 {
     if (!recency)
         return cache_fill(c, set, mask, line, meta, ev);
-    mask &= c->full_mask;
+    const sb_layout l = sb_layout_of(c);
+    uint8_t *b = (uint8_t *)cache_tags(c, set);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(sb_order(l, b) == (uint64_t *)(void *)repl_line_state(c->repl, set));
+#endif
+    mask &= l.full_mask;
     assert(mask != 0 && "allocation mask selects no way");
-    /* Every address first: the stores below (a metadata byte may alias
-     * anything) would make the compiler reload c's fields. */
-    uint64_t *t = cache_tags(c, set);
-    uint64_t *valid = cache_valid(c, set);
-    uint8_t *metas = cache_meta(c, set, 0);
-    uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
-    uint64_t empty = ~*valid & mask;
+    const uint64_t empty = sb_empty(l, b, mask);
     uint32_t way;
     if (empty) {
         way = (uint32_t)__builtin_ctzll(empty);
         ev->line = CACHE_INVALID;
         ev->meta = 0;
     } else {
-        way = lru_order_victim(*o, c->ways, mask);
-        ev->line = t[way];
-        ev->meta = metas[way];
+        way = lru_order_victim(*sb_order(l, b), l.ways, mask);
+        ev->line = sb_tags(b)[way];
+        ev->meta = *sb_meta(l, b, way);
     }
-    assert(way < c->ways && ((mask >> way) & 1));
-    t[way] = line;
-    *valid |= 1ull << way;
-    metas[way] = meta;
-    if (lru_fill)
-        *o = lru_order_to_mru(*o, way);
-    else
-        c->repl->ops->on_fill(c->repl, set, way);
+    assert(way < l.ways && ((mask >> way) & 1));
+    if (lru_fill) {
+        sb_fill_lru(l, b, way, line, meta);
+    } else {
+        repl_policy *p = c->repl;   /* before the byte store, which may alias it */
+        sb_put(l, b, way, line, meta);
+        p->ops->on_fill(p, set, way);
+    }
     return way;
 }
 
@@ -319,22 +236,16 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
         return;
     }
     assert(way < c->ways);
-    /* Every address and c's fields first, as in fill_in. */
-    uint64_t *t = cache_tags(c, set);
-    uint64_t *valid = cache_valid(c, set);
-    uint8_t *meta = cache_meta(c, set, way);
-    uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
-    const uint32_t ways = c->ways;
-    t[way] = CACHE_INVALID;
-    *valid &= ~(1ull << way);
-    *meta = 0;
-    repl_order_remove(o, way, ways);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(sb_order(sb_layout_of(c), (uint8_t *)cache_tags(c, set)) == (uint64_t *)(void *)repl_line_state(c->repl, set));
+#endif
+    sb_remove(sb_layout_of(c), (uint8_t *)cache_tags(c, set), way);
 }
 
 /* --- taking a line out of an L2 ----------------------------------------------
  *
- * Every path's (the general one's evictions and flush, the fast paths'
- * drops): inline, as when everything was one file. */
+ * Every path's: the general one's evictions and flush, the fast paths'
+ * drops. */
 
 /* Remove the line in (set, way) of `core`'s L2 from that L2 (the caller
  * erases its snoop filter entry); returns its state. */
@@ -375,7 +286,7 @@ static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t wa
 static inline __attribute__((always_inline)) uint8_t *l2_block_lean(const hier *h, uint32_t core, uint64_t line)
 {
     const struct hier_fast *const f = hier_fast_of(h);
-    uint8_t *b = f->l2_blocks[core] + (line & f->l2_set_mask) * f->l2_block_bytes;
+    uint8_t *b = f->l2_blocks[core] + (line & f->l2_set_mask) * f->l2_lay.block_bytes;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(f->l2_lean && b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
 #endif
@@ -389,26 +300,23 @@ static inline __attribute__((always_inline)) uint32_t l2_way_lean(const hier *h,
 {
     const struct hier_fast *const f = hier_fast_of(h);
     const uint64_t *t = (const uint64_t *)(const void *)b;
-    const uint32_t way = t[sway] == line ? sway : (uint32_t)way_of_tags(t, f->l2_tag_slots, line);
+    const uint32_t way = t[sway] == line ? sway : (uint32_t)sb_way(t, f->l2_lay.tag_slots, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(sway < f->l2_ways && way < f->l2_ways && t[way] == line);
+    assert(sway < f->l2_lay.ways && way < f->l2_lay.ways && t[way] == line);
 #endif
     return way;
 }
 
 /* Remove the line in `way` of the L2 set block `b` (l2_block_lean), whose
- * snoop filter entry is at `slot`: the stores of l2_take_at_slot's
- * remove_in (LRU / BIP, l2_recency) and snoop_erase_slot. */
+ * snoop filter entry is at `slot`: l2_take_at_slot with LRU / BIP
+ * (l2_recency). */
 static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_t *b, uint32_t way, uint64_t slot)
 {
     struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(f->l2_lean && f->l2_recency && way < f->l2_ways);
+    assert(f->l2_lean && f->l2_recency && way < f->l2_lay.ways);
 #endif
-    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
-    *(uint64_t *)(void *)(b + 8u * f->l2_tag_slots) &= ~(1ull << way);   /* cache_valid */
-    b[f->l2_meta_off + way] = 0;
-    repl_order_remove((uint64_t *)(void *)(b + f->l2_repl_off), way, f->l2_ways);
+    sb_remove(f->l2_lay, b, way);
     snoop_erase_slot(&h->sf, slot);
 }
 
@@ -455,22 +363,9 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
     assert(find_in(&h->llc, set, line) < 0);
 #endif
     if (f->llc_lean && f->llc_lru_fill) {
-        uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
-        uint64_t *valid = (uint64_t *)(void *)(b + 8u * h->llc.tag_slots);
-        const uint64_t empty = ~*valid & mask & h->llc.full_mask;
-        if (__builtin_expect(empty != 0, 1)) {
-            const uint32_t way = (uint32_t)__builtin_ctzll(empty);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-            assert(b == (uint8_t *)cache_tags(&h->llc, set) && valid == cache_valid(&h->llc, set));
-            assert(b + f->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
-#endif
-            ((uint64_t *)(void *)b)[way] = line;
-            *valid |= 1ull << way;
-            b[h->llc.meta_off + way] = state;
-            uint64_t *o = (uint64_t *)(void *)(b + f->llc_repl_off);
-            *o = lru_order_to_mru(*o, way);
+        const uint32_t way = sb_fill_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask, line, state);
+        if (__builtin_expect(way != UINT32_MAX, 1))
             return way;
-        }
     }
     return hier_llc_insert(h, line, set, mask, state, res);
 }
@@ -521,7 +416,7 @@ static inline __attribute__((always_inline)) uint8_t *l2_meta_of(hier *h, uint64
         return NULL;
     if (f->l2_lean) {   /* the L2 layout in the fast state */
         uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
-        return b + f->l2_meta_off + l2_way_lean(h, b, line, sway);
+        return sb_meta(f->l2_lay, b, l2_way_lean(h, b, line, sway));
     }
     uint32_t set = l2_set_of(h, line);
     return cache_meta(&h->l2[owner], set, l2_way_of(h, (uint32_t)owner, set, line, sway));
