@@ -3,225 +3,19 @@
  * does for the same line in the same state, with less work, and the tests
  * check it.  Also the public entry, hier_access.
  *
- * Most accesses of a forwarding run meet one of a few situations, each of
- * which the general path (hier_access_general) executes with work that does
- * not change its outcome.  The fast paths do only the work that matters and
- * are derived here from the coherence table, never written as rules of
- * their own: where one needs a rule around the table (the column of an L2
- * copy, the L2 hit, the state of a new copy, what is a hit), it calls
- * coherence.h's inline function, which folds to the test it would write.
- *
- *  - a PCIe request for a line the LLC holds in way w, when the cell of
- *    (request, column of w) keeps the line where it is (LLC_KEEP), reads no
- *    memory, and no L2 can hold the line.  Non-inclusive only, and not for
- *    the Shared ways: a line in the DDIO or L3* ways has no L2 copy (a core
- *    access moves it out of the LLC, a PCIe read of an L2 line puts the LLC
- *    copy in the Shared ways), so the cell's L2 action has nothing to act on
- *    and the snoop filter need not be asked.  The work left: the LLC
- *    replacement update, the dirty bit, the counters.  (Sanitizer builds
- *    check that the snoop filter indeed has no entry.)  A Shared-way line
- *    may have an L2 (S) copy, so those ways are fast only for cells that
- *    keep the L2 copy as it is (L2_KEEP: a PCIe read), where it does not
- *    matter whether there is one.  Cells that keep the line in place and
- *    drop the L2 copy (a PCIe write to a Shared-way line: drop_ways)
- *    take the same path after taking the L2 copy the snoop filter names.
- *  - a core request for a line in its own L2: an L2 hit, which Table 1 has
- *    no row for (core_l2_hit).  In E or M it touches neither the LLC nor
- *    another L2 in either mode, so the LLC lookup is skipped; in S only a
- *    write to a non-inclusive hierarchy looks it up, to drop the Shared
- *    copy it upgrades from.  The snoop filter is not asked: a line lives in
- *    one L2 at most.
- *  - a PCIe write of a line the LLC misses (hier_pcie_wr_miss): its cells put
- *    the line in the DDIO ways and drop any L2 copy; with a known set and
- *    a lean L2, the snoop filter is asked before the LLC search (a
- *    completion line the driver read sits in its L2 in E/M, so in no LLC
- *    way) and the L2 copy is dropped in the entry.
- *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
- *    work inline.  The out-of-line entries of the single accesses
- *    (core_entry, pcie_entry, hint_move, drop_shared_copy) are `flatten`:
- *    GCC otherwise calls the small helpers of lru_order.h, repl.h and
- *    snoop.h there (order moves, snoop filter stores) out of line.
- *  - the entry points (access_entry) do the two most frequent cases in a
- *    frame-less prologue and tail-call the rest: a core's own-L2 hit
- *    (core_l2_mru, with the L2 block layout copied into the fast state), a
- *    PCIe request with a known set meeting a plain LLC_KEEP cell
- *    (pcie_lean); a core request that misses its L2 goes straight to the
- *    LLC move (core_miss).  A core request that is not on its L2 set's two
- *    most recent ways asks the snoop filter instead of searching the L2
- *    (core_entry): it names the way of an own-L2 line, and a move puts the
- *    entry at the slot found.  The entries for one request each
- *    (hier_core_rd_set, ...; hier_int.h) compile them once more with the
- *    request a constant, for the simulator.
+ * The fast paths are derived here from the coherence table at init, never
+ * written as rules of their own: where one needs a rule around the table
+ * (the column of an L2 copy, the L2 hit, the state of a new or kept copy,
+ * what is a hit), it calls coherence.h's inline function, and it changes a
+ * set block only through setblock.h.  Which situations they cover, and why
+ * each may skip what it skips: docs/cache-model.md, "The fast paths".
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
- * counter. */
+ * counter; tests/test_sim_equiv.c compares whole simulations. */
 #include <assert.h>
-#include <string.h>
 
 #include "sim/cache/hier_int.h"
-
-/* LRU and BIP on the nibble order (lru_order.h): their victim choice and
- * invalidation (and LRU's fill) are a few bit operations that fill_in /
- * remove_in do inline instead of through the ops table. */
-static int recency_inline(const repl_policy *p)
-{
-    return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops) && p->ways <= LRU_ORDER_MAX_WAYS;
-}
-
-/* core_l2_lean's L2 geometry (every L2 has the same): usable when the L2
- * maps by a mask (modulo, a power of two of sets), keeps LRU / BIP nibble
- * orders (l2_nibble) and its policy state sits in the set blocks. */
-static void l2_lean_init(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    const cache *l2 = &h->l2[0];
-    f->l2_mask_map = l2->map.kind == MAP_MODULO && (l2->map.total_mask || l2->nsets == 1);
-    f->l2_set_mask = f->l2_mask_map ? l2->map.total_mask : 0;
-    f->l2_lay = sb_layout_of(l2);
-    f->l2_lean = f->core_fast && f->l2_nibble && f->l2_mask_map;
-    for (uint32_t c = 0; c < h->cfg.cores; c++)
-        f->l2_blocks[c] = h->l2[c].blocks;
-    for (uint32_t c = 0; c < h->cfg.cores; c++)
-        if (h->l2[c].repl->base != h->l2[c].blocks + f->l2_lay.repl_off || h->l2[c].repl->stride != f->l2_lay.block_bytes)
-            f->l2_lean = 0;
-}
-
-/* What the cache layouts and policies allow (each off with `on`): inline
- * replacement work, the lean entries' layouts, the LLC ways' columns. */
-static void derive_layouts(hier *h, int on)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
-        f->fast_col[w] = coh_region_col((enum hier_region)h->way_region[w]);
-        assert(f->fast_col[w] < LLC_COLS && "an LLC way's column is an LLC column");
-    }
-    f->core_fast = !on;
-    f->llc_nibble = !on && repl_recency_nibble(h->llc.repl);
-    f->l2_nibble = !on && repl_recency_nibble(h->l2[0].repl);   /* every L2 has the same policy */
-    f->llc_recency = !on && recency_inline(h->llc.repl);
-    f->l2_recency = !on && recency_inline(h->l2[0].repl);
-    f->llc_lru_fill = f->llc_recency && h->llc.repl->ops == &repl_lru_ops;
-    /* pcie_lean: LRU / BIP order words at a fixed offset of each set block. */
-    f->llc_lean = f->llc_nibble && h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
-                  h->llc.repl->stride == h->llc.block_bytes;
-    f->l2_lru_fill = f->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
-    l2_lean_init(h);
-    /* core_move_lean: LLC removal (LRU / BIP) and L2 fill (LRU) from the layouts in f. */
-    f->move_lean = f->llc_lean && f->llc_recency && f->l2_lean && f->l2_lru_fill;
-}
-
-/* Fast path 3 (rd_miss_fast): whether a PCIe read the LLC misses meets
- * the cells pcie_rd_miss_at carries out, and their memory reads. */
-static void derive_pcie_rd_miss(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
-    const coh_cell *rd_s = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_S);
-    const coh_cell *rd_mem = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_MEM);
-    f->rd_miss_fast = rd_em->defined && rd_em->llc == LLC_TO_SHARED && rd_em->l2 == L2_TO_S && rd_s->defined &&
-                      rd_s->llc == LLC_KEEP && rd_s->l2 == L2_KEEP && rd_mem->defined && rd_mem->llc == LLC_KEEP &&
-                      rd_mem->l2 == L2_KEEP;
-    f->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
-    f->rd_mem_read[COL_L2_S] = rd_s->mem_read;
-    f->rd_mem_read[COL_MEM] = rd_mem->mem_read;
-}
-
-/* Fast path 5 (wr_miss_fast): a PCIe write the LLC misses, when every such
- * cell allocates the line in the DDIO ways (M: the request writes) and
- * drops any L2 copy (only in memory there is none to act on). */
-static void derive_pcie_wr_miss(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    f->wr_miss_mask = h->cfg.ddio_mask;
-    for (int q = REQ_PCIE_WR_FULL; q <= REQ_PCIE_WR_PART; q++) {
-        const coh_cell *em = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_EM);
-        const coh_cell *s = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_S);
-        const coh_cell *mem = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_MEM);
-        f->wr_miss_fast[q] = em->defined && em->llc == LLC_TO_DDIO && em->l2 == L2_DROP && s->defined &&
-                             s->llc == LLC_TO_DDIO && s->l2 == L2_DROP && mem->defined && mem->llc == LLC_TO_DDIO &&
-                             (mem->l2 == L2_KEEP || mem->l2 == L2_DROP);
-        f->wr_mem_read[q][COL_L2_EM] = em->mem_read;
-        f->wr_mem_read[q][COL_L2_S] = s->mem_read;
-        f->wr_mem_read[q][COL_MEM] = mem->mem_read;
-    }
-}
-
-/* Fast path 4 (core_move_ways): the LLC ways whose cells move a core's
- * line to its L2 (LLC_DROP, L2_TO_EM, no memory read) for reads and writes. */
-static void derive_core_move(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
-        const coh_cell *rd = coh_lookup(h->cfg.mode, REQ_CORE_RD, (enum coh_col)f->fast_col[w]);
-        const coh_cell *wr = coh_lookup(h->cfg.mode, REQ_CORE_WR, (enum coh_col)f->fast_col[w]);
-        if (rd->defined && wr->defined && rd->llc == LLC_DROP && wr->llc == LLC_DROP && rd->l2 == L2_TO_EM &&
-            wr->l2 == L2_TO_EM && !rd->mem_read && !wr->mem_read)
-            f->core_move_ways |= 1ull << w;
-    }
-}
-
-/* Fast path 1 (fast_ways, drop_ways): the LLC ways where a PCIe request's
- * cell keeps the line in place (LLC_KEEP) and reads no memory. */
-static void derive_keep_ways(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    for (int q = 0; q < REQ_EVICT; q++) {
-        if (q == REQ_CORE_RD || q == REQ_CORE_WR)
-            continue;   /* a core request always leaves an L2 copy */
-        for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
-            const coh_cell *cell = coh_lookup(h->cfg.mode, (enum coh_req)q, (enum coh_col)f->fast_col[w]);
-            /* A Shared-way line may have an L2 (S) copy: fast only when
-             * the cell leaves it alone (a PCIe read). */
-            if (!cell->defined || cell->llc != LLC_KEEP || cell->mem_read)
-                continue;
-            if (((h->cfg.shared_mask >> w) & 1) && cell->l2 == L2_DROP)
-                f->drop_ways[q] |= 1ull << w;   /* a PCIe write: first drop the L2 (S) copy, if any */
-            else if (!((h->cfg.shared_mask >> w) & 1) || cell->l2 == L2_KEEP)
-                f->fast_ways[q] |= 1ull << w;
-        }
-    }
-}
-
-/* Every fast path's state from the table and the layouts, or (`on`) none. */
-static void derive_fast_paths(hier *h, int on)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    memset(f->fast_ways, 0, sizeof f->fast_ways);
-    memset(f->drop_ways, 0, sizeof f->drop_ways);
-    f->rd_miss_fast = 0;
-    memset(f->wr_miss_fast, 0, sizeof f->wr_miss_fast);
-    f->core_move_ways = 0;
-    derive_layouts(h, on);
-    if (on || h->cfg.mode != HIER_NONINCLUSIVE)
-        return;   /* inclusive: any LLC line may have an L2 copy */
-    derive_pcie_rd_miss(h);
-    derive_pcie_wr_miss(h);
-    derive_core_move(h);
-    derive_keep_ways(h);
-}
-
-void hier_set_general_only(hier *h, int on)
-{
-    /* The fast paths update the replacement state on every LLC hit: a
-     * configuration that leaves some PCIe hits still runs without them. */
-    derive_fast_paths(h, on || h->cfg.pcie_hit_still);
-    hier_run_derive(h);
-}
-
-hier_paths hier_paths_of(const hier *h)
-{
-    const struct hier_fast *f = hier_fast_of(h);
-    hier_paths p = {.llc_lean = f->llc_lean, .l2_lean = f->l2_lean, .move_lean = f->move_lean,
-                    .rd_miss_fast = f->rd_miss_fast, .core_move_ways = f->core_move_ways};
-    p.wr_miss_fast[REQ_PCIE_WR_FULL] = f->wr_miss_fast[REQ_PCIE_WR_FULL];
-    p.wr_miss_fast[REQ_PCIE_WR_PART] = f->wr_miss_fast[REQ_PCIE_WR_PART];
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    p.counted = 1;
-    p.taken = f->taken;
-#endif
-    return p;
-}
 
 /* l2_insert of a line no L2 holds, whose snoop filter slot (snoop_find:
  * the empty slot its entry goes to) the caller found: without an L2 victim
@@ -347,24 +141,13 @@ static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum 
     count_access(h, req, res);
 }
 
-/* pcie_wr_miss_at after asking the snoop filter for an L2 copy (and
- * dropping it); `llc_set` is the line's LLC set, which misses. */
+/* pcie_wr_miss_at after dropping the L2 copy the snoop filter names;
+ * `llc_set` is the line's LLC set, which misses. */
 __attribute__((noinline)) void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
-    uint32_t sway, col = COL_MEM;
-    uint64_t sslot = 0;
-    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-    if (owner >= 0 && f->l2_lean && f->l2_recency) {
-        uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
-        const uint32_t way = l2_way_lean(h, b, line, sway);
-        col = coh_l2_col((enum coh_state)META_STATE(*sb_meta(f->l2_lay, b, way)));
-        l2_remove_lean(h, b, way, sslot);
-    } else if (owner >= 0) {
-        col = coh_l2_col((enum coh_state)l2_take(h, (uint32_t)owner, line, sway, sslot));
-    }
-    pcie_wr_miss_at(h, req, line, llc_set, col, res);
+    const uint8_t st = l2_drop_any(h, line);
+    pcie_wr_miss_at(h, req, line, llc_set, st == ST_I ? COL_MEM : coh_l2_col((enum coh_state)st), res);
 }
 
 /* l2_insert_at_slot out of line: core_move_lean's fill into a full L2 set

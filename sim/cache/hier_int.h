@@ -76,9 +76,6 @@ static inline __attribute__((always_inline)) struct hier_fast *hier_fast_of(cons
 
 /* --- between the files ------------------------------------------------------ */
 
-/* hier_run.c: the DMA runs' way masks, from the fast paths' (struct hier_fast). */
-void hier_run_derive(hier *h);
-
 /* hier.c: every request, cell by cell (the executor of Table 1);
  * `llc_match` is cache_match(llc, llc_set, line). */
 void hier_access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set,
@@ -141,17 +138,6 @@ static inline uint32_t l2_set_of(const hier *h, uint64_t line)
     return f->l2_mask_map ? (uint32_t)(line & f->l2_set_mask) : cache_set(&h->l2[0], line);
 }
 
-static inline __attribute__((always_inline)) uint64_t match_in(const cache *c, uint32_t set, uint64_t line)
-{
-    return sb_match(cache_tags(c, set), c->tag_slots, line);
-}
-
-static inline int find_in(const cache *c, uint32_t set, uint64_t line)
-{
-    uint64_t m = match_in(c, set, line);
-    return m ? __builtin_ctzll(m) : -1;
-}
-
 /* The way of `line` in set `set` of `core`'s L2, which holds it: `hint`
  * (the way the snoop filter stored with it, l2_insert) if that way's tag is
  * the line, else a search. */
@@ -187,59 +173,6 @@ static inline void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
         repl_recency_hit(l2->repl, set, way);
     else
         cache_hit(l2, set, way);
-}
-
-/* cache_fill / cache_remove with the policy work inline when `recency`
- * (LRU / BIP on the nibble order, hier_fast.c recency_inline) and, for the
- * fill's MRU insertion, `lru_fill` (LRU): the set block executor's stores
- * (setblock.h), the same effect as cache.c's, which the general-only
- * hierarchy of the tests uses. */
-static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill, uint32_t set,
-                                                              uint64_t mask, uint64_t line, uint8_t meta,
-                                                              cache_evicted *ev)
-{
-    if (!recency)
-        return cache_fill(c, set, mask, line, meta, ev);
-    const sb_layout l = sb_layout_of(c);
-    uint8_t *b = (uint8_t *)cache_tags(c, set);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(sb_order(l, b) == (uint64_t *)(void *)repl_line_state(c->repl, set));
-#endif
-    mask &= l.full_mask;
-    assert(mask != 0 && "allocation mask selects no way");
-    const uint64_t empty = sb_empty(l, b, mask);
-    uint32_t way;
-    if (empty) {
-        way = (uint32_t)__builtin_ctzll(empty);
-        ev->line = CACHE_INVALID;
-        ev->meta = 0;
-    } else {
-        way = lru_order_victim(*sb_order(l, b), l.ways, mask);
-        ev->line = sb_tags(b)[way];
-        ev->meta = *sb_meta(l, b, way);
-    }
-    assert(way < l.ways && ((mask >> way) & 1));
-    if (lru_fill) {
-        sb_fill_lru(l, b, way, line, meta);
-    } else {
-        repl_policy *p = c->repl;   /* before the byte store, which may alias it */
-        sb_put(l, b, way, line, meta);
-        p->ops->on_fill(p, set, way);
-    }
-    return way;
-}
-
-static inline __attribute__((always_inline)) void remove_in(cache *c, int recency, uint32_t set, uint32_t way)
-{
-    if (!recency) {
-        cache_remove(c, set, way);
-        return;
-    }
-    assert(way < c->ways);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(sb_order(sb_layout_of(c), (uint8_t *)cache_tags(c, set)) == (uint64_t *)(void *)repl_line_state(c->repl, set));
-#endif
-    sb_remove(sb_layout_of(c), (uint8_t *)cache_tags(c, set), way);
 }
 
 /* --- taking a line out of an L2 ----------------------------------------------
@@ -320,31 +253,24 @@ static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_
     snoop_erase_slot(&h->sf, slot);
 }
 
-static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
-                                                               uint64_t slot)
-{
-    uint8_t *b = l2_block_lean(h, core, line);
-    const uint32_t way = l2_way_lean(h, b, line, sway);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(h->sf.keys[slot] == line);
-    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
-#endif
-    l2_remove_lean(h, b, way, slot);
-}
-
-/* Drop the L2 copy of `line`, if an L2 holds one: a PCIe write's L2_DROP
- * on a line the LLC keeps in a Shared way (drop_ways), by l2_drop_lean
- * when the L2 layout allows it, else l2_take. */
-static inline __attribute__((always_inline)) void l2_drop_any(hier *h, uint64_t line)
+/* Drop the L2 copy of `line`, if an L2 holds one (a PCIe write's
+ * L2_DROP): inline when the L2 layout allows it (l2_lean, l2_recency),
+ * else l2_take.  Returns the state the copy had, ST_I when there was none. */
+static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64_t line)
 {
     const struct hier_fast *const f = hier_fast_of(h);
     uint32_t sway;
     uint64_t sslot = 0;
-    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-    if (owner >= 0 && f->l2_lean && f->l2_recency)   /* remove_in's inline form */
-        l2_drop_lean(h, (uint32_t)owner, line, sway, sslot);
-    else if (owner >= 0)
-        l2_take(h, (uint32_t)owner, line, sway, sslot);
+    const int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+    if (owner < 0)
+        return ST_I;
+    if (!f->l2_lean || !f->l2_recency)
+        return l2_take(h, (uint32_t)owner, line, sway, sslot);
+    uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+    const uint32_t way = l2_way_lean(h, b, line, sway);
+    const uint8_t st = META_STATE(*sb_meta(f->l2_lay, b, way));
+    l2_remove_lean(h, b, way, sslot);
+    return st;
 }
 
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's

@@ -10,20 +10,6 @@
 
 #define RUN_CHUNK 64u
 
-/* pcie_run's way masks (from fast_ways / drop_ways), a hint's way byte
- * tested by its low 6 bits: way 63 left out, so HINT_NO_WAY (63 in those
- * bits) fails without a bound check (the tight loop needs the nibble
- * order, at most 16 ways, so no way is lost). */
-void hier_run_derive(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    const uint64_t no63 = ~(1ull << 63);
-    f->run_plain[0] = f->fast_ways[REQ_PCIE_RD] & ~f->drop_ways[REQ_PCIE_RD] & no63;
-    f->run_plain[1] = f->fast_ways[REQ_PCIE_WR_FULL] & ~f->drop_ways[REQ_PCIE_WR_FULL] & no63;
-    f->run_drop = f->drop_ways[REQ_PCIE_WR_FULL] & no63;
-    f->run_plain_part = f->fast_ways[REQ_PCIE_WR_PART] & ~f->drop_ways[REQ_PCIE_WR_PART] & no63;
-}
-
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
 {
     const uint8_t *b = (const uint8_t *)cache_tags(c, set);   /* the block's start */
@@ -103,7 +89,7 @@ static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int 
     /* The tight loop tests a hint's way byte (a way, or HINT_NO_WAY) by
      * its low 6 bits in these masks, without a bound check against `ways`:
      * way 63 is left out, so
-     * HINT_NO_WAY (63 in those bits) fails (hier_run_derive, at init). */
+     * HINT_NO_WAY (63 in those bits) fails (hier_derive.c derive_runs, at init). */
     _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
     r->plain_tight = f->run_plain[write];
     r->drop_tight = write ? f->run_drop : 0;
@@ -125,10 +111,8 @@ static inline __attribute__((always_inline)) void run_prefetch(hier *h, const ru
         /* The set from the hint (the line code reads it again), both host
          * lines of its block prefetched unconditionally (a prefetch past a
          * one-line block is harmless).  Not for a read run: its lines are
-         * the ones a write run did shortly before (their blocks are still
-         * in the host's caches), and skipping the pass measured no slower
-         * wall-clock (MAWI, 1 core ring 256 and 4 cores rings 2048,
-         * 2026-11-22). */
+         * the ones a write run did shortly before, so their blocks are
+         * still in the host's caches (docs/performance.md). */
         for (const uint64_t *hp = hints + base, *he = hp + m; hp < he; hp++) {
             /* A zero hint (a buffer's first DMA) prefetches the address
              * before the blocks, which is harmless (a prefetch never

@@ -271,6 +271,72 @@ static inline __attribute__((always_inline)) uint32_t sb_fill_empty(sb_layout l,
     return way;
 }
 
+/* --- a cache's sets ------------------------------------------------------------- */
+
+/* cache_match of the hierarchy's caches (each line at most once). */
+static inline __attribute__((always_inline)) uint64_t match_in(const cache *c, uint32_t set, uint64_t line)
+{
+    return sb_match(cache_tags(c, set), c->tag_slots, line);
+}
+
+static inline int find_in(const cache *c, uint32_t set, uint64_t line)
+{
+    uint64_t m = match_in(c, set, line);
+    return m ? __builtin_ctzll(m) : -1;
+}
+
+/* cache_fill / cache_remove with the policy work inline when `recency`
+ * (LRU / BIP on the nibble order, hier_fast.c recency_inline) and, for the
+ * fill's MRU insertion, `lru_fill` (LRU): the stores above, the same
+ * effect as cache.c's, which a general-only hierarchy uses. */
+static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill, uint32_t set,
+                                                              uint64_t mask, uint64_t line, uint8_t meta,
+                                                              cache_evicted *ev)
+{
+    if (!recency)
+        return cache_fill(c, set, mask, line, meta, ev);
+    const sb_layout l = sb_layout_of(c);
+    uint8_t *b = (uint8_t *)cache_tags(c, set);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(sb_order(l, b) == (uint64_t *)(void *)repl_line_state(c->repl, set));
+#endif
+    mask &= l.full_mask;
+    assert(mask != 0 && "allocation mask selects no way");
+    const uint64_t empty = sb_empty(l, b, mask);
+    uint32_t way;
+    if (empty) {
+        way = (uint32_t)__builtin_ctzll(empty);
+        ev->line = CACHE_INVALID;
+        ev->meta = 0;
+    } else {
+        way = lru_order_victim(*sb_order(l, b), l.ways, mask);
+        ev->line = sb_tags(b)[way];
+        ev->meta = *sb_meta(l, b, way);
+    }
+    assert(way < l.ways && ((mask >> way) & 1));
+    if (lru_fill) {
+        sb_fill_lru(l, b, way, line, meta);
+    } else {
+        repl_policy *p = c->repl;   /* before the byte store, which may alias it */
+        sb_put(l, b, way, line, meta);
+        p->ops->on_fill(p, set, way);
+    }
+    return way;
+}
+
+static inline __attribute__((always_inline)) void remove_in(cache *c, int recency, uint32_t set, uint32_t way)
+{
+    if (!recency) {
+        cache_remove(c, set, way);
+        return;
+    }
+    assert(way < c->ways);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(sb_order(sb_layout_of(c), (uint8_t *)cache_tags(c, set)) == (uint64_t *)(void *)repl_line_state(c->repl, set));
+#endif
+    sb_remove(sb_layout_of(c), (uint8_t *)cache_tags(c, set), way);
+}
+
 /* --- counting ------------------------------------------------------------------ */
 
 /* A hit of `req` in column `col` that reads and writes no memory, counted
