@@ -85,8 +85,7 @@ typedef struct hier {
     /* The fast paths' state, derived at init from the above and the
      * coherence table: private (hier_int.h, hier_fast_of).  Kept here, not
      * behind a pointer: the fast paths reach it at an offset from h, one
-     * load less per entry (through a pointer the simulator ran 1.7 % more
-     * instructions per packet). */
+     * load less per entry (docs/performance.md). */
     _Alignas(8) unsigned char fast_room[HIER_FAST_ROOM];
 } hier;
 
