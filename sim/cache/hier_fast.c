@@ -17,26 +17,6 @@
 
 #include "sim/cache/hier_int.h"
 
-/* l2_insert of a line no L2 holds, whose snoop filter slot (snoop_find:
- * the empty slot its entry goes to) the caller found: without an L2 victim
- * the filter is unchanged until the put, so the entry goes there; with one
- * the victim's erasure may move entries, and the put probes again. */
-static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line,
-                                                                    uint8_t state, uint64_t slot, hier_result *res)
-{
-    struct hier_fast *const f = hier_fast_of(h);
-    cache *l2 = &h->l2[core];
-    uint32_t set = l2_set_of(h, line);
-    cache_evicted ev;
-    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, set, l2->full_mask, line, state, &ev);
-    if (ev.line != CACHE_INVALID) {
-        hier_l2_victim(h, core, ev.line, ev.meta, res);
-        snoop_put_way(&h->sf, line, (int)core, way);
-    } else {
-        snoop_put_way_at(&h->sf, slot, line, (int)core, way);
-    }
-}
-
 /* Fast path 1: a PCIe request meeting an LLC_KEEP cell in a way with no L2
  * copy (fast_ways).  Returns the hit (always 1). */
 static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint32_t set, uint64_t match,

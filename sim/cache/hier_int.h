@@ -210,6 +210,40 @@ static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t wa
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
+/* Put the absent `line` in `core`'s L2 in state `state`, a victim first
+ * through Table 1's eviction row (hier_l2_victim): the victim's snoop
+ * entry goes before the line's, as with every L2 full the filter (sized
+ * for all L2 lines) has no room for one more.  `slot`: snoop_find's for
+ * the line, probed with the filter as it is, or L2_NO_SLOT; a victim's
+ * erasure may move entries, so the put then probes again. */
+#define L2_NO_SLOT UINT64_MAX
+static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line,
+                                                                    uint8_t state, uint64_t slot, hier_result *res)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    cache *l2 = &h->l2[core];
+    cache_evicted ev;
+    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, l2_set_of(h, line), l2->full_mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID)
+        hier_l2_victim(h, core, ev.line, ev.meta, res);
+    if (ev.line != CACHE_INVALID || slot == L2_NO_SLOT)
+        snoop_put_way(&h->sf, line, (int)core, way);
+    else
+        snoop_put_way_at(&h->sf, slot, line, (int)core, way);
+}
+
+/* What an LLC insert assumes (sanitizer builds): `set` is the line's, and
+ * no way of it holds the line. */
+static inline void llc_absent_check(const hier *h, uint64_t line, uint32_t set)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->llc, set, line) < 0);
+#else
+    (void)h, (void)line, (void)set;
+#endif
+}
+
 /* --- the fast paths' helpers the DMA runs share ------------------------------ */
 
 /* l2_take for a hierarchy with l2_lean (the L2 block layout
@@ -284,10 +318,7 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
                                                                         hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(set == cache_set(&h->llc, line));
-    assert(find_in(&h->llc, set, line) < 0);
-#endif
+    llc_absent_check(h, line, set);
     if (f->llc_lean && f->llc_lru_fill) {
         const uint32_t way = sb_fill_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask, line, state);
         if (__builtin_expect(way != UINT32_MAX, 1))
