@@ -149,7 +149,7 @@ static void derive_fast_paths(hier *h, int on)
 }
 
 /* pcie_run's way masks (from fast_ways / drop_ways), a hint's way byte
- * tested by its low 6 bits: way 63 left out, so HINT_NO_WAY (63 in those
+ * tested by its low 6 bits: way 63 left out, so HIER_HINT_NO_WAY (63 in those
  * bits) fails without a bound check (the tight loop needs the nibble
  * order, at most 16 ways, so no way is lost). */
 static void derive_runs(hier *h)

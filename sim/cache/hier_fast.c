@@ -645,7 +645,7 @@ static __attribute__((noinline, flatten)) void hint_move_wr(hier *h, uint32_t co
 }
 
 /* The test in the entry, frame-less like access_entry's own: a hint's way
- * byte by its low 6 bits in core_move_ways without way 63 (HINT_NO_WAY
+ * byte by its low 6 bits in core_move_ways without way 63 (HIER_HINT_NO_WAY
  * fails), as in pcie_run's tight loop. */
 static inline __attribute__((always_inline)) void access_hint_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                                  uint64_t hint, hier_result *res)

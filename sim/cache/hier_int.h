@@ -22,10 +22,6 @@
 #define LLC_COLS (COL_SHARED + 1)
 _Static_assert(COL_DDIO < LLC_COLS && COL_L3 < LLC_COLS && COL_SHARED < LLC_COLS, "LLC columns first");
 
-/* A hint word's way byte when only the set is known (hier_hint). */
-#define HINT_NO_WAY 0xFFu
-_Static_assert(HINT_NO_WAY == HIER_HINT_NO_WAY, "one hint format");
-
 _Static_assert(HIER_MAX_CORES <= SNOOP_MAX_CORES && CACHE_MAX_WAYS <= SNOOP_MAX_WAYS,
                "the snoop filter stores a core and an L2 way");
 
@@ -94,12 +90,6 @@ void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_re
 /* hier_fast.c: a PCIe write (full or partial) of a line no LLC way holds
  * (wr_miss_fast[req]); `llc_set` is the line's LLC set. */
 void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set, hier_result *res);
-
-/* The hint word of (set, way) (hier_hint_at). */
-static inline uint64_t hint_word(uint32_t set, uint32_t way)
-{
-    return hier_hint_at(set, way);
-}
 
 /* --- the regions and columns ------------------------------------------------ */
 

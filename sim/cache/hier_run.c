@@ -86,11 +86,11 @@ static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int 
     r->tight_lo = r->part_first == 0 ? 1 : 0;
     r->tight_hi = r->part_last == n - 1 ? n - 1 : n;
     r->lean = f->llc_lean;
-    /* The tight loop tests a hint's way byte (a way, or HINT_NO_WAY) by
+    /* The tight loop tests a hint's way byte (a way, or HIER_HINT_NO_WAY) by
      * its low 6 bits in these masks, without a bound check against `ways`:
      * way 63 is left out, so
-     * HINT_NO_WAY (63 in those bits) fails (hier_derive.c derive_runs, at init). */
-    _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
+     * HIER_HINT_NO_WAY (63 in those bits) fails (hier_derive.c derive_runs, at init). */
+    _Static_assert((HIER_HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HIER_HINT_NO_WAY");
     r->plain_tight = f->run_plain[write];
     r->drop_tight = write ? f->run_drop : 0;
     r->plain_part = write ? f->run_plain_part : 0;
@@ -245,7 +245,7 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
 /* Line k (`line`, LLC set `set`, found in `match`) meeting a plain LLC_KEEP
  * cell of `req` (fast_ways, or drop_ways: an L2 (S) copy is dropped first):
  * fast path 1's work, a full line's count left for the end of the run. */
-static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, uint32_t *cnt, int write,
+static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, uint32_t *cnt,
                                                                uint64_t *hints, uint32_t k, uint64_t line,
                                                                uint32_t set, uint64_t match, enum coh_req req,
                                                                int partial)
@@ -270,7 +270,7 @@ static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, 
     }
     r->hits++;
     if (hints)
-        hints[k] = hint_word(set, way);
+        hints[k] = hier_hint_at(set, way);
 }
 
 /* Line k (`line`, LLC set `set`, found in `match`) meeting any other cell:
@@ -283,7 +283,7 @@ static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int
     const struct hier_fast *const f = hier_fast_of(h);
     const enum coh_req req = partial ? REQ_PCIE_WR_PART : r->req_full;
     hier_result res;
-    uint32_t hint_way = HINT_NO_WAY;
+    uint32_t hint_way = HIER_HINT_NO_WAY;
     if (!write && !match && f->rd_miss_fast) {
         /* The Shared way a copy went to, for the next DMA (the first data
          * line's write); with hints the snoop filter was asked already. */
@@ -298,7 +298,7 @@ static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int
     r->hits += res.hit;
     r->phits += (uint32_t)(res.hit & partial);
     if (hints)
-        hints[k] = hint_word(set, hint_way);
+        hints[k] = hier_hint_at(set, hint_way);
 }
 
 /* Line k of the run, in LLC set `set`, the tight loop's lines aside:
@@ -310,7 +310,7 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
     const uint64_t line = r->first + k;
     const int partial = write && (k == r->part_first || k == r->part_last);
     const uint64_t *t = sb_tags(r->blocks + (uint64_t)set * r->lay.block_bytes);
-    const uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
+    const uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HIER_HINT_NO_WAY;
     /* A line is in one way at most: a tag equal to it is the match. */
     uint64_t match;
     uint8_t *rd_meta = NULL;
@@ -327,7 +327,7 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
             const uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &res);
             r->hits++;
             HIER_TAKEN(h, rd_owned, 1);
-            hints[k] = hint_word(set, way < r->lay.ways ? way : HINT_NO_WAY);
+            hints[k] = hier_hint_at(set, way < r->lay.ways ? way : HIER_HINT_NO_WAY);
             return;
         }
         match = sb_match(t, r->lay.tag_slots, line);
@@ -336,7 +336,7 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
     }
     const enum coh_req req = partial ? REQ_PCIE_WR_PART : r->req_full;
     if (match & (f->fast_ways[req] | f->drop_ways[req]))
-        run_keep_hit(h, r, cnt, write, hints, k, line, set, match, req, partial);
+        run_keep_hit(h, r, cnt, hints, k, line, set, match, req, partial);
     else
         run_other(h, r, write, hints, k, line, set, match, partial, rd_meta);
 }
@@ -357,7 +357,7 @@ static inline __attribute__((always_inline)) void run_count(hier *h, const run *
 
 /* The lines first.. of one DMA, in order: hier_access for each, in chunks
  * whose set blocks are prefetched first.  `hints` (optional): per line, 0
- * or the hint word of where the line was found last time (HINT_NO_WAY:
+ * or the hint word of where the line was found last time (HIER_HINT_NO_WAY:
  * only the set is known); the set of a line never changes, and the way is
  * trusted only if that way's tag is the line.  The metadata byte stores
  * may alias any field of h, the fast state included, so what the loop
