@@ -1,9 +1,8 @@
 /* hier_int.h - the hierarchy's private half: what hier.c (the semantics),
- * hier_fast.c (the fast paths derived from it) and hier_run.c (the DMA
- * runs) share, and what the tests look at.  Only sim/cache/hier*.c, the
- * tests and the simulator (sim/queue/dsim_int.h: the fixed-request
- * entries, for speed) include it; everything here may change with the
- * fast paths.
+ * hier_derive.c (the fast paths' state), hier_fast.c (the fast paths) and
+ * hier_run.c (the DMA runs) share.  Only sim/cache/hier*.c include it:
+ * the simulator's entries are in hier.h, what the tests see in
+ * hier_test.h; everything here may change with the fast paths.
  *
  * The fast paths' state (struct hier_fast) is derived from the coherence
  * table and the cache layouts at hier_init, and again by
