@@ -117,7 +117,7 @@ static inline __attribute__((always_inline)) void count_access(hier *h, enum coh
 /* --- lookups ---------------------------------------------------------------- */
 
 /* The set of `line` in every L2 (they share one geometry): a mask when
- * they map by one (hier_fast.c l2_lean_init), the same value as cache_set. */
+ * they map by one (hier_derive.c l2_lean_init), the same value as cache_set. */
 static inline uint32_t l2_set_of(const hier *h, uint64_t line)
 {
     const struct hier_fast *f = hier_fast_of(h);

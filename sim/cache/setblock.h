@@ -286,7 +286,7 @@ static inline int find_in(const cache *c, uint32_t set, uint64_t line)
 }
 
 /* cache_fill / cache_remove with the policy work inline when `recency`
- * (LRU / BIP on the nibble order, hier_fast.c recency_inline) and, for the
+ * (LRU / BIP on the nibble order, hier_derive.c recency_inline) and, for the
  * fill's MRU insertion, `lru_fill` (LRU): the stores above, the same
  * effect as cache.c's, which a general-only hierarchy uses. */
 static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill, uint32_t set,
