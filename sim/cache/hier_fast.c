@@ -27,6 +27,8 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
     assert(match == (match & -match));
+#else
+    (void)line;
 #endif
     llc_touch(h, set, way);
     sb_keep_state(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), way, req);

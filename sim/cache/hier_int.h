@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) struct hier_fast *hier_fast_of(cons
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
 #define HIER_TAKEN(h, field, n) (hier_fast_of(h)->taken.field += (n))
 #else
-#define HIER_TAKEN(h, field, n) ((void)0)
+#define HIER_TAKEN(h, field, n) ((void)(h))
 #endif
 
 /* --- between the files ------------------------------------------------------ */
