@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cache/hier_int.h"
+#include "sim/cache/hier_test.h"
 #include "sim/common/rng.h"
 
 /* A small two-level configuration: an LLC of 2 slices x 8 sets x 6 ways
@@ -499,7 +499,7 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
     pair_init(h, &c);
     /* 9 - 12 ways: the block layout pcie_run's tight loop has as constants. */
     if (llc_ways >= 9 && llc_ways <= 12)
-        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && hier_fast_of(&h[0])->llc_repl_off == 120);
+        cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && h[0].llc.repl_off == 120);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
@@ -553,12 +553,14 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
             pair_expect_same_places(h, lines, i);
     }
     pair_expect_same_places(h, lines, 6000);
-    if (mode == HIER_NONINCLUSIVE)   /* inclusive: any LLC line may have an L2 copy, no fast ways */
-        cr_assert(hier_fast_of(&h[0])->tight_lines > total / 4, "the tight loop took %llu of %llu lines",
-                  (unsigned long long)hier_fast_of(&h[0])->tight_lines, (unsigned long long)total);
+    if (!hier_paths_of(&h[0]).counted)
+        ;   /* counts kept in the sanitizer build only */
+    else if (mode == HIER_NONINCLUSIVE)   /* inclusive: any LLC line may have an L2 copy, no fast ways */
+        cr_assert(hier_paths_of(&h[0]).taken.tight_lines > total / 4, "the tight loop took %llu of %llu lines",
+                  (unsigned long long)hier_paths_of(&h[0]).taken.tight_lines, (unsigned long long)total);
     else
-        cr_assert_eq(hier_fast_of(&h[0])->tight_lines, 0);
-    cr_assert_eq(hier_fast_of(&h[1])->tight_lines, 0);
+        cr_assert_eq(hier_paths_of(&h[0]).taken.tight_lines, 0);
+    cr_assert_eq(hier_paths_of(&h[1]).taken.tight_lines, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -636,8 +638,8 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     c.core_cos[2] = 0;
     hier h[2];
     pair_init(h, &c);
-    cr_assert_eq(hier_fast_of(&h[0])->rd_miss_fast, mode == HIER_NONINCLUSIVE);
-    cr_assert_eq(hier_fast_of(&h[1])->rd_miss_fast, 0);
+    cr_assert_eq(hier_paths_of(&h[0]).rd_miss_fast, mode == HIER_NONINCLUSIVE);
+    cr_assert_eq(hier_paths_of(&h[1]).rd_miss_fast, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 120;
@@ -709,10 +711,12 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     if (mode == HIER_NONINCLUSIVE)
         cr_assert_gt(shared_with_copy, 50);
     /* Read runs found lines in an L2 in E/M through the snoop filter first. */
-    if (mode == HIER_NONINCLUSIVE)
-        cr_assert_gt(hier_fast_of(&h[0])->rd_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->rd_owned);
+    if (!hier_paths_of(&h[0]).counted)
+        ;   /* counts kept in the sanitizer build only */
+    else if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(hier_paths_of(&h[0]).taken.rd_owned, 50, "%llu", (unsigned long long)hier_paths_of(&h[0]).taken.rd_owned);
     else
-        cr_assert_eq(hier_fast_of(&h[0])->rd_owned, 0);
+        cr_assert_eq(hier_paths_of(&h[0]).taken.rd_owned, 0);
     if (mode == HIER_NONINCLUSIVE)
         for (int col = COL_SHARED; col <= COL_MEM; col++)
             cr_assert_gt(col_seen[col], 50, "column %s met %llu times", coh_col_name((enum coh_col)col),
@@ -742,11 +746,11 @@ static void core_move_equal(const char *policy, uint64_t seed)
     hier_config c = pair_config(HIER_NONINCLUSIVE, policy, policy);
     hier h[2];
     pair_init(h, &c);
-    cr_assert_neq(hier_fast_of(&h[0])->core_move_ways, 0);
-    cr_assert_eq(hier_fast_of(&h[1])->core_move_ways, 0);
+    cr_assert_neq(hier_paths_of(&h[0]).core_move_ways, 0);
+    cr_assert_eq(hier_paths_of(&h[1]).core_move_ways, 0);
     /* LRU at both ends: the move from the layouts in h (hier_fast.c core_move_lean). */
-    cr_assert_eq(hier_fast_of(&h[0])->move_lean, strcmp(policy, "lru") == 0);
-    cr_assert_eq(hier_fast_of(&h[1])->move_lean, 0);
+    cr_assert_eq(hier_paths_of(&h[0]).move_lean, strcmp(policy, "lru") == 0);
+    cr_assert_eq(hier_paths_of(&h[1]).move_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 90;
@@ -838,7 +842,7 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
         uint64_t hint = hints[line];
         if (kind == 3 || !hint) {
             uint32_t way = (uint32_t)ddio_rng_below(&rng, c.llc.ways + 1);
-            hint = hint_word(cache_set(&h[0].llc, line), way == c.llc.ways ? HINT_NO_WAY : way);
+            hint = hier_hint_at(cache_set(&h[0].llc, line), way == c.llc.ways ? HIER_HINT_NO_WAY : way);
         }
         if (i % 2 && q == REQ_CORE_RD)   /* the fixed-request hint entries */
             hier_core_rd_hint(&h[0], core, line, hint, &a);
@@ -850,11 +854,13 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
         pair_expect_same_access(&a, &b, i, q, core, line);
         pair_expect_same_places(h, lines + 6, i);
     }
-    if (mode == HIER_NONINCLUSIVE)
-        cr_assert_gt(hier_fast_of(&h[0])->hint_moves, 200, "%llu moves from a hint",
-                     (unsigned long long)hier_fast_of(&h[0])->hint_moves);
+    if (!hier_paths_of(&h[0]).counted)
+        ;   /* counts kept in the sanitizer build only */
+    else if (mode == HIER_NONINCLUSIVE)
+        cr_assert_gt(hier_paths_of(&h[0]).taken.hint_moves, 200, "%llu moves from a hint",
+                     (unsigned long long)hier_paths_of(&h[0]).taken.hint_moves);
     else
-        cr_assert_eq(hier_fast_of(&h[0])->hint_moves, 0);
+        cr_assert_eq(hier_paths_of(&h[0]).taken.hint_moves, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -907,10 +913,12 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
         pair_expect_same_places(h, lines, i);
     }
     /* PCIe reads of L2 (E/M) lines asked the snoop filter first (hier_fast.c pcie_entry). */
-    if (hier_fast_of(&h[0])->llc_lean && hier_fast_of(&h[0])->rd_miss_fast)
-        cr_assert_gt(hier_fast_of(&h[0])->rd_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->rd_owned);
+    if (!hier_paths_of(&h[0]).counted)
+        ;   /* counts kept in the sanitizer build only */
+    else if (hier_paths_of(&h[0]).llc_lean && hier_paths_of(&h[0]).rd_miss_fast)
+        cr_assert_gt(hier_paths_of(&h[0]).taken.rd_owned, 50, "%llu", (unsigned long long)hier_paths_of(&h[0]).taken.rd_owned);
     else
-        cr_assert_eq(hier_fast_of(&h[0])->rd_owned, 0);
+        cr_assert_eq(hier_paths_of(&h[0]).taken.rd_owned, 0);
     pair_expect_same_state_and_free(h);
 }
 
@@ -948,11 +956,11 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
     c.l2.ways = 3;
     hier h[2];
     pair_init(h, &c);
-    cr_assert_eq(hier_fast_of(&h[0])->l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets,
+    cr_assert_eq(hier_paths_of(&h[0]).l2_lean, lean, "lean path %s for %u L2 sets, %s", lean ? "on" : "off", l2_sets,
                  l2_policy);
-    cr_assert_eq(hier_fast_of(&h[1])->l2_lean, 0, "a general-only hierarchy takes no fast path");
-    cr_assert_eq(hier_fast_of(&h[0])->llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
-    cr_assert_eq(hier_fast_of(&h[1])->llc_lean, 0);
+    cr_assert_eq(hier_paths_of(&h[1]).l2_lean, 0, "a general-only hierarchy takes no fast path");
+    cr_assert_eq(hier_paths_of(&h[0]).llc_lean, 1, "PCIe requests with a known set take pcie_lean (LRU LLC)");
+    cr_assert_eq(hier_paths_of(&h[1]).llc_lean, 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 40;
@@ -1005,10 +1013,10 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
     hier h[2];
     pair_init(h, &c);
     const int fast = mode == HIER_NONINCLUSIVE;
-    cr_assert_eq(hier_fast_of(&h[0])->wr_miss_fast[REQ_PCIE_WR_FULL], fast);
-    cr_assert_eq(hier_fast_of(&h[0])->wr_miss_fast[REQ_PCIE_WR_PART], fast);
-    cr_assert_eq(hier_fast_of(&h[1])->wr_miss_fast[REQ_PCIE_WR_FULL], 0);
-    cr_assert_eq(hier_fast_of(&h[1])->wr_miss_fast[REQ_PCIE_WR_PART], 0);
+    cr_assert_eq(hier_paths_of(&h[0]).wr_miss_fast[REQ_PCIE_WR_FULL], fast);
+    cr_assert_eq(hier_paths_of(&h[0]).wr_miss_fast[REQ_PCIE_WR_PART], fast);
+    cr_assert_eq(hier_paths_of(&h[1]).wr_miss_fast[REQ_PCIE_WR_FULL], 0);
+    cr_assert_eq(hier_paths_of(&h[1]).wr_miss_fast[REQ_PCIE_WR_PART], 0);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 150;
@@ -1035,10 +1043,12 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
                      coh_col_name((enum coh_col)col), (unsigned long long)col_seen[col]);
     cr_assert_gt(h[0].stats.llc_evictions, 100);
     /* Writes with a known set asked the snoop filter first (pcie_entry). */
-    if (fast && hier_fast_of(&h[0])->llc_lean && hier_fast_of(&h[0])->l2_lean)
-        cr_assert_gt(hier_fast_of(&h[0])->wr_owned, 50, "%llu", (unsigned long long)hier_fast_of(&h[0])->wr_owned);
+    if (!hier_paths_of(&h[0]).counted)
+        ;   /* counts kept in the sanitizer build only */
+    else if (fast && hier_paths_of(&h[0]).llc_lean && hier_paths_of(&h[0]).l2_lean)
+        cr_assert_gt(hier_paths_of(&h[0]).taken.wr_owned, 50, "%llu", (unsigned long long)hier_paths_of(&h[0]).taken.wr_owned);
     else
-        cr_assert_eq(hier_fast_of(&h[0])->wr_owned, 0);
+        cr_assert_eq(hier_paths_of(&h[0]).taken.wr_owned, 0);
     pair_expect_same_state_and_free(h);
 }
 

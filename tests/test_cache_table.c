@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "sim/cache/hier_int.h"
+#include "sim/cache/hier.h"
 
 /* A tiny hierarchy where every placement is predictable: a one-set LLC with
  * 6 ways (Shared = ways 0-1, L3* = ways 2-3, DDIO = ways 4-5) and one-set,

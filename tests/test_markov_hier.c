@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "configs/config.h"
-#include "sim/cache/hier_int.h"   /* hier_set_general_only */
+#include "sim/cache/hier.h"
 #include "sim/markov/model.h"
 
 #define LINE 0x1000ull

@@ -3,6 +3,7 @@
  * policy's ops (fill with a way mask, remove, a plain access, counting);
  * the lookups are inline in cache.h. */
 #include "sim/cache/cache.h"
+#include "sim/cache/setblock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,13 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     c->nsets = (uint32_t)cache_geom_total_sets(g);
     c->ways = g->ways;
     c->full_mask = g->ways == 64 ? UINT64_MAX : ((1ull << g->ways) - 1);
-    /* Block: tags padded to a multiple of 4, valid mask, caller bytes, policy
-     * bytes (8-byte aligned); rounded up to a 64-byte multiple.  With 11 ways
-     * and LRU a set fits in two host cache lines. */
-    c->tag_slots = (c->ways + 3) & ~3u;
-    c->meta_off = 8 + c->tag_slots * 8;
-    c->repl_off = (c->meta_off + c->ways + 7) & ~7u;
-    c->block_bytes = (c->repl_off + (uint64_t)ops->set_bytes(rc->name, c->ways) + 63) & ~(uint64_t)63;
+    /* The block layout (setblock.h): with 11 ways and LRU a set fits in
+     * two host cache lines. */
+    const sb_layout l = sb_layout_make(c->ways, ops->set_bytes(rc->name, c->ways));
+    c->tag_slots = l.tag_slots;
+    c->meta_off = l.meta_off;
+    c->repl_off = l.repl_off;
+    c->block_bytes = l.block_bytes;
     c->blocks = ddio_table_alloc(c->block_bytes * c->nsets);
     if (!c->blocks) {
         uint32_t nsets = c->nsets;   /* cache_free clears it */
@@ -77,9 +78,7 @@ uint32_t cache_fill(cache *c, uint32_t set, uint64_t mask, uint64_t line, uint8_
     }
     /* The invariant every partitioning result rests on. */
     assert(way < c->ways && ((mask >> way) & 1));
-    t[way] = line;
-    *valid |= 1ull << way;
-    *cache_meta(c, set, way) = meta;
+    sb_put(sb_layout_of(c), (uint8_t *)t, way, line, meta);
     c->repl->ops->on_fill(c->repl, set, way);
     return way;
 }
@@ -87,9 +86,7 @@ uint32_t cache_fill(cache *c, uint32_t set, uint64_t mask, uint64_t line, uint8_
 void cache_remove(cache *c, uint32_t set, uint32_t way)
 {
     assert(way < c->ways);
-    cache_tags(c, set)[way] = CACHE_INVALID;
-    *cache_valid(c, set) &= ~(1ull << way);
-    *cache_meta(c, set, way) = 0;
+    sb_clear(sb_layout_of(c), (uint8_t *)cache_tags(c, set), way);
     c->repl->ops->on_invalidate(c->repl, set, way);
 }
 

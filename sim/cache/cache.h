@@ -164,7 +164,7 @@ static inline int cache_find(const cache *c, uint32_t set, uint64_t line)
 /* Start loading the block of `line`'s set.  A replay loop that prefetches a
  * few accesses ahead overlaps the memory latency of independent accesses,
  * which the data-dependent branches of a simulated access otherwise
- * serialise (about 2x on a 24.75 MiB LLC, see docs/performance.md). */
+ * serialise (docs/performance.md). */
 /* always_inline: GCC 12 deems a helper whose only effect is a prefetch
  * "const" and deletes the call before inlining it. */
 static inline __attribute__((always_inline)) void cache_prefetch(const cache *c, uint64_t line)

@@ -183,6 +183,15 @@ static inline int coh_col_hit(enum coh_col col)
     return col != COL_MEM;
 }
 
+/* The state of an LLC copy that a request's LLC_KEEP cell leaves where it
+ * is: M when the request writes it (a PCIe write: ItoM, RFO) or the line
+ * is dirty (`old` M: the copy's own state, or the dirt of an L2 copy the
+ * cell drops into it), else `old` as it was. */
+static inline enum coh_state coh_keep_state(enum coh_req req, enum coh_state old)
+{
+    return req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART || old == ST_M ? ST_M : old;
+}
+
 /* The state of a new LLC copy (choice 1, dirty tracking): M when its data
  * differs from memory (`dirty`: a PCIe or core write since it was read,
  * or dirt it takes over), else E, where Table 1 prints M. */

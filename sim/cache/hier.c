@@ -148,10 +148,7 @@ static __attribute__((noinline)) void llc_victim(hier *h, uint32_t way, uint64_t
 uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(set == cache_set(&h->llc, line));
-    assert(find_in(&h->llc, set, line) < 0);
-#endif
+    llc_absent_check(h, line, set);
     cache_evicted ev;
     uint32_t way = fill_in(&h->llc, f->llc_recency, f->llc_lru_fill, set, mask, line, state, &ev);
     if (__builtin_expect(ev.line != CACHE_INVALID, 0))
@@ -183,16 +180,7 @@ void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_re
 /* Put the absent `line` in `core`'s L2 in state `state`. */
 static void l2_insert(hier *h, uint32_t core, uint64_t line, uint8_t state, hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
-    cache *l2 = &h->l2[core];
-    uint32_t set = l2_set_of(h, line);
-    cache_evicted ev;
-    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, set, l2->full_mask, line, state, &ev);
-    /* The victim's snoop entry goes first: with every L2 full the filter
-     * (sized for all L2 lines) has no room for one more. */
-    if (ev.line != CACHE_INVALID)
-        hier_l2_victim(h, core, ev.line, ev.meta, res);
-    snoop_put_way(&h->sf, line, (int)core, way);
+    l2_insert_at_slot(h, core, line, state, L2_NO_SLOT, res);
 }
 
 /* hier_llc_insert for a line whose set is not known yet. */
@@ -295,8 +283,8 @@ static int llc_action(hier *h, enum coh_req req, const coh_cell *cell, uint32_t 
         if (p->llc_way >= 0) {
             if (hit_updates(h, req))
                 llc_touch(h, llc_set, (uint32_t)p->llc_way);
-            if (dirty)
-                *cache_meta(&h->llc, llc_set, (uint32_t)p->llc_way) = ST_M;
+            uint8_t *meta = cache_meta(&h->llc, llc_set, (uint32_t)p->llc_way);
+            *meta = (uint8_t)coh_keep_state(req, dirty ? ST_M : (enum coh_state)p->llc_st);
         }
         return dirty;
     case LLC_DROP:

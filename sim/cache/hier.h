@@ -9,7 +9,8 @@
  * hier.c executes the table cell by cell: it defines what every access
  * does.  hier_fast.c (single accesses) and hier_run.c (the NIC's DMA runs)
  * take shortcuts derived from it at init, which the tests check against
- * it; hier_int.h is their private header. */
+ * it; hier_int.h and setblock.h are their private headers, hier_test.h
+ * what the tests may see of them. */
 #ifndef DDIOSIM_CACHE_HIER_H
 #define DDIOSIM_CACHE_HIER_H
 
@@ -84,8 +85,7 @@ typedef struct hier {
     /* The fast paths' state, derived at init from the above and the
      * coherence table: private (hier_int.h, hier_fast_of).  Kept here, not
      * behind a pointer: the fast paths reach it at an offset from h, one
-     * load less per entry (through a pointer the simulator ran 1.7 % more
-     * instructions per packet). */
+     * load less per entry (docs/performance.md). */
     _Alignas(8) unsigned char fast_room[HIER_FAST_ROOM];
 } hier;
 
@@ -141,6 +141,67 @@ typedef struct hier_dma {
  * and written here: where each line was found last time.  A core's later
  * hier_access of such a line may pass its word. */
 uint32_t hier_dma_run(hier *h, const hier_dma *d, uint64_t *hints, uint32_t *part_hits);
+
+/* --- entries for a caller that remembers where its lines are -----------------
+ *
+ * The simulator's descriptor, completion and buffer lines recur, so it
+ * keeps each one's LLC set (hier_llc_set) or hint word and calls these
+ * entries, which do exactly what hier_access does for the same request and
+ * line (tests/test_cache_hier.c compares them) with the work a known set
+ * or a fixed request saves left out. */
+
+/* The LLC set of `line`: a pure function of the line. */
+static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
+{
+    return cache_set(&h->llc, line);
+}
+
+/* The hint word of (set, way): `way` HIER_HINT_NO_WAY names the set only. */
+static inline uint64_t hier_hint_at(uint32_t set, uint32_t way)
+{
+    return (uint64_t)(set + 1) << 8 | way;
+}
+
+/* hier_access of `line`, whose LLC set is `llc_set` (hier_llc_set): any
+ * request, and one entry per request that the simulator issues with a
+ * known set, where the request's tests are resolved at compile time. */
+void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
+void hier_core_rd_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
+void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
+void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
+void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
+
+/* hier_access of a core read or write with a nonzero hint word. */
+void hier_core_rd_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
+void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
+
+/* hier_dma_run of a write and of a read, the DMA's fields as arguments
+ * (the simulator's NIC calls them once per DMA). */
+uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
+                             uint32_t *part_hits, uint64_t *hints);
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints);
+
+/* hier_access_set through the entry for `req` when there is one: with a
+ * constant `req` the choice is made at compile time. */
+static inline __attribute__((always_inline)) void hier_access_set_fixed(hier *h, enum coh_req req, uint32_t core,
+                                                                        uint64_t line, uint32_t llc_set,
+                                                                        hier_result *res)
+{
+    switch (req) {
+    case REQ_CORE_RD: hier_core_rd_set(h, core, line, llc_set, res); break;
+    case REQ_CORE_WR: hier_core_wr_set(h, core, line, llc_set, res); break;
+    case REQ_PCIE_RD: hier_pcie_rd_set(h, line, llc_set, res); break;
+    case REQ_PCIE_WR_FULL: hier_pcie_wr_set(h, line, llc_set, res); break;
+    default: hier_access_set(h, req, core, line, llc_set, res); break;
+    }
+}
+
+/* With `on`, every access of `h` executes Table 1 cell by cell (hier.c's
+ * general path) and no fast path is taken; with 0, the fast paths are
+ * derived again (hier_init's state).  The results, counters and line
+ * places are the same either way, only slower: the tests and the
+ * simulator's general_only option compare the two. */
+void hier_set_general_only(hier *h, int on);
 
 /* CLFLUSH from a core (packet-acrobat's flush_ratio): write a dirty line
  * back and drop every copy.  Not a Table 1 request; counted in stats.flushes. */

@@ -3,277 +3,19 @@
  * does for the same line in the same state, with less work, and the tests
  * check it.  Also the public entry, hier_access.
  *
- * Most accesses of a forwarding run meet one of a few situations, each of
- * which the general path (hier_access_general) executes with work that does
- * not change its outcome.  The fast paths do only the work that matters and
- * are derived here from the coherence table, never written as rules of
- * their own: where one needs a rule around the table (the column of an L2
- * copy, the L2 hit, the state of a new copy, what is a hit), it calls
- * coherence.h's inline function, which folds to the test it would write.
- *
- *  - a PCIe request for a line the LLC holds in way w, when the cell of
- *    (request, column of w) keeps the line where it is (LLC_KEEP), reads no
- *    memory, and no L2 can hold the line.  Non-inclusive only, and not for
- *    the Shared ways: a line in the DDIO or L3* ways has no L2 copy (a core
- *    access moves it out of the LLC, a PCIe read of an L2 line puts the LLC
- *    copy in the Shared ways), so the cell's L2 action has nothing to act on
- *    and the snoop filter need not be asked.  The work left: the LLC
- *    replacement update, the dirty bit, the counters.  (Sanitizer builds
- *    check that the snoop filter indeed has no entry.)  A Shared-way line
- *    may have an L2 (S) copy, so those ways are fast only for cells that
- *    keep the L2 copy as it is (L2_KEEP: a PCIe read), where it does not
- *    matter whether there is one.  Cells that keep the line in place and
- *    drop the L2 copy (a PCIe write to a Shared-way line: drop_ways)
- *    take the same path after taking the L2 copy the snoop filter names.
- *  - a core request for a line in its own L2: an L2 hit, which Table 1 has
- *    no row for (core_l2_hit).  In E or M it touches neither the LLC nor
- *    another L2 in either mode, so the LLC lookup is skipped; in S only a
- *    write to a non-inclusive hierarchy looks it up, to drop the Shared
- *    copy it upgrades from.  The snoop filter is not asked: a line lives in
- *    one L2 at most.
- *  - a PCIe write of a line the LLC misses (hier_pcie_wr_miss): its cells put
- *    the line in the DDIO ways and drop any L2 copy; with a known set and
- *    a lean L2, the snoop filter is asked before the LLC search (a
- *    completion line the driver read sits in its L2 in E/M, so in no LLC
- *    way) and the L2 copy is dropped in the entry.
- *  - fills and removals (fill_in / remove_in) do LRU's and BIP's policy
- *    work inline.  The out-of-line entries of the single accesses
- *    (core_entry, pcie_entry, hint_move, drop_shared_copy) are `flatten`:
- *    GCC otherwise calls the small helpers of lru_order.h, repl.h and
- *    snoop.h there (order moves, snoop filter stores) out of line.
- *  - the entry points (access_entry) do the two most frequent cases in a
- *    frame-less prologue and tail-call the rest: a core's own-L2 hit
- *    (core_l2_mru, with the L2 block layout copied into the fast state), a
- *    PCIe request with a known set meeting a plain LLC_KEEP cell
- *    (pcie_lean); a core request that misses its L2 goes straight to the
- *    LLC move (core_miss).  A core request that is not on its L2 set's two
- *    most recent ways asks the snoop filter instead of searching the L2
- *    (core_entry): it names the way of an own-L2 line, and a move puts the
- *    entry at the slot found.  The entries for one request each
- *    (hier_core_rd_set, ...; hier_int.h) compile them once more with the
- *    request a constant, for the simulator.
+ * The fast paths are derived here from the coherence table at init, never
+ * written as rules of their own: where one needs a rule around the table
+ * (the column of an L2 copy, the L2 hit, the state of a new or kept copy,
+ * what is a hit), it calls coherence.h's inline function, and it changes a
+ * set block only through setblock.h.  Which situations they cover, and why
+ * each may skip what it skips: docs/cache-model.md, "The fast paths".
  *
  * tests/test_cache_hier.c replays random request streams through the fast
  * and the general-only hierarchy and compares every line's place and every
- * counter. */
+ * counter; tests/test_sim_equiv.c compares whole simulations. */
 #include <assert.h>
-#include <string.h>
 
 #include "sim/cache/hier_int.h"
-
-/* LRU and BIP on the nibble order (lru_order.h): their victim choice and
- * invalidation (and LRU's fill) are a few bit operations that fill_in /
- * remove_in do inline instead of through the ops table. */
-static int recency_inline(const repl_policy *p)
-{
-    return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops) && p->ways <= LRU_ORDER_MAX_WAYS;
-}
-
-/* core_l2_lean's L2 geometry (every L2 has the same): usable when the L2
- * maps by a mask (modulo, a power of two of sets), keeps LRU / BIP nibble
- * orders (l2_nibble) and its policy state sits in the set blocks. */
-static void l2_lean_init(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    const cache *l2 = &h->l2[0];
-    f->l2_mask_map = l2->map.kind == MAP_MODULO && (l2->map.total_mask || l2->nsets == 1);
-    f->l2_set_mask = f->l2_mask_map ? l2->map.total_mask : 0;
-    f->l2_block_bytes = l2->block_bytes;
-    f->l2_tag_slots = l2->tag_slots;
-    f->l2_meta_off = l2->meta_off;
-    f->l2_repl_off = l2->repl_off;
-    f->l2_ways = l2->ways;
-    f->l2_full_mask = l2->full_mask;
-    f->l2_lean = f->core_fast && f->l2_nibble && f->l2_mask_map;
-    for (uint32_t c = 0; c < h->cfg.cores; c++)
-        f->l2_blocks[c] = h->l2[c].blocks;
-    for (uint32_t c = 0; c < h->cfg.cores; c++)
-        if (h->l2[c].repl->base != h->l2[c].blocks + f->l2_repl_off || h->l2[c].repl->stride != f->l2_block_bytes)
-            f->l2_lean = 0;
-}
-
-/* What the cache layouts and policies allow (each off with `on`): inline
- * replacement work, the lean entries' layouts, the LLC ways' columns. */
-static void derive_layouts(hier *h, int on)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
-        f->fast_col[w] = coh_region_col((enum hier_region)h->way_region[w]);
-        assert(f->fast_col[w] < LLC_COLS && "an LLC way's column is an LLC column");
-    }
-    f->core_fast = !on;
-    f->llc_nibble = !on && repl_recency_nibble(h->llc.repl);
-    f->l2_nibble = !on && repl_recency_nibble(h->l2[0].repl);   /* every L2 has the same policy */
-    f->llc_recency = !on && recency_inline(h->llc.repl);
-    f->l2_recency = !on && recency_inline(h->l2[0].repl);
-    f->llc_lru_fill = f->llc_recency && h->llc.repl->ops == &repl_lru_ops;
-    /* pcie_lean: LRU / BIP order words at a fixed offset of each set block. */
-    f->llc_repl_off = h->llc.repl_off;
-    f->llc_lean = f->llc_nibble && h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
-                  h->llc.repl->stride == h->llc.block_bytes;
-    f->l2_lru_fill = f->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
-    l2_lean_init(h);
-    /* core_move_lean: LLC removal (LRU / BIP) and L2 fill (LRU) from the layouts in f. */
-    f->move_lean = f->llc_lean && f->llc_recency && f->l2_lean && f->l2_lru_fill;
-}
-
-/* Fast path 3 (rd_miss_fast): whether a PCIe read the LLC misses meets
- * the cells pcie_rd_miss_at carries out, and their memory reads. */
-static void derive_pcie_rd_miss(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    const coh_cell *rd_em = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_EM);
-    const coh_cell *rd_s = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_L2_S);
-    const coh_cell *rd_mem = coh_lookup(h->cfg.mode, REQ_PCIE_RD, COL_MEM);
-    f->rd_miss_fast = rd_em->defined && rd_em->llc == LLC_TO_SHARED && rd_em->l2 == L2_TO_S && rd_s->defined &&
-                      rd_s->llc == LLC_KEEP && rd_s->l2 == L2_KEEP && rd_mem->defined && rd_mem->llc == LLC_KEEP &&
-                      rd_mem->l2 == L2_KEEP;
-    f->rd_mem_read[COL_L2_EM] = rd_em->mem_read;
-    f->rd_mem_read[COL_L2_S] = rd_s->mem_read;
-    f->rd_mem_read[COL_MEM] = rd_mem->mem_read;
-}
-
-/* Fast path 5 (wr_miss_fast): a PCIe write the LLC misses, when every such
- * cell allocates the line in the DDIO ways (M: the request writes) and
- * drops any L2 copy (only in memory there is none to act on). */
-static void derive_pcie_wr_miss(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    f->wr_miss_mask = h->cfg.ddio_mask;
-    for (int q = REQ_PCIE_WR_FULL; q <= REQ_PCIE_WR_PART; q++) {
-        const coh_cell *em = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_EM);
-        const coh_cell *s = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_L2_S);
-        const coh_cell *mem = coh_lookup(h->cfg.mode, (enum coh_req)q, COL_MEM);
-        f->wr_miss_fast[q] = em->defined && em->llc == LLC_TO_DDIO && em->l2 == L2_DROP && s->defined &&
-                             s->llc == LLC_TO_DDIO && s->l2 == L2_DROP && mem->defined && mem->llc == LLC_TO_DDIO &&
-                             (mem->l2 == L2_KEEP || mem->l2 == L2_DROP);
-        f->wr_mem_read[q][COL_L2_EM] = em->mem_read;
-        f->wr_mem_read[q][COL_L2_S] = s->mem_read;
-        f->wr_mem_read[q][COL_MEM] = mem->mem_read;
-    }
-}
-
-/* Fast path 4 (core_move_ways): the LLC ways whose cells move a core's
- * line to its L2 (LLC_DROP, L2_TO_EM, no memory read) for reads and writes. */
-static void derive_core_move(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
-        const coh_cell *rd = coh_lookup(h->cfg.mode, REQ_CORE_RD, (enum coh_col)f->fast_col[w]);
-        const coh_cell *wr = coh_lookup(h->cfg.mode, REQ_CORE_WR, (enum coh_col)f->fast_col[w]);
-        if (rd->defined && wr->defined && rd->llc == LLC_DROP && wr->llc == LLC_DROP && rd->l2 == L2_TO_EM &&
-            wr->l2 == L2_TO_EM && !rd->mem_read && !wr->mem_read)
-            f->core_move_ways |= 1ull << w;
-    }
-}
-
-/* Fast path 1 (fast_ways, drop_ways): the LLC ways where a PCIe request's
- * cell keeps the line in place (LLC_KEEP) and reads no memory. */
-static void derive_keep_ways(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    for (int q = 0; q < REQ_EVICT; q++) {
-        if (q == REQ_CORE_RD || q == REQ_CORE_WR)
-            continue;   /* a core request always leaves an L2 copy */
-        for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
-            const coh_cell *cell = coh_lookup(h->cfg.mode, (enum coh_req)q, (enum coh_col)f->fast_col[w]);
-            /* A Shared-way line may have an L2 (S) copy: fast only when
-             * the cell leaves it alone (a PCIe read). */
-            if (!cell->defined || cell->llc != LLC_KEEP || cell->mem_read)
-                continue;
-            if (((h->cfg.shared_mask >> w) & 1) && cell->l2 == L2_DROP)
-                f->drop_ways[q] |= 1ull << w;   /* a PCIe write: first drop the L2 (S) copy, if any */
-            else if (!((h->cfg.shared_mask >> w) & 1) || cell->l2 == L2_KEEP)
-                f->fast_ways[q] |= 1ull << w;
-        }
-    }
-}
-
-/* Every fast path's state from the table and the layouts, or (`on`) none. */
-static void derive_fast_paths(hier *h, int on)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    memset(f->fast_ways, 0, sizeof f->fast_ways);
-    memset(f->drop_ways, 0, sizeof f->drop_ways);
-    f->rd_miss_fast = 0;
-    memset(f->wr_miss_fast, 0, sizeof f->wr_miss_fast);
-    f->core_move_ways = 0;
-    derive_layouts(h, on);
-    if (on || h->cfg.mode != HIER_NONINCLUSIVE)
-        return;   /* inclusive: any LLC line may have an L2 copy */
-    derive_pcie_rd_miss(h);
-    derive_pcie_wr_miss(h);
-    derive_core_move(h);
-    derive_keep_ways(h);
-}
-
-void hier_set_general_only(hier *h, int on)
-{
-    /* The fast paths update the replacement state on every LLC hit: a
-     * configuration that leaves some PCIe hits still runs without them. */
-    derive_fast_paths(h, on || h->cfg.pcie_hit_still);
-    hier_run_derive(h);
-}
-
-/* way_of_tags for a set block whose nibble order word sits at `repl_off`
- * (l2_lean / llc_lean): the most recent way's tag first, which is the line
- * for most hits of a forwarding run (a line used again before its set saw
- * another access, repl_order_hit), else the search.  A line is in one way
- * at most, so a tag equal to it is its way. */
-static inline __attribute__((always_inline)) int way_mru_first(const uint8_t *b, uint32_t repl_off, uint32_t slots,
-                                                               uint64_t line)
-{
-    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + repl_off) & 0xF;
-    if (((const uint64_t *)(const void *)b)[w0] == line) {
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-        assert(way_of_tags((const uint64_t *)(const void *)b, slots, line) == (int)w0);
-#endif
-        return (int)w0;
-    }
-    return way_of_tags((const uint64_t *)(const void *)b, slots, line);
-}
-
-
-/* l2_insert of a line no L2 holds, whose snoop filter slot (snoop_find:
- * the empty slot its entry goes to) the caller found: without an L2 victim
- * the filter is unchanged until the put, so the entry goes there; with one
- * the victim's erasure may move entries, and the put probes again. */
-static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line,
-                                                                    uint8_t state, uint64_t slot, hier_result *res)
-{
-    struct hier_fast *const f = hier_fast_of(h);
-    cache *l2 = &h->l2[core];
-    uint32_t set = l2_set_of(h, line);
-    cache_evicted ev;
-    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, set, l2->full_mask, line, state, &ev);
-    if (ev.line != CACHE_INVALID) {
-        hier_l2_victim(h, core, ev.line, ev.meta, res);
-        snoop_put_way(&h->sf, line, (int)core, way);
-    } else {
-        snoop_put_way_at(&h->sf, slot, line, (int)core, way);
-    }
-}
-
-/* A hit that leaves the line where it is and reads or writes no memory
- * (the fast paths' LLC_KEEP cells, own-L2 hits): its counters, which
- * account() would add for it ... */
-static inline __attribute__((always_inline)) void count_keep_hit(hier *h, enum coh_req req, uint32_t col)
-{
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-}
-
-/* ... and its result. */
-static inline __attribute__((always_inline)) void keep_hit_result(hier_result *res, uint32_t col, uint8_t region)
-{
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = region;
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
-}
 
 /* Fast path 1: a PCIe request meeting an LLC_KEEP cell in a way with no L2
  * copy (fast_ways).  Returns the hit (always 1). */
@@ -285,15 +27,15 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
     assert(match == (match & -match));
+#else
+    (void)line;
 #endif
-    uint8_t *meta = cache_meta(&h->llc, set, way);
     llc_touch(h, set, way);
-    if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART || META_STATE(*meta) == ST_M)
-        *meta = ST_M;   /* LLC_KEEP: a dirty line (or one the request writes) stays M */
+    sb_keep_state(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), way, req);
     uint32_t col = f->fast_col[way];
-    count_keep_hit(h, req, col);
+    sb_count_hit(&h->stats, req, col);
     if (res)
-        keep_hit_result(res, col, col_region(col));
+        sb_hit_result(res, col, col_region(col));
     return 1;
 }
 
@@ -301,9 +43,25 @@ static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint
 static inline __attribute__((always_inline)) void count_l2_hit(hier *h, enum coh_req req, uint32_t col,
                                                                hier_result *res)
 {
-    count_keep_hit(h, req, col);
+    sb_count_hit(&h->stats, req, col);
     h->stats.req[req].l2_hits++;
-    keep_hit_result(res, col, REG_L2);
+    sb_hit_result(res, col, REG_L2);
+}
+
+/* The own-L2 hit's rule (choice 5, core_l2_hit) on the line whose L2
+ * metadata byte is `meta` (its order already updated): the state it
+ * takes, the counters and the result.  Returns 1 when the hit takes the
+ * LLC's copy, which the caller then removes. */
+static inline __attribute__((always_inline)) int own_l2_hit(hier *h, enum coh_req req, uint8_t *meta,
+                                                            hier_result *res)
+{
+    const uint8_t st = *meta;   /* the state alone: a read's store below folds away */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(st == META_STATE(st));
+#endif
+    *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
+    count_l2_hit(h, req, coh_l2_col((enum coh_state)st), res);
+    return coh_l2_hit_takes_llc(h->cfg.mode, req, (enum coh_state)st);
 }
 
 /* Fast path 2: a core request for a line in its own L2: an L2 hit, which
@@ -321,24 +79,19 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
     if (!m)
         return 0;
     uint32_t way = (uint32_t)__builtin_ctzll(m);
-    uint8_t *meta = cache_meta(l2, set, way);
-    uint8_t st = META_STATE(*meta);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint8_t st = META_STATE(*cache_meta(l2, set, way));
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
     assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
 #endif
     l2_touch(h, l2, set, way);
-    uint32_t col = coh_l2_col((enum coh_state)st);
-    if (coh_l2_hit_takes_llc(h->cfg.mode, req, (enum coh_state)st)) {
+    if (own_l2_hit(h, req, cache_meta(l2, set, way), res)) {
         /* The upgrade takes the Shared copy and its dirt (core_l2_hit). */
         uint32_t lset = set_known ? llc_set : cache_set(&h->llc, line);
         uint64_t lm = match_in(&h->llc, lset, line);
         if (lm)
             remove_in(&h->llc, f->llc_recency, lset, (uint32_t)__builtin_ctzll(lm));
     }
-    if (req == REQ_CORE_WR)
-        *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
-    count_l2_hit(h, req, col, res);
     return 1;
 }
 
@@ -370,39 +123,13 @@ static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum 
     count_access(h, req, res);
 }
 
-/* pcie_wr_miss_at after asking the snoop filter for an L2 copy (and
- * dropping it); `llc_set` is the line's LLC set, which misses. */
+/* pcie_wr_miss_at after dropping the L2 copy the snoop filter names;
+ * `llc_set` is the line's LLC set, which misses. */
 __attribute__((noinline)) void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
-    uint32_t sway, col = COL_MEM;
-    uint64_t sslot = 0;
-    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-    if (owner >= 0 && f->l2_lean && f->l2_recency) {
-        uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
-        const uint32_t way = l2_way_lean(h, b, line, sway);
-        col = coh_l2_col((enum coh_state)META_STATE(b[f->l2_meta_off + way]));
-        l2_remove_lean(h, b, way, sslot);
-    } else if (owner >= 0) {
-        col = coh_l2_col((enum coh_state)l2_take(h, (uint32_t)owner, line, sway, sslot));
-    }
-    pcie_wr_miss_at(h, req, line, llc_set, col, res);
-}
-
-/* remove_in's stores (LRU / BIP: llc_lean, llc_recency) for way
- * `way` of the LLC set block `b`, from h->llc's layout. */
-static inline __attribute__((always_inline)) void llc_remove_lean(hier *h, uint8_t *b, uint32_t way)
-{
-    struct hier_fast *const f = hier_fast_of(h);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(f->llc_lean && f->llc_recency && way < h->llc.ways);
-    assert((uint64_t)(b - h->llc.blocks) % h->llc.block_bytes == 0);
-#endif
-    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
-    *(uint64_t *)(void *)(b + 8u * h->llc.tag_slots) &= ~(1ull << way);   /* cache_valid */
-    b[h->llc.meta_off + way] = 0;
-    repl_order_remove((uint64_t *)(void *)(b + f->llc_repl_off), way, h->llc.ways);
+    const uint8_t st = l2_drop_any(h, line);
+    pcie_wr_miss_at(h, req, line, llc_set, st == ST_I ? COL_MEM : coh_l2_col((enum coh_state)st), res);
 }
 
 /* l2_insert_at_slot out of line: core_move_lean's fill into a full L2 set
@@ -424,35 +151,24 @@ static inline __attribute__((always_inline)) void core_move_lean(hier *h, enum c
                                                                  uint64_t slot, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
-    uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
+    const sb_layout l = sb_layout_of(&h->llc), l2 = f->l2_lay;
+    uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(f->move_lean && b == (uint8_t *)cache_tags(&h->llc, set) && cache_tags(&h->llc, set)[way] == line);
-    assert(b + f->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+    assert(f->move_lean && cache_tags(&h->llc, set)[way] == line);
+    assert(sb_order(l, b) == (uint64_t *)(void *)repl_line_state(h->llc.repl, set));
 #endif
     const uint32_t col = f->fast_col[way];
     const uint8_t st =
-        (uint8_t)coh_core_fill_state(HIER_NONINCLUSIVE, req, L2_TO_EM, META_STATE(b[h->llc.meta_off + way]) == ST_M);
-    llc_remove_lean(h, b, way);
-    keep_hit_result(res, col, col_region(col));
-    uint8_t *b2 = l2_block_lean(h, core, line);
-    uint64_t *valid = (uint64_t *)(void *)(b2 + 8u * f->l2_tag_slots);
-    const uint64_t empty = ~*valid & f->l2_full_mask;
-    if (__builtin_expect(empty != 0, 1)) {
-        const uint32_t w2 = (uint32_t)__builtin_ctzll(empty);
-        ((uint64_t *)(void *)b2)[w2] = line;
-        *valid |= 1ull << w2;
-        b2[f->l2_meta_off + w2] = st;
-        uint64_t *o = (uint64_t *)(void *)(b2 + f->l2_repl_off);
-        *o = lru_order_to_mru(*o, w2);
+        (uint8_t)coh_core_fill_state(HIER_NONINCLUSIVE, req, L2_TO_EM, META_STATE(*sb_meta(l, b, way)) == ST_M);
+    sb_remove(l, b, way);
+    sb_hit_result(res, col, col_region(col));
+    const uint32_t w2 = sb_fill_empty(l2, l2_block_lean(h, core, line), l2.full_mask, line, st);
+    if (__builtin_expect(w2 != UINT32_MAX, 1))
         snoop_put_way_at(&h->sf, slot, line, (int)core, w2);
-    } else {
+    else
         l2_insert_victim(h, core, line, st, slot, res);
-    }
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    rs->mem_writebacks += res->mem_writebacks;
+    sb_count_hit(&h->stats, req, col);
+    h->stats.req[req].mem_writebacks += res->mem_writebacks;
 }
 
 /* Fast path 4 (core_move_ways, non-inclusive): a core request for a
@@ -484,18 +200,11 @@ static inline __attribute__((always_inline)) int access_core_move(hier *h, enum 
     uint8_t llc_st = META_STATE(*cache_meta(&h->llc, set, way));
     uint32_t col = f->fast_col[way];
     remove_in(&h->llc, f->llc_recency, set, way);
-    res->hit = 1;
-    res->col = (uint8_t)col;
-    res->region = col_region(col);
-    res->mem_reads = 0;
-    res->mem_writebacks = 0;
+    sb_hit_result(res, col, col_region(col));
     l2_insert_at_slot(h, core, line, (uint8_t)coh_core_fill_state(HIER_NONINCLUSIVE, req, L2_TO_EM, llc_st == ST_M),
                       slot, res);
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    rs->hits++;
-    rs->hit_col[col]++;
-    rs->mem_writebacks += res->mem_writebacks;
+    sb_count_hit(&h->stats, req, col);
+    h->stats.req[req].mem_writebacks += res->mem_writebacks;
     return 1;
 }
 
@@ -534,9 +243,10 @@ static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_re
                                                             hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
+    const sb_layout l = sb_layout_of(&h->llc);
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
     /* The most recent way was tried (pcie_mru): the search at once. */
-    const int mw = way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
+    const int mw = sb_way(sb_tags(b), l.tag_slots, line);
     uint64_t match = mw < 0 ? 0 : 1ull << mw;
     if (!(match & f->fast_ways[req])) {
         access_matched(h, req, 0, line, set, match, res);
@@ -545,15 +255,12 @@ static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_re
     uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
-    assert(b + f->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+    assert(sb_order(l, b) == (uint64_t *)(void *)repl_line_state(h->llc.repl, set));
 #endif
-    uint8_t *meta = b + h->llc.meta_off + way;
-    repl_order_hit((uint64_t *)(void *)(b + f->llc_repl_off), way);
-    if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
-        *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
+    sb_keep_hit(l, b, way, req);
     uint32_t col = f->fast_col[way];
-    count_keep_hit(h, req, col);
-    keep_hit_result(res, col, col_region(col));
+    sb_count_hit(&h->stats, req, col);
+    sb_hit_result(res, col, col_region(col));
 }
 
 /* The requests after the LLC lookup, fast paths first. */
@@ -602,15 +309,9 @@ static inline __attribute__((always_inline)) void drop_shared_copy_in(hier *h, u
 {
     struct hier_fast *const f = hier_fast_of(h);
     uint32_t set = llc_set != UINT32_MAX ? llc_set : cache_set(&h->llc, line);
+    const sb_layout l = sb_layout_of(&h->llc);
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
-    if (f->llc_lean && f->llc_recency) {
-        const int w = way_mru_first(b, f->llc_repl_off, h->llc.tag_slots, line);
-        if (w >= 0)
-            llc_remove_lean(h, b, (uint32_t)w);
-        return;
-    }
-    int w = f->llc_lean ? way_mru_first(b, f->llc_repl_off, h->llc.tag_slots, line)
-                        : way_of_tags((const uint64_t *)(const void *)b, h->llc.tag_slots, line);
+    const int w = f->llc_lean ? sb_way_mru_first(l, b, line) : sb_way(sb_tags(b), l.tag_slots, line);
     if (w >= 0)
         remove_in(&h->llc, f->llc_recency, set, (uint32_t)w);
 }
@@ -629,22 +330,17 @@ static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum
                                                                    uint64_t line, uint32_t llc_set, uint8_t *b,
                                                                    uint32_t way, hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
+    const sb_layout l2 = hier_fast_of(h)->l2_lay;
     (void)core;
-    uint8_t *meta = b + f->l2_meta_off + way;
-    uint8_t st = META_STATE(*meta);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
+    const uint8_t st = *sb_meta(l2, b, way);
     assert(b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
-    assert(meta == cache_meta(&h->l2[core], cache_set(&h->l2[core], line), way));
+    assert(sb_meta(l2, b, way) == cache_meta(&h->l2[core], cache_set(&h->l2[core], line), way));
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
     assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
 #endif
-    repl_order_hit((uint64_t *)(void *)(b + f->l2_repl_off), way);
-    uint32_t col = coh_l2_col((enum coh_state)st);
-    if (req == REQ_CORE_WR)
-        *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
-    count_l2_hit(h, req, col, res);
-    if (coh_l2_hit_takes_llc(h->cfg.mode, req, (enum coh_state)st))
+    sb_touch(l2, b, way);
+    if (own_l2_hit(h, req, sb_meta(l2, b, way), res))
         drop_shared_copy_in(h, line, llc_set);
 }
 
@@ -662,7 +358,7 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
 #endif
     uint64_t match;
     if (f->llc_lean) {
-        const int mw = way_mru_first((const uint8_t *)cache_tags(&h->llc, set), f->llc_repl_off, h->llc.tag_slots, line);
+        const int mw = sb_way_mru_first(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), line);
         match = mw < 0 ? 0 : 1ull << mw;
     } else {
         match = match_in(&h->llc, set, line);
@@ -693,10 +389,10 @@ static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum co
      * an L2 search:
      * it names the L2 and way that hold the line, and the move of a line
      * no L2 holds puts the entry at the slot it probed (snoop_find). */
-    const uint32_t w1 = (uint32_t)(*(const uint64_t *)(const void *)(b + f->l2_repl_off) >> 4) & 0xF;
-    if (((const uint64_t *)(const void *)b)[w1] == line) {
+    const uint32_t w1 = (uint32_t)(*sb_order(f->l2_lay, b) >> 4) & 0xF;
+    if (sb_tags(b)[w1] == line) {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-        assert(way_of_tags((const uint64_t *)(const void *)b, f->l2_tag_slots, line) == (int)w1);
+        assert(sb_way(sb_tags(b), f->l2_lay.tag_slots, line) == (int)w1);
 #endif
         core_l2_hit_lean(h, req, core, line, llc_set, b, w1, res);
         return;
@@ -708,7 +404,7 @@ static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum co
         return;
     }
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(way_of_tags((const uint64_t *)(const void *)b, f->l2_tag_slots, line) < 0);
+    assert(sb_way(sb_tags(b), f->l2_lay.tag_slots, line) < 0);
 #endif
     core_miss(h, req, core, line, llc_set, slot, res);
 }
@@ -723,7 +419,7 @@ static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum co
          * LLC way (non-inclusive); the snoop filter before the search. */
         uint8_t *meta = l2_meta_of(h, line);
         if (meta && coh_l2_col((enum coh_state)META_STATE(*meta)) == COL_L2_EM) {
-            f->rd_owned++;
+            HIER_TAKEN(h, rd_owned, 1);
             pcie_rd_miss_at(h, line, llc_set, meta, res);
             return;
         }
@@ -737,8 +433,8 @@ static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum co
         if (owner >= 0) {
             uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
             const uint32_t way = l2_way_lean(h, b, line, sway);
-            if (coh_l2_col((enum coh_state)META_STATE(b[f->l2_meta_off + way])) == COL_L2_EM) {
-                f->wr_owned++;
+            if (coh_l2_col((enum coh_state)META_STATE(*sb_meta(f->l2_lay, b, way))) == COL_L2_EM) {
+                HIER_TAKEN(h, wr_owned, 1);
                 l2_remove_lean(h, b, way, sslot);
                 pcie_wr_miss_at(h, req, line, llc_set, COL_L2_EM, res);
                 return;
@@ -793,42 +489,36 @@ static __attribute__((noinline, flatten)) void pcie_entry_wr(hier *h, uint64_t l
 static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, uint32_t llc_set, hier_result *res,
                                                        uint8_t *meta)
 {
-    *meta = (uint8_t)coh_l2_hit_state(REQ_CORE_WR, ST_S);
-    count_l2_hit(h, REQ_CORE_WR, COL_L2_S, res);
-    if (coh_l2_hit_takes_llc(h->cfg.mode, REQ_CORE_WR, ST_S))
+    if (own_l2_hit(h, REQ_CORE_WR, meta, res))
         drop_shared_copy(h, line, llc_set);
 }
 
 /* The most frequent access of all, in the entry itself with few enough
  * live values for a frame-less leaf: a core request whose line is the
- * most recent way of its own L2 set (core_l2_lean's hit without the order
+ * most recent way of its own L2 set (core_l2_hit_lean without the order
  * update, which would leave the word as it is, repl_order_hit); a write
  * to an S line is a tail call (core_upgrade_mru).  Returns 1 when done. */
 static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                             uint32_t llc_set, hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
-    const uint8_t *b = f->l2_blocks[core] + (line & f->l2_set_mask) * f->l2_block_bytes;
-    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + f->l2_repl_off) & 0xF;
-    if (((const uint64_t *)(const void *)b)[w0] != line)
+    const sb_layout l2 = hier_fast_of(h)->l2_lay;
+    uint8_t *b = l2_block_lean(h, core, line);
+    const uint32_t w0 = (uint32_t)*sb_order(l2, b) & 0xF;
+    if (sb_tags(b)[w0] != line)
         return 0;
-    uint8_t *meta = (uint8_t *)b + f->l2_meta_off + w0;
-    const uint32_t st = META_STATE(*meta);
+    uint8_t *meta = sb_meta(l2, b, w0);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(way_of_tags((const uint64_t *)(const void *)b, f->l2_tag_slots, line) == (int)w0);
+    assert(sb_way(sb_tags(b), l2.tag_slots, line) == (int)w0);
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
 #endif
-    if (req == REQ_CORE_WR) {
-        /* Only a write to an S copy may take the LLC's copy
-         * (coh_l2_hit_takes_llc): out of line, where the mode is tested,
-         * so that the entry keeps no frame. */
-        if (st == ST_S) {
-            core_upgrade_mru(h, line, llc_set, res, meta);
-            return 1;
-        }
-        *meta = (uint8_t)coh_l2_hit_state(req, (enum coh_state)st);
+    /* Only a write to an S copy may take the LLC's copy
+     * (coh_l2_hit_takes_llc): out of line, where the mode is tested, so
+     * that the entry keeps no frame. */
+    if (req == REQ_CORE_WR && *meta == ST_S) {
+        core_upgrade_mru(h, line, llc_set, res, meta);
+        return 1;
     }
-    count_l2_hit(h, req, coh_l2_col((enum coh_state)st), res);
+    (void)own_l2_hit(h, req, meta, res);   /* 0: not a write to an S copy */
     return 1;
 }
 
@@ -838,20 +528,19 @@ static inline __attribute__((always_inline)) int pcie_mru(hier *h, enum coh_req 
                                                          hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
-    uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
-    const uint32_t w0 = (uint32_t)*(const uint64_t *)(const void *)(b + f->llc_repl_off) & 0xF;
-    if (((const uint64_t *)(const void *)b)[w0] != line || !((f->fast_ways[req] >> w0) & 1))
+    const sb_layout l = sb_layout_of(&h->llc);
+    uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
+    const uint32_t w0 = (uint32_t)*sb_order(l, b) & 0xF;
+    if (sb_tags(b)[w0] != line || !((f->fast_ways[req] >> w0) & 1))
         return 0;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(b == (uint8_t *)cache_tags(&h->llc, set));
     assert((1ull << w0) == match_in(&h->llc, set, line));
     assert((((h->cfg.shared_mask >> w0) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
 #endif
-    if (req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART)
-        b[h->llc.meta_off + w0] = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state */
+    sb_keep_state(l, b, w0, req);   /* the most recent way: the order stays */
     const uint32_t col = f->fast_col[w0];
-    count_keep_hit(h, req, col);
-    keep_hit_result(res, col, col_region(col));
+    sb_count_hit(&h->stats, req, col);
+    sb_hit_result(res, col, col_region(col));
     return 1;
 }
 
@@ -926,13 +615,12 @@ void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res
 static inline __attribute__((always_inline)) void hint_move_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                                uint32_t set, uint32_t way, hier_result *res)
 {
-    struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((1ull << way) == match_in(&h->llc, set, line));
     assert(core >= h->cfg.cores || snoop_get(&h->sf, line) >= 0 || find_in(&h->l2[core], l2_set_of(h, line), line) < 0);
 #endif
     if (core < h->cfg.cores && access_core_move(h, req, core, line, set, 1ull << way, res)) {
-        f->hint_moves++;
+        HIER_TAKEN(h, hint_moves, 1);
         return;
     }
     access_entry(h, req, core, line, set, res);
@@ -959,7 +647,7 @@ static __attribute__((noinline, flatten)) void hint_move_wr(hier *h, uint32_t co
 }
 
 /* The test in the entry, frame-less like access_entry's own: a hint's way
- * byte by its low 6 bits in core_move_ways without way 63 (HINT_NO_WAY
+ * byte by its low 6 bits in core_move_ways without way 63 (HIER_HINT_NO_WAY
  * fails), as in pcie_run's tight loop. */
 static inline __attribute__((always_inline)) void access_hint_in(hier *h, enum coh_req req, uint32_t core, uint64_t line,
                                                                  uint64_t hint, hier_result *res)

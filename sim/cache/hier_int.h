@@ -1,9 +1,8 @@
 /* hier_int.h - the hierarchy's private half: what hier.c (the semantics),
- * hier_fast.c (the fast paths derived from it) and hier_run.c (the DMA
- * runs) share, and what the tests look at.  Only sim/cache/hier*.c, the
- * tests and the simulator (sim/queue/dsim_int.h: the fixed-request
- * entries, for speed) include it; everything here may change with the
- * fast paths.
+ * hier_derive.c (the fast paths' state), hier_fast.c (the fast paths) and
+ * hier_run.c (the DMA runs) share.  Only sim/cache/hier*.c include it:
+ * the simulator's entries are in hier.h, what the tests see in
+ * hier_test.h; everything here may change with the fast paths.
  *
  * The fast paths' state (struct hier_fast) is derived from the coherence
  * table and the cache layouts at hier_init, and again by
@@ -14,18 +13,13 @@
 #include <assert.h>
 
 #include "sim/cache/hier.h"
+#include "sim/cache/hier_test.h"
 #include "sim/cache/lru_order.h"
-
-/* Per-line metadata byte: the coherence state (ST_M means dirty). */
-#define META_STATE(m) ((uint8_t)((m) & 3))
+#include "sim/cache/setblock.h"
 
 /* The columns of LLC ways (fast_col): COL_DDIO, COL_L3, COL_SHARED. */
 #define LLC_COLS (COL_SHARED + 1)
 _Static_assert(COL_DDIO < LLC_COLS && COL_L3 < LLC_COLS && COL_SHARED < LLC_COLS, "LLC columns first");
-
-/* A hint word's way byte when only the set is known (hier_hint). */
-#define HINT_NO_WAY 0xFFu
-_Static_assert(HINT_NO_WAY == HIER_HINT_NO_WAY, "one hint format");
 
 _Static_assert(HIER_MAX_CORES <= SNOOP_MAX_CORES && CACHE_MAX_WAYS <= SNOOP_MAX_WAYS,
                "the snoop filter stores a core and an L2 way");
@@ -38,8 +32,7 @@ struct hier_fast {
     int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
     int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (fill_in / remove_in) */
     int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
-    int llc_lean;                   /* a PCIe request with a known set: hier_fast.c pcie_lean */
-    uint32_t llc_repl_off;          /* its order word's offset in a set block */
+    int llc_lean;                   /* LRU / BIP order words at h->llc's repl_off: the lean LLC entries */
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (access_core_move) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: pcie_rd_miss_at */
     uint8_t rd_mem_read[COL_COUNT]; /* its cells' memory reads, by column */
@@ -51,17 +44,12 @@ struct hier_fast {
     int l2_lean;                    /* a core request's own-L2 hit: hier_fast.c core_l2_mru / core_entry_in, with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
-    uint64_t l2_block_bytes;
-    uint32_t l2_tag_slots, l2_meta_off, l2_repl_off, l2_ways;
-    uint64_t l2_full_mask;          /* every way of an L2 */
+    sb_layout l2_lay;               /* every L2's block layout, here for the lean entries */
     int move_lean;                  /* a core move of an LLC line with both ends' layouts here: core_move_lean */
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
-    /* Counters of the tests, which check that each fast path is taken: */
-    uint64_t tight_lines;           /* DMA run lines the tight loop took */
-    uint64_t rd_owned;              /* PCIe reads (read run lines, singles with a known set) found */
-                                    /* first through the snoop filter in an L2 in E/M */
-    uint64_t wr_owned;              /* PCIe writes with a known set found the same way */
-    uint64_t hint_moves;            /* core moves done from a hint's way (access_hint_in) */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    hier_taken taken;               /* the tests' counts (hier_test.h), not in the shipped build */
+#endif
 };
 
 _Static_assert(sizeof(struct hier_fast) <= HIER_FAST_ROOM, "struct hier_fast fits in hier.fast_room");
@@ -74,15 +62,14 @@ static inline __attribute__((always_inline)) struct hier_fast *hier_fast_of(cons
     return (struct hier_fast *)(void *)h->fast_room;
 }
 
+/* Count `n` more of a fast path taken (hier_test.h), where counts are kept. */
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+#define HIER_TAKEN(h, field, n) (hier_fast_of(h)->taken.field += (n))
+#else
+#define HIER_TAKEN(h, field, n) ((void)(h))
+#endif
+
 /* --- between the files ------------------------------------------------------ */
-
-/* hier_fast.c: derive the fast paths from the coherence table and the
- * cache layouts (hier_init), or with `on` turn every one off, so that each
- * access takes hier_access_general (the tests compare both). */
-void hier_set_general_only(hier *h, int on);
-
-/* hier_run.c: the DMA runs' way masks, from the fast paths' (struct hier_fast). */
-void hier_run_derive(hier *h);
 
 /* hier.c: every request, cell by cell (the executor of Table 1);
  * `llc_match` is cache_match(llc, llc_set, line). */
@@ -102,53 +89,6 @@ void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_re
 /* hier_fast.c: a PCIe write (full or partial) of a line no LLC way holds
  * (wr_miss_fast[req]); `llc_set` is the line's LLC set. */
 void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set, hier_result *res);
-
-/* hier_fast.c: the single-access entries for one request each, with the
- * request's tests resolved at compile time (the tests compare them with
- * hier_access).  `llc_set`: the line's LLC set; `hint`: as hier_access's,
- * nonzero. */
-void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_core_rd_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res);
-void hier_core_rd_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
-void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hier_result *res);
-
-/* hier_run.c: hier_dma_run for a write and for a read, the DMA's fields
- * as arguments (the simulator's NIC calls them: through hier_dma_run it
- * ran 20 instructions more per packet, callgrind, MAWI, 1 core). */
-uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
-                             uint32_t *part_hits, uint64_t *hints);
-uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints);
-
-/* hier_access_set through the fixed-request entry for `req` when there is
- * one: with a constant `req` the choice is made at compile time. */
-static inline __attribute__((always_inline)) void hier_access_set_fixed(hier *h, enum coh_req req, uint32_t core,
-                                                                        uint64_t line, uint32_t llc_set,
-                                                                        hier_result *res)
-{
-    switch (req) {
-    case REQ_CORE_RD: hier_core_rd_set(h, core, line, llc_set, res); break;
-    case REQ_CORE_WR: hier_core_wr_set(h, core, line, llc_set, res); break;
-    case REQ_PCIE_RD: hier_pcie_rd_set(h, line, llc_set, res); break;
-    case REQ_PCIE_WR_FULL: hier_pcie_wr_set(h, line, llc_set, res); break;
-    default: hier_access_set(h, req, core, line, llc_set, res); break;
-    }
-}
-
-/* The LLC set of `line` (for the *_set entries: a pure function of the
- * line, which callers remember for lines that recur). */
-static inline uint32_t hier_llc_set(const hier *h, uint64_t line)
-{
-    return cache_set(&h->llc, line);
-}
-
-/* The hint word of (set, way) (hier_hint; `way` HINT_NO_WAY: the set only). */
-static inline uint64_t hint_word(uint32_t set, uint32_t way)
-{
-    return (uint64_t)(set + 1) << 8 | way;
-}
 
 /* --- the regions and columns ------------------------------------------------ */
 
@@ -171,24 +111,13 @@ static inline uint64_t core_mask(const hier *h, uint32_t core)
 /* The counters of one access of `req` that gave `res`. */
 static inline __attribute__((always_inline)) void count_access(hier *h, enum coh_req req, const hier_result *res)
 {
-    hier_req_stats *rs = &h->stats.req[req];
-    rs->accesses++;
-    if (res->hit) {
-        rs->hits++;
-        rs->hit_col[res->col]++;
-        if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && res->region == REG_L2)
-            rs->l2_hits++;
-    } else {
-        rs->misses++;
-    }
-    rs->mem_reads += res->mem_reads;
-    rs->mem_writebacks += res->mem_writebacks;
+    sb_count_access(&h->stats, req, res);
 }
 
 /* --- lookups ---------------------------------------------------------------- */
 
 /* The set of `line` in every L2 (they share one geometry): a mask when
- * they map by one (hier_fast.c l2_lean_init), the same value as cache_set. */
+ * they map by one (hier_derive.c l2_lean_init), the same value as cache_set. */
 static inline uint32_t l2_set_of(const hier *h, uint64_t line)
 {
     const struct hier_fast *f = hier_fast_of(h);
@@ -196,83 +125,6 @@ static inline uint32_t l2_set_of(const hier *h, uint64_t line)
     assert(!f->l2_mask_map || (uint32_t)(line & f->l2_set_mask) == cache_set(&h->l2[0], line));
 #endif
     return f->l2_mask_map ? (uint32_t)(line & f->l2_set_mask) : cache_set(&h->l2[0], line);
-}
-
-/* cache_match_verify for a set that holds each line at most once (every
- * cache of the hierarchy: a fill only follows a miss): the first candidate
- * whose full tag is `line` is the match, so the loop stops there (one
- * candidate, the usual case, is one compare). */
-static inline __attribute__((always_inline)) uint64_t match_first(const uint64_t *t, uint64_t cand, uint64_t line)
-{
-    uint64_t m = 0;
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    const uint64_t all = cand;
-#endif
-    for (; cand; cand &= cand - 1) {
-        uint32_t w = (uint32_t)__builtin_ctzll(cand);
-        if (t[w] == line) {
-            m = 1ull << w;
-            break;
-        }
-    }
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(m == cache_match_verify(t, all, line) && "a line held twice in one set");
-#endif
-    return m;
-}
-
-/* The way of `line` among its candidates `cand`, or -1: match_first as a
- * way number (no mask to take apart again). */
-static inline __attribute__((always_inline)) int way_first(const uint64_t *t, uint64_t cand, uint64_t line)
-{
-    for (; cand; cand &= cand - 1) {
-        int w = __builtin_ctzll(cand);
-        if (t[w] == line)
-            return w;
-    }
-    return -1;
-}
-
-/* match_tags as a way number, or -1 (the same slot counts unrolled). */
-static inline __attribute__((always_inline)) int way_of_tags(const uint64_t *t, uint32_t slots, uint64_t line)
-{
-    int w;
-    switch (slots) {
-    case 4: w = way_first(t, cache_match_candidates(t, 4, line), line); break;
-    case 8: w = way_first(t, cache_match_candidates(t, 8, line), line); break;
-    case 12: w = way_first(t, cache_match_candidates(t, 12, line), line); break;
-    case 16: w = way_first(t, cache_match_candidates(t, 16, line), line); break;
-    default: w = way_first(t, cache_match_candidates(t, slots, line), line); break;
-    }
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    uint64_t all = cache_match_verify(t, cache_match_candidates(t, slots, line), line);
-    assert(all == (w < 0 ? 0 : 1ull << w) && "a line held twice in one set");
-#endif
-    return w;
-}
-
-/* cache_match with the tag slot count known at compile time for the usual
- * sizes (the compare loop unrolls, no bounds tests). */
-static inline __attribute__((always_inline)) uint64_t match_tags(const uint64_t *t, uint32_t slots, uint64_t line)
-{
-    switch (slots) {
-    case 4: return match_first(t, cache_match_candidates(t, 4, line), line);
-    case 8: return match_first(t, cache_match_candidates(t, 8, line), line);
-    case 12: return match_first(t, cache_match_candidates(t, 12, line), line);
-    case 16: return match_first(t, cache_match_candidates(t, 16, line), line);
-    default: return match_first(t, cache_match_candidates(t, slots, line), line);
-    }
-}
-
-static inline __attribute__((always_inline)) uint64_t match_in(const cache *c, uint32_t set, uint64_t line)
-{
-    return match_tags(cache_tags(c, set), c->tag_slots, line);
-}
-
-static inline int find_in(const cache *c, uint32_t set, uint64_t line)
-{
-    uint64_t m = match_in(c, set, line);
-    return m ? __builtin_ctzll(m) : -1;
 }
 
 /* The way of `line` in set `set` of `core`'s L2, which holds it: `hint`
@@ -312,70 +164,10 @@ static inline void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
         cache_hit(l2, set, way);
 }
 
-/* cache_fill / cache_remove with the policy work inline when `recency`
- * (LRU / BIP on the nibble order, hier_fast.c recency_inline) and, for the
- * fill's MRU insertion, `lru_fill` (LRU); the same effect on the set block,
- * which tests/test_cache_hier.c checks against a general-only hierarchy
- * (it uses cache.c's). */
-static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill, uint32_t set,
-                                                              uint64_t mask, uint64_t line, uint8_t meta,
-                                                              cache_evicted *ev)
-{
-    if (!recency)
-        return cache_fill(c, set, mask, line, meta, ev);
-    mask &= c->full_mask;
-    assert(mask != 0 && "allocation mask selects no way");
-    /* Every address first: the stores below (a metadata byte may alias
-     * anything) would make the compiler reload c's fields. */
-    uint64_t *t = cache_tags(c, set);
-    uint64_t *valid = cache_valid(c, set);
-    uint8_t *metas = cache_meta(c, set, 0);
-    uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
-    uint64_t empty = ~*valid & mask;
-    uint32_t way;
-    if (empty) {
-        way = (uint32_t)__builtin_ctzll(empty);
-        ev->line = CACHE_INVALID;
-        ev->meta = 0;
-    } else {
-        way = lru_order_victim(*o, c->ways, mask);
-        ev->line = t[way];
-        ev->meta = metas[way];
-    }
-    assert(way < c->ways && ((mask >> way) & 1));
-    t[way] = line;
-    *valid |= 1ull << way;
-    metas[way] = meta;
-    if (lru_fill)
-        *o = lru_order_to_mru(*o, way);
-    else
-        c->repl->ops->on_fill(c->repl, set, way);
-    return way;
-}
-
-static inline __attribute__((always_inline)) void remove_in(cache *c, int recency, uint32_t set, uint32_t way)
-{
-    if (!recency) {
-        cache_remove(c, set, way);
-        return;
-    }
-    assert(way < c->ways);
-    /* Every address and c's fields first, as in fill_in. */
-    uint64_t *t = cache_tags(c, set);
-    uint64_t *valid = cache_valid(c, set);
-    uint8_t *meta = cache_meta(c, set, way);
-    uint64_t *o = (uint64_t *)(void *)repl_line_state(c->repl, set);
-    const uint32_t ways = c->ways;
-    t[way] = CACHE_INVALID;
-    *valid &= ~(1ull << way);
-    *meta = 0;
-    repl_order_remove(o, way, ways);
-}
-
 /* --- taking a line out of an L2 ----------------------------------------------
  *
- * Every path's (the general one's evictions and flush, the fast paths'
- * drops): inline, as when everything was one file. */
+ * Every path's: the general one's evictions and flush, the fast paths'
+ * drops. */
 
 /* Remove the line in (set, way) of `core`'s L2 from that L2 (the caller
  * erases its snoop filter entry); returns its state. */
@@ -407,6 +199,40 @@ static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t wa
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
+/* Put the absent `line` in `core`'s L2 in state `state`, a victim first
+ * through Table 1's eviction row (hier_l2_victim): the victim's snoop
+ * entry goes before the line's, as with every L2 full the filter (sized
+ * for all L2 lines) has no room for one more.  `slot`: snoop_find's for
+ * the line, probed with the filter as it is, or L2_NO_SLOT; a victim's
+ * erasure may move entries, so the put then probes again. */
+#define L2_NO_SLOT UINT64_MAX
+static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uint32_t core, uint64_t line,
+                                                                    uint8_t state, uint64_t slot, hier_result *res)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    cache *l2 = &h->l2[core];
+    cache_evicted ev;
+    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, l2_set_of(h, line), l2->full_mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID)
+        hier_l2_victim(h, core, ev.line, ev.meta, res);
+    if (ev.line != CACHE_INVALID || slot == L2_NO_SLOT)
+        snoop_put_way(&h->sf, line, (int)core, way);
+    else
+        snoop_put_way_at(&h->sf, slot, line, (int)core, way);
+}
+
+/* What an LLC insert assumes (sanitizer builds): `set` is the line's, and
+ * no way of it holds the line. */
+static inline void llc_absent_check(const hier *h, uint64_t line, uint32_t set)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set == cache_set(&h->llc, line));
+    assert(find_in(&h->llc, set, line) < 0);
+#else
+    (void)h, (void)line, (void)set;
+#endif
+}
+
 /* --- the fast paths' helpers the DMA runs share ------------------------------ */
 
 /* l2_take for a hierarchy with l2_lean (the L2 block layout
@@ -416,7 +242,7 @@ static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t wa
 static inline __attribute__((always_inline)) uint8_t *l2_block_lean(const hier *h, uint32_t core, uint64_t line)
 {
     const struct hier_fast *const f = hier_fast_of(h);
-    uint8_t *b = f->l2_blocks[core] + (line & f->l2_set_mask) * f->l2_block_bytes;
+    uint8_t *b = f->l2_blocks[core] + (line & f->l2_set_mask) * f->l2_lay.block_bytes;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(f->l2_lean && b == (uint8_t *)cache_tags(&h->l2[core], cache_set(&h->l2[core], line)));
 #endif
@@ -430,54 +256,44 @@ static inline __attribute__((always_inline)) uint32_t l2_way_lean(const hier *h,
 {
     const struct hier_fast *const f = hier_fast_of(h);
     const uint64_t *t = (const uint64_t *)(const void *)b;
-    const uint32_t way = t[sway] == line ? sway : (uint32_t)way_of_tags(t, f->l2_tag_slots, line);
+    const uint32_t way = t[sway] == line ? sway : (uint32_t)sb_way(t, f->l2_lay.tag_slots, line);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(sway < f->l2_ways && way < f->l2_ways && t[way] == line);
+    assert(sway < f->l2_lay.ways && way < f->l2_lay.ways && t[way] == line);
 #endif
     return way;
 }
 
 /* Remove the line in `way` of the L2 set block `b` (l2_block_lean), whose
- * snoop filter entry is at `slot`: the stores of l2_take_at_slot's
- * remove_in (LRU / BIP, l2_recency) and snoop_erase_slot. */
+ * snoop filter entry is at `slot`: l2_take_at_slot with LRU / BIP
+ * (l2_recency). */
 static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_t *b, uint32_t way, uint64_t slot)
 {
     struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(f->l2_lean && f->l2_recency && way < f->l2_ways);
+    assert(f->l2_lean && f->l2_recency && way < f->l2_lay.ways);
 #endif
-    ((uint64_t *)(void *)b)[way] = CACHE_INVALID;
-    *(uint64_t *)(void *)(b + 8u * f->l2_tag_slots) &= ~(1ull << way);   /* cache_valid */
-    b[f->l2_meta_off + way] = 0;
-    repl_order_remove((uint64_t *)(void *)(b + f->l2_repl_off), way, f->l2_ways);
+    sb_remove(f->l2_lay, b, way);
     snoop_erase_slot(&h->sf, slot);
 }
 
-static inline __attribute__((always_inline)) void l2_drop_lean(hier *h, uint32_t core, uint64_t line, uint32_t sway,
-                                                               uint64_t slot)
-{
-    uint8_t *b = l2_block_lean(h, core, line);
-    const uint32_t way = l2_way_lean(h, b, line, sway);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(h->sf.keys[slot] == line);
-    assert((int)way == find_in(&h->l2[core], cache_set(&h->l2[core], line), line));
-#endif
-    l2_remove_lean(h, b, way, slot);
-}
-
-/* Drop the L2 copy of `line`, if an L2 holds one: a PCIe write's L2_DROP
- * on a line the LLC keeps in a Shared way (drop_ways), by l2_drop_lean
- * when the L2 layout allows it, else l2_take. */
-static inline __attribute__((always_inline)) void l2_drop_any(hier *h, uint64_t line)
+/* Drop the L2 copy of `line`, if an L2 holds one (a PCIe write's
+ * L2_DROP): inline when the L2 layout allows it (l2_lean, l2_recency),
+ * else l2_take.  Returns the state the copy had, ST_I when there was none. */
+static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64_t line)
 {
     const struct hier_fast *const f = hier_fast_of(h);
     uint32_t sway;
     uint64_t sslot = 0;
-    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-    if (owner >= 0 && f->l2_lean && f->l2_recency)   /* remove_in's inline form */
-        l2_drop_lean(h, (uint32_t)owner, line, sway, sslot);
-    else if (owner >= 0)
-        l2_take(h, (uint32_t)owner, line, sway, sslot);
+    const int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+    if (owner < 0)
+        return ST_I;
+    if (!f->l2_lean || !f->l2_recency)
+        return l2_take(h, (uint32_t)owner, line, sway, sslot);
+    uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
+    const uint32_t way = l2_way_lean(h, b, line, sway);
+    const uint8_t st = META_STATE(*sb_meta(f->l2_lay, b, way));
+    l2_remove_lean(h, b, way, sslot);
+    return st;
 }
 
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
@@ -491,27 +307,11 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
                                                                         hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(set == cache_set(&h->llc, line));
-    assert(find_in(&h->llc, set, line) < 0);
-#endif
+    llc_absent_check(h, line, set);
     if (f->llc_lean && f->llc_lru_fill) {
-        uint8_t *b = h->llc.blocks + (uint64_t)set * h->llc.block_bytes;
-        uint64_t *valid = (uint64_t *)(void *)(b + 8u * h->llc.tag_slots);
-        const uint64_t empty = ~*valid & mask & h->llc.full_mask;
-        if (__builtin_expect(empty != 0, 1)) {
-            const uint32_t way = (uint32_t)__builtin_ctzll(empty);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-            assert(b == (uint8_t *)cache_tags(&h->llc, set) && valid == cache_valid(&h->llc, set));
-            assert(b + f->llc_repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
-#endif
-            ((uint64_t *)(void *)b)[way] = line;
-            *valid |= 1ull << way;
-            b[h->llc.meta_off + way] = state;
-            uint64_t *o = (uint64_t *)(void *)(b + f->llc_repl_off);
-            *o = lru_order_to_mru(*o, way);
+        const uint32_t way = sb_fill_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask, line, state);
+        if (__builtin_expect(way != UINT32_MAX, 1))
             return way;
-        }
     }
     return hier_llc_insert(h, line, set, mask, state, res);
 }
@@ -562,7 +362,7 @@ static inline __attribute__((always_inline)) uint8_t *l2_meta_of(hier *h, uint64
         return NULL;
     if (f->l2_lean) {   /* the L2 layout in the fast state */
         uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
-        return b + f->l2_meta_off + l2_way_lean(h, b, line, sway);
+        return sb_meta(f->l2_lay, b, l2_way_lean(h, b, line, sway));
     }
     uint32_t set = l2_set_of(h, line);
     return cache_meta(&h->l2[owner], set, l2_way_of(h, (uint32_t)owner, set, line, sway));

@@ -10,20 +10,6 @@
 
 #define RUN_CHUNK 64u
 
-/* pcie_run's way masks (from fast_ways / drop_ways), a hint's way byte
- * tested by its low 6 bits: way 63 left out, so HINT_NO_WAY (63 in those
- * bits) fails without a bound check (the tight loop needs the nibble
- * order, at most 16 ways, so no way is lost). */
-void hier_run_derive(hier *h)
-{
-    struct hier_fast *f = hier_fast_of(h);
-    const uint64_t no63 = ~(1ull << 63);
-    f->run_plain[0] = f->fast_ways[REQ_PCIE_RD] & ~f->drop_ways[REQ_PCIE_RD] & no63;
-    f->run_plain[1] = f->fast_ways[REQ_PCIE_WR_FULL] & ~f->drop_ways[REQ_PCIE_WR_FULL] & no63;
-    f->run_drop = f->drop_ways[REQ_PCIE_WR_FULL] & no63;
-    f->run_plain_part = f->fast_ways[REQ_PCIE_WR_PART] & ~f->drop_ways[REQ_PCIE_WR_PART] & no63;
-}
-
 static inline __attribute__((always_inline)) void prefetch_set(const cache *c, uint32_t set)
 {
     const uint8_t *b = (const uint8_t *)cache_tags(c, set);   /* the block's start */
@@ -34,18 +20,18 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
 
 /* pcie_run's tight loop over the hints hp..he of lines line..: full lines
  * whose hint names both the set and a way of `plain_tight` holding the
- * line; returns where it stopped.  `block_bytes`, `meta_off`, `repl_off`:
- * the LLC's block layout, constants at the usual call. */
+ * line; returns where it stopped.  `l`: the LLC's block layout, constants
+ * at the usual call. */
 static inline __attribute__((always_inline)) const uint64_t *
 tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t line, uintptr_t blocks_m1,
-            uint64_t block_bytes, uint32_t meta_off, uint32_t repl_off, uint64_t plain_tight, uint32_t *cnt)
+            sb_layout l, uint64_t plain_tight, uint32_t *cnt)
 {
     for (; hp < he; hp++, line++) {
         const uint64_t hv = *hp;
         const uint32_t w = (uint32_t)hv & 63;
         if (hv < 0x100 || !((plain_tight >> w) & 1))
             break;
-        uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * block_bytes);   /* cache_view_tags */
+        uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * l.block_bytes);   /* cache_tags */
         if (((const uint64_t *)(const void *)blk)[w] != line)
             break;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -55,14 +41,10 @@ tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t
         assert(set == cache_set(&h->llc, line));
         assert((1ull << w) == match_in(&h->llc, set, line));
         assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
-        assert(blk + meta_off + w == cache_meta(&h->llc, set, w));
-        assert(blk[meta_off + w] == META_STATE(blk[meta_off + w]));
-        assert(blk + repl_off == (uint8_t *)repl_line_state(h->llc.repl, set));
+        assert(sb_meta(l, blk, w) == cache_meta(&h->llc, set, w));
+        assert(sb_order(l, blk) == (uint64_t *)(void *)repl_line_state(h->llc.repl, set));
 #endif
-        /* The order word and the metadata byte in the set's block (llc_lean). */
-        repl_order_hit((uint64_t *)(void *)(blk + repl_off), w);
-        if (write)
-            blk[meta_off + w] = ST_M;
+        sb_keep_hit(l, blk, w, write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD);   /* the order word in the block: llc_lean */
         cnt[hier_fast_of(h)->fast_col[w]]++;
     }
     return hp;
@@ -75,14 +57,13 @@ tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t
  * keep the struct in memory, and its fields would be loaded again after
  * each metadata store, which may alias them.) */
 typedef struct run {
-    cache_view v;               /* the LLC's layout */
-    uint32_t slots, ways;
+    sb_layout lay;              /* the LLC's block layout */
+    uint8_t *blocks;            /* its set blocks */
     uint64_t first;             /* the run's first line */
     enum coh_req req_full;      /* the request of a full line */
     uint32_t part_first, part_last;     /* the partial lines' indices (UINT32_MAX: none) */
     uint32_t tight_lo, tight_hi;        /* the tight loop's range: no partial line */
     int lean;                   /* the tight loop: LRU / BIP order words in the set blocks (llc_lean) */
-    uint32_t repl_off;          /* their offset */
     uint64_t plain_tight;       /* full lines' ways for the tight loop (fast, no L2 copy to drop) */
     uint64_t drop_tight;        /* full lines' drop ways (an L2 (S) copy is dropped first) */
     uint64_t plain_part;        /* a partial write's plain ways (the run's tail line) */
@@ -96,9 +77,8 @@ static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int 
                                                            int head_partial, int tail_partial)
 {
     const struct hier_fast *const f = hier_fast_of(h);
-    r->v = cache_view_of(&h->llc);
-    r->slots = h->llc.tag_slots;
-    r->ways = h->llc.ways;
+    r->lay = sb_layout_of(&h->llc);
+    r->blocks = h->llc.blocks;
     r->first = first;
     r->req_full = write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD;
     r->part_first = write && head_partial ? 0 : UINT32_MAX;
@@ -106,20 +86,17 @@ static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int 
     r->tight_lo = r->part_first == 0 ? 1 : 0;
     r->tight_hi = r->part_last == n - 1 ? n - 1 : n;
     r->lean = f->llc_lean;
-    r->repl_off = f->llc_repl_off;
-    /* The tight loop tests a hint's way byte (a way, or HINT_NO_WAY) by
-     * its low 6 bits in these masks, without a bound check against `ways`
-     * (two instructions per line less): way 63 is left out, so
-     * HINT_NO_WAY (63 in those bits) fails (hier_run_derive, at init). */
-    _Static_assert((HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HINT_NO_WAY");
+    /* The tight loop tests a hint's way byte (a way, or HIER_HINT_NO_WAY) by
+     * its low 6 bits in these masks, without a bound check against `ways`:
+     * way 63 is left out, so
+     * HIER_HINT_NO_WAY (63 in those bits) fails (hier_derive.c derive_runs, at init). */
+    _Static_assert((HIER_HINT_NO_WAY & 63) == 63 && CACHE_MAX_WAYS <= 64, "a hint's way byte: a way, or HIER_HINT_NO_WAY");
     r->plain_tight = f->run_plain[write];
     r->drop_tight = write ? f->run_drop : 0;
     r->plain_part = write ? f->run_plain_part : 0;
     /* A hint word's upper part (set + 1) indexes a block directly. */
-    r->blocks_m1 = (uintptr_t)r->v.blocks - r->v.block_bytes;
-    /* cache.c's layout for 9 - 12 ways: 12 tag slots, metadata at 104,
-     * order word at 120, 128 bytes. */
-    r->geom12 = r->v.block_bytes == 128 && r->v.meta_off == 104 && r->repl_off == 120;
+    r->blocks_m1 = (uintptr_t)r->blocks - r->lay.block_bytes;
+    r->geom12 = sb_same_places(r->lay, sb_layout_make(12, sizeof(uint64_t)));
     r->hits = 0;
     r->phits = 0;
 }
@@ -134,17 +111,15 @@ static inline __attribute__((always_inline)) void run_prefetch(hier *h, const ru
         /* The set from the hint (the line code reads it again), both host
          * lines of its block prefetched unconditionally (a prefetch past a
          * one-line block is harmless).  Not for a read run: its lines are
-         * the ones a write run did shortly before (their blocks are still
-         * in the host's caches), and skipping the pass measured no slower
-         * wall-clock (MAWI, 1 core ring 256 and 4 cores rings 2048,
-         * 2026-11-22). */
+         * the ones a write run did shortly before, so their blocks are
+         * still in the host's caches (docs/performance.md). */
         for (const uint64_t *hp = hints + base, *he = hp + m; hp < he; hp++) {
             /* A zero hint (a buffer's first DMA) prefetches the address
              * before the blocks, which is harmless (a prefetch never
              * faults): no test per line. */
             const uint64_t hv = *hp;
-            /* cache_view_tags of the hint's set */
-            const uint8_t *b = (const uint8_t *)(r->blocks_m1 + (hv >> 8) * r->v.block_bytes);
+            /* cache_tags of the hint's set */
+            const uint8_t *b = (const uint8_t *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
             const uint64_t line = r->first + (uint64_t)(hp - hints);
             assert((!hv || b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, line))) &&
@@ -167,7 +142,7 @@ static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, 
 {
     const uint64_t hv = hints[k];
     *w = (uint32_t)hv & 63;
-    uint8_t *blk = (uint8_t *)(r->blocks_m1 + (hv >> 8) * r->v.block_bytes);
+    uint8_t *blk = (uint8_t *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
     if (hv < 0x100 || !((ways >> *w) & 1) || ((const uint64_t *)(const void *)blk)[*w] != r->first + k)
         return NULL;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -181,14 +156,14 @@ static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, 
 }
 
 /* The tight loop's work for the line in way w of LLC set block `blk`, a
- * write run's LLC_KEEP: the order word, the dirty state, the counts but
- * the column's. */
-static inline __attribute__((always_inline)) void tight_hit(hier *h, run *r, uint8_t *blk, uint32_t w)
+ * write run's LLC_KEEP (`req`: full or partial): the order word, the
+ * state, the counts but the column's. */
+static inline __attribute__((always_inline)) void tight_hit(hier *h, run *r, uint8_t *blk, uint32_t w,
+                                                            enum coh_req req)
 {
-    repl_order_hit((uint64_t *)(void *)(blk + r->repl_off), w);
-    blk[r->v.meta_off + w] = ST_M;
+    sb_keep_hit(r->lay, blk, w, req);
     r->hits++;
-    hier_fast_of(h)->tight_lines++;
+    HIER_TAKEN(h, tight_lines, 1);
 }
 
 /* Line k of a write run, a full line, when its hint names a drop way that
@@ -203,7 +178,7 @@ static inline __attribute__((always_inline)) int tight_drop_line(hier *h, run *r
     if (!blk)
         return 0;
     l2_drop_any(h, r->first + k);
-    tight_hit(h, r, blk, w);
+    tight_hit(h, r, blk, w, REQ_PCIE_WR_FULL);
     cnt[hier_fast_of(h)->fast_col[w]]++;
     return 1;
 }
@@ -221,11 +196,8 @@ static inline __attribute__((always_inline)) int tight_part_line(hier *h, run *r
     assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, r->first + k) < 0) &&
            "a DDIO/L3* line with an L2 copy");
 #endif
-    tight_hit(h, r, blk, w);
-    hier_req_stats *rp = &h->stats.req[REQ_PCIE_WR_PART];
-    rp->accesses++;
-    rp->hits++;
-    rp->hit_col[hier_fast_of(h)->fast_col[w]]++;
+    tight_hit(h, r, blk, w, REQ_PCIE_WR_PART);
+    sb_count_hit(&h->stats, REQ_PCIE_WR_PART, hier_fast_of(h)->fast_col[w]);
     r->phits++;
     return 1;
 }
@@ -245,23 +217,21 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
                                                            const uint64_t *hints, uint32_t base, uint32_t *ip,
                                                            uint32_t m)
 {
-    struct hier_fast *const f = hier_fast_of(h);
     const uint32_t start = *ip;
     const uint32_t end = r->tight_hi - base < m ? r->tight_hi - base : m;
-    /* Walked by pointer, the set block from the hint's set + 1 (one
-     * instruction less each). */
+    /* Walked by pointer, the set block from the hint's set + 1. */
     const uint64_t *hp = hints + base + start;
     const uint64_t *const he = hints + base + (end > start ? end : start);
     const uint64_t line = r->first + base + start;
     if (r->geom12)   /* the layout as constants: fewer live registers */
-        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, 128, 104, 120, r->plain_tight, cnt);
+        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, sb_layout_make(12, sizeof(uint64_t)), r->plain_tight,
+                         cnt);
     else
-        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->v.block_bytes, r->v.meta_off, r->repl_off,
-                         r->plain_tight, cnt);
+        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, cnt);
     const uint32_t i = (uint32_t)(hp - (hints + base));
     *ip = i;
     r->hits += i - start;
-    f->tight_lines += i - start;
+    HIER_TAKEN(h, tight_lines, i - start);
     if (i == m)
         return TIGHT_BREAK;
     const uint32_t k = base + i;
@@ -275,7 +245,7 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
 /* Line k (`line`, LLC set `set`, found in `match`) meeting a plain LLC_KEEP
  * cell of `req` (fast_ways, or drop_ways: an L2 (S) copy is dropped first):
  * fast path 1's work, a full line's count left for the end of the run. */
-static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, uint32_t *cnt, int write,
+static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, uint32_t *cnt,
                                                                uint64_t *hints, uint32_t k, uint64_t line,
                                                                uint32_t set, uint64_t match, enum coh_req req,
                                                                int partial)
@@ -288,29 +258,19 @@ static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, 
 #endif
     if (match & f->drop_ways[req])
         l2_drop_any(h, line);
-    uint8_t *meta = cache_view_meta(r->v, set, way);
-    if (f->llc_nibble)
-        repl_order_hit((uint64_t *)(void *)repl_line_state(h->llc.repl, set), way);
-    else
-        cache_hit(&h->llc, set, way);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(*meta == META_STATE(*meta) && "a metadata byte is the state alone");
-#endif
-    if (write)
-        *meta = ST_M;   /* LLC_KEEP: the request writes; a read leaves the state (M stays M) */
+    llc_touch(h, set, way);
+    /* A partial write leaves the state a full one does (coh_keep_state). */
+    sb_keep_state(r->lay, r->blocks + (uint64_t)set * r->lay.block_bytes, way, r->req_full);
     if (partial) {
         /* Counted at once: the end of the run folds the full lines' counts only. */
-        hier_req_stats *rs = &h->stats.req[REQ_PCIE_WR_PART];
-        rs->accesses++;
-        rs->hits++;
-        rs->hit_col[f->fast_col[way]]++;
+        sb_count_hit(&h->stats, REQ_PCIE_WR_PART, f->fast_col[way]);
         r->phits++;
     } else {
         cnt[f->fast_col[way]]++;
     }
     r->hits++;
     if (hints)
-        hints[k] = hint_word(set, way);
+        hints[k] = hier_hint_at(set, way);
 }
 
 /* Line k (`line`, LLC set `set`, found in `match`) meeting any other cell:
@@ -323,12 +283,12 @@ static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int
     const struct hier_fast *const f = hier_fast_of(h);
     const enum coh_req req = partial ? REQ_PCIE_WR_PART : r->req_full;
     hier_result res;
-    uint32_t hint_way = HINT_NO_WAY;
+    uint32_t hint_way = HIER_HINT_NO_WAY;
     if (!write && !match && f->rd_miss_fast) {
         /* The Shared way a copy went to, for the next DMA (the first data
          * line's write); with hints the snoop filter was asked already. */
         uint32_t way = hints ? pcie_rd_miss_at(h, line, set, rd_meta, &res) : access_pcie_rd_miss(h, line, set, &res);
-        if (way < r->ways)
+        if (way < r->lay.ways)
             hint_way = way;
     } else if (write && !match && f->wr_miss_fast[req]) {
         hier_pcie_wr_miss(h, req, line, set, &res);
@@ -338,7 +298,7 @@ static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int
     r->hits += res.hit;
     r->phits += (uint32_t)(res.hit & partial);
     if (hints)
-        hints[k] = hint_word(set, hint_way);
+        hints[k] = hier_hint_at(set, hint_way);
 }
 
 /* Line k of the run, in LLC set `set`, the tight loop's lines aside:
@@ -349,12 +309,12 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
     struct hier_fast *const f = hier_fast_of(h);
     const uint64_t line = r->first + k;
     const int partial = write && (k == r->part_first || k == r->part_last);
-    const uint64_t *t = cache_view_tags(r->v, set);
-    const uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HINT_NO_WAY;
+    const uint64_t *t = sb_tags(r->blocks + (uint64_t)set * r->lay.block_bytes);
+    const uint32_t hw = hints ? (uint32_t)(hints[k] & 0xFF) : HIER_HINT_NO_WAY;
     /* A line is in one way at most: a tag equal to it is the match. */
     uint64_t match;
     uint8_t *rd_meta = NULL;
-    if (hw < r->ways && t[hw] == line) {
+    if (hw < r->lay.ways && t[hw] == line) {
         match = 1ull << hw;
     } else if (hints && !write && f->rd_miss_fast) {
         /* A read run's line that left its way: most often to a core's L2
@@ -366,17 +326,17 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
             hier_result res;
             const uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &res);
             r->hits++;
-            f->rd_owned++;
-            hints[k] = hint_word(set, way < r->ways ? way : HINT_NO_WAY);
+            HIER_TAKEN(h, rd_owned, 1);
+            hints[k] = hier_hint_at(set, way < r->lay.ways ? way : HIER_HINT_NO_WAY);
             return;
         }
-        match = match_tags(t, r->slots, line);
+        match = sb_match(t, r->lay.tag_slots, line);
     } else {
-        match = match_tags(t, r->slots, line);
+        match = sb_match(t, r->lay.tag_slots, line);
     }
     const enum coh_req req = partial ? REQ_PCIE_WR_PART : r->req_full;
     if (match & (f->fast_ways[req] | f->drop_ways[req]))
-        run_keep_hit(h, r, cnt, write, hints, k, line, set, match, req, partial);
+        run_keep_hit(h, r, cnt, hints, k, line, set, match, req, partial);
     else
         run_other(h, r, write, hints, k, line, set, match, partial, rd_meta);
 }
@@ -397,7 +357,7 @@ static inline __attribute__((always_inline)) void run_count(hier *h, const run *
 
 /* The lines first.. of one DMA, in order: hier_access for each, in chunks
  * whose set blocks are prefetched first.  `hints` (optional): per line, 0
- * or the hint word of where the line was found last time (HINT_NO_WAY:
+ * or the hint word of where the line was found last time (HIER_HINT_NO_WAY:
  * only the set is known); the set of a line never changes, and the way is
  * trusted only if that way's tag is the line.  The metadata byte stores
  * may alias any field of h, the fast state included, so what the loop

@@ -112,8 +112,8 @@ typedef struct kernel_env {
      * (an access, a hit, a writeback) with the way's new state in its low
      * byte (see PACK_ACC). */
     uint64_t state_count[OP_COUNT][KERNEL_ROW];
-    /* state_count[op]: a load where the op varies (a multiply by the row
-     * size took four instructions). */
+    /* state_count[op]: a load where the op varies, not a multiply by the
+     * row size. */
     const uint64_t *state_row[OP_COUNT];
     /* One packed counter per op and position in the batch (k): the
      * increments of consecutive accesses go to different words, so they do
@@ -308,8 +308,8 @@ static inline __attribute__((always_inline)) void kernel_update(const kernel_env
     const uint64_t o = *order;
     /* The victim is loaded whether the access hits or not, so that GCC
      * selects the way with a cmov: with the load in the arm of the select
-     * it branches, which a 25-45 % hit rate mispredicts (0.78-0.87x on
-     * `make bench cache`, 2026-11). */
+     * it branches, which the hit rates of a replay mispredict
+     * (docs/performance.md). */
     const uint64_t victim = kernel_victim(ke, blk, o, slots, cways);
     const uint64_t way = wm & KERNEL_MISS_W ? victim : wm;
     const uint32_t old = meta[way];

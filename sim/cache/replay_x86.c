@@ -1,19 +1,15 @@
 /* replay_x86.c - replay_run's LRU kernel (replay_kernel.h) compiled for
  * x86-64-v3 and chosen at run time (replay_best_isa): three-operand VEX
- * forms, andn, blsmsk, shrx and the like take about 5 instructions per
- * access fewer, and the tags are matched in full, 4 at a time with AVX2,
- * so no candidate needs a second check.  It pays 14 %, 10 % and 16 % over
- * the portable kernel on the random, cyclic and mixed streams of `make
- * bench cache` (measured 2026-11).  The project's flags stay plain x86-64:
- * this file alone is compiled for x86-64-v3, where the compiler has the
- * target pragma and __builtin_cpu_supports("x86-64-v3") (REPLAY_X86_64_V3).
+ * forms, andn, blsmsk, shrx and the like take fewer instructions per
+ * access, and the tags are matched in full, 4 at a time with AVX2, so no
+ * candidate needs a second check (what it gains over the portable kernel:
+ * docs/performance.md).  The project's flags stay plain x86-64: this file
+ * alone is compiled for x86-64-v3, where the compiler has the target
+ * pragma and __builtin_cpu_supports("x86-64-v3") (REPLAY_X86_64_V3).
  *
- * No inline assembly: the asm this kernel had (the AVX2 tag match, the
- * byte shuffle of kernel_isa_ops_steady, tzcnt, tzcnt + sbb for the miss
- * mask, bextr, cmov for the way, imul for x << 4, compiler barriers)
- * measured no faster than the intrinsics and plain C here on any stream of
- * `make bench cache` (each within +-1.5 %, the kernel as a whole 0-1.5 %
- * faster without; 2026-11).  GCC makes the way's select a cmov itself. */
+ * No inline assembly: intrinsics and plain C do as well here
+ * (docs/performance.md, "Tried and not adopted"); GCC makes the way's
+ * select a cmov itself. */
 #include "sim/cache/replay.h"
 
 #ifdef REPLAY_X86_64_V3

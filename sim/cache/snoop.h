@@ -32,10 +32,9 @@ typedef struct snoop_filter {
 } snoop_filter;
 
 /* A line's home slot: Fibonacci hashing, the top log2(capacity) bits of
- * line x 2^64 / phi.  Two instructions (the splitmix64 finalizer it
- * replaced took nine, about ten times per received packet); consecutive
- * lines and lines a power of two apart land far apart.  Only the filter's
- * layout depends on it, never an answer. */
+ * line x 2^64 / phi: a multiply and a shift, on the path of most
+ * accesses; consecutive lines and lines a power of two apart land far
+ * apart.  Only the filter's layout depends on it, never an answer. */
 static inline uint64_t snoop_home(const snoop_filter *sf, uint64_t line)
 {
     return (line * 0x9E3779B97F4A7C15ull) >> sf->shift;

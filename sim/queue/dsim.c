@@ -331,6 +331,8 @@ static int setup(dsim *s, ddio_err *e)
     hc.l2_repl.seed = o->seed + 1;
     if (hier_init(&s->h, &hc, e) != 0)
         return -1;
+    if (o->general_only)
+        hier_set_general_only(&s->h, 1);
     s->area_double_from = UINT64_MAX;   /* not measuring yet (dsim_account) */
     s->desc_access = o->desc_access;
     s->mode = cfg->workload.mode;

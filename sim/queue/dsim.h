@@ -59,6 +59,10 @@ typedef struct dsim_options {
      * nic_trace_ev: completion lines written, refills, frees); NULL: off. */
     void (*nic_trace)(void *ctx, const struct nic_trace_ev *ev);
     void *nic_trace_ctx;
+    /* 1: the hierarchy executes every access on its general path, Table 1
+     * cell by cell, without the fast paths (hier_set_general_only): the
+     * same results, slower; tests compare the two. */
+    int general_only;
 } dsim_options;
 
 void dsim_options_default(dsim_options *o);

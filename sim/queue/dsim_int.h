@@ -4,7 +4,7 @@
 #ifndef DDIOSIM_QUEUE_DSIM_INT_H
 #define DDIOSIM_QUEUE_DSIM_INT_H
 
-#include "sim/cache/hier_int.h"   /* the fixed-request entries (dsim_line_set) */
+#include "sim/cache/hier.h"
 #include "sim/common/rng.h"
 #include "sim/queue/dsim.h"
 #include "sim/queue/event.h"
@@ -431,7 +431,7 @@ static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t
 /* The same for a line whose LLC set is known (hier_access_set), through
  * the hierarchy's entry for that request when there is one: `req` is a
  * constant at every call, so this picks the function at compile time.
- * These entries are the hierarchy's private ones (hier_int.h), for speed:
+ * These entries are for callers that remember their lines' sets, for speed:
  * through the public hier_access and hint words instead, the simulator
  * ran 6 % more instructions per packet (2 884 against 2 711, callgrind,
  * MAWI, 1 core, line rate). */

@@ -1,0 +1,38 @@
+/* hier_test.h - what the tests may see of the hierarchy's fast paths
+ * (hier_fast.c, hier_run.c): which of them a hierarchy takes, and how often
+ * it took some.  The tests that replay a stream through a normal and a
+ * general-only hierarchy (hier_set_general_only) check with it that the
+ * path they mean to compare was really taken. */
+#ifndef DDIOSIM_CACHE_HIER_TEST_H
+#define DDIOSIM_CACHE_HIER_TEST_H
+
+#include <stdint.h>
+
+#include "sim/cache/hier.h"
+
+/* Counts of fast paths taken.  Kept only where DDIOSIM_EXPENSIVE_CHECKS is
+ * defined (the sanitizer build): a count on the hot paths of the shipped
+ * build would cost for the tests alone. */
+typedef struct hier_taken {
+    uint64_t tight_lines;   /* DMA run lines the tight loop took */
+    uint64_t rd_owned;      /* PCIe reads with a known set found first through the snoop filter in an L2 in E/M */
+    uint64_t wr_owned;      /* PCIe writes with a known set found the same way */
+    uint64_t hint_moves;    /* core moves done from a hint's way */
+} hier_taken;
+
+typedef struct hier_paths {
+    int llc_lean;           /* PCIe requests with a known set: the lean LLC_KEEP hit (LRU / BIP LLC) */
+    int l2_lean;            /* core requests: the lean own-L2 hit (L2s mapped by a mask, LRU / BIP) */
+    int move_lean;          /* the core's move of an LLC line into its L2 from the layouts (LRU both ends) */
+    int rd_miss_fast;       /* a PCIe read the LLC misses */
+    int wr_miss_fast[2];    /* a PCIe write the LLC misses: [REQ_PCIE_WR_FULL], [REQ_PCIE_WR_PART] */
+    uint64_t core_move_ways;    /* LLC ways whose line a core request moves to its L2 */
+    int counted;            /* 1 when `taken` counts (DDIOSIM_EXPENSIVE_CHECKS), else it stays zero */
+    hier_taken taken;
+} hier_paths;
+
+/* The fast paths of `h` as hier_init (or hier_set_general_only) derived
+ * them, and the counts so far. */
+hier_paths hier_paths_of(const hier *h);
+
+#endif
