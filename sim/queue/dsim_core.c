@@ -198,7 +198,7 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
             continue;
         }
         enum coh_req req = ops[i].op == DDIO_SEG_WRITE ? REQ_CORE_WR : REQ_CORE_RD;
-        if (hint && req == REQ_CORE_RD)   /* the entries for one request each (hier_int.h, dsim_line_set) */
+        if (hint && req == REQ_CORE_RD)   /* the entries for one request each (hier.h, dsim_line_set) */
             hier_core_rd_hint(&s->h, c, line, hint, &r);
         else if (hint)
             hier_core_wr_hint(&s->h, c, line, hint, &r);

@@ -431,10 +431,9 @@ static inline int dsim_access(dsim *s, enum coh_req req, uint32_t core, uint64_t
 /* The same for a line whose LLC set is known (hier_access_set), through
  * the hierarchy's entry for that request when there is one: `req` is a
  * constant at every call, so this picks the function at compile time.
- * These entries are for callers that remember their lines' sets, for speed:
- * through the public hier_access and hint words instead, the simulator
- * ran 6 % more instructions per packet (2 884 against 2 711, callgrind,
- * MAWI, 1 core, line rate). */
+ * These entries (hier.h) are for callers that remember their lines' sets:
+ * the general hier_access and its hint words cost more per access
+ * (docs/performance.md has the instruction counts). */
 static inline __attribute__((always_inline)) int dsim_line_set(dsim *s, enum coh_req req, uint32_t core,
                                                                uint64_t line, uint32_t llc_set, hier_result *r)
 {
