@@ -1,5 +1,6 @@
 /* test_cache_snoop.c - the snoop filter's growth: it starts small, doubles
- * exactly when an insertion would pass half full, never past twice the
+ * exactly when an insertion would pass an eighth full (SNOOP_LOAD_SHIFT),
+ * never past twice the
  * entries it was sized for, and answers the same before and after. */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -8,14 +9,15 @@
 #include "sim/cache/snoop.h"
 
 /* The capacity after n distinct insertions into a filter sized for `max`:
- * the first 4 Ki slots, doubled while n passes half. */
+ * the first 4 Ki slots, doubled while n passes an eighth (up to the
+ * largest, twice max rounded up to a power of two). */
 static uint64_t expected_cap(uint64_t n, uint64_t max)
 {
     uint64_t maxcap = 16;
     while (maxcap < 2 * max)
         maxcap *= 2;
     uint64_t cap = maxcap < 4096 ? maxcap : 4096;
-    while (n > cap / 2)
+    while (n > (cap >> SNOOP_LOAD_SHIFT) && cap < maxcap)
         cap *= 2;
     cr_assert_leq(cap, maxcap);
     return cap;
@@ -59,9 +61,9 @@ static void grow_walk(uint64_t max, uint64_t n, uint64_t stride)
     snoop_free(&sf);
 }
 
-Test(cache_snoop, starts_at_4ki_slots_and_doubles_past_half)
+Test(cache_snoop, starts_at_4ki_slots_and_doubles_past_an_eighth)
 {
-    grow_walk(20000, 20000, 1);   /* 4 Ki -> 64 Ki slots, the largest for 20 000 lines */
+    grow_walk(20000, 20000, 1);   /* 4 Ki -> 64 Ki slots, the largest for 20 000 lines: half full there */
 }
 
 Test(cache_snoop, strided_lines_grow_the_same)

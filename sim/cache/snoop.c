@@ -91,7 +91,7 @@ void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way)
             return;
         }
         if (sf->keys[i] == SF_EMPTY) {
-            if (sf->count + 1 > (sf->mask + 1) / 2) {   /* double, then insert into the new table */
+            if (snoop_wants_growth(sf)) {   /* double, then insert into the new table */
                 snoop_grow(sf);
                 snoop_put_way(sf, line, core, way);
                 return;

@@ -3,8 +3,8 @@
  * Skylake-SP keeps such a directory so the LLC can find lines that live only
  * in an L2; we need it for the same reason (a PCIe access must find the L2
  * copy without searching every core).  Open addressing with linear probing
- * and backward-shift deletion, at most half full: the table starts small and
- * doubles when an insertion would pass half, up to twice the total L2 lines
+ * and backward-shift deletion: the table starts small and doubles when an
+ * insertion would fill more than an eighth of it, up to twice the total L2 lines
  * (so it can never fill up).  Sized by what it holds, not by what it could
  * hold: 18 L2s of 1 MiB could hold 295 k lines, but the lines a simulation
  * leaves in them are a few tens of thousands, and a table of a million
@@ -30,6 +30,18 @@ typedef struct snoop_filter {
     uint16_t *region_core[2];
     int cur;            /* keys == region_keys[cur] */
 } snoop_filter;
+
+/* The table doubles when an insertion would fill more than 1 / 2^this of
+ * it (until it reaches its largest size, where it is at most half full):
+ * a sparse table keeps probe chains short, so that most erasures find an
+ * empty slot right after theirs (no backward shift). */
+#define SNOOP_LOAD_SHIFT 3
+
+/* Would the insertion of a new line pass the load the table keeps? */
+static inline int snoop_wants_growth(const snoop_filter *sf)
+{
+    return sf->count + 1 > ((sf->mask + 1) >> SNOOP_LOAD_SHIFT) && sf->mask + 1 < sf->max_cap;
+}
 
 /* A line's home slot: Fibonacci hashing, the top log2(capacity) bits of
  * line x 2^64 / phi: a multiply and a shift, on the path of most
@@ -108,7 +120,7 @@ static inline void snoop_put_way_at(snoop_filter *sf, uint64_t slot, uint64_t li
 #endif
     assert(core >= 0 && core < SNOOP_MAX_CORES && way < SNOOP_MAX_WAYS);
     if (sf->keys[slot] != line) {
-        if (sf->count + 1 > (sf->mask + 1) / 2) {   /* rare: the table doubles */
+        if (snoop_wants_growth(sf)) {   /* rare: the table doubles */
             snoop_grow(sf);
             slot = snoop_find(sf, line);
         }
@@ -128,7 +140,7 @@ void snoop_erase_shift(snoop_filter *sf, uint64_t slot);
 
 /* Erase the entry at `slot` (snoop_get_slot's, the filter unchanged since).
  * Inline for the usual case, an empty slot right after it (the filter is
- * at most half full): nothing to shift back. */
+ * sparse): nothing to shift back. */
 static inline void snoop_erase_slot(snoop_filter *sf, uint64_t slot)
 {
     assert(slot <= sf->mask && sf->keys[slot] != UINT64_MAX);
