@@ -13,6 +13,7 @@
 #include "sim/cache/coherence.h"
 #include "sim/cache/lru_order.h"
 #include "sim/cache/replay.h"
+#include "sim/cache/setblock.h"
 
 #define KERNEL_BATCH 8        /* the LRU kernel prefetches 8 to 16 accesses ahead */
 
@@ -64,11 +65,12 @@ _Static_assert(3ull * KERNEL_FOLD_BATCHES <= PACK_FIELD && KERNEL_FOLD_BATCHES <
 #define KERNEL_MISS_W 64u
 #define KERNEL_ROW (4u * (KERNEL_MISS_W + 16u))
 
-/* The kernel's block offsets as constants of its tag-slot count (cache_init
- * lays blocks out so for any ways in slots-3..slots; lru_kernel_run checks). */
-#define KERNEL_META_OFF(slots) (8u + 8u * (slots))
-#define KERNEL_REPL_OFF(slots) (KERNEL_META_OFF(slots) + (((slots) + 4u) & ~7u))
-#define KERNEL_BLOCK_BYTES(slots) ((KERNEL_REPL_OFF(slots) + 8u + 63u) & ~63u)
+/* The kernel's block offsets as constants of its tag-slot count: the one
+ * layout rule (setblock.h) for `slots` ways and LRU's 8-byte order word,
+ * the same for any ways in slots-3..slots (lru_kernel_run checks). */
+#define KERNEL_META_OFF(slots) (sb_layout_make((slots), 8).meta_off)
+#define KERNEL_REPL_OFF(slots) (sb_layout_make((slots), 8).repl_off)
+#define KERNEL_BLOCK_BYTES(slots) (sb_layout_make((slots), 8).block_bytes)
 #define KERNEL_MAX_SLICES 64   /* the xor mapping inline: slice base addresses from a table */
 
 /* Invariants too costly for the kernel's hot path in release builds; the
