@@ -36,7 +36,7 @@ configs=(
   "clx6248-1500-4c|--machine cascadelake-6248 --profile fixed:1500 --rate max --packets 40000 --cores 4"
   "icx6338-mawi|--machine icelake-6338 --profile mawi --rate max --packets 40000 --cores 2"
   "spr6430-1500|--machine sapphirerapids-6430 --profile fixed:1500 --rate max --packets 40000"
-  "ice-1500-2c|--machine tests/data/skylake-6140-e810.json --profile fixed:1500 --rate max --packets 40000 --cores 2"
+  "ice-1500-2c|--machine $root/tests/data/skylake-6140-e810.json --profile fixed:1500 --rate max --packets 40000 --cores 2"
   "acrobat-4c|--workload acrobat --profile fixed:1500 --rate max --packets 40000"
   "acrobat-bdw|--workload acrobat --machine broadwell-2650v4 --profile mawi --rate max --packets 40000 --cores 2"
   "l3router|--workload l3router --profile mawi --rate max --packets 40000"
