@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double mono_s(void)
+double cli_now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -23,7 +23,7 @@ static double mono_s(void)
 
 void cli_progress_init(cli_progress *p, const char *cmd)
 {
-    *p = (cli_progress){.cmd = cmd, .tty = isatty(2), .t0 = mono_s()};
+    *p = (cli_progress){.cmd = cmd, .tty = isatty(2), .t0 = cli_now_s()};
 }
 
 void cli_progress_point(void *ctx, const char *phase, size_t done, size_t total)
@@ -31,7 +31,7 @@ void cli_progress_point(void *ctx, const char *phase, size_t done, size_t total)
     cli_progress *p = ctx;
     if (!p->tty)
         return;
-    double t = mono_s();
+    double t = cli_now_s();
     if (phase != p->phase) {   /* a new phase: its own bar (its clock started when the last one ended) */
         p->phase = phase;
         p->last = 0;

@@ -50,6 +50,9 @@ int cli_fail(const char *cmd, const ddio_err *e);
  * newline); a new phase starts a new bar.  Draws only when stderr is a
  * terminal (cli_progress_init checks).  Its callback has runner_opts'
  * progress signature. */
+/* Seconds on the monotonic clock (for elapsed times only). */
+double cli_now_s(void);
+
 typedef struct cli_progress {
     const char *cmd;
     int tty;

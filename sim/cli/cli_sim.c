@@ -141,13 +141,23 @@ int cli_sim_check(const cli_sim *s, int runs, ddio_err *e)
     return 0;
 }
 
+/* The frame size every packet has: --pkt-size, else --profile fixed:SIZE's
+ * (checked by cli_sim_option), else 0 (sizes vary). */
+static uint32_t forced_frame_size(const cli_sim *s)
+{
+    if (s->d.pkt_size)
+        return s->d.pkt_size;
+    if (s->d.src.profile && strncmp(s->d.src.profile, "fixed:", 6) == 0)
+        return (uint32_t)strtoul(s->d.src.profile + 6, NULL, 10);
+    return 0;
+}
+
 int cli_sim_check_frame(const cli_sim *s, const ddio_config *cfg, ddio_err *e)
 {
-    uint32_t room = cfg->workload.driver.data_room, size = s->d.pkt_size;
+    uint32_t room = cfg->workload.driver.data_room, size = forced_frame_size(s);
     const char *what = "--pkt-size";
     char prof[64];
-    if (!size && s->d.src.profile && strncmp(s->d.src.profile, "fixed:", 6) == 0) {
-        size = (uint32_t)strtoul(s->d.src.profile + 6, NULL, 10);   /* checked by cli_sim_option */
+    if (!s->d.pkt_size && size) {
         snprintf(prof, sizeof prof, "--profile %.40s", s->d.src.profile);
         what = prof;
     }
@@ -165,9 +175,7 @@ void cli_sim_rate_warning(const cli_sim *s, const ddio_config *cfg, char *w, siz
     double rate = s->d.rate_gbps, line = cfg->machine.nic.line_rate_gbps;
     if (!(rate > 0) || !(line > 0))
         return;   /* the trace's timing, or back to back ("max") */
-    uint32_t size = s->d.pkt_size;
-    if (!size && s->d.src.profile && strncmp(s->d.src.profile, "fixed:", 6) == 0)
-        size = (uint32_t)strtoul(s->d.src.profile + 6, NULL, 10);
+    uint32_t size = forced_frame_size(s);
     double most = size ? line * size / (size + (double)PKTSRC_WIRE_OVERHEAD) : line;
     if (rate > most * (1 + 1e-9)) {
         if (size)

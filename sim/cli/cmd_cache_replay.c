@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim/cache/replay.h"
 #include "sim/cli/cli.h"
@@ -127,13 +126,6 @@ static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
     return 0;
 }
 
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double rate(uint64_t hits, uint64_t n) { return n ? (double)hits / (double)n : 0.0; }
 
 static void format_table(strbuf *sb, const replay_opts *o, const replay *r, double secs)
@@ -237,7 +229,7 @@ int cmd_cache_replay(int argc, char **argv)
     din_reader dr;
     din_reader_init(&dr, in, name);
     din_record rec;
-    double t0 = now_sec();
+    double t0 = cli_now_s();
     int st;
     /* Replay in batches so the cache can prefetch ahead (replay_run). */
     enum { BATCH = 4096 };
@@ -259,7 +251,7 @@ int cmd_cache_replay(int argc, char **argv)
         replay_run(&r, ops, addrs, n);
     free(ops);
     free(addrs);
-    double secs = now_sec() - t0;
+    double secs = cli_now_s() - t0;
     din_reader_free(&dr);
     if (in != stdin)
         fclose(in);

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim/cli/cli.h"
@@ -135,13 +134,6 @@ static int by_id(const void *a, const void *b)
 {
     uint64_t x = ((const done_id *)a)->id, y = ((const done_id *)b)->id;
     return x < y ? -1 : x > y;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* The plan of a run: the selected points of the grid to compute (not in
@@ -374,7 +366,7 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
         goto done;
     writer w = {.s = &s, .ro = &ro, .o = o, .pl = &pl, .n = pl.n_todo, .fd = fd, .old_fd = -1};
     cli_progress_init(&w.bar, "sweep");
-    const double t0 = now_s();
+    const double t0 = cli_now_s();
     sweep_mpi_share_spec(mpi, text, e);
     shared = 1;
     if (o->retry && done.n_failed) {
@@ -396,7 +388,7 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
         }
     }
     fprintf(stderr, "sweep: %zu points computed, %zu already in %s, %zu failed (%zu of %zu grid points selected) "
-                    "in %.1f s\n", pl.n_todo, pl.n_keep, o->out, w.failed, pl.n_sel, s.n_grid, now_s() - t0);
+                    "in %.1f s\n", pl.n_todo, pl.n_keep, o->out, w.failed, pl.n_sel, s.n_grid, cli_now_s() - t0);
     rc = 0;
 done:
     if (!shared)
