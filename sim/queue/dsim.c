@@ -54,25 +54,28 @@ uint32_t dsim_queue_len(const dsim *s, uint32_t c, enum lqueue q)
     return (unsigned)q < Q_COUNT ? (uint32_t)dsim_area_len(&s->core[c], (int)q) : 0;
 }
 
+/* Bucket b (lat_bucket) from 2^e ns: 2^(e-4) ns wide (16 per octave). */
+static double lat_bucket_width(uint32_t b)
+{
+    return b < 16 ? 1.0 : ldexp(1.0, (int)(b / 16) - 4);
+}
+
 static double lat_bucket_mid(uint32_t b)
 {
     if (b < 16)
         return b;
-    uint32_t e = b / 16, m = b % 16;
-    double lo = (double)(16 + m) * ldexp(1.0, (int)e - 4);
-    return lo + ldexp(1.0, (int)e - 4) / 2;
+    return (double)(16 + b % 16) * lat_bucket_width(b) + lat_bucket_width(b) / 2;
 }
 
-/* A percentile (a bucket's middle, ns) to the histogram's resolution: the
- * bucket is 2^(e-4) ns wide at 2^e ns (16 per octave, 3-6 %), so digits
- * finer than the power of ten below its width say nothing (151 552 ns in a
+/* Bucket b's middle to the histogram's resolution: digits finer than the
+ * power of ten below the bucket's width say nothing (151 552 ns in a
  * bucket 8 192 ns wide reads 152 000). */
-static double lat_at_resolution(double ns)
+static double lat_at_resolution(uint32_t b)
 {
-    if (ns < 16)
-        return ns;
-    double width = ldexp(1.0, (int)floor(log2(ns)) - 4), q = pow(10, floor(log10(width)));
-    return round(ns / q) * q;
+    if (b < 16)
+        return b;
+    double q = pow(10, floor(log10(lat_bucket_width(b))));
+    return round(lat_bucket_mid(b) / q) * q;
 }
 
 
@@ -454,7 +457,7 @@ static double pct(const uint64_t *hist, double p)
     for (uint32_t b = 0; b < LAT_BUCKETS; b++) {
         acc += hist[b];
         if (acc >= want && hist[b])
-            return lat_at_resolution(lat_bucket_mid(b));
+            return lat_at_resolution(b);
     }
     return 0;
 }

@@ -8,6 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the simulator reads of a trace packet. */
+static pktsrc_rec rec_of(const trace_pkt *p)
+{
+    return (pktsrc_rec){.ts_ns = p->ts_ns, .wire_len = p->wire_len, .src_ip = p->src_ip, .dst_ip = p->dst_ip,
+                        .src_port = p->src_port, .dst_port = p->dst_port, .proto = p->proto,
+                        .has_tuple = p->has_tuple};
+}
+
 /* Keep packet p as the n-th of s->mem, growing it; past
  * s->mem_max packets (or out of memory) the array is dropped and
  * the trace will be streamed.  Allocation failure is not an error: the
@@ -31,9 +39,7 @@ static void keep_packet(pktsrc *s, uint64_t n, uint64_t *cap, const trace_pkt *p
         s->mem = m;
         *cap = ncap;
     }
-    s->mem[n] = (pktsrc_rec){.ts_ns = p->ts_ns, .wire_len = p->wire_len, .src_ip = p->src_ip,
-                             .dst_ip = p->dst_ip, .src_port = p->src_port, .dst_port = p->dst_port,
-                             .proto = p->proto, .has_tuple = p->has_tuple};
+    s->mem[n] = rec_of(p);
 }
 
 /* One pass over a trace for its packet count, bytes and duration: what a
@@ -154,9 +160,7 @@ static int next_streamed(pktsrc *s, pktsrc_rec *r, ddio_err *e)
         rc = trace_reader_next(&s->tr, &tp, e);
     }
     if (rc == 1)
-        *r = (pktsrc_rec){.ts_ns = tp.ts_ns, .wire_len = tp.wire_len, .src_ip = tp.src_ip, .dst_ip = tp.dst_ip,
-                          .src_port = tp.src_port, .dst_port = tp.dst_port, .proto = tp.proto,
-                          .has_tuple = tp.has_tuple};
+        *r = rec_of(&tp);
     return rc;
 }
 
