@@ -83,26 +83,8 @@ static inline uint64_t slot_of(const snoop_filter *sf, uint64_t line)
 
 void snoop_put_way(snoop_filter *sf, uint64_t line, int core, uint32_t way)
 {
-    assert(core >= 0 && core < SNOOP_MAX_CORES && way < SNOOP_MAX_WAYS);
-    uint16_t v = (uint16_t)((uint32_t)core | way << SNOOP_CORE_BITS);
-    for (uint64_t i = slot_of(sf, line);; i = (i + 1) & sf->mask) {
-        if (sf->keys[i] == line) {
-            sf->core[i] = v;
-            return;
-        }
-        if (sf->keys[i] == SF_EMPTY) {
-            if (snoop_wants_growth(sf)) {   /* double, then insert into the new table */
-                snoop_grow(sf);
-                snoop_put_way(sf, line, core, way);
-                return;
-            }
-            assert(sf->count < sf->mask / 2 + 1 && "snoop filter over capacity");
-            sf->keys[i] = line;
-            sf->core[i] = v;
-            sf->count++;
-            return;
-        }
-    }
+    /* One rule for an insertion (growth included): snoop_put_way_at's. */
+    snoop_put_way_at(sf, snoop_find(sf, line), line, core, way);
 }
 
 void snoop_put(snoop_filter *sf, uint64_t line, int core)
