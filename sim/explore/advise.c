@@ -343,7 +343,7 @@ static int model_pass(const ad_spec *s, const runner_opts *o, double llc_bytes, 
     runner_opts mo = *o;
     mo.engines = RUNNER_ENGINE_MODEL;
     mo.progress_phase = "model";
-    mo.progress_total = selected_points(&s->grid, c);
+    mo.progress_total = o->progress ? selected_points(&s->grid, c) : 0;   /* a pass over the grid for the bar alone */
     size_t k = 0, m;
     while ((m = next_chunk(&s->grid, &k, c, jobs)) > 0) {
         mo.progress_base = *n_points;
