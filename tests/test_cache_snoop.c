@@ -1,12 +1,24 @@
 /* test_cache_snoop.c - the snoop filter's growth: it starts small, doubles
  * exactly when an insertion would pass an eighth full (SNOOP_LOAD_SHIFT),
  * never past twice the
- * entries it was sized for, and answers the same before and after. */
+ * entries it was sized for, answers the same before and after, and its
+ * occupancy bitmap agrees with its keys through growth and erasure. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "sim/cache/snoop.h"
+
+/* The occupancy bitmap says of every slot what its key says. */
+static void check_bitmap(const snoop_filter *sf)
+{
+    uint64_t set = 0;
+    for (uint64_t i = 0; i <= sf->mask; i++) {
+        cr_assert_eq(snoop_occupied(sf, i), sf->keys[i] != UINT64_MAX, "slot %llu", (unsigned long long)i);
+        set += (uint64_t)snoop_occupied(sf, i);
+    }
+    cr_assert_eq(set, sf->count);
+}
 
 /* The capacity after n distinct insertions into a filter sized for `max`:
  * the first 4 Ki slots, doubled while n passes an eighth (up to the
@@ -46,6 +58,8 @@ static void grow_walk(uint64_t max, uint64_t n, uint64_t stride)
         }
         cr_assert_eq(sf.count, i + 1);
         cr_assert_eq(sf.mask + 1, expected_cap(i + 1, max), "after %llu lines", (unsigned long long)i + 1);
+        if ((i & (i + 1)) == 0 || i + 1 == n)   /* at powers of two: across each growth */
+            check_bitmap(&sf);
     }
     for (uint64_t i = 0; i < n; i++) {
         uint32_t way = UINT32_MAX;
@@ -56,6 +70,7 @@ static void grow_walk(uint64_t max, uint64_t n, uint64_t stride)
     for (uint64_t i = 0; i < n; i += 2)
         snoop_erase(&sf, (i + 1) * stride);
     cr_assert_eq(sf.count, n - (n + 1) / 2);
+    check_bitmap(&sf);   /* erasures, backward shifts included */
     for (uint64_t i = 0; i < n; i++)
         cr_assert_eq(snoop_get(&sf, (i + 1) * stride), i % 2 ? (int)(i % 251) : -1);
     snoop_free(&sf);

@@ -221,7 +221,7 @@ static inline __attribute__((always_inline)) void hier_prefetch(const hier *h, u
     } else {
         cache_prefetch(&h->llc, line);
     }
-    __builtin_prefetch(&h->sf.keys[snoop_home(&h->sf, line)]);
+    __builtin_prefetch(&h->sf.occ[snoop_home(&h->sf, line) >> 6]);
 }
 
 /* Where `line` is (tests and the explain output); changes nothing. */

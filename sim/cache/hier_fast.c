@@ -185,7 +185,7 @@ static inline __attribute__((always_inline)) int access_core_move(hier *h, enum 
     uint32_t way = (uint32_t)__builtin_ctzll(match);
     /* Probed for every way: the L2 fill puts the entry at the slot found. */
     uint64_t slot = snoop_find(&h->sf, line);
-    if (h->sf.keys[slot] == line) {
+    if (snoop_at(&h->sf, slot, line)) {
         assert(((h->cfg.shared_mask >> way) & 1) && "a DDIO/L3* line with an L2 copy");
         return 0;
     }
@@ -365,7 +365,7 @@ static inline __attribute__((always_inline)) void core_miss(hier *h, enum coh_re
     }
     /* access_matched's earlier fast paths are for PCIe requests only. */
     assert(!(match & (f->drop_ways[req] | f->fast_ways[req])));
-    if ((match & f->core_move_ways) && f->move_lean && h->sf.keys[slot] != line) {
+    if ((match & f->core_move_ways) && f->move_lean && !snoop_at(&h->sf, slot, line)) {
         /* No L2 holds the line (`slot`, snoop_find's, has no entry for it). */
         core_move_lean(h, req, core, line, set, (uint32_t)__builtin_ctzll(match), slot, res);
         return;
@@ -398,7 +398,7 @@ static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum co
         return;
     }
     const uint64_t slot = snoop_find(&h->sf, line);
-    if (h->sf.keys[slot] == line && (h->sf.core[slot] & (SNOOP_MAX_CORES - 1)) == core) {
+    if (snoop_at(&h->sf, slot, line) && (h->sf.core[slot] & (SNOOP_MAX_CORES - 1)) == core) {
         core_l2_hit_lean(h, req, core, line, llc_set, b, l2_way_lean(h, b, line, h->sf.core[slot] >> SNOOP_CORE_BITS),
                          res);
         return;

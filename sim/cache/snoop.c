@@ -17,6 +17,12 @@
  * more doubles it a few times, once each. */
 #define SF_FIRST_CAP 4096u
 
+/* The bitmap's bytes for `cap` slots (whole words). */
+static uint64_t occ_bytes(uint64_t cap)
+{
+    return (cap + 63) / 64 * sizeof(uint64_t);
+}
+
 /* Use region r at capacity cap: the first cap slots emptied. */
 static void use_region(snoop_filter *sf, int r, uint64_t cap)
 {
@@ -26,6 +32,7 @@ static void use_region(snoop_filter *sf, int r, uint64_t cap)
     sf->mask = cap - 1;
     sf->shift = 64u - (uint32_t)__builtin_ctzll(cap);
     memset(sf->keys, 0xFF, cap * sizeof *sf->keys);
+    memset(sf->occ, 0, occ_bytes(cap));
 }
 
 int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e)
@@ -43,6 +50,11 @@ int snoop_init(snoop_filter *sf, uint64_t max_entries, ddio_err *e)
             return ddio_errf(e, DDIO_EXIT_IO, "out of memory for the snoop filter");
         }
     }
+    sf->occ = ddio_table_alloc(occ_bytes(cap));
+    if (!sf->occ) {
+        snoop_free(sf);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory for the snoop filter");
+    }
     use_region(sf, 0, cap < SF_FIRST_CAP ? cap : SF_FIRST_CAP);
     return 0;
 }
@@ -53,6 +65,7 @@ void snoop_free(snoop_filter *sf)
         ddio_table_free(sf->region_keys[r], sf->max_cap * sizeof *sf->keys);
         ddio_table_free(sf->region_core[r], sf->max_cap * sizeof *sf->core);
     }
+    ddio_table_free(sf->occ, occ_bytes(sf->max_cap));
     memset(sf, 0, sizeof *sf);
 }
 
@@ -73,6 +86,7 @@ void snoop_grow(snoop_filter *sf)
             j = (j + 1) & sf->mask;
         sf->keys[j] = ok[i];
         sf->core[j] = oc[i];
+        snoop_occ_set(sf, j);
     }
 }
 
@@ -122,5 +136,6 @@ void snoop_erase_shift(snoop_filter *sf, uint64_t i)
         }
     }
     sf->keys[i] = SF_EMPTY;
+    snoop_occ_clear(sf, i);
     sf->count--;
 }

@@ -5,7 +5,12 @@
  * copy without searching every core).  Open addressing with linear probing
  * and backward-shift deletion: the table starts small and doubles when an
  * insertion would fill more than an eighth of it, up to twice the total L2 lines
- * (so it can never fill up).  Sized by what it holds, not by what it could
+ * (so it can never fill up).  A bitmap of the occupied slots (one bit per
+ * slot, 128 KiB for a million slots) stands in front of the keys: a line
+ * whose home slot is empty is absent, and at most an eighth of the slots
+ * are occupied, so most lookups of a line no L2 holds (a DMA write's usual
+ * case) are answered from the bitmap, which stays in the host's caches
+ * where the keys (8 MiB at 18 cores) do not.  Sized by what it holds, not by what it could
  * hold: 18 L2s of 1 MiB could hold 295 k lines, but the lines a simulation
  * leaves in them are a few tens of thousands, and a table of a million
  * slots would miss the host's caches on every probe.  Both regions a table
@@ -21,6 +26,7 @@
 
 typedef struct snoop_filter {
     uint64_t *keys;     /* line numbers, UINT64_MAX = empty; the first mask + 1 of a region */
+    uint64_t *occ;      /* bit i: keys[i] is not empty (max_cap bits; the first mask + 1 used) */
     uint16_t *core;     /* core | way << SNOOP_CORE_BITS */
     uint64_t mask;      /* capacity - 1 */
     uint64_t count;
@@ -36,6 +42,23 @@ typedef struct snoop_filter {
  * a sparse table keeps probe chains short, so that most erasures find an
  * empty slot right after theirs (no backward shift). */
 #define SNOOP_LOAD_SHIFT 3
+
+/* Is slot i occupied?  The same answer as keys[i] != UINT64_MAX, from the
+ * bitmap. */
+static inline int snoop_occupied(const snoop_filter *sf, uint64_t i)
+{
+    return (int)((sf->occ[i >> 6] >> (i & 63)) & 1);
+}
+
+static inline void snoop_occ_set(snoop_filter *sf, uint64_t i)
+{
+    sf->occ[i >> 6] |= 1ull << (i & 63);
+}
+
+static inline void snoop_occ_clear(snoop_filter *sf, uint64_t i)
+{
+    sf->occ[i >> 6] &= ~(1ull << (i & 63));
+}
 
 /* Would the insertion of a new line pass the load the table keeps? */
 static inline int snoop_wants_growth(const snoop_filter *sf)
@@ -69,7 +92,10 @@ void snoop_grow(snoop_filter *sf);
  * on the path of most accesses. */
 static inline int snoop_get_way(const snoop_filter *sf, uint64_t line, uint32_t *way)
 {
-    for (uint64_t i = snoop_home(sf, line);; i = (i + 1) & sf->mask) {
+    const uint64_t home = snoop_home(sf, line);
+    if (!snoop_occupied(sf, home))
+        return -1;
+    for (uint64_t i = home;; i = (i + 1) & sf->mask) {
         if (sf->keys[i] == line) {
             *way = (uint32_t)sf->core[i] >> SNOOP_CORE_BITS;
             return sf->core[i] & (SNOOP_MAX_CORES - 1);
@@ -83,7 +109,10 @@ static inline int snoop_get_way(const snoop_filter *sf, uint64_t line, uint32_t 
  * snoop_erase_slot. */
 static inline int snoop_get_slot(const snoop_filter *sf, uint64_t line, uint32_t *way, uint64_t *slot)
 {
-    for (uint64_t i = snoop_home(sf, line);; i = (i + 1) & sf->mask) {
+    const uint64_t home = snoop_home(sf, line);
+    if (!snoop_occupied(sf, home))
+        return -1;
+    for (uint64_t i = home;; i = (i + 1) & sf->mask) {
         if (sf->keys[i] == line) {
             *way = (uint32_t)sf->core[i] >> SNOOP_CORE_BITS;
             *slot = i;
@@ -106,9 +135,18 @@ static inline int snoop_get(const snoop_filter *sf, uint64_t line)
 static inline uint64_t snoop_find(const snoop_filter *sf, uint64_t line)
 {
     uint64_t i = snoop_home(sf, line);
+    if (!snoop_occupied(sf, i))
+        return i;
     while (sf->keys[i] != line && sf->keys[i] != UINT64_MAX)
         i = (i + 1) & sf->mask;
     return i;
+}
+
+/* Does `slot` (snoop_find's for `line`) hold `line`?  An empty slot is
+ * answered from the bitmap, without loading its key. */
+static inline int snoop_at(const snoop_filter *sf, uint64_t slot, uint64_t line)
+{
+    return snoop_occupied(sf, slot) && sf->keys[slot] == line;
 }
 
 /* snoop_put_way at `slot`, snoop_find's for `line` with the filter
@@ -126,6 +164,7 @@ static inline void snoop_put_way_at(snoop_filter *sf, uint64_t slot, uint64_t li
         }
         assert(sf->count < sf->mask / 2 + 1 && "snoop filter over capacity");
         sf->keys[slot] = line;
+        snoop_occ_set(sf, slot);
         sf->count++;
     }
     sf->core[slot] = (uint16_t)((uint32_t)core | way << SNOOP_CORE_BITS);
@@ -144,11 +183,12 @@ void snoop_erase_shift(snoop_filter *sf, uint64_t slot);
 static inline void snoop_erase_slot(snoop_filter *sf, uint64_t slot)
 {
     assert(slot <= sf->mask && sf->keys[slot] != UINT64_MAX);
-    if (sf->keys[(slot + 1) & sf->mask] != UINT64_MAX) {
+    if (snoop_occupied(sf, (slot + 1) & sf->mask)) {
         snoop_erase_shift(sf, slot);
         return;
     }
     sf->keys[slot] = UINT64_MAX;
+    snoop_occ_clear(sf, slot);
     sf->count--;
 }
 
