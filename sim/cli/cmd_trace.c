@@ -121,7 +121,8 @@ static void stats_table(strbuf *sb, const stats_opts *o, const trace_stats *s)
 {
     sb_printf(sb, "file        %s\n", o->in);
     sb_printf(sb, "filter      %s\n",
-              o->all ? "none (--all): every packet counts" : "unfragmented IPv4/IPv6 TCP/UDP (--all keeps every packet)");
+              o->all ? "none (--all): every packet counts"
+                     : "unfragmented IPv4/IPv6 TCP/UDP (--all keeps every packet)");
     sb_printf(sb, "records     %llu read, %llu counted\n", (unsigned long long)s->records,
               (unsigned long long)s->packets);
     sb_printf(sb, "%-11s %llu (", o->all ? "classes" : "skipped",

@@ -106,7 +106,8 @@ static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *by
         return -1;
     s->mem_n = s->mem ? n : 0;
     if (!n)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no usable packets (IPv4 or IPv6 TCP/UDP; --all keeps every packet)", path);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no usable packets (IPv4 or IPv6 TCP/UDP; --all keeps every packet)",
+                         path);
     *pkts = n;
     *bytes = b;
     *dur_ns = last > first ? (double)(last - first) : 0.0;
