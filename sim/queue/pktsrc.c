@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The union of pktsrc_pkt keeps it at 32 bytes and pktsrc_rec too. */
+_Static_assert(sizeof(pktsrc_pkt) == 32 && sizeof(pktsrc_rec) == 32, "a packet is half a cache line");
+
 /* What the simulator reads of a trace packet (an IPv6 packet's addresses
  * aside: keep_ip6, next_streamed). */
 static pktsrc_rec rec_of(const trace_pkt *p)
