@@ -43,8 +43,9 @@ Test(traces_rss, microsoft_verification_ipv4_rows)
     }
 }
 
-/* The IPv6 rows, in the IPv4 rows' order of the table (destination first);
- * the same ports as the IPv4 rows 1, 2 and 5. */
+/* The IPv6 rows, destination first as in the table (and in vecs): the hash
+ * input is still source address, destination address, source port,
+ * destination port. */
 typedef struct rss_vec6 {
     const char *dst_s, *src_s;
     uint16_t dport, sport;
