@@ -393,7 +393,7 @@ Test(cli_limits, a_rate_outside_the_bounds_is_explained, .timeout = 180)
     cli_run_free(&r);
 }
 
-/* A trace with records the filter leaves out (two IPv6 frames, one ARP):
+/* A trace with records the filter leaves out (two LLDP frames, one ARP):
  * simulate says how many and why, in the text and in `input.skipped`, and
  * --all keeps them. */
 Test(cli_limits, simulate_says_what_the_trace_filter_skipped, .timeout = 120)
@@ -401,7 +401,7 @@ Test(cli_limits, simulate_says_what_the_trace_filter_skipped, .timeout = 120)
     size_t n;
     uint8_t *d;
     char *path = twenty_packets(&d, &n);
-    static const uint16_t type[3] = {0x86dd, 0x86dd, 0x0806};   /* records 3, 4: IPv6; 5: ARP */
+    static const uint16_t type[3] = {0x88cc, 0x88cc, 0x0806};   /* records 3, 4: LLDP; 5: ARP */
     for (int k = 0; k < 3; k++) {
         uint8_t *eth = d + 24 + (size_t)(2 + k) * 116 + 16;
         eth[12] = (uint8_t)(type[k] >> 8);
@@ -416,14 +416,14 @@ Test(cli_limits, simulate_says_what_the_trace_filter_skipped, .timeout = 120)
     cJSON *j = run_ddiosim_json(args);
     const cJSON *sk = get(get(j, "input"), "skipped");
     cr_expect_eq(get(sk, "total")->valuedouble, 3);
-    cr_expect_eq(get(sk, "not_ipv4")->valuedouble, 3);
+    cr_expect_eq(get(sk, "not_ip")->valuedouble, 3);
     cr_expect_eq(get(sk, "fragment")->valuedouble, 0);
     cJSON_Delete(j);
     snprintf(args, sizeof args, "simulate --trace %s --packets 60 --warmup 0", path);
     cli_run r = run_ddiosim(args);
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "\n  3 records of each pass skipped (not_ipv4 3): only unfragmented IPv4 TCP/UDP is "
-                            "simulated; --all keeps the rest\n"),
+    cr_expect(strstr(r.out, "\n  3 records of each pass skipped (not_ip 3): only unfragmented IPv4/IPv6 TCP/UDP "
+                            "is simulated; --all keeps the rest\n"),
               "%s", r.out);
     cli_run_free(&r);
     snprintf(args, sizeof args, "simulate --trace %s --packets 60 --warmup 0 --all --format json", path);

@@ -1,6 +1,7 @@
 /* test_traces_pcap.c - the capture reader on hand-built files: the filter's
  * classes, micro/nanosecond pcap, byte-swapped pcap, pcapng, raw IP,
- * truncated and corrupt files, and `ddiosim trace stats` on them. */
+ * truncated and corrupt files, IPv6 (extension headers, fragments, RSS
+ * queues), and `ddiosim trace stats` and `simulate` on them. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -8,9 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/markov/predict.h"
+#include "sim/queue/pktsrc.h"
 #include "tests/helpers.h"
 #include "traces/gen.h"
 #include "traces/pcap.h"
+#include "traces/rss.h"
 #include "traces/stats.h"
 
 /* ---- a tiny pcap builder ---- */
@@ -114,7 +118,7 @@ static char *save(const buf *b)
 /* The mixed capture of the skip-reason tests:
  *  1 UDP  2 TCP  3 VLAN-tagged UDP            -> ok (3)
  *  4 UDP with MF set  5 UDP at offset 185     -> fragment (2)
- *  6 IPv6  7 ARP                              -> not_ipv4 (2)
+ *  6 LLDP  7 ARP                              -> not_ip (2)
  *  8 ICMP                                     -> not_tcp_udp (1)
  *  9 TCP cut by a 36-byte snap length         -> truncated (1)
  * 10 IHL 4                                    -> bad_ipv4 (1) */
@@ -140,10 +144,9 @@ static char *mixed_capture(void)
     record(&b, 100, 30, f, n, n);
     n = frame_v4(f, 600, 17, 185, a, z, 0, 0);
     record(&b, 100, 40, f, n, n);
-    n = 14 + 40 + 8;
+    n = 60;
     memset(f, 0, n);
-    eth(f, 0x86dd);
-    f[14] = 0x60;
+    eth(f, 0x88cc);
     record(&b, 100, 50, f, n, n);
     n = 60;
     memset(f, 0, n);
@@ -182,7 +185,8 @@ Test(traces_pcap, skip_reasons_are_counted)
     cr_expect_eq(r.records, 10);
     cr_expect_eq(r.count[TRACE_OK], 3);
     cr_expect_eq(r.count[TRACE_FRAGMENT], 2);
-    cr_expect_eq(r.count[TRACE_NOT_IPV4], 2);
+    cr_expect_eq(r.count[TRACE_NOT_IP], 2);
+    cr_expect_eq(r.count[TRACE_BAD_IPV6], 0);
     cr_expect_eq(r.count[TRACE_NOT_TCP_UDP], 1);
     cr_expect_eq(r.count[TRACE_TRUNCATED], 1);
     cr_expect_eq(r.count[TRACE_BAD_IPV4], 1);
@@ -263,7 +267,7 @@ Test(traces_pcap, stats_cli_reports_skipped_by_reason)
     cJSON *sk = cJSON_GetObjectItem(j, "skipped");
     cr_expect_eq(cJSON_GetObjectItem(sk, "total")->valuedouble, 7);
     cr_expect_eq(cJSON_GetObjectItem(sk, "fragment")->valuedouble, 2);
-    cr_expect_eq(cJSON_GetObjectItem(sk, "not_ipv4")->valuedouble, 2);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "not_ip")->valuedouble, 2);
     cr_expect_eq(cJSON_GetObjectItem(sk, "not_tcp_udp")->valuedouble, 1);
     cr_expect_eq(cJSON_GetObjectItem(sk, "truncated")->valuedouble, 1);
     cr_expect_eq(cJSON_GetObjectItem(sk, "bad_ipv4")->valuedouble, 1);
@@ -273,7 +277,7 @@ Test(traces_pcap, stats_cli_reports_skipped_by_reason)
 
     /* --all: every record counts.  The first three, the MF fragment (its
      * ports are there) and ICMP (ports 0) have a 5-tuple, all distinct; the
-     * later fragment, IPv6, ARP, the cut and the bad header have none. */
+     * later fragment, LLDP, ARP, the cut and the bad header have none. */
     snprintf(args, sizeof args, "trace stats --all --format json %s", path);
     r = run_ddiosim(args);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -290,7 +294,8 @@ Test(traces_pcap, stats_cli_reports_skipped_by_reason)
     snprintf(args, sizeof args, "trace stats %s", path);
     r = run_ddiosim(args);
     cr_assert_eq(r.status, 0);
-    cr_expect(strstr(r.out, "skipped     7 (not_ipv4 2, fragment 2, not_tcp_udp 1, truncated 1, bad_ipv4 1)"),
+    cr_expect(strstr(r.out, "skipped     7 (not_ip 2, fragment 2, not_tcp_udp 1, truncated 1, bad_ipv4 1, "
+                            "bad_ipv6 0)"),
               "%s", r.out);
     cli_run_free(&r);
     unlink(path);
@@ -414,7 +419,7 @@ Test(traces_pcap, raw_ipv4_linktype)
     ipv4(f, 17, 0, 64, 0x01020304, 0x05060708);
     ports(f + 20, 1111, 2222);
     record(&b, 1, 0, f, 64, 64);
-    f[0] = 0x60; /* an IPv6 packet in the same raw capture */
+    f[0] = 0x50; /* IP version 5: not IP */
     record(&b, 1, 1, f, 64, 64);
     char *path = save(&b);
     trace_reader r;
@@ -424,7 +429,7 @@ Test(traces_pcap, raw_ipv4_linktype)
     cr_expect_eq(p.src_ip, 0x01020304);
     cr_expect_eq(p.dst_port, 2222);
     cr_expect_eq(trace_reader_next(&r, &p, NULL), 0);
-    cr_expect_eq(r.count[TRACE_NOT_IPV4], 1);
+    cr_expect_eq(r.count[TRACE_NOT_IP], 1);
     trace_reader_close(&r);
     unlink(path);
     free(path);
@@ -587,4 +592,262 @@ Test(traces_pcap, stats_percentiles_and_histogram)
     cr_expect_float_eq(trace_stats_gbps(&s, 0), (75750.0 - 1500.0) * 8 / 990.0, 1e-9);
     cr_expect_float_eq(trace_stats_mpps(&s), 99.0 * 1e3 / 990.0, 1e-9);
     trace_stats_free(&s);
+}
+
+/* ---- IPv6 ---- */
+
+/* Microsoft's first IPv6 RSS row: 3ffe:2501:200:1fff::7 -> 3ffe:2501:200:3::1. */
+static const uint8_t v6a[16] = {0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07};
+static const uint8_t v6b[16] = {0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x01};
+
+/* IPv6 fixed header: payload length plen, next header nh. */
+static size_t ipv6(uint8_t *f, uint8_t nh, uint16_t plen, const uint8_t src[16], const uint8_t dst[16])
+{
+    memset(f, 0, 40);
+    f[0] = 0x60;
+    f[4] = (uint8_t)(plen >> 8), f[5] = (uint8_t)plen;
+    f[6] = nh;
+    f[7] = 64;
+    memcpy(f + 8, src, 16);
+    memcpy(f + 24, dst, 16);
+    return 40;
+}
+
+/* An Ethernet IPv6 frame of `len` bytes, a -> b: 8-byte extension headers
+ * of the types ext[0 .. n_ext) (a fragment header's offset-and-M field
+ * `om`), then `proto` with ports sp, dp. */
+static uint32_t frame_v6(uint8_t *f, uint32_t len, const uint8_t *ext, int n_ext, uint16_t om, uint8_t proto,
+                         uint16_t sp, uint16_t dp)
+{
+    memset(f, 0, len);
+    size_t o = eth(f, 0x86dd);
+    o += ipv6(f + o, n_ext ? ext[0] : proto, (uint16_t)(len - 54), v6a, v6b);
+    for (int i = 0; i < n_ext; i++, o += 8) {
+        f[o] = i + 1 < n_ext ? ext[i + 1] : proto;   /* hdr ext len 0: 8 bytes */
+        if (ext[i] == 44)
+            f[o + 2] = (uint8_t)(om >> 8), f[o + 3] = (uint8_t)om;
+    }
+    ports(f + o, sp, dp);
+    return len;
+}
+
+/* The IPv6 capture, record by record:
+ *  1 IPv4 UDP  2 IPv6 TCP  3 IPv6 UDP after hop-by-hop
+ * 10 IPv6 UDP after routing, atomic fragment, destination options -> ok (4)
+ *  4 IPv6 first fragment (M set) of UDP  5 a later one (offset 185) -> fragment (2)
+ *  6 IPv6 TCP cut inside the fixed header (50 of 54 bytes)        -> truncated (1)
+ *  7 destination options of 40 bytes in a payload of 16            -> bad_ipv6 (1)
+ *  8 ARP                                                          -> not_ip (1)
+ *  9 ICMPv6                                                       -> not_tcp_udp (1) */
+static char *ipv6_capture(void)
+{
+    static buf b;
+    memset(&b, 0, sizeof b);
+    uint8_t f[2048];
+    file_header(&b, 0xa1b2c3d4, 65535, 1);
+    static const uint8_t hbh[] = {0}, frag[] = {44}, dst[] = {60}, chain[] = {43, 44, 60};
+    uint32_t n = frame_v4(f, 100, 17, 0, 0x0a000001, 0xac100001, 1000, 53);
+    record(&b, 200, 0, f, n, n);
+    n = frame_v6(f, 200, NULL, 0, 0, 6, 2794, 1766);
+    record(&b, 200, 10, f, n, n);
+    n = frame_v6(f, 150, hbh, 1, 0, 17, 5000, 53);
+    record(&b, 200, 20, f, n, n);
+    n = frame_v6(f, 1300, frag, 1, 0x0001, 17, 5001, 53);
+    record(&b, 200, 30, f, n, n);
+    n = frame_v6(f, 500, frag, 1, 185 << 3, 17, 0, 0);
+    record(&b, 200, 40, f, n, n);
+    n = frame_v6(f, 1514, NULL, 0, 0, 6, 2795, 80);
+    record(&b, 200, 50, f, 50, n);
+    n = frame_v6(f, 70, dst, 1, 0, 17, 1, 2);
+    f[55] = 4;   /* (4 + 1) x 8 = 40 bytes, beyond the 16 of the payload */
+    record(&b, 200, 60, f, n, n);
+    n = 60;
+    memset(f, 0, n);
+    eth(f, 0x0806);
+    record(&b, 200, 70, f, n, n);
+    n = frame_v6(f, 90, NULL, 0, 0, 58, 0x8000, 0);
+    record(&b, 200, 80, f, n, n);
+    n = frame_v6(f, 300, chain, 3, 0, 17, 6000, 7000);
+    record(&b, 200, 90, f, n, n);
+    return save(&b);
+}
+
+Test(traces_pcap, ipv6_classes_and_tuples)
+{
+    static const struct {
+        enum trace_class cls;
+        uint8_t has_tuple, ipv6;
+        uint16_t sport, dport;
+    } want[10] = {
+        {TRACE_OK, 1, 0, 1000, 53},          {TRACE_OK, 1, 1, 2794, 1766},      {TRACE_OK, 1, 1, 5000, 53},
+        {TRACE_FRAGMENT, 1, 1, 5001, 53},    {TRACE_FRAGMENT, 0, 1, 0, 0},      {TRACE_TRUNCATED, 0, 0, 0, 0},
+        {TRACE_BAD_IPV6, 0, 1, 0, 0},        {TRACE_NOT_IP, 0, 0, 0, 0},        {TRACE_NOT_TCP_UDP, 1, 1, 0, 0},
+        {TRACE_OK, 1, 1, 6000, 7000},
+    };
+    char *path = ipv6_capture();
+    trace_reader r;
+    ddio_err e = {0};
+    cr_assert_eq(trace_reader_open(&r, path, 1, &e), 0, "%s", e.msg);
+    trace_pkt p;
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq(trace_reader_next(&r, &p, &e), 1, "%s", e.msg);
+        cr_expect_eq(p.cls, want[i].cls, "record %d: %s", i + 1, trace_class_name(p.cls));
+        cr_expect_eq(p.has_tuple, want[i].has_tuple, "record %d", i + 1);
+        cr_expect_eq(p.ipv6, want[i].ipv6, "record %d", i + 1);
+        cr_expect(p.src_port == want[i].sport && p.dst_port == want[i].dport, "record %d", i + 1);
+        if (p.ipv6)
+            cr_expect(memcmp(p.src6, v6a, 16) == 0 && memcmp(p.dst6, v6b, 16) == 0, "record %d", i + 1);
+    }
+    cr_expect_eq(trace_reader_next(&r, &p, &e), 0);
+    trace_reader_close(&r);
+    /* The filter: the four ok, the other six counted by class. */
+    cr_assert_eq(trace_reader_open(&r, path, 0, &e), 0, "%s", e.msg);
+    int n = 0;
+    while (trace_reader_next(&r, &p, &e) == 1)
+        n++;
+    cr_expect_eq(n, 4);
+    cr_expect_eq(r.count[TRACE_OK], 4);
+    cr_expect_eq(r.count[TRACE_FRAGMENT], 2);
+    cr_expect_eq(r.count[TRACE_TRUNCATED], 1);
+    cr_expect_eq(r.count[TRACE_BAD_IPV6], 1);
+    cr_expect_eq(r.count[TRACE_NOT_IP], 1);
+    cr_expect_eq(r.count[TRACE_NOT_TCP_UDP], 1);
+    cr_expect_eq(r.count[TRACE_BAD_IPV4], 0);
+    cr_expect_eq(trace_reader_skipped(&r), 6);
+    trace_reader_close(&r);
+    unlink(path);
+    free(path);
+}
+
+/* A raw-IP capture (LINKTYPE_RAW) holds IPv6 as well: the version decides. */
+Test(traces_pcap, raw_ipv6_linktype)
+{
+    static buf b;
+    memset(&b, 0, sizeof b);
+    file_header(&b, 0xa1b2c3d4, 65535, 101);
+    uint8_t f[128];
+    frame_v6(f, 14 + 64, NULL, 0, 0, 17, 1111, 2222);
+    record(&b, 1, 0, f + 14, 64, 64);
+    char *path = save(&b);
+    trace_reader r;
+    cr_assert_eq(trace_reader_open(&r, path, 0, NULL), 0);
+    trace_pkt p;
+    cr_assert_eq(trace_reader_next(&r, &p, NULL), 1);
+    cr_expect(p.ipv6 && memcmp(p.dst6, v6b, 16) == 0);
+    cr_expect_eq(p.dst_port, 2222);
+    trace_reader_close(&r);
+    unlink(path);
+    free(path);
+}
+
+Test(traces_pcap, stats_cli_counts_ipv6)
+{
+    char *path = ipv6_capture();
+    char args[512];
+    snprintf(args, sizeof args, "trace stats --format json %s", path);
+    cJSON *j = run_ddiosim_json(args);
+    cr_expect_eq(cJSON_GetObjectItem(j, "packets")->valuedouble, 4);
+    cr_expect_eq(cJSON_GetObjectItem(j, "flows")->valuedouble, 4);
+    cJSON *v6 = cJSON_GetObjectItem(j, "ipv6");
+    cr_expect_eq(cJSON_GetObjectItem(v6, "packets")->valuedouble, 3);
+    cr_expect_eq(cJSON_GetObjectItem(v6, "flows")->valuedouble, 3);
+    cJSON *sk = cJSON_GetObjectItem(j, "skipped");
+    cr_expect_eq(cJSON_GetObjectItem(sk, "total")->valuedouble, 6);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "bad_ipv6")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "not_ip")->valuedouble, 1);
+    cJSON_Delete(j);
+    /* --all: IPv6 packets are those whose fixed header was captured (not
+     * record 6); the first fragment and ICMPv6 add two IPv6 flows. */
+    snprintf(args, sizeof args, "trace stats --all --format json %s", path);
+    j = run_ddiosim_json(args);
+    cr_expect_eq(cJSON_GetObjectItem(j, "packets")->valuedouble, 10);
+    cr_expect_eq(cJSON_GetObjectItem(j, "flows")->valuedouble, 6);
+    cr_expect_eq(cJSON_GetObjectItem(j, "packets_without_tuple")->valuedouble, 4);
+    v6 = cJSON_GetObjectItem(j, "ipv6");
+    cr_expect_eq(cJSON_GetObjectItem(v6, "packets")->valuedouble, 7);
+    cr_expect_eq(cJSON_GetObjectItem(v6, "flows")->valuedouble, 5);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "trace stats %s", path);
+    cli_run r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\nskipped     6 (not_ip 1, fragment 2, not_tcp_udp 1, truncated 1, bad_ipv4 0, "
+                            "bad_ipv6 1)\n"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "\nflows       4 distinct 5-tuples\nipv6        3 packets (75.00%), 3 flows\n"), "%s",
+              r.out);
+    cli_run_free(&r);
+    unlink(path);
+    free(path);
+}
+
+/* simulate runs the IPv6 packets and names what it skipped. */
+Test(traces_pcap, simulate_counts_ipv6_and_skips_by_class, .timeout = 120)
+{
+    char *path = ipv6_capture();
+    char args[512];
+    snprintf(args, sizeof args, "simulate --trace %s --packets 40 --warmup 0 --format json", path);
+    cJSON *j = run_ddiosim_json(args);
+    cJSON *sk = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "input"), "skipped");
+    cr_expect_eq(cJSON_GetObjectItem(sk, "total")->valuedouble, 6);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "not_ip")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "fragment")->valuedouble, 2);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "not_tcp_udp")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "truncated")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "bad_ipv4")->valuedouble, 0);
+    cr_expect_eq(cJSON_GetObjectItem(sk, "bad_ipv6")->valuedouble, 1);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "simulate --trace %s --packets 40 --warmup 0", path);
+    cli_run r = run_ddiosim(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\n  6 records of each pass skipped (not_ip 1, fragment 2, not_tcp_udp 1, truncated 1, "
+                            "bad_ipv6 1): only unfragmented IPv4/IPv6 TCP/UDP is simulated"),
+              "%s", r.out);
+    cli_run_free(&r);
+    unlink(path);
+    free(path);
+}
+
+/* The RSS hash and queue of each packet a simulation injects, held or
+ * streamed: the IPv6 ones hashed over their 16-byte addresses and ports
+ * (the first is Microsoft's row, 0x40207d3d: RETA entry 61, queue 1 of 4)
+ * and sent to reta[hash & 127] as IPv4's; and the model's per-core shares
+ * of the same trace. */
+Test(traces_pcap, ipv6_flows_are_hashed_to_queues)
+{
+    char *path = ipv6_capture();
+    rss r;
+    cr_assert_eq(rss_init(&r, NULL, 0, 4, 128, NULL), 0);
+    const uint32_t h[4] = {rss_hash_ipv4_l4(&r, 0x0a000001, 0xac100001, 1000, 53), 0x40207d3d,
+                           rss_hash_ipv6_l4(&r, v6a, v6b, 5000, 53), rss_hash_ipv6_l4(&r, v6a, v6b, 6000, 7000)};
+    double share[4] = {0};
+    for (int k = 0; k < 4; k++)
+        share[(h[k] & 127) % 4] += 0.25;
+    cr_expect_eq(rss_queue(&r, h[1]), 1);
+    for (uint64_t mem_max = 0; mem_max < 2; mem_max++) {
+        pktsrc s;
+        ddio_err e = {0};
+        dsim_source src = {.trace = path, .trace_mem_max = mem_max};
+        cr_assert_eq(pktsrc_open(&s, &src, 8, 0, 100.0, 0, 1, &e), 0, "%s", e.msg);
+        cr_expect_eq(s.mem != NULL, mem_max == 0);
+        const pktsrc_pkt *p;
+        for (int k = 0; k < 8; k++) {
+            cr_assert_eq(pktsrc_next_ref(&s, &p, &e), 1, "%s", e.msg);
+            cr_expect_eq(p->ipv6, k % 4 != 0, "packet %d", k);
+            if (p->ipv6)
+                cr_expect(memcmp(p->ip6, v6a, 16) == 0 && memcmp(p->ip6 + 16, v6b, 16) == 0);
+            uint32_t got = pktsrc_rss_hash(&r, p);
+            cr_expect_eq(got, h[k % 4], "packet %d: 0x%08x", k, got);
+            cr_expect_eq(rss_queue(&r, got), (h[k % 4] & 127) % 4);
+        }
+        pktsrc_close(&s);
+    }
+    mk_traffic t;
+    ddio_err e = {0};
+    dsim_source src = {.trace = path};
+    cr_assert_eq(mk_traffic_from_source(&t, &src, 0, 1, 4, 0, &e), 0, "%s", e.msg);
+    for (int q = 0; q < 4; q++)
+        cr_expect_float_eq(t.share[q], share[q], 1e-12, "queue %d", q);
+    mk_traffic_free(&t);
+    unlink(path);
+    free(path);
 }

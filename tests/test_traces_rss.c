@@ -1,6 +1,7 @@
 /* test_traces_rss.c - Toeplitz RSS against Microsoft's published verification
- * suite ("Verifying the RSS Hash Calculation", IPv4 rows, default key), the
- * RETA mapping, key parsing and the `ddiosim rss` command. */
+ * suite ("Verifying the RSS Hash Calculation", IPv4 and IPv6 rows, default
+ * key), the RETA mapping, key parsing and the `ddiosim rss` command. */
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -42,6 +43,45 @@ Test(traces_rss, microsoft_verification_ipv4_rows)
     }
 }
 
+/* The IPv6 rows, destination first as in the table (and in vecs): the hash
+ * input is still source address, destination address, source port,
+ * destination port. */
+typedef struct rss_vec6 {
+    const char *dst_s, *src_s;
+    uint16_t dport, sport;
+    uint32_t h2, h4;   /* IPv6 only, IPv6 with TCP */
+} rss_vec6;
+
+static const rss_vec6 vecs6[] = {
+    {"3ffe:2501:200:3::1", "3ffe:2501:200:1fff::7", 1766, 2794, 0x2cc18cd5, 0x40207d3d},
+    {"ff02::1", "3ffe:501:8::260:97ff:fe40:efab", 4739, 14230, 0x0f0c461c, 0xdde51bbf},
+    {"fe80::200:f8ff:fe21:67cf", "3ffe:1900:4545:3:200:f8ff:fe21:67cf", 38024, 44251, 0x4b61e985, 0x02d1feef},
+};
+#define NVECS6 (sizeof vecs6 / sizeof vecs6[0])
+
+Test(traces_rss, microsoft_verification_ipv6_rows)
+{
+    rss r;
+    cr_assert_eq(rss_init(&r, NULL, 0, 1, 128, NULL), 0);
+    for (size_t i = 0; i < NVECS6; i++) {
+        const rss_vec6 *v = &vecs6[i];
+        uint8_t src[16], dst[16];
+        cr_assert_eq(inet_pton(AF_INET6, v->src_s, src), 1);
+        cr_assert_eq(inet_pton(AF_INET6, v->dst_s, dst), 1);
+        cr_expect_eq(rss_hash_ipv6(&r, src, dst), v->h2, "row %zu 2-tuple: 0x%08x", i, rss_hash_ipv6(&r, src, dst));
+        cr_expect_eq(rss_hash_ipv6_l4(&r, src, dst, v->sport, v->dport), v->h4, "row %zu 4-tuple: 0x%08x", i,
+                     rss_hash_ipv6_l4(&r, src, dst, v->sport, v->dport));
+        /* The bit-by-bit definition on the 36 bytes in network order. */
+        uint8_t in[36];
+        memcpy(in, src, 16);
+        memcpy(in + 16, dst, 16);
+        in[32] = (uint8_t)(v->sport >> 8), in[33] = (uint8_t)v->sport;
+        in[34] = (uint8_t)(v->dport >> 8), in[35] = (uint8_t)v->dport;
+        cr_expect_eq(rss_toeplitz(rss_default_key, RSS_DEFAULT_KEY_LEN, in, 36), v->h4, "row %zu", i);
+        cr_expect_eq(rss_toeplitz(rss_default_key, RSS_DEFAULT_KEY_LEN, in, 32), v->h2, "row %zu", i);
+    }
+}
+
 Test(traces_rss, bitwise_hash_matches_the_table_version)
 {
     rss r;
@@ -60,6 +100,12 @@ Test(traces_rss, bitwise_hash_matches_the_table_version)
                           (uint8_t)(sp >> 8), (uint8_t)sp, (uint8_t)(dp >> 8), (uint8_t)dp};
         cr_assert_eq(rss_hash_ipv4_l4(&r, s, d, sp, dp), rss_toeplitz(key, sizeof key, in, 12));
         cr_assert_eq(rss_hash_ipv4(&r, s, d), rss_toeplitz(key, sizeof key, in, 8));
+        uint8_t in6[36];
+        for (size_t i = 0; i < 32; i++)
+            in6[i] = (uint8_t)ddio_rng_next(&g);
+        memcpy(in6 + 32, in + 8, 4);
+        cr_assert_eq(rss_hash_ipv6_l4(&r, in6, in6 + 16, sp, dp), rss_toeplitz(key, sizeof key, in6, 36));
+        cr_assert_eq(rss_hash_ipv6(&r, in6, in6 + 16), rss_toeplitz(key, sizeof key, in6, 32));
     }
 }
 
@@ -116,28 +162,55 @@ static cJSON *run_json(const char *args, int *status)
     return j;
 }
 
+/* `ddiosim rss` gives a row's 4-tuple hash, and its 2-tuple hash and queue
+ * among 16; fam ("ipv4", "ipv6") names the input. */
+static void cli_expect_row(const char *src_s, const char *dst_s, uint16_t sport, uint16_t dport, uint32_t h2,
+                           uint32_t h4, const char *fam)
+{
+    char args[256], want[16];
+    int st;
+    snprintf(args, sizeof args, "rss --src-ip %s --dst-ip %s --src-port %u --dst-port %u --format json", src_s,
+             dst_s, sport, dport);
+    cJSON *j = run_json(args, &st);
+    cr_assert_eq(st, 0);
+    cr_assert_not_null(j);
+    snprintf(want, sizeof want, "0x%08x", h4);
+    cr_expect_str_eq(cJSON_GetObjectItem(j, "hash")->valuestring, want);
+    snprintf(want, sizeof want, "%s-4-tuple", fam);
+    cr_expect_str_eq(cJSON_GetObjectItem(j, "input")->valuestring, want);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "rss --src-ip %s --dst-ip %s --format json --queues 16", src_s, dst_s);
+    j = run_json(args, &st);
+    cr_assert_eq(st, 0);
+    snprintf(want, sizeof want, "0x%08x", h2);
+    cr_expect_str_eq(cJSON_GetObjectItem(j, "hash")->valuestring, want);
+    cr_expect_eq(cJSON_GetObjectItem(j, "queue")->valueint, (int)((h2 & 127) % 16));
+    cJSON_Delete(j);
+}
+
 Test(traces_rss, cli_reproduces_every_row)
 {
     for (size_t i = 0; i < NVECS; i++) {
         const rss_vec *v = &vecs[i];
-        char args[256], want[16];
-        int st;
-        snprintf(args, sizeof args, "rss --src-ip %s --dst-ip %s --src-port %u --dst-port %u --format json",
-                 v->src_s, v->dst_s, v->sport, v->dport);
-        cJSON *j = run_json(args, &st);
-        cr_assert_eq(st, 0);
-        cr_assert_not_null(j);
-        snprintf(want, sizeof want, "0x%08x", v->h4);
-        cr_expect_str_eq(cJSON_GetObjectItem(j, "hash")->valuestring, want);
-        cJSON_Delete(j);
-        snprintf(args, sizeof args, "rss --src-ip %s --dst-ip %s --format json --queues 16", v->src_s, v->dst_s);
-        j = run_json(args, &st);
-        cr_assert_eq(st, 0);
-        snprintf(want, sizeof want, "0x%08x", v->h2);
-        cr_expect_str_eq(cJSON_GetObjectItem(j, "hash")->valuestring, want);
-        cr_expect_eq(cJSON_GetObjectItem(j, "queue")->valueint, (int)((v->h2 & 127) % 16));
-        cJSON_Delete(j);
+        cli_expect_row(v->src_s, v->dst_s, v->sport, v->dport, v->h2, v->h4, "ipv4");
     }
+}
+
+Test(traces_rss, cli_reproduces_every_ipv6_row)
+{
+    for (size_t i = 0; i < NVECS6; i++) {
+        const rss_vec6 *v = &vecs6[i];
+        cli_expect_row(v->src_s, v->dst_s, v->sport, v->dport, v->h2, v->h4, "ipv6");
+    }
+    /* 0x40207d3d: RETA entry 0x3d = 61, queue 61 mod 4 = 1. */
+    cli_run r = run_ddiosim("rss --src-ip 3ffe:2501:200:1fff::7 --dst-ip 3ffe:2501:200:3::1 --src-port 2794 "
+                            "--dst-port 1766 --queues 4");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "input   IPv6 4-tuple [3ffe:2501:200:1fff::7]:2794 -> [3ffe:2501:200:3::1]:1766\n"
+                            "hash    0x40207d3d\n"
+                            "queue   1 of 4 (RETA entry 61 of 128)\n"),
+              "%s", r.out);
+    cli_run_free(&r);
 }
 
 Test(traces_rss, cli_table_and_custom_key)
@@ -169,6 +242,10 @@ Test(traces_rss, cli_validation)
         {"rss --src-ip 1.2.3.4 --dst-ip 1.1.1.1 --format xml", "--format", 0},
         {"rss --src-ip 1.2.3.4", "--dst-ip is required", 1},
         {"rss --src-ip 1.2.3.4 --dst-ip 1.1.1.1 --bogus", "unknown option '--bogus'", 1},
+        {"rss --src-ip 3ffe::1 --dst-ip 1.1.1.1", "--dst-ip: '1.1.1.1' is IPv4 but --src-ip '3ffe::1' is IPv6", 0},
+        {"rss --src-ip 3ffe::g --dst-ip ff02::1", "--src-ip: '3ffe::g' is neither", 0},
+        {"rss --src-ip 3ffe::1 --dst-ip ff02::1 --key 0x6D5A56DA255B0EC24167253D43A38FB0",
+         "--key: 16 bytes, an IPv6 hash needs at least 40", 0},
     };
     expect_cli_errors(cases, sizeof cases / sizeof cases[0]);
     cli_run r = run_ddiosim("rss --help");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sim/common/infile.h"
+#include "traces/ip.h"
 
 /* DLT_IPV4 / DLT_LINUX_SLL2 are missing from old libpcap headers. */
 #ifndef DLT_IPV4
@@ -22,7 +23,7 @@
 #define DLT_LINUX_SLL2 276
 #endif
 
-enum { ETH_HLEN = 14, ETHERTYPE_IPV4 = 0x0800, IPPROTO_TCP_ = 6, IPPROTO_UDP_ = 17 };
+enum { ETH_HLEN = 14, ETHERTYPE_IPV4 = 0x0800, ETHERTYPE_IPV6 = 0x86dd };
 /* Classic pcap: file header and record header sizes (the "modified" pcap
  * of old Linux patches, magic 0xa1b2cd34, has 8 more bytes per record). */
 enum { PCAP_FILE_HDR = 24, PCAP_REC_HDR = 16, PCAP_REC_HDR_MODIFIED = 24 };
@@ -41,7 +42,7 @@ static uint32_t record_header_size(const uint8_t m[4])
 }
 
 static const char *const class_names[TRACE_NCLASSES] = {
-    "ok", "not_ipv4", "fragment", "not_tcp_udp", "truncated", "bad_ipv4",
+    "ok", "not_ip", "fragment", "not_tcp_udp", "truncated", "bad_ipv4", "bad_ipv6",
 };
 
 const char *trace_class_name(enum trace_class c)
@@ -50,10 +51,6 @@ const char *trace_class_name(enum trace_class c)
 }
 
 static inline uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static inline uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 int trace_linktype_supported(int linktype)
 {
@@ -61,8 +58,9 @@ int trace_linktype_supported(int linktype)
            linktype == DLT_LINUX_SLL || linktype == DLT_LINUX_SLL2;
 }
 
-/* Offset of the IPv4 header in the frame, or a class saying why there is none. */
-static int l3_offset(int linktype, const uint8_t *d, uint32_t n, uint32_t *off)
+/* Offset of the IP header in the frame and its IP version (4 or 6) in
+ * *ver, or a class saying why there is none. */
+static int l3_offset(int linktype, const uint8_t *d, uint32_t n, uint32_t *off, int *ver)
 {
     uint32_t o;
     uint16_t type;
@@ -96,13 +94,14 @@ static int l3_offset(int linktype, const uint8_t *d, uint32_t n, uint32_t *off)
     default: /* DLT_RAW, DLT_IPV4: the version nibble decides */
         if (n < 1)
             return TRACE_TRUNCATED;
-        type = (d[0] >> 4) == 4 ? ETHERTYPE_IPV4 : 0;
+        type = (d[0] >> 4) == 4 ? ETHERTYPE_IPV4 : (d[0] >> 4) == 6 && linktype == DLT_RAW ? ETHERTYPE_IPV6 : 0;
         o = 0;
         break;
     }
-    if (type != ETHERTYPE_IPV4)
-        return TRACE_NOT_IPV4;
+    if (type != ETHERTYPE_IPV4 && type != ETHERTYPE_IPV6)
+        return TRACE_NOT_IP;
     *off = o;
+    *ver = type == ETHERTYPE_IPV4 ? 4 : 6;
     return TRACE_OK;
 }
 
@@ -110,58 +109,28 @@ void trace_parse_frame(int linktype, const uint8_t *d, uint32_t n, trace_pkt *p)
 {
     assert(trace_linktype_supported(linktype));
     uint32_t o = 0;
+    int ver = 0;
     p->has_tuple = 0;
+    p->ipv6 = 0;
     p->src_ip = p->dst_ip = 0;
     p->src_port = p->dst_port = 0;
     p->proto = 0;
-    int c = l3_offset(linktype, d, n, &o);
+    int c = l3_offset(linktype, d, n, &o, &ver);
     if (c != TRACE_OK) {
         p->cls = (enum trace_class)c;
         return;
     }
     const uint8_t *ip = d + o;
     uint32_t room = n - o;
-    if (room < 20) {
-        /* Even a raw-IP frame of one byte got here only if its version was 4. */
-        p->cls = room >= 1 && (ip[0] >> 4) != 4 ? TRACE_NOT_IPV4 : TRACE_TRUNCATED;
+    if (room < 1 || (ip[0] >> 4) != ver) {
+        /* The link layer said IPv4 (IPv6) but the version nibble does not. */
+        p->cls = room < 1 ? TRACE_TRUNCATED : TRACE_NOT_IP;
         return;
     }
-    if ((ip[0] >> 4) != 4) {
-        p->cls = TRACE_NOT_IPV4;
-        return;
-    }
-    uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4;
-    uint32_t tot = be16(ip + 2);
-    if (ihl < 20 || tot < ihl) {
-        p->cls = TRACE_BAD_IPV4;
-        return;
-    }
-    p->proto = ip[9];
-    p->src_ip = be32(ip + 12);
-    p->dst_ip = be32(ip + 16);
-    uint16_t frag = be16(ip + 6);
-    int more = (frag & 0x2000) != 0;
-    uint32_t foff = frag & 0x1fff;
-    int ported = p->proto == IPPROTO_TCP_ || p->proto == IPPROTO_UDP_;
-    if (foff != 0) {
-        /* A later fragment carries no L4 header: no 5-tuple. */
-        p->cls = TRACE_FRAGMENT;
-        return;
-    }
-    if (!ported) {
-        p->has_tuple = 1;
-        p->cls = more ? TRACE_FRAGMENT : TRACE_NOT_TCP_UDP;
-        return;
-    }
-    /* Ports are the first 4 bytes of both TCP and UDP. */
-    if (room < ihl + 4 || tot < ihl + 4) {
-        p->cls = more ? TRACE_FRAGMENT : TRACE_TRUNCATED;
-        return;
-    }
-    p->src_port = be16(ip + ihl);
-    p->dst_port = be16(ip + ihl + 2);
-    p->has_tuple = 1;
-    p->cls = more ? TRACE_FRAGMENT : TRACE_OK;
+    if (ver == 4)
+        trace_parse_ipv4(ip, room, p);
+    else
+        trace_parse_ipv6(ip, room, p);
 }
 
 int trace_magic_known(const uint8_t m[4])

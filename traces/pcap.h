@@ -1,17 +1,19 @@
 /* pcap.h - streaming packet trace reader (libpcap) and classic pcap writer.
  *
  * The reader hands the simulator what it needs per packet - timestamp (ns),
- * wire length and IPv4 5-tuple - one record at a time, so memory does not
- * grow with the trace.  libpcap is opened with nanosecond precision, so
+ * wire length and 5-tuple (IPv4 or IPv6) - one record at a time, so memory
+ * does not grow with the trace.  libpcap is opened with nanosecond precision, so
  * microsecond pcap, nanosecond pcap and pcapng all come out in ns.
  *
  * Sizes are pkthdr.len, the length on the network, never the captured
  * length: MAWI and other backbone captures are cut by a snap length and
  * the simulator must DMA the whole frame.
  *
- * By default only unfragmented IPv4 TCP/UDP packets are returned (the filter of
- * Wang, Xu, Wu, SIGMETRICS 2022: MF clear and fragment offset 0); every other record is
- * counted under the reason it was skipped.  With keep_all every record is
+ * By default only unfragmented IPv4 and IPv6 TCP/UDP packets are returned
+ * (the filter of Wang, Xu, Wu, SIGMETRICS 2022 - MF clear and fragment
+ * offset 0 - extended to IPv6, whose extension headers are walked:
+ * traces/ip.h); every other record is counted under the reason it was
+ * skipped.  With keep_all every record is
  * returned, classified, with the 5-tuple filled when it could be parsed. */
 #ifndef DDIOSIM_TRACES_PCAP_H
 #define DDIOSIM_TRACES_PCAP_H
@@ -22,28 +24,33 @@
 #include "sim/common/err.h"
 #include "sim/common/outfile.h"
 
-/* Why a record is not an unfragmented IPv4 TCP/UDP packet (TRACE_OK if it is). */
+/* Why a record is not an unfragmented IPv4/IPv6 TCP/UDP packet (TRACE_OK if it is). */
 enum trace_class {
     TRACE_OK = 0,
-    TRACE_NOT_IPV4,        /* ARP, IPv6, LLDP, ... or an IP version other than 4 */
-    TRACE_FRAGMENT,        /* MF set or fragment offset != 0 */
-    TRACE_NOT_TCP_UDP,     /* ICMP, GRE, ESP, ... */
-    TRACE_TRUNCATED,       /* headers (link, IPv4 or the L4 ports) cut by the snap length */
+    TRACE_NOT_IP,          /* neither IPv4 nor IPv6: ARP, LLDP, ..., or an IP version not 4 or 6 */
+    TRACE_FRAGMENT,        /* IPv4: MF set or fragment offset != 0; IPv6: a fragment header, M set
+                              or offset != 0 */
+    TRACE_NOT_TCP_UDP,     /* ICMP, ICMPv6, GRE, ESP, ... */
+    TRACE_TRUNCATED,       /* headers (link, IP, IPv6 extensions or the L4 ports) cut by the snap
+                              length, or the ports beyond the IP length */
     TRACE_BAD_IPV4,        /* IHL < 5 or total length shorter than the header */
+    TRACE_BAD_IPV6,        /* the extension headers do not fit the payload length */
     TRACE_NCLASSES
 };
 
-/* Short name of a class ("ok", "not_ipv4", "fragment", ...), used as JSON key. */
+/* Short name of a class ("ok", "not_ip", "fragment", ...), used as JSON key. */
 const char *trace_class_name(enum trace_class c);
 
 typedef struct trace_pkt {
     uint64_t ts_ns;        /* capture timestamp, ns since the Unix epoch */
     uint32_t wire_len;     /* pkthdr.len: bytes on the network (no FCS in usual captures) */
     uint32_t cap_len;      /* pkthdr.caplen: bytes present in the file */
-    uint32_t src_ip, dst_ip;     /* host byte order */
+    uint32_t src_ip, dst_ip;     /* IPv4, host byte order (0 for IPv6) */
     uint16_t src_port, dst_port; /* 0 when the protocol has no ports */
-    uint8_t proto;               /* IP protocol number */
-    uint8_t has_tuple;           /* 1 when the five fields above were parsed */
+    uint8_t proto;               /* IP protocol number (IPv6: the upper-layer next header) */
+    uint8_t has_tuple;           /* 1 when the addresses, ports and proto were parsed */
+    uint8_t ipv6;                /* 1: an IPv6 packet, its addresses in src6/dst6 */
+    uint8_t src6[16], dst6[16];  /* IPv6, network byte order (unset for IPv4) */
     enum trace_class cls;
     const uint8_t *data;   /* cap_len bytes, valid until the next trace_reader_next() */
 } trace_pkt;

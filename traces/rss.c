@@ -55,15 +55,18 @@ int rss_init(rss *r, const uint8_t *key, size_t key_len, uint32_t queues, uint32
     r->reta_size = reta_size;
     for (uint32_t i = 0; i < reta_size; i++)
         r->reta[i] = (uint16_t)(i % queues);
-    for (size_t pos = 0; pos < 12; pos++)
-        for (unsigned v = 0; v < 256; v++) {
-            uint8_t b = (uint8_t)v;
-            uint32_t h = 0;
-            for (int bit = 0; bit < 8; bit++)
-                if (b & (0x80 >> bit))
-                    h ^= key_window(key, key_len, pos * 8 + (size_t)bit);
-            r->tab[pos][v] = h;
+    /* tab[pos][v] = tab[pos][v without its lowest set bit] ^ that bit's
+     * key window: one XOR per entry (36 positions since IPv6). */
+    for (size_t pos = 0; pos < RSS_INPUT_MAX; pos++) {
+        uint32_t win[8];
+        for (int bit = 0; bit < 8; bit++)
+            win[bit] = key_window(key, key_len, pos * 8 + (size_t)bit);
+        r->tab[pos][0] = 0;
+        for (unsigned v = 1; v < 256; v++) {
+            int low = __builtin_ctz(v);   /* bit `low` from the LSB is bit 7 - low from the MSB */
+            r->tab[pos][v] = r->tab[pos][v & (v - 1)] ^ win[7 - low];
         }
+    }
     return 0;
 }
 
@@ -97,6 +100,24 @@ uint32_t rss_hash_ipv4_l4(const rss *r, uint32_t src_ip, uint32_t dst_ip, uint16
     put_be32(in, src_ip);
     put_be32(in + 4, dst_ip);
     put_be32(in + 8, (uint32_t)src_port << 16 | dst_port);
+    return hash_bytes(r, in, sizeof in);
+}
+
+uint32_t rss_hash_ipv6(const rss *r, const uint8_t src[16], const uint8_t dst[16])
+{
+    uint8_t in[32];
+    memcpy(in, src, 16);
+    memcpy(in + 16, dst, 16);
+    return hash_bytes(r, in, sizeof in);
+}
+
+uint32_t rss_hash_ipv6_l4(const rss *r, const uint8_t src[16], const uint8_t dst[16], uint16_t src_port,
+                          uint16_t dst_port)
+{
+    uint8_t in[36];
+    memcpy(in, src, 16);
+    memcpy(in + 16, dst, 16);
+    put_be32(in + 32, (uint32_t)src_port << 16 | dst_port);
     return hash_bytes(r, in, sizeof in);
 }
 

@@ -16,16 +16,25 @@ const trace_size_bin trace_size_bins[TRACE_NBINS] = {
 
 enum { FLOW_CAP0 = 1024 };
 
+/* An empty set of keys of `words` words: -1 when out of memory. */
+static int flowset_init(trace_flowset *f, unsigned words)
+{
+    f->keys = calloc((size_t)words * FLOW_CAP0, sizeof *f->keys);
+    f->cap = f->keys ? FLOW_CAP0 : 0;
+    f->n = 0;
+    f->words = words;
+    return f->keys ? 0 : -1;
+}
+
 int trace_stats_init(trace_stats *s, ddio_err *e)
 {
     memset(s, 0, sizeof *s);
     s->len_count = calloc(TRACE_STATS_MAXLEN + 2, sizeof *s->len_count);
-    s->flow_keys = calloc(2 * FLOW_CAP0, sizeof *s->flow_keys);
-    if (!s->len_count || !s->flow_keys) {
+    int fail = flowset_init(&s->flows4, 2) | flowset_init(&s->flows6, 5);
+    if (!s->len_count || fail) {
         trace_stats_free(s);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
-    s->flow_cap = FLOW_CAP0;
     s->min_len = UINT32_MAX;
     return 0;
 }
@@ -33,44 +42,84 @@ int trace_stats_init(trace_stats *s, ddio_err *e)
 void trace_stats_free(trace_stats *s)
 {
     free(s->len_count);
-    free(s->flow_keys);
-    s->len_count = s->flow_keys = NULL;
-    s->flow_cap = 0;
+    free(s->flows4.keys);
+    free(s->flows6.keys);
+    s->len_count = s->flows4.keys = s->flows6.keys = NULL;
+    s->flows4.cap = s->flows6.cap = 0;
 }
 
-/* Insert (a, b) into an open-addressing table of cap (a power of two) slots;
- * b is never 0.  Returns 1 if it was new. */
-static int flow_insert(uint64_t *keys, size_t cap, uint64_t a, uint64_t b)
+/* Insert key k (f->words words, the last one never 0) into the table of
+ * cap (a power of two) slots at keys.  Returns 1 if it was new. */
+static int flow_insert(uint64_t *keys, size_t cap, unsigned words, const uint64_t *k)
 {
     size_t mask = cap - 1;
-    assert(b != 0 && (cap & mask) == 0);
-    size_t i = (size_t)ddio_mix64(a ^ ddio_mix64(b)) & mask;
+    assert(k[words - 1] != 0 && (cap & mask) == 0);
+    uint64_t h = 0;
+    for (unsigned w = 0; w < words; w++)
+        h = ddio_mix64(h ^ k[w]);
+    size_t i = (size_t)h & mask;
+    size_t bytes = words * sizeof *k;
     for (;;) {
-        uint64_t *slot = keys + 2 * i;
-        if (slot[1] == 0) {
-            slot[0] = a;
-            slot[1] = b;
+        uint64_t *slot = keys + (size_t)words * i;
+        if (slot[words - 1] == 0) {
+            memcpy(slot, k, bytes);
             return 1;
         }
-        if (slot[0] == a && slot[1] == b)
+        if (memcmp(slot, k, bytes) == 0)
             return 0;
         i = (i + 1) & mask;
     }
 }
 
-static int flow_grow(trace_stats *s, ddio_err *e)
+static int flow_grow(trace_flowset *f, ddio_err *e)
 {
-    size_t cap = s->flow_cap * 2;
-    uint64_t *k = calloc(2 * cap, sizeof *k);
+    size_t cap = f->cap * 2, w = f->words;
+    uint64_t *k = calloc(w * cap, sizeof *k);
     if (!k)
-        return ddio_errf(e, DDIO_EXIT_IO, "out of memory counting %zu distinct flows", s->flows);
-    for (size_t i = 0; i < s->flow_cap; i++)
-        if (s->flow_keys[2 * i + 1])
-            flow_insert(k, cap, s->flow_keys[2 * i], s->flow_keys[2 * i + 1]);
-    free(s->flow_keys);
-    s->flow_keys = k;
-    s->flow_cap = cap;
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory counting %zu distinct flows", f->n);
+    for (size_t i = 0; i < f->cap; i++)
+        if (f->keys[w * i + w - 1])
+            flow_insert(k, cap, f->words, f->keys + w * i);
+    free(f->keys);
+    f->keys = k;
+    f->cap = cap;
     return 0;
+}
+
+/* Count key k in set f; -1 only when the set cannot grow. */
+static int flow_add(trace_flowset *f, const uint64_t *k, ddio_err *e)
+{
+    /* Keep the load <= 1/2 so linear probing stays short. */
+    if (2 * (f->n + 1) > f->cap && flow_grow(f, e) != 0)
+        return -1;
+    f->n += (size_t)flow_insert(f->keys, f->cap, f->words, k);
+    return 0;
+}
+
+static uint64_t load_be64(const uint8_t *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | b[i];
+    return v;
+}
+
+/* The 5-tuple of p in its set's words: addresses, then ports and protocol
+ * with bit 63 set (a slot is empty when that word is 0). */
+static int flow_count(trace_stats *s, const trace_pkt *p, ddio_err *e)
+{
+    uint64_t last = 1ull << 63 | (uint64_t)p->src_port << 24 | (uint64_t)p->dst_port << 8 | p->proto;
+    int rc;
+    if (p->ipv6) {
+        uint64_t k[5] = {load_be64(p->src6), load_be64(p->src6 + 8), load_be64(p->dst6), load_be64(p->dst6 + 8),
+                         last};
+        rc = flow_add(&s->flows6, k, e);
+    } else {
+        uint64_t k[2] = {(uint64_t)p->src_ip << 32 | p->dst_ip, last};
+        rc = flow_add(&s->flows4, k, e);
+    }
+    s->flows = s->flows4.n + s->flows6.n;
+    return rc;
 }
 
 int trace_stats_add(trace_stats *s, const trace_pkt *p, ddio_err *e)
@@ -88,6 +137,7 @@ int trace_stats_add(trace_stats *s, const trace_pkt *p, ddio_err *e)
         }
     }
     s->packets++;
+    s->ipv6 += p->ipv6;
     s->bytes += len;
     s->cap_bytes += p->cap_len;
     if (p->cap_len < len)
@@ -106,13 +156,7 @@ int trace_stats_add(trace_stats *s, const trace_pkt *p, ddio_err *e)
         s->no_tuple++;
         return 0;
     }
-    /* Keep the load <= 1/2 so linear probing stays short. */
-    if (2 * (s->flows + 1) > s->flow_cap && flow_grow(s, e) != 0)
-        return -1;
-    uint64_t a = (uint64_t)p->src_ip << 32 | p->dst_ip;
-    uint64_t b = 1ull << 63 | (uint64_t)p->src_port << 24 | (uint64_t)p->dst_port << 8 | p->proto;
-    s->flows += (size_t)flow_insert(s->flow_keys, s->flow_cap, a, b);
-    return 0;
+    return flow_count(s, p, e);
 }
 
 int trace_stats_read(trace_stats *s, const char *path, int keep_all, ddio_err *e)

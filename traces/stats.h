@@ -3,8 +3,9 @@
  * Sizes are wire lengths (pkthdr.len).  Percentiles are exact: lengths are
  * counted per byte value up to TRACE_STATS_MAXLEN (a fixed 512 KiB table),
  * longer ones in one overflow cell reported as the maximum.  Distinct flows
- * are counted exactly with a hash set of 5-tuples: its memory grows with
- * the number of flows (16 B per slot, load <= 1/2), not with packets.
+ * are counted exactly with a hash set of 5-tuples per IP version: its
+ * memory grows with the number of flows (16 B per slot for IPv4, 40 B for
+ * IPv6, load <= 1/2), not with packets.
  *
  * The offered rate counts the packets that start in [first ts, last ts):
  * (bytes - last packet's bytes) * 8 / duration and (packets - 1) / duration,
@@ -30,6 +31,14 @@ typedef struct trace_size_bin {
 } trace_size_bin;
 extern const trace_size_bin trace_size_bins[TRACE_NBINS];
 
+/* An open-addressing set of flow keys of `words` 64-bit words; a slot is
+ * empty when its last word is 0 (keys set its bit 63). */
+typedef struct trace_flowset {
+    uint64_t *keys;
+    size_t cap, n;
+    unsigned words;
+} trace_flowset;
+
 typedef struct trace_stats {
     uint64_t packets, bytes, cap_bytes;
     uint64_t snap_truncated;        /* packets with caplen < len */
@@ -41,8 +50,9 @@ typedef struct trace_stats {
     uint64_t *len_count;            /* [TRACE_STATS_MAXLEN + 2]: per length, last cell = longer */
     uint64_t bins[TRACE_NBINS];
     uint64_t no_tuple;              /* packets counted without a 5-tuple (keep_all only) */
-    uint64_t *flow_keys;            /* 2 words per slot, slot empty when word 1 is 0 */
-    size_t flow_cap, flows;
+    trace_flowset flows4, flows6;   /* distinct IPv4 and IPv6 5-tuples */
+    size_t flows;                   /* distinct 5-tuples, both versions */
+    uint64_t ipv6;                  /* IPv6 packets counted (among `packets`) */
     /* Filled by trace_stats_read(): the reader's per-class counts. */
     uint64_t records;
     uint64_t count[TRACE_NCLASSES];

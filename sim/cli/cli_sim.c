@@ -199,7 +199,7 @@ void cli_sim_usage(strbuf *sb, const cli_sim *s, int runs_only_with_from_sim)
              GEN_MIN_FRAME, GEN_MAX_FRAME);
     snprintf(text[CLI_SIM_OPT_PKT_SIZE], sizeof text[0], "force every frame to B bytes, %u-%u; --rate counts these",
              GEN_MIN_FRAME, GEN_MAX_FRAME);
-    snprintf(def[CLI_SIM_OPT_ALL], sizeof def[0], "default: IPv4 TCP/UDP only");
+    snprintf(def[CLI_SIM_OPT_ALL], sizeof def[0], "default: IPv4/IPv6 TCP/UDP only");
     gen_config g;
     gen_config_default(&g);
     g.profile = GEN_MAWI;

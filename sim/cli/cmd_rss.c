@@ -1,5 +1,5 @@
-/* cmd_rss.c - `ddiosim rss`: the Toeplitz RSS hash of one IPv4 flow and the
- * RX queue a NIC's indirection table sends it to. */
+/* cmd_rss.c - `ddiosim rss`: the Toeplitz RSS hash of one IPv4 or IPv6
+ * flow and the RX queue a NIC's indirection table sends it to. */
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -17,17 +17,19 @@
 static const char usage[] =
     "usage: ddiosim rss --src-ip A --dst-ip B [--src-port P --dst-port Q] [options]\n"
     "\n"
-    "Toeplitz RSS hash of an IPv4 2-tuple (addresses only) or 4-tuple (with the\n"
-    "TCP/UDP ports), and the RX queue it lands in: reta[hash & (reta_size - 1)],\n"
-    "with the RETA filled as entry i = i mod queues (DPDK's default).\n"
+    "Toeplitz RSS hash of an IPv4 or IPv6 2-tuple (addresses only) or 4-tuple\n"
+    "(with the TCP/UDP ports), and the RX queue it lands in:\n"
+    "reta[hash & (reta_size - 1)], with the RETA filled as entry i = i mod queues\n"
+    "(DPDK's default).\n"
     "\n"
     "options:\n"
-    "  --src-ip A        source IPv4 address (required)\n"
-    "  --dst-ip B        destination IPv4 address (required)\n"
+    "  --src-ip A        source address, IPv4 or IPv6 (required)\n"
+    "  --dst-ip B        destination address, of the same family (required)\n"
     "  --src-port P      source port, 0-65535 (with --dst-port: 4-tuple hash)\n"
     "  --dst-port Q      destination port, 0-65535\n"
     "  --key HEX         hash key, 16-128 bytes in hex, ':' between bytes allowed\n"
-    "                    (the 40-byte Microsoft key 6d5a56da...beac01fa)\n"
+    "                    (the 40-byte Microsoft key 6d5a56da...beac01fa); IPv6\n"
+    "                    needs at least 40\n"
     "  --queues N        RX queues, 1 to the RETA size (1)\n"
     "  --reta-size N     indirection table entries, a power of two up to 4096 (128)\n"
     "  --format F        table | json (table)\n"
@@ -37,6 +39,8 @@ static const char usage[] =
 typedef struct rss_opts {
     const char *src_s, *dst_s;
     uint32_t src, dst;
+    uint8_t src6[16], dst6[16];
+    int src_v6, dst_v6;     /* 1: the address is IPv6 (src6, dst6) */
     uint16_t sport, dport;
     int have_sport, have_dport;
     uint8_t key[RSS_KEY_MAX];
@@ -45,12 +49,18 @@ typedef struct rss_opts {
     cli_common cc;
 } rss_opts;
 
-static int parse_ip(const char *s, uint32_t *ip, const char *what, ddio_err *e)
+/* An IPv4 address into *ip, or an IPv6 one into ip6 with *v6 set. */
+static int parse_ip(const char *s, uint32_t *ip, uint8_t ip6[16], int *v6, const char *what, ddio_err *e)
 {
     struct in_addr a;
-    if (inet_pton(AF_INET, s, &a) != 1)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: '%s' is not a dotted-quad IPv4 address", what, s);
-    *ip = ntohl(a.s_addr);
+    *v6 = inet_pton(AF_INET, s, &a) != 1;
+    if (!*v6) {
+        *ip = ntohl(a.s_addr);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, s, ip6) != 1)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: '%s' is neither a dotted-quad IPv4 nor an IPv6 address", what,
+                         s);
     return 0;
 }
 
@@ -71,11 +81,11 @@ static int parse_opts(int argc, char **argv, rss_opts *o, ddio_err *e)
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         switch (c) {
         case O_SRC:
-            if (parse_ip(optarg, &o->src, "--src-ip", e)) return -1;
+            if (parse_ip(optarg, &o->src, o->src6, &o->src_v6, "--src-ip", e)) return -1;
             o->src_s = optarg;
             break;
         case O_DST:
-            if (parse_ip(optarg, &o->dst, "--dst-ip", e)) return -1;
+            if (parse_ip(optarg, &o->dst, o->dst6, &o->dst_v6, "--dst-ip", e)) return -1;
             o->dst_s = optarg;
             break;
         case O_SPORT:
@@ -115,6 +125,12 @@ static int parse_opts(int argc, char **argv, rss_opts *o, ddio_err *e)
         return USAGE_ERR("--src-ip is required");
     if (!o->dst_s)
         return USAGE_ERR("--dst-ip is required");
+    if (o->src_v6 != o->dst_v6)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--dst-ip: '%s' is %s but --src-ip '%s' is %s", o->dst_s,
+                         o->dst_v6 ? "IPv6" : "IPv4", o->src_s, o->src_v6 ? "IPv6" : "IPv4");
+    if (o->src_v6 && o->key_len && o->key_len < RSS_KEY_IPV6)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--key: %zu bytes, an IPv6 hash needs at least %d", o->key_len,
+                         RSS_KEY_IPV6);
     if (o->have_sport != o->have_dport)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: give both --src-port and --dst-port, or neither",
                          o->have_sport ? "--src-port" : "--dst-port");
@@ -140,8 +156,11 @@ int cmd_rss(int argc, char **argv)
         free(r);
         return cli_fail("rss", &e);
     }
-    int l4 = o.have_sport;
-    uint32_t h = l4 ? rss_hash_ipv4_l4(r, o.src, o.dst, o.sport, o.dport) : rss_hash_ipv4(r, o.src, o.dst);
+    int l4 = o.have_sport, v6 = o.src_v6;
+    uint32_t h = v6   ? (l4 ? rss_hash_ipv6_l4(r, o.src6, o.dst6, o.sport, o.dport) : rss_hash_ipv6(r, o.src6, o.dst6))
+                 : l4 ? rss_hash_ipv4_l4(r, o.src, o.dst, o.sport, o.dport)
+                      : rss_hash_ipv4(r, o.src, o.dst);
+    const char *fam = v6 ? "IPv6" : "IPv4";
     uint32_t idx = rss_reta_index(r, h), q = rss_queue(r, h);
     char hex[16], key[2 * RSS_KEY_MAX + 1];
     snprintf(hex, sizeof hex, "0x%08x", h);
@@ -154,7 +173,8 @@ int cmd_rss(int argc, char **argv)
         cJSON_AddStringToObject(root, "hash", hex);
         cJSON_AddNumberToObject(root, "queue", q);
         cJSON_AddNumberToObject(root, "reta_index", idx);
-        cJSON_AddStringToObject(root, "input", l4 ? "ipv4-4-tuple" : "ipv4-2-tuple");
+        cJSON_AddStringToObject(root, "input", v6 ? (l4 ? "ipv6-4-tuple" : "ipv6-2-tuple")
+                                                  : (l4 ? "ipv4-4-tuple" : "ipv4-2-tuple"));
         cJSON_AddStringToObject(root, "src_ip", o.src_s);
         cJSON_AddStringToObject(root, "dst_ip", o.dst_s);
         if (l4) {
@@ -169,10 +189,13 @@ int cmd_rss(int argc, char **argv)
         sb_printf(&sb, "%s\n", j);
         free(j);
     } else {
+        /* IPv6 addresses in brackets before a port, as in URLs. */
+        const char *lb = v6 && l4 ? "[" : "", *rb = v6 && l4 ? "]" : "";
         if (l4)
-            sb_printf(&sb, "input   IPv4 4-tuple %s:%u -> %s:%u\n", o.src_s, o.sport, o.dst_s, o.dport);
+            sb_printf(&sb, "input   %s 4-tuple %s%s%s:%u -> %s%s%s:%u\n", fam, lb, o.src_s, rb, o.sport, lb, o.dst_s,
+                      rb, o.dport);
         else
-            sb_printf(&sb, "input   IPv4 2-tuple %s -> %s\n", o.src_s, o.dst_s);
+            sb_printf(&sb, "input   %s 2-tuple %s -> %s\n", fam, o.src_s, o.dst_s);
         sb_printf(&sb, "hash    %s\n", hex);
         sb_printf(&sb, "queue   %u of %u (RETA entry %u of %u)\n", q, r->queues, idx, r->reta_size);
         sb_printf(&sb, "key     %s (%zu bytes)\n", key, r->key_len);

@@ -285,9 +285,9 @@ static void bounds_note(strbuf *sb, const ddio_config *cfg, const dsim_result *r
                   which);
 }
 
-/* "; N records of each pass skipped (not_ipv4 N, fragment N, ...): --all
+/* "; N records of each pass skipped (not_ip N, fragment N, ...): --all
  * keeps them" when the trace filter left any out, else nothing: they are
- * not simulated, and a trace of IPv6 or fragments would otherwise lose
+ * not simulated, and a trace of fragments or ARP would otherwise lose
  * them silently. */
 static void skipped_line(strbuf *sb, const dsim_result *r)
 {
@@ -304,7 +304,7 @@ static void skipped_line(strbuf *sb, const dsim_result *r)
                       (unsigned long long)r->trace_skipped[c]);
             sep = ", ";
         }
-    sb_printf(sb, "): only unfragmented IPv4 TCP/UDP is simulated; --all keeps the rest");
+    sb_printf(sb, "): only unfragmented IPv4/IPv6 TCP/UDP is simulated; --all keeps the rest");
 }
 
 static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, const dsim_result *r,

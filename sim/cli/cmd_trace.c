@@ -26,10 +26,10 @@ static const char usage_trace[] =
 static const char usage_stats[] =
     "usage: ddiosim trace stats [options] FILE\n"
     "\n"
-    "Summarise a pcap or pcapng capture (Ethernet, raw IPv4 or Linux cooked).\n"
+    "Summarise a pcap or pcapng capture (Ethernet, raw IP or Linux cooked).\n"
     "Sizes are wire lengths (the original length, not the snap-length-cut\n"
-    "capture).  By default only unfragmented IPv4 TCP/UDP packets count, the\n"
-    "others are listed as skipped by reason.\n"
+    "capture).  By default only unfragmented IPv4 and IPv6 TCP/UDP packets\n"
+    "count, the others are listed as skipped by reason (docs/traces.md).\n"
     "\n"
     "options:\n"
     "  --all             count every packet (the filter's classes are still listed)\n"
@@ -121,7 +121,8 @@ static void stats_table(strbuf *sb, const stats_opts *o, const trace_stats *s)
 {
     sb_printf(sb, "file        %s\n", o->in);
     sb_printf(sb, "filter      %s\n",
-              o->all ? "none (--all): every packet counts" : "unfragmented IPv4 TCP/UDP (--all keeps every packet)");
+              o->all ? "none (--all): every packet counts"
+                     : "unfragmented IPv4/IPv6 TCP/UDP (--all keeps every packet)");
     sb_printf(sb, "records     %llu read, %llu counted\n", (unsigned long long)s->records,
               (unsigned long long)s->packets);
     sb_printf(sb, "%-11s %llu (", o->all ? "classes" : "skipped",
@@ -129,7 +130,7 @@ static void stats_table(strbuf *sb, const stats_opts *o, const trace_stats *s)
     for (int c = 1; c < TRACE_NCLASSES; c++)
         sb_printf(sb, "%s%s %llu", c > 1 ? ", " : "", trace_class_name((enum trace_class)c),
                   (unsigned long long)s->count[c]);
-    sb_printf(sb, ")%s\n", o->all ? " not unfragmented IPv4 TCP/UDP, kept" : "");
+    sb_printf(sb, ")%s\n", o->all ? " not unfragmented IPv4/IPv6 TCP/UDP, kept" : "");
     sb_printf(sb, "bytes       %llu on the wire, %llu captured (%llu packets cut by the snap length)\n",
               (unsigned long long)s->bytes, (unsigned long long)s->cap_bytes,
               (unsigned long long)s->snap_truncated);
@@ -147,6 +148,8 @@ static void stats_table(strbuf *sb, const stats_opts *o, const trace_stats *s)
     sb_printf(sb, "flows       %zu distinct 5-tuples", s->flows);
     if (s->no_tuple)
         sb_printf(sb, " (%llu packets without one)", (unsigned long long)s->no_tuple);
+    sb_printf(sb, "\nipv6        %llu packets (%.2f%%), %zu flows", (unsigned long long)s->ipv6,
+              s->packets ? 100.0 * (double)s->ipv6 / (double)s->packets : 0.0, s->flows6.n);
     sb_printf(sb, "\nhistogram   %-12s %12s %8s\n", "bytes", "packets", "share");
     for (int b = 0; b < TRACE_NBINS; b++) {
         char lab[32];
@@ -160,7 +163,7 @@ static char *stats_json(const stats_opts *o, const trace_stats *s)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "file", o->in);
-    cJSON_AddStringToObject(root, "filter", o->all ? "all" : "ipv4_tcp_udp_unfragmented");
+    cJSON_AddStringToObject(root, "filter", o->all ? "all" : "ip_tcp_udp_unfragmented");
     cJSON_AddNumberToObject(root, "records", (double)s->records);
     cJSON_AddNumberToObject(root, "packets", (double)s->packets);
     cJSON_AddNumberToObject(root, "bytes", (double)s->bytes);
@@ -204,6 +207,9 @@ static char *stats_json(const stats_opts *o, const trace_stats *s)
     }
     cJSON_AddNumberToObject(root, "flows", (double)s->flows);
     cJSON_AddNumberToObject(root, "packets_without_tuple", (double)s->no_tuple);
+    cJSON *v6 = cJSON_AddObjectToObject(root, "ipv6");
+    cJSON_AddNumberToObject(v6, "packets", (double)s->ipv6);
+    cJSON_AddNumberToObject(v6, "flows", (double)s->flows6.n);
     cJSON *r = cJSON_AddObjectToObject(root, "rate");
     cJSON_AddNumberToObject(r, "gbps", trace_stats_gbps(s, 0));
     cJSON_AddNumberToObject(r, "gbps_l1", trace_stats_gbps(s, L1_OVERHEAD));

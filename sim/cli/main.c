@@ -8,7 +8,7 @@
 static const ddio_cmd commands[] = {
     {"cache-replay", "replay a DineroIV-style line address trace through one cache", cmd_cache_replay},
     {"trace", "pcap traces: stats (summarise a capture), gen (synthetic fixed/imix/mawi)", cmd_trace},
-    {"rss", "Toeplitz RSS hash and RX queue of an IPv4 flow", cmd_rss},
+    {"rss", "Toeplitz RSS hash and RX queue of an IPv4 or IPv6 flow", cmd_rss},
     {"config", "show the resolved machine and workload configuration; list known names", cmd_config},
     {"simulate", "discrete-event simulation of NIC rings, cores and caches: hit rates, queues, drops", cmd_simulate},
     {"predict", "analytical Markov model of Wang, Xu, Wu (SIGMETRICS 2022): hit-rate bounds in ms", cmd_predict},

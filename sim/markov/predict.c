@@ -115,10 +115,7 @@ int mk_traffic_from_source(mk_traffic *t, const dsim_source *from, uint32_t pkt_
         hist[len] += 1;
         uint32_t q = 0;
         if (cores > 1 && p.has_tuple) {
-            uint32_t h = (p.proto == 6 || p.proto == 17)
-                             ? rss_hash_ipv4_l4(&r, p.src_ip, p.dst_ip, p.src_port, p.dst_port)
-                             : rss_hash_ipv4(&r, p.src_ip, p.dst_ip);
-            q = rss_queue(&r, h);
+            q = rss_queue(&r, pktsrc_rss_hash(&r, &p));
         }
         cnt[q] += 1;
         if (++n >= (max_packets ? max_packets : UINT64_MAX))

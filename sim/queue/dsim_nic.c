@@ -6,10 +6,7 @@
 
 static uint32_t nic_queue_hash(dsim *s, const pktsrc_pkt *p)
 {
-    uint32_t h = (p->proto == 6 || p->proto == 17)
-                     ? rss_hash_ipv4_l4(&s->rss, p->src_ip, p->dst_ip, p->src_port, p->dst_port)
-                     : rss_hash_ipv4(&s->rss, p->src_ip, p->dst_ip);
-    return rss_queue(&s->rss, h);
+    return rss_queue(&s->rss, pktsrc_rss_hash(&s->rss, p));
 }
 
 /* The RX queue of a generated flow: the hash of its 5-tuple (gen_flow_meta,

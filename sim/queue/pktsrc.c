@@ -8,12 +8,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the simulator reads of a trace packet. */
+/* The union of pktsrc_pkt keeps it at 32 bytes and pktsrc_rec too. */
+_Static_assert(sizeof(pktsrc_pkt) == 32 && sizeof(pktsrc_rec) == 32, "a packet is half a cache line");
+
+/* What the simulator reads of a trace packet (an IPv6 packet's addresses
+ * aside: keep_ip6, next_streamed). */
 static pktsrc_rec rec_of(const trace_pkt *p)
 {
     return (pktsrc_rec){.ts_ns = p->ts_ns, .wire_len = p->wire_len, .src_ip = p->src_ip, .dst_ip = p->dst_ip,
                         .src_port = p->src_port, .dst_port = p->dst_port, .proto = p->proto,
-                        .has_tuple = p->has_tuple};
+                        .has_tuple = p->has_tuple, .ipv6 = p->ipv6};
+}
+
+/* src then dst address of an IPv6 packet, as pktsrc_pkt.ip6 points at them. */
+static void copy_ip6(uint8_t out[32], const trace_pkt *p)
+{
+    memcpy(out, p->src6, 16);
+    memcpy(out + 16, p->dst6, 16);
+}
+
+/* Append the addresses of IPv6 packet p to s->mem6, its index in *idx.
+ * -1 when out of memory. */
+static int keep_ip6(pktsrc *s, const trace_pkt *p, uint32_t *idx)
+{
+    if (s->mem6_n == s->mem6_cap) {
+        uint64_t ncap = s->mem6_cap ? s->mem6_cap * 2 : 256;
+        uint8_t(*m)[32] = realloc(s->mem6, ncap * sizeof *m);
+        if (!m)
+            return -1;
+        s->mem6 = m;
+        s->mem6_cap = ncap;
+    }
+    copy_ip6(s->mem6[s->mem6_n], p);
+    *idx = (uint32_t)s->mem6_n++;
+    return 0;
+}
+
+/* Stop holding the trace in memory: it will be streamed. */
+static void drop_mem(pktsrc *s)
+{
+    free(s->mem);
+    free(s->mem6);
+    s->mem = NULL;
+    s->mem6 = NULL;
+    s->mem6_n = s->mem6_cap = 0;
 }
 
 /* Keep packet p as the n-th of s->mem, growing it; past
@@ -32,14 +70,15 @@ static void keep_packet(pktsrc *s, uint64_t n, uint64_t *cap, const trace_pkt *p
             ncap = s->mem_max;
         pktsrc_rec *m = n < ncap ? realloc(s->mem, ncap * sizeof *m) : NULL;
         if (!m) {
-            free(s->mem);
-            s->mem = NULL;
+            drop_mem(s);
             return;
         }
         s->mem = m;
         *cap = ncap;
     }
     s->mem[n] = rec_of(p);
+    if (p->ipv6 && keep_ip6(s, p, &s->mem[n].ip6) != 0)
+        drop_mem(s);
 }
 
 /* One pass over a trace for its packet count, bytes and duration: what a
@@ -70,7 +109,8 @@ static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *by
         return -1;
     s->mem_n = s->mem ? n : 0;
     if (!n)
-        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no usable packets (IPv4 TCP/UDP; --all keeps every packet)", path);
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no usable packets (IPv4 or IPv6 TCP/UDP; --all keeps every packet)",
+                         path);
     *pkts = n;
     *bytes = b;
     *dur_ns = last > first ? (double)(last - first) : 0.0;
@@ -159,8 +199,11 @@ static int next_streamed(pktsrc *s, pktsrc_rec *r, ddio_err *e)
         new_pass(s);
         rc = trace_reader_next(&s->tr, &tp, e);
     }
-    if (rc == 1)
+    if (rc == 1) {
         *r = rec_of(&tp);
+        if (tp.ipv6)
+            copy_ip6(s->tip6, &tp);
+    }
     return rc;
 }
 
@@ -303,8 +346,13 @@ int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
         return rc;
     place(s, p, tp->ts_ns, tp->wire_len);
     s->produced++;
-    p->src_ip = tp->src_ip;
-    p->dst_ip = tp->dst_ip;
+    if (tp->ipv6) {
+        p->ip6 = s->mem ? s->mem6[tp->ip6] : s->tip6;
+    } else {
+        p->src_ip = tp->src_ip;
+        p->dst_ip = tp->dst_ip;
+    }
+    p->ipv6 = tp->ipv6;
     p->src_port = tp->src_port;
     p->dst_port = tp->dst_port;
     p->proto = tp->proto;
@@ -318,8 +366,7 @@ void pktsrc_close(pktsrc *s)
 {
     if (s->is_trace && s->tr.pcap)
         trace_reader_close(&s->tr);
-    free(s->mem);
-    s->mem = NULL;
+    drop_mem(s);
     free(s->tcp_cache);
     s->tcp_cache = NULL;
 }

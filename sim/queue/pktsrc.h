@@ -19,13 +19,14 @@
 #include "sim/common/err.h"
 #include "traces/gen.h"
 #include "traces/pcap.h"
+#include "traces/rss.h"
 #include "traces/spool.h"
 
 #define PKTSRC_WIRE_OVERHEAD 24u   /* FCS 4 + preamble 8 + inter-frame gap 12 */
 #define PKTSRC_DEFAULT_PACKETS 100000u   /* a profile's packets when the run gives none */
 #define PKTSRC_BATCH 64u           /* generated packets drawn at once */
 #define PKTSRC_TCP_CACHE_MAX (1u << 20)   /* most flows whose TCP bit is remembered */
-#define PKTSRC_TRACE_MEM_MAX (1u << 21)   /* most trace packets held in memory (64 MiB) */
+#define PKTSRC_TRACE_MEM_MAX (1u << 21)   /* most trace packets held in memory (64 MiB, +32 B per IPv6 one) */
 
 /* A trace packet as held in memory: what place() and the RSS read. */
 typedef struct pktsrc_rec {
@@ -34,17 +35,41 @@ typedef struct pktsrc_rec {
     uint32_t src_ip, dst_ip;
     uint16_t src_port, dst_port;
     uint8_t proto, has_tuple;
+    uint8_t ipv6;           /* 1: its addresses are pktsrc.mem6[ip6] (held) or pktsrc.tip6 (streamed) */
+    uint32_t ip6;
 } pktsrc_rec;
 
 typedef struct pktsrc_pkt {
     uint64_t ts_ns;         /* arrival at the NIC, from 0 */
+    /* IPv4 addresses, or for IPv6 a pointer to the source then destination
+     * address (32 bytes, network order, valid until the next packet): a
+     * union, so that the packet stays 32 bytes, as the generator's batches
+     * want it. */
+    union {
+        struct {
+            uint32_t src_ip, dst_ip;
+        };
+        const uint8_t *ip6;
+    };
     uint32_t len;           /* frame bytes (no FCS): what the NIC DMAs */
-    uint32_t src_ip, dst_ip;
     uint16_t src_port, dst_port;
     uint8_t proto, has_tuple;
     uint8_t has_flow;       /* generated: `flow` is the generator's flow index (gen_flow_meta) */
+    uint8_t ipv6;           /* 1: the addresses are ip6 (a trace's IPv6 packet) */
     uint32_t flow;
 } pktsrc_pkt;
+
+/* The RSS hash a NIC computes for p (has_tuple set): over the addresses and
+ * ports for TCP and UDP, the addresses alone otherwise. */
+static inline uint32_t pktsrc_rss_hash(const rss *r, const pktsrc_pkt *p)
+{
+    int l4 = p->proto == 6 || p->proto == 17;
+    if (p->ipv6)
+        return l4 ? rss_hash_ipv6_l4(r, p->ip6, p->ip6 + 16, p->src_port, p->dst_port)
+                  : rss_hash_ipv6(r, p->ip6, p->ip6 + 16);
+    return l4 ? rss_hash_ipv4_l4(r, p->src_ip, p->dst_ip, p->src_port, p->dst_port)
+              : rss_hash_ipv4(r, p->src_ip, p->dst_ip);
+}
 
 /* Where packets come from. */
 typedef struct dsim_source {
@@ -67,6 +92,9 @@ typedef struct pktsrc {
     int keep_all;
     trace_reader tr;            /* a streamed trace's reader (mem is NULL) */
     pktsrc_rec *mem;            /* the trace's packets, or NULL when it is streamed */
+    uint8_t (*mem6)[32];        /* with mem: the addresses of its IPv6 packets (pktsrc_rec.ip6) */
+    uint64_t mem6_n, mem6_cap;
+    uint8_t tip6[32];           /* a streamed trace: the addresses of its current IPv6 packet */
     uint64_t mem_n, mem_pos;    /* packets in mem, the next one */
     uint64_t mem_max;           /* past this many packets the trace is streamed */
     gen g;

@@ -122,8 +122,9 @@ static void check_frame(int lt, const uint8_t *d, uint32_t n, const trace_pkt *p
         FZ_CHECK(p->src_port == 0 && p->dst_port == 0);
     if (p->src_port || p->dst_port)
         FZ_CHECK(p->proto == 6 || p->proto == 17);
-    /* The filter, both ways: "ok" exactly when a complete, unfragmented
-     * IPv4 header and the TCP / UDP ports are inside the captured bytes. */
+    /* The filter, both ways: "ok" for IPv4 exactly when a complete,
+     * unfragmented IPv4 header and the TCP / UDP ports are inside the
+     * captured bytes (IPv6: see below). */
     long o = ref_l3(lt, d, n);
     int full = 0;
     const uint8_t *ip = NULL;
@@ -136,15 +137,18 @@ static void check_frame(int lt, const uint8_t *d, uint32_t n, const trace_pkt *p
         full = (ip[0] >> 4) == 4 && ihl >= 20 && tot >= ihl + 4 && n >= (uint32_t)o + ihl + 4 &&
                (frag & 0x3fff) == 0 && (ip[9] == 6 || ip[9] == 17);
     }
-    FZ_CHECK((p->cls == TRACE_OK) == full);
+    FZ_CHECK((p->cls == TRACE_OK && !p->ipv6) == full);
+    if (p->cls == TRACE_OK && p->ipv6)
+        FZ_CHECK(p->has_tuple == 1 && (p->proto == 6 || p->proto == 17));
     if (full) {
         FZ_CHECK(p->has_tuple == 1);
         FZ_CHECK(p->proto == ip[9]);
         FZ_CHECK(p->src_ip == rd32(ip + 12) && p->dst_ip == rd32(ip + 16));
         FZ_CHECK(p->src_port == rd16(ip + ihl) && p->dst_port == rd16(ip + ihl + 2));
     }
-    if (o < 0 && lt != DLT_EN10MB && lt != DLT_LINUX_SLL && lt != DLT_LINUX_SLL2 && n >= 1)
-        FZ_CHECK(p->cls == TRACE_NOT_IPV4);
+    if (o < 0 && lt != DLT_EN10MB && lt != DLT_LINUX_SLL && lt != DLT_LINUX_SLL2 && n >= 1 &&
+        ((d[0] >> 4) != 6 || lt != DLT_RAW))
+        FZ_CHECK(p->cls == TRACE_NOT_IP);
 }
 
 static void parse_exact(int lt, const uint8_t *d, uint32_t n, trace_pkt *p)
@@ -158,7 +162,9 @@ static void parse_exact(int lt, const uint8_t *d, uint32_t n, trace_pkt *p)
 static int same_tuple(const trace_pkt *a, const trace_pkt *b)
 {
     return a->cls == b->cls && a->has_tuple == b->has_tuple && a->src_ip == b->src_ip && a->dst_ip == b->dst_ip &&
-           a->src_port == b->src_port && a->dst_port == b->dst_port && a->proto == b->proto;
+           a->src_port == b->src_port && a->dst_port == b->dst_port && a->proto == b->proto &&
+           a->ipv6 == b->ipv6 &&
+           (!a->ipv6 || (memcmp(a->src6, b->src6, 16) == 0 && memcmp(a->dst6, b->dst6, 16) == 0));
 }
 
 /* The bytes as one frame of every supported link type; and any prefix of a
