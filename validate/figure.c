@@ -169,8 +169,13 @@ out:
  * drawable (it is a string of the script: a symbolic link's target too). */
 static int open_out(ddio_outfile *of, const char *opt, const char *path, ddio_err *e)
 {
-    if (vd_gp_text_check(path, opt, "the file name", e) != 0 || ddio_outfile_open(of, path, e) != 0)
+    if (vd_gp_text_check(path, opt, "the file name", e) != 0)
         return -1;
+    if (ddio_outfile_open(of, path, e) != 0) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        return ddio_errf(e, e->exit_code, "%s: %s", opt, msg);
+    }
     if (vd_gp_text_check(of->tmp ? of->tmp : of->target, opt, "the file written", e) != 0) {
         ddio_outfile_abort(of);
         return -1;
