@@ -26,13 +26,12 @@
     "4,128,4,ok,,0.875,0.8,0.9,4,10\n"
 #define SERIES "--x rx_ring --y model_pcie_write_hit --series ddio_ways"
 
-static char *get(const char *dir, const char *name)
+
+/* A new folder holding CSV as r.csv. */
+static void csv_dir(char *dir, size_t cap)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *s = slurp(path, NULL);
-    cr_assert_not_null(s, "%s not written", path);
-    return s;
+    make_tmpdir(dir, cap);
+    put_file(dir, "r.csv", CSV);
 }
 
 /* `ddiosim plot ARGS` in dir must succeed silently. */
@@ -96,11 +95,10 @@ Test(plot_figure, data_file_beside_the_script)
 Test(plot_figure, title_labels_size_and_font_in_the_svg, .timeout = 120)
 {
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    put_file(dir, "r.csv", CSV);
+    csv_dir(dir, sizeof dir);
     plot_ok(dir, "r.csv " SERIES " -o a.svg --title 'It'\\''s \"q\" \\n a\\b @x `x`' --xlabel 'Ring, per core' "
                  "--ylabel 'Hits [%]' --size 800x500 --font-size 14");
-    char *svg = get(dir, "a.svg");
+    char *svg = slurp_in(dir, "a.svg", NULL);
     /* gnuplot writes XML's quotes as entities. */
     cr_expect(strstr(svg, "It&apos;s &quot;q&quot; \\n a\\b @x `x`") || strstr(svg, "It's \"q\" \\n a\\b @x `x`"),
               "the title is not drawn as written");
@@ -120,13 +118,13 @@ Test(plot_figure, title_labels_size_and_font_in_the_svg, .timeout = 120)
 Test(plot_figure, default_labels_and_the_key, .timeout = 120)
 {
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    put_file(dir, "r.csv", CSV);
+    csv_dir(dir, sizeof dir);
     plot_ok(dir, "r.csv " SERIES " -o a.svg");
     plot_ok(dir, "r.csv --x rx_ring --y sim_mem_gbps --where ddio_ways=2 -o b.svg");
     plot_ok(dir, "r.csv --x rx_ring --y my_metric --where ddio_ways=2 -o c.svg");
     plot_ok(dir, "r.csv --x rx_ring --y model_pcie_write_hit --heatmap ddio_ways -o d.svg");
-    char *a = get(dir, "a.svg"), *b = get(dir, "b.svg"), *c = get(dir, "c.svg"), *d = get(dir, "d.svg");
+    char *a = slurp_in(dir, "a.svg", NULL), *b = slurp_in(dir, "b.svg", NULL);
+    char *c = slurp_in(dir, "c.svg", NULL), *d = slurp_in(dir, "d.svg", NULL);
     cr_expect(strstr(a, ">RX ring (descriptors)<"), "x label");
     cr_expect(strstr(a, ">PCIe write hit, model (%)<"), "y label");
     cr_expect(strstr(a, ">model (lower-upper bound)<"), "no key entry for the band");
@@ -149,13 +147,12 @@ Test(plot_figure, default_labels_and_the_key, .timeout = 120)
 Test(plot_figure, frac_columns_draw_the_same_figure, .timeout = 120)
 {
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    put_file(dir, "r.csv", CSV);
+    csv_dir(dir, sizeof dir);
     cr_assert_eq(shf("cd '%s' && sed '1s/_hit/_hit_frac/; 1s/_lower/_lower_frac/; 1s/_upper/_upper_frac/' r.csv "
                      "> f.csv", dir), 0);
     plot_ok(dir, "r.csv " SERIES " -o a.svg");
     plot_ok(dir, "f.csv --x rx_ring --y model_pcie_write_hit_frac --series ddio_ways -o b.svg");
-    char *a = get(dir, "a.svg"), *b = get(dir, "b.svg");
+    char *a = slurp_in(dir, "a.svg", NULL), *b = slurp_in(dir, "b.svg", NULL);
     cr_expect_str_eq(b, a, "model_pcie_write_hit_frac is drawn otherwise");
     free(a);
     free(b);
@@ -166,16 +163,11 @@ Test(plot_figure, frac_columns_draw_the_same_figure, .timeout = 120)
 Test(plot_figure, pdf_size_in_inches, .timeout = 120)
 {
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    put_file(dir, "r.csv", CSV);
+    csv_dir(dir, sizeof dir);
     plot_ok(dir, "r.csv " SERIES " -o a.pdf --size 3.5x2.5 --font-size 8 --title 'Fig. 17'");
     size_t len = 0;
-    char *pdf = get(dir, "a.pdf");
-    free(pdf);
-    char path[128];
-    snprintf(path, sizeof path, "%s/a.pdf", dir);
-    pdf = slurp(path, &len);
-    cr_assert(pdf && len > 100);
+    char *pdf = slurp_in(dir, "a.pdf", &len);
+    cr_assert_gt(len, 100);
     cr_expect(memcmp(pdf, "%PDF-", 5) == 0, "not a PDF signature: %.8s", pdf);
     cr_expect(memmem(pdf, len, "/MediaBox [ 0 0 252 180 ]", 25) != NULL, "not 3.5 x 2.5 in");
     free(pdf);
@@ -187,8 +179,7 @@ Test(plot_figure, pdf_size_in_inches, .timeout = 120)
 Test(plot_figure, script_round_trip, .timeout = 120)
 {
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    put_file(dir, "r.csv", CSV);
+    csv_dir(dir, sizeof dir);
     cr_assert_eq(shf("mkdir '%s/s' '%s/elsewhere'", dir, dir), 0);
     const char *title = "--title 'Round '\\''trip'\\'' \\\\ @x'";
     for (int heat = 0; heat < 2; heat++) {
@@ -199,11 +190,12 @@ Test(plot_figure, script_round_trip, .timeout = 120)
         char listing[256];
         cr_expect_str_eq(dir_listing(dir, listing, sizeof listing), "a.svg,elsewhere,r.csv,s");
         cr_expect_str_eq(dir_listing(strcat(strcpy(args, dir), "/s"), listing, sizeof listing), "fig.dat,fig.gp");
-        char *want = get(dir, "a.svg"), *gp = get(dir, "s/fig.gp"), *dat = get(dir, "s/fig.dat");
+        char *want = slurp_in(dir, "a.svg", NULL), *gp = slurp_in(dir, "s/fig.gp", NULL);
+        char *dat = slurp_in(dir, "s/fig.dat", NULL);
         cr_expect(strstr(gp, "'fig.dat'") && !strstr(gp, "EOD"), "the script does not read its data file");
         cr_expect(strstr(dat, heat ? "1 1 87.5" : "128 87.5 80 90"), "%s", dat);
         cr_assert_eq(shf("rm '%s/a.svg' && cd '%s/elsewhere' && gnuplot ../s/fig.gp 2>/dev/null", dir, dir), 0);
-        char *again = get(dir, "a.svg");
+        char *again = slurp_in(dir, "a.svg", NULL);
         cr_expect(strstr(again, "Round &apos;trip&apos; \\\\ @x") || strstr(again, "Round 'trip' \\\\ @x"),
                   "no title");
         cr_expect_str_eq(again, want, "gnuplot on the saved script draws another figure");
@@ -219,8 +211,7 @@ Test(plot_figure, script_round_trip, .timeout = 120)
 Test(plot_figure, errors_name_the_option_as_typed, .timeout = 120)
 {
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    put_file(dir, "r.csv", CSV);
+    csv_dir(dir, sizeof dir);
     static const struct {
         const char *args, *want;
     } c[] = {
@@ -280,7 +271,7 @@ Test(plot_figure, validate_plot_in_words, .timeout = 240)
     cli_run r = run_shellf(dir, "'%s' validate --measured e --packets 20000 --plot f.svg -o v.txt", ddiosim_bin());
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_run_free(&r);
-    char *svg = get(dir, "f.svg");
+    char *svg = slurp_in(dir, "f.svg", NULL);
     static const char *const want[] = {
         ">ring: PCIe write hit<", ">ring: PCIe read hit<", ">PCIe write hit (%)<", ">PCIe read hit (%)<",
         ">RX ring (descriptors)<", ">measured (mean, sd)<", ">simulator<", ">model<",
