@@ -252,7 +252,7 @@ Test(plot_figure, errors_name_the_option_as_typed, .timeout = 120)
 
 /* validate --plot: a row per experiment, its panels titled and labelled in
  * words, the key naming measured, simulator, model and the model's band,
- * a line per series value in words. */
+ * a line per series value in words; no panel for a metric not measured. */
 Test(plot_figure, validate_plot_in_words, .timeout = 240)
 {
     char dir[64];
@@ -268,7 +268,15 @@ Test(plot_figure, validate_plot_in_words, .timeout = 240)
     put_file(sub, "1500W.csv", "64 80 82\n128 85 87\n");
     put_file(sub, "256R.csv", "64 80 84\n128 88 90\n");
     put_file(sub, "1500R.csv", "64 70 74\n128 78 80\n");
-    cli_run r = run_shellf(dir, "'%s' validate --measured e --packets 20000 --plot f.svg -o v.txt", ddiosim_bin());
+    /* A second experiment measured write hits only: no read panel. */
+    snprintf(sub, sizeof sub, "%s/w", dir);
+    cr_assert_eq(shf("mkdir '%s'", sub), 0);
+    put_file(sub, "experiment.json",
+             "{\"name\": \"wonly\", \"source\": \"npf\", \"fixed\": {\"cores\": 1, \"pkt_size\": 1500},"
+             " \"x\": {\"param\": \"ddio_ways\"}, \"values\": \"percent\", \"metrics\": {\"pcie_write_hit\": \"W\"}}");
+    put_file(sub, "W.csv", "2 90 92\n4 95 97\n");
+    cli_run r = run_shellf(dir, "'%s' validate --measured e --measured w --packets 20000 --plot f.svg -o v.txt",
+                           ddiosim_bin());
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_run_free(&r);
     char *svg = slurp_in(dir, "f.svg", NULL);
@@ -279,7 +287,9 @@ Test(plot_figure, validate_plot_in_words, .timeout = 240)
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_expect(strstr(svg, want[i]), "no %s", want[i]);
-    cr_expect(strstr(svg, "width=\"1200\" height=\"440\""), "not 1200 x 440");
+    cr_expect(strstr(svg, ">wonly: PCIe write hit<") && strstr(svg, ">DDIO ways<"), "no panel of wonly");
+    cr_expect(!strstr(svg, ">wonly: PCIe read hit<"), "a panel of a metric wonly did not measure");
+    cr_expect(strstr(svg, "width=\"1200\" height=\"880\""), "not 1200 x 2 x 440");
     free(svg);
     rm_rf(dir);
 }

@@ -276,6 +276,15 @@ static void panel(vd_buf *g, const vd_set *s, size_t x, int m, int base, const d
     vd_bprintf(g, "\n");
 }
 
+/* Whether experiment e measured metric m on any point. */
+static int measured(const vd_experiment *e, int m)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->point[i].has[m])
+            return 1;
+    return 0;
+}
+
 int vd_plot(const vd_set *s, const char *out, ddio_err *e)
 {
     if (vd_plot_check_set(s->exp, s->n_exp, e) != 0)
@@ -287,6 +296,10 @@ int vd_plot(const vd_set *s, const char *out, ddio_err *e)
     int base = 0;
     for (size_t x = 0; x < s->n_exp; x++) {
         for (int m = 0; m < 2; m++) {
+            if (!measured(&s->exp[x], m)) {   /* no panel for a metric the experiment did not measure */
+                vd_bprintf(&g, "set multiplot next\n");
+                continue;
+            }
             double sv[N_COLORS];
             int nb = write_data(s, x, first, m, &d, sv, (int)N_COLORS);
             panel(&g, s, x, m, base, sv, nb);
