@@ -197,9 +197,7 @@ static int write_data(const vd_set *s, size_t x, size_t first, int m, vd_buf *f,
         vd_bprintf(f, "\n");
         rows++;
     }
-    if (!nb)
-        vd_bprintf(f, "%s", f->len ? "\n\n" : ""), nb = 1, sv[0] = 0;
-    close_set(f, rows);
+    close_set(f, rows);   /* e has a point: nb >= 1 */
     return nb;
 }
 
@@ -235,7 +233,9 @@ static void panel(vd_buf *g, const vd_set *s, size_t x, int m, int base, const d
     char yl[128], title[128];
     vd_label(metric, yl, sizeof yl, NULL);
     vd_label(metric, title, sizeof title, NULL);
-    title[strcspn(title, "(") - 1] = '\0';   /* "PCIe write hit", without its unit */
+    char *unit = strstr(title, " (");
+    if (unit)
+        *unit = '\0';   /* "PCIe write hit", without its unit */
     /* The name is any text (checked by vd_plot_check_set): single-quoted,
      * gnuplot substitutes nothing in it. */
     vd_bprintf(g, "set title ");
