@@ -53,7 +53,7 @@ _ddiosim()
         --format) COMPREPLY=($(compgen -W "table json csv jsonl" -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -W "mawi imix fixed:64 fixed:1500" -- "$cur")); return ;;
         --mapping) COMPREPLY=($(compgen -W "modulo xor random skx18" -- "$cur")); return ;;
-        -o|--output|--trace|--spec|--measured|--overlay|--timeline|--plot|--din|--set-file)
+        -o|--output|--trace|--spec|--measured|--overlay|--timeline|--plot|--script|--din|--set-file)
             compopt -o filenames 2>/dev/null
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;

@@ -38,6 +38,15 @@ char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+char *slurp_in(const char *dir, const char *name, size_t *len)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *s = slurp(path, len);
+    cr_assert_not_null(s, "%s not written", path);
+    return s;
+}
+
 char *write_temp(const char *suffix, const char *content, size_t len)
 {
     char tmpl[256];

@@ -54,6 +54,9 @@ void expect_cli_errors(const cli_error_case *cases, size_t n);
 char *slurp(const char *path, size_t *len);
 /* Write a string to a fresh temporary file; returns its malloc'ed path. */
 char *write_temp(const char *suffix, const char *content, size_t len);
+/* DIR/NAME's contents, asserted readable (Criterion: the test fails when
+ * it is not written); *len optional, the caller frees. */
+char *slurp_in(const char *dir, const char *name, size_t *len);
 /* Number of lines in s that contain `needle`. */
 int count_lines_with(const char *s, const char *needle);
 /* The names in `dir` (at most 64), sorted and comma-separated ("" when

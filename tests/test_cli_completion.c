@@ -35,6 +35,9 @@ Test(cli_completion, completes_from_the_binarys_own_lists, .timeout = 120)
         {"help qu", "queues\n"},
         {"validate --max", "--max-mae\n"},
         {"sweep --engine m", "model\n"},
+        {"plot --s", "--script --series --size\n"},
+        {"plot --f", "--font-size\n"},
+        {"plot --xl", "--xlabel\n"},
         {"--ver", "--version\n"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {

@@ -29,15 +29,6 @@
 #define BASIC_ARGS "--x rx_ring --y model_pcie_write_hit --series ddio_ways"
 
 
-/* DIR/NAME's contents (asserted readable; the caller frees). */
-static char *get(const char *dir, const char *name)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *s = slurp(path, NULL);
-    cr_assert_not_null(s, "%s not written", path);
-    return s;
-}
 
 /* s as one shell word (malloc'ed): single quotes, ' written '\''. */
 static char *shq(const char *s)
@@ -99,14 +90,14 @@ Test(plot_safety, plot_draws_data_text_and_runs_none_of_it, .timeout = 120)
     cli_run_free(&r);
     char listing[512];
     cr_expect_str_eq(dir_listing(dir, listing, sizeof listing), "a'`touch PWNED6`$(touch PWNED7).svg,b.svg,r.csv");
-    char *svg = get(dir, "a'`touch PWNED6`$(touch PWNED7).svg");
+    char *svg = slurp_in(dir, "a'`touch PWNED6`$(touch PWNED7).svg", NULL);
     cr_expect(strstr(svg, "</svg>"), "not a whole SVG");
     /* The labels as they were written (gnuplot escapes XML's ' and "). */
     cr_expect(strstr(svg, "x`touch PWNED1`"), "the x label is not drawn");
     cr_expect(strstr(svg, "v`touch PWNED4`"), "the first series is not drawn");
     cr_expect(strstr(svg, "w$(touch PWNED5)"), "the second series is not drawn");
     free(svg);
-    svg = get(dir, "b.svg");
+    svg = slurp_in(dir, "b.svg", NULL);
     cr_expect(strstr(svg, "</svg>"), "not a whole SVG");
     cr_expect(strstr(svg, "v`touch PWNED4`"), "the first heat-map tic is not drawn");
     free(svg);
@@ -185,7 +176,7 @@ Test(plot_safety, validate_plot_draws_the_experiment_name_and_runs_none_of_it, .
     cli_run_free(&r);
     char listing[512];
     cr_expect_str_eq(dir_listing(dir, listing, sizeof listing), "e`touch PWNED0`,f.svg,r.txt");
-    char *svg = get(dir, "f.svg");
+    char *svg = slurp_in(dir, "f.svg", NULL);
     cr_expect(strstr(svg, "a`touch PWNED1`$(touch PWNED2)"), "the experiment's name is not drawn");
     cr_expect(strstr(svg, "</svg>"), "not a whole SVG");
     free(svg);
@@ -254,7 +245,7 @@ static void fake_gnuplot(const char *dir, const char *sig)
  * TMPDIR is empty, and the work folder holds `want`. */
 static void expect_clean(const char *dir, const char *want)
 {
-    char *pid = get(dir, "gp.pid");
+    char *pid = slurp_in(dir, "gp.pid", NULL);
     int alive = shf("kill -0 %d 2>/dev/null", atoi(pid));
     cr_expect_neq(alive, 0, "gnuplot (pid %d) is still running", atoi(pid));
     if (alive == 0)
@@ -295,7 +286,7 @@ Test(plot_safety, a_signal_during_gnuplot_leaves_nothing, .timeout = 120)
                                     " -o out.svg; echo $? > rc; }",
                                ddiosim_bin());
         cli_run_free(&r);
-        char *rc = get(dir, "rc");
+        char *rc = slurp_in(dir, "rc", NULL);
         char want[16];
         snprintf(want, sizeof want, "%d\n", 128 + (i == 0 ? SIGTERM : SIGINT));
         cr_expect_str_eq(rc, want, "SIG%s", sigs[i]);
@@ -308,7 +299,7 @@ Test(plot_safety, a_signal_during_gnuplot_leaves_nothing, .timeout = 120)
                             "--plot f.svg -o v.txt; echo $? > rc; }",
                        ddiosim_bin());
         cli_run_free(&r);
-        rc = get(dir, "rc");
+        rc = slurp_in(dir, "rc", NULL);
         cr_expect_str_eq(rc, want, "SIG%s", sigs[i]);
         free(rc);
         expect_clean(dir, "bin,e,r.csv,rc,tmp");
@@ -363,7 +354,8 @@ Test(plot_safety, plot_reads_crlf_and_a_cut_last_row, .timeout = 120)
                                          "line): it is left out\n" : "", "%s", in[i]);
         cli_run_free(&r);
     }
-    char *a = get(dir, "b.csv.svg"), *b = get(dir, "crlf.csv.svg"), *c = get(dir, "cut.csv.svg");
+    char *a = slurp_in(dir, "b.csv.svg", NULL), *b = slurp_in(dir, "crlf.csv.svg", NULL);
+    char *c = slurp_in(dir, "cut.csv.svg", NULL);
     cr_expect_str_eq(b, a, "the CRLF file's figure differs");
     cr_expect_str_eq(c, a, "the cut file's figure differs");
     free(a);
@@ -399,7 +391,7 @@ Test(plot_safety, figures_are_written_through_a_symbolic_link, .timeout = 120)
         if (n > 0)
             to[n] = '\0';
         cr_expect_str_eq(to, targets[i]);
-        char *svg = get(dir, targets[i]);
+        char *svg = slurp_in(dir, targets[i], NULL);
         cr_expect(strstr(svg, "</svg>"), "%s holds no figure", targets[i]);
         free(svg);
     }

@@ -1212,7 +1212,7 @@ Test(validate_cli, plot_png_and_svg)
     cr_expect_eq(be32(b + 8), 13, "IHDR length");
     cr_expect(memcmp(b + 12, "IHDR", 4) == 0, "IHDR first");
     cr_expect_eq(be32(b + 16), 1200, "width");
-    cr_expect_eq(be32(b + 20), 380, "height: 380 per experiment");
+    cr_expect_eq(be32(b + 20), 440, "height: 440 per experiment");
     free(b);
 
     snprintf(svg, sizeof svg, "%s/fig.svg", o);

@@ -1,11 +1,9 @@
-/* plot.c - draw the validation figure with gnuplot (validate/plot.h).
+/* plot.c - draw the validation figure with gnuplot (validate/plot.h),
+ * and the rules for handing gnuplot text.
  *
- * The data are inline data blocks of the script (one block per series
- * value), every text from a data file a single-quoted string (gnuplot
- * substitutes nothing in one); the script reaches gnuplot on its stdin from
- * an anonymous file.  gnuplot writes the figure to the temporary of a
- * ddio_outfile, renamed into place only when gnuplot succeeded, so a failed
- * or interrupted plot leaves nothing behind. */
+ * The data are one data set per panel and series value, every text from a
+ * data file a single-quoted string (gnuplot substitutes nothing in one);
+ * validate/figure.c runs gnuplot and writes the file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,6 +17,9 @@
 #include <unistd.h>
 
 #include "validate/plot.h"
+
+#include "validate/figure.h"
+#include "validate/label.h"
 
 #include "sim/common/outfile.h"
 
@@ -155,21 +156,31 @@ static void nan_or(vd_buf *f, double v)
         vd_bprintf(f, " %.6g", 100 * v);
 }
 
-/* Write experiment x's data for metric m to `path`, one block per series
- * value (blocks separated by two blank lines); returns the block count and
- * their series values in sv. */
+/* A data set without a point still takes its index: one row of NaN
+ * (gnuplot reads several blank lines in a row as one separator). */
+static void close_set(vd_buf *f, int rows)
+{
+    if (!rows)
+        vd_bprintf(f, "NaN NaN NaN NaN NaN NaN NaN\n");
+}
+
+/* Append experiment x's data for metric m to f, one data set per series
+ * value (each after two blank lines when f is not empty); returns the set
+ * count and their series values in sv. */
 static int write_data(const vd_set *s, size_t x, size_t first, int m, vd_buf *f, double *sv, int max_sv)
 {
     const vd_experiment *e = &s->exp[x];
-    int nb = 0;
+    int nb = 0, rows = 0;
     for (size_t i = 0; i < e->n; i++) {
         double v = series_of(e, i);
         if (i == 0 || v != series_of(e, i - 1)) {
             if (nb == max_sv)
                 break;
             if (nb)
-                vd_bprintf(f, "\n\n");
+                close_set(f, rows);
+            vd_bprintf(f, "%s", f->len ? "\n\n" : "");
             sv[nb++] = v;
+            rows = 0;
         }
         const vd_point *p = &e->point[i];
         const runner_outcome *o = &s->out[first + i];
@@ -184,194 +195,123 @@ static int write_data(const vd_set *s, size_t x, size_t first, int m, vd_buf *f,
         nan_or(f, mod ? o->model_lower[m] : NAN);
         nan_or(f, mod ? o->model_upper[m] : NAN);
         vd_bprintf(f, "\n");
+        rows++;
     }
+    close_set(f, rows);   /* e has a point: nb >= 1 */
     return nb;
 }
 
-/* One panel's plot command. */
-static void panel(vd_buf *g, const vd_set *s, size_t x, int m, const char *data, const double *sv, int nb)
+/* The x axis of experiment x: its range (log2 when it spans 8x) and its
+ * label, the varied parameter in words. */
+static void x_axis(vd_buf *g, const vd_experiment *e)
 {
-    const vd_experiment *e = &s->exp[x];
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < e->n; i++) {
         lo = fmin(lo, x_of(e, i));
         hi = fmax(hi, x_of(e, i));
     }
-    /* The name is any text (checked by vd_plot_check_set): single-quoted,
-     * gnuplot substitutes nothing in it. */
-    vd_bprintf(g, "set title ");
-    vd_gp_quotef(g, "%s: PCIe %s hit rate", e->name, m == VD_PCIE_WRITE_HIT ? "write (ItoM)" : "read (PCIRdCur)");
-    vd_bprintf(g, "\nset xlabel ");
-    vd_gp_quotef(g, "%s", e->x_param[0] ? e->x_param : "point");
+    char xl[128] = "Point";
+    if (e->x_param[0])
+        vd_label(e->x_param, xl, sizeof xl, NULL);
+    vd_bprintf(g, "set xlabel ");
+    vd_gp_quotef(g, "%s", xl);
     vd_bprintf(g, "\n");
-    vd_bprintf(g, "%s\n", lo > 0 && hi / lo >= 8 ? "set logscale x 2" : "unset logscale x");
-    double pad = lo > 0 && hi / lo >= 8 ? 0 : (hi - lo) * 0.05 + (hi == lo);
-    if (lo > 0 && hi / lo >= 8)
+    int logx = lo > 0 && hi / lo >= 8;
+    double pad = logx ? 0 : (hi - lo) * 0.05 + (hi == lo);
+    vd_bprintf(g, "%s\n", logx ? "set logscale x 2" : "unset logscale x");
+    if (logx)
         vd_bprintf(g, "set xrange [%g:%g]\n", lo / 1.2, hi * 1.2);
     else
         vd_bprintf(g, "set xrange [%g:%g]\n", lo - pad, hi + pad);
+}
+
+/* One panel: experiment x's metric m, its data sets from `base` on. */
+static void panel(vd_buf *g, const vd_set *s, size_t x, int m, int base, const double *sv, int nb)
+{
+    const vd_experiment *e = &s->exp[x];
+    const char *metric = m == VD_PCIE_WRITE_HIT ? "pcie_write_hit" : "pcie_read_hit";
+    char yl[128], title[128];
+    vd_label(metric, yl, sizeof yl, NULL);
+    vd_label(metric, title, sizeof title, NULL);
+    char *unit = strstr(title, " (");
+    if (unit)
+        *unit = '\0';   /* "PCIe write hit", without its unit */
+    /* The name is any text (checked by vd_plot_check_set): single-quoted,
+     * gnuplot substitutes nothing in it. */
+    vd_bprintf(g, "set title ");
+    vd_gp_quotef(g, "%s: %s", e->name, title);
+    vd_bprintf(g, "\nset ylabel ");
+    vd_gp_quotef(g, "%s", yl);
+    vd_bprintf(g, "\n");
+    x_axis(g, e);
     int sim = s->engines & RUNNER_ENGINE_SIM, mod = s->engines & RUNNER_ENGINE_MODEL;
-    /* The styles once, in black; each series value once, on its measured points. */
+    /* The key: each style once, in black; each series value once, on its
+     * measured points. */
     vd_bprintf(g, "plot NaN with yerrorbars pt 7 ps 0.6 lc rgb 'black' title 'measured (mean, sd)'");
     if (sim)
         vd_bprintf(g, ", NaN with linespoints pt 6 lw 1.5 lc rgb 'black' title 'simulator'");
     if (mod)
-        vd_bprintf(g, ", NaN with lines dt 2 lw 1.5 lc rgb 'black' title 'model, LRU..BIP band'");
+        vd_bprintf(g, ", NaN with lines dt 2 lw 1.5 lc rgb 'black' title 'model', "
+                      "NaN with boxes fs solid 0.3 noborder lc rgb 'grey' title 'model (lower-upper bound)'");
     for (int b = 0; b < nb; b++) {
         const char *c = colors[b % N_COLORS];
-        char name[64] = "";
-        if (e->series_param[0])
-            snprintf(name, sizeof name, "title '%s=%g'", e->series_param, sv[b]);
-        else
-            snprintf(name, sizeof name, "notitle");
+        int k = base + b;
         vd_bprintf(g, ", \\\n     ");
         if (mod)
-            vd_bprintf(g, "%s index %d using 1:6:7 with filledcurves fc rgb '%s' fs transparent solid 0.15 "
-                       "notitle, %s index %d using 1:5 with lines dt 2 lw 1.5 lc rgb '%s' notitle, ",
-                    data, b, c, data, b, c);
+            vd_bprintf(g, "data index %d using 1:6:7 with filledcurves fc rgb '%s' fs transparent solid 0.15 "
+                       "notitle, data index %d using 1:5 with lines dt 2 lw 1.5 lc rgb '%s' notitle, ",
+                    k, c, k, c);
         if (sim)
-            vd_bprintf(g, "%s index %d using 1:4 with linespoints pt 6 lw 1.5 lc rgb '%s' notitle, ", data, b, c);
-        vd_bprintf(g, "%s index %d using 1:2:3 with yerrorbars pt 7 ps 0.6 lc rgb '%s' %s", data, b, c, name);
+            vd_bprintf(g, "data index %d using 1:4 with linespoints pt 6 lw 1.5 lc rgb '%s' notitle, ", k, c);
+        vd_bprintf(g, "data index %d using 1:2:3 with yerrorbars pt 7 ps 0.6 lc rgb '%s' ", k, c);
+        if (e->series_param[0]) {
+            char sl[100];
+            vd_label(e->series_param, sl, sizeof sl, NULL);
+            vd_bprintf(g, "title ");
+            vd_gp_quotef(g, "%s = %g", sl, sv[b]);
+        } else {
+            vd_bprintf(g, "notitle");
+        }
     }
     vd_bprintf(g, "\n");
 }
 
-/* The figure's gnuplot commands (after its terminal and output): the data
- * of every panel as a datablock ($eXmM, one block per series value), then
- * the panels. */
-static char *body_of(const vd_set *s)
+/* Whether experiment e measured metric m on any point. */
+static int measured(const vd_experiment *e, int m)
 {
-    vd_buf g = {0};
-    int rows = (int)s->n_exp;
-    vd_bprintf(&g, "set datafile missing 'NaN'\nset key bottom left font ',7' spacing 0.9\nset grid\n"
-                   "set ylabel 'hit rate (%%)'\nset yrange [0:105]\n");
-    double sv[VD_PLOT_MAX_EXPERIMENTS][2][N_COLORS];
-    int nb[VD_PLOT_MAX_EXPERIMENTS][2];
-    size_t first = 0;
-    for (size_t x = 0; x < s->n_exp && x < VD_PLOT_MAX_EXPERIMENTS; x++) {
-        for (int m = 0; m < 2; m++) {
-            vd_bprintf(&g, "$e%zum%d << EOD\n", x, m);
-            nb[x][m] = write_data(s, x, first, m, &g, sv[x][m], (int)N_COLORS);
-            vd_bprintf(&g, "EOD\n");
-        }
-        first += s->exp[x].n;
-    }
-    vd_bprintf(&g, "set multiplot layout %d,2\n", rows);
-    for (size_t x = 0; x < s->n_exp && x < VD_PLOT_MAX_EXPERIMENTS; x++)
-        for (int m = 0; m < 2; m++) {
-            char data[32];
-            snprintf(data, sizeof data, "$e%zum%d", x, m);
-            panel(&g, s, x, m, data, sv[x][m], nb[x][m]);
-        }
-    vd_bprintf(&g, "unset multiplot\n");
-    if (g.oom) {
-        free(g.data);
-        return NULL;
-    }
-    return g.data;
-}
-
-/* The first line of gnuplot's output that is not blank, for the error
- * message. */
-static void first_line(FILE *f, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    rewind(f);
-    while (fgets(buf, (int)cap, f))
-        if (strspn(buf, " \t\r\n") != strlen(buf))
-            break;
-    buf[strcspn(buf, "\r\n")] = '\0';
-}
-
-/* The gnuplot terminal for a figure `width` x `height` pixels written to
- * `out` (by its extension): SVG, PNG (cairo) or PDF (cairo, vector, what
- * papers use: 100 pixels to the inch, so the same figure at 9.6 x 6 in). */
-static void terminal_of(vd_buf *g, const char *out, int width, int height)
-{
-    if (ends_with(out, ".png"))
-        vd_bprintf(g, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", width, height);
-    else if (ends_with(out, ".pdf"))
-        vd_bprintf(g, "set terminal pdfcairo size %.2fin,%.2fin noenhanced font 'sans,10'\n", width / 100.0,
-                   height / 100.0);
-    else
-        vd_bprintf(g, "set terminal svg size %d,%d noenhanced font 'sans,11' background rgb 'white'\n", width,
-                   height);
-}
-
-/* The whole script for a figure into `file`: the terminal, the output
- * (quoted: the path may hold quotes), the body. */
-static char *script_of(const char *body, int width, int height, const char *file, const char *out)
-{
-    vd_buf g = {0};
-    terminal_of(&g, out, width, height);
-    vd_bprintf(&g, "set output ");
-    vd_gp_quotef(&g, "%s", file);
-    vd_bprintf(&g, "\n%s\nunset output\n", body);
-    if (g.oom) {
-        free(g.data);
-        return NULL;
-    }
-    return g.data;
-}
-
-/* Run gnuplot on `script` (fed on its stdin from an anonymous file, read
- * as the script file /dev/stdin so that it stops at the first error);
- * 0, or -1 with e filled. */
-static int gnuplot_script(const char *script, ddio_err *e)
-{
-    FILE *in = tmpfile(), *log = tmpfile();
-    int rc = 0;
-    if (!in || !log || fputs(script, in) == EOF || fflush(in) != 0 || fseek(in, 0, SEEK_SET) != 0) {
-        rc = ddio_errf(e, DDIO_EXIT_IO, "cannot write the plot script: %s", strerror(errno));
-        goto out;
-    }
-    char *args[] = {"gnuplot", "/dev/stdin", NULL};
-    int st = run_gnuplot(args, fileno(in), fileno(log));
-    if (st != 0) {
-        char line[300];
-        first_line(log, line, sizeof line);
-        rc = ddio_errf(e, DDIO_EXIT_IO, "gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
-    }
-out:
-    if (in)
-        fclose(in);
-    if (log)
-        fclose(log);
-    return rc;
-}
-
-int vd_gnuplot(const char *body, int width, int height, const char *opt, const char *out, ddio_err *e)
-{
-    if (vd_plot_check(opt, out, e) != 0)
-        return -1;
-    /* The figure is an output as -o is (through a symbolic link, by a
-     * temporary that a signal removes): gnuplot writes the temporary. */
-    ddio_outfile of;
-    if (ddio_outfile_open(&of, out, e) != 0)
-        return -1;
-    const char *file = of.tmp ? of.tmp : of.target;
-    if (vd_gp_text_check(file, opt, "the file written", e) != 0) {   /* a symbolic link's target */
-        ddio_outfile_abort(&of);
-        return -1;
-    }
-    char *script = script_of(body, width, height, file, out);
-    int rc = script ? gnuplot_script(script, e) : ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    free(script);
-    if (rc != 0) {
-        ddio_outfile_abort(&of);
-        return -1;
-    }
-    return ddio_outfile_commit(&of, e);
+    for (size_t i = 0; i < e->n; i++)
+        if (e->point[i].has[m])
+            return 1;
+    return 0;
 }
 
 int vd_plot(const vd_set *s, const char *out, ddio_err *e)
 {
     if (vd_plot_check_set(s->exp, s->n_exp, e) != 0)
         return -1;
-    char *body = body_of(s);
-    if (!body)
-        return ddio_errf(e, DDIO_EXIT_IO, "--plot: out of memory");
-    int rc = vd_gnuplot(body, 1200, 380 * (int)s->n_exp, "--plot", out, e);
-    free(body);
+    vd_buf d = {0}, g = {0};
+    vd_bprintf(&g, "set datafile missing 'NaN'\nset key bottom left font ',9' spacing 1.1\nset grid\n"
+                   "set yrange [0:105]\nset multiplot layout %zu,2\n", s->n_exp);
+    size_t first = 0;
+    int base = 0;
+    for (size_t x = 0; x < s->n_exp; x++) {
+        for (int m = 0; m < 2; m++) {
+            if (!measured(&s->exp[x], m)) {   /* no panel for a metric the experiment did not measure */
+                vd_bprintf(&g, "set multiplot next\n");
+                continue;
+            }
+            double sv[N_COLORS];
+            int nb = write_data(s, x, first, m, &d, sv, (int)N_COLORS);
+            panel(&g, s, x, m, base, sv, nb);
+            base += nb;
+        }
+        first += s->exp[x].n;
+    }
+    vd_bprintf(&g, "unset multiplot\n");
+    vd_fig_out o = {.opt = "--plot", .path = out};
+    int rc = d.oom || g.oom ? ddio_errf(e, DDIO_EXIT_IO, "--plot: out of memory")
+                            : vd_figure_write(d.data, g.data, 1200, 440 * (int)s->n_exp, &o, e);
+    free(d.data);
+    free(g.data);
     return rc;
 }

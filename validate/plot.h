@@ -1,7 +1,7 @@
 /* plot.h - the validation plot: one row of panels per experiment (PCIe
  * write hits left, PCIe read hits right), the measured means with their
  * standard deviation as error bars, the simulator, and the model with its
- * LRU..BIP band, drawn by gnuplot into an SVG or PNG file; and the rules
+ * LRU..BIP band, drawn by gnuplot into an SVG, PNG or PDF file; and the rules
  * every figure follows to hand gnuplot text from data files. */
 #ifndef DDIOSIM_VALIDATE_PLOT_H
 #define DDIOSIM_VALIDATE_PLOT_H
@@ -13,7 +13,7 @@
 #define VD_PLOT_MAX_EXPERIMENTS 64   /* panels' rows in one figure */
 
 /* 0 when `gnuplot` runs (the plot can be drawn), else -1 with e filled.
- * `out` must end in .svg or .png and hold no control character; `opt` is
+ * `out` must end in .svg, .png or .pdf and hold no control character; `opt` is
  * the option that named it, for the messages ("-o", "--plot"). */
 int vd_plot_check(const char *opt, const char *out, ddio_err *e);
 
@@ -39,16 +39,9 @@ void vd_gp_visible(const char *s, char *buf, size_t cap);
 /* Append the printf-formatted text to b as a gnuplot single-quoted string. */
 void vd_gp_quotef(vd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Run gnuplot on `body` (commands after the terminal and the output are
- * set: an SVG or PNG terminal of width x height pixels by out's extension;
- * data inline as datablocks) into `out`, written as ddio_outfile writes
- * (through a symbolic link; whole or not at all; its temporary removed,
- * and gnuplot killed, by SIGINT / SIGTERM / SIGHUP).  Returns 0 or -1 with
- * e filled (out's name, with `opt`; gnuplot missing or failing with the
- * first line it printed; the file not writable). */
-int vd_gnuplot(const char *body, int width, int height, const char *opt, const char *out, ddio_err *e);
-
-/* Draw s into `out` (--plot; as vd_gnuplot writes).  Returns 0 or -1 with
+/* Draw s into `out` (--plot; as vd_figure_write writes, validate/figure.h):
+ * a row per experiment, its PCIe write and read hits in words, the
+ * measured points, the simulator, the model and its bounds in the key.  Returns 0 or -1 with
  * e filled (vd_plot_check_set's, gnuplot missing or failing, the file not
  * writable). */
 int vd_plot(const vd_set *s, const char *out, ddio_err *e);

@@ -23,6 +23,7 @@
 
 #include "sim/common/err.h"
 #include "validate/experiment.h"
+#include "validate/figure.h"
 #include "sim/explore/runner.h"
 
 #define SW_MAX_POINTS 10000000u   /* grid points before the filter */
@@ -169,21 +170,23 @@ void sw_table_free(sw_table *t);
  * a line per value of `series`, the model's bounds as a band when y is a
  * model hit rate, or a heat map of y over x and `heatmap`; only rows with
  * status ok and every `where` (PARAM=VALUE); every other parameter must be
- * the same on those rows.  Hit rates are drawn in %.  Drawn by gnuplot
- * into `out` (.svg or .png, `out_opt` the option that named it), whole or
- * not at all.  Errors (exit 2): a column that is not there (the message
- * lists those that are), a parameter that varies unplotted, no point to
- * draw, a drawn text (column name, value) with a control character.  A
- * last row cut short is left out: `warn` (may be NULL) then says so
- * (warn->msg empty: nothing to say). */
+ * the same on those rows.  Hit rates are drawn in %.  The axes are
+ * labelled in words with units (validate/label.h) unless xlabel / ylabel
+ * say otherwise; title (may be NULL) above.  Drawn by gnuplot as `out`
+ * says (validate/figure.h: the file, its size and font, the saved
+ * script), whole or not at all.  Errors (exit 2): a column that is not
+ * there (the message lists those that are), a parameter that varies
+ * unplotted, no point to draw, a drawn text (column name, value, title,
+ * label) with a control character.  A last row cut short is left out:
+ * `warn` (may be NULL) then says so (warn->msg empty: nothing to say). */
 #define SW_PLOT_MAX_WHERE 8
 typedef struct sw_plot_opts {
     const char *x, *y, *series, *heatmap;
     const char *where[SW_PLOT_MAX_WHERE];
     int n_where;
+    const char *title, *xlabel, *ylabel;   /* NULL: none / the columns' words */
 } sw_plot_opts;
-int sw_plot(const char *results, const sw_plot_opts *o, const char *out_opt, const char *out, ddio_err *warn,
-            ddio_err *e);
+int sw_plot(const char *results, const sw_plot_opts *o, const vd_fig_out *out, ddio_err *warn, ddio_err *e);
 
 /* --- filter expressions (sweep_expr.c) ------------------------------------
  * Numbers, parameter names, ( ), unary - and !, * / %, + -, < <= > >= ==

@@ -14,6 +14,8 @@
 #include "sim/common/infile.h"
 
 #include "sim/common/parse.h"
+#include "validate/figure.h"
+#include "validate/label.h"
 #include "validate/plot.h"
 #include "sim/explore/sweep.h"
 #include "validate/text.h"
@@ -307,48 +309,6 @@ static int drawable_values(const table *t, const char *keep, const int *cols, si
     return 0;
 }
 
-/* Axis label of a column, with its unit. */
-static void label(const char *c, char *buf, size_t cap, int *percent)
-{
-    static const struct {
-        const char *name, *label;
-    } params[] = {{"rx_ring", "RX ring (descriptors per core)"}, {"rx_ring_total", "RX descriptors, all cores"},
-                  {"tx_ring", "TX ring (descriptors per core)"}, {"cores", "cores"},
-                  {"burst", "burst (packets)"},                   {"ddio_ways", "DDIO ways"},
-                  {"pkt_size", "packet size (B)"},               {"uncore_ghz", "uncore clock (GHz)"},
-                  {"rate", "offered rate (Gb/s)"},                {"extra_cycles", "extra cycles per packet"},
-                  {"write_ratio", "write ratio"},                  {"flows", "flows"},
-                  {"flow_burst", "flow burst (packets)"},         {"gen_threads", "generator threads"}};
-    *percent = 0;
-    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
-        if (strcmp(c, params[i].name) == 0) {
-            snprintf(buf, cap, "%s", params[i].label);
-            return;
-        }
-    size_t n = strlen(c);
-    const char *unit = "";
-    if (n > 4 && strcmp(c + n - 4, "_hit") == 0) {
-        unit = " (%)";
-        *percent = 1;
-    } else if (strstr(c, "lower") || strstr(c, "upper")) {
-        unit = " (%)";
-        *percent = strstr(c, "_hit") || strstr(c, "pcie") ? 1 : 0;
-    } else if (strstr(c, "mem_gbps")) {
-        unit = " (GB/s)";
-    } else if (strstr(c, "_gbps")) {
-        unit = " (Gb/s)";
-    } else if (strstr(c, "bytes_per_pkt")) {
-        unit = " (B per packet)";
-    } else if (strstr(c, "_q_")) {
-        unit = " (packets)";
-    } else if (strstr(c, "_lines_")) {
-        unit = " (lines)";
-    } else if (strstr(c, "footprint_bytes")) {
-        unit = " (bytes)";
-    }
-    snprintf(buf, cap, "%s%s", c, unit);
-}
-
 static int num(const char *s, double *v)
 {
     return ddio_decimal_double(s, v) == 0;
@@ -439,12 +399,226 @@ static int cmp_numtext(const void *a, const void *b)
     return strcmp(x, y);
 }
 
-int sw_plot(const char *path, const sw_plot_opts *o, const char *out_opt, const char *out, ddio_err *warn,
-            ddio_err *e)
+
+/* The figure's title and axis labels: the options' words, else the
+ * columns' (validate/label.h).  Every text is single-quoted
+ * (vd_gp_quotef): gnuplot substitutes nothing in it. */
+static void texts(vd_buf *c, const sw_plot_opts *o, const char *xl, const char *yl)
+{
+    if (o->title) {
+        vd_bprintf(c, "set title ");
+        vd_gp_quotef(c, "%s", o->title);
+        vd_bprintf(c, "\n");
+    }
+    vd_bprintf(c, "set xlabel ");
+    vd_gp_quotef(c, "%s", o->xlabel ? o->xlabel : xl);
+    vd_bprintf(c, "\nset ylabel ");
+    vd_gp_quotef(c, "%s", o->ylabel ? o->ylabel : yl);
+    vd_bprintf(c, "\n");
+}
+
+/* The tics of a heat-map axis: each category's value at its position. */
+static void heat_tics(vd_buf *c, const char *axis, const char *const *v, size_t n)
+{
+    vd_bprintf(c, "set %stics (", axis);
+    for (size_t i = 0; i < n; i++) {
+        vd_bprintf(c, "%s", i ? ", " : "");
+        vd_gp_quotef(c, "%s", v[i]);
+        vd_bprintf(c, " %zu", i);
+    }
+    vd_bprintf(c, ")\n");
+}
+
+/* Heat map: the two parameters' values as categories, the metric as
+ * colour (its label on the colour box). */
+static int heat_figure(vd_buf *d, vd_buf *c, const table *t, const char *keep, const pt *pts, size_t n, int cx,
+                       int ch, double scale, const char *xl, const char *yl, const sw_plot_opts *o, ddio_err *e)
+{
+    const char *hx[4096], *hy[4096];
+    size_t nx = distinct(t, keep, cx, hx, 4096), ny = distinct(t, keep, ch, hy, 4096);
+    if (nx > 4096 || ny > 4096)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--heatmap: more than 4096 values on an axis");
+    qsort(hx, nx, sizeof *hx, cmp_numtext);
+    qsort(hy, ny, sizeof *hy, cmp_numtext);
+    char hl[128];
+    vd_label(o->heatmap, hl, sizeof hl, NULL);
+    texts(c, o, xl, hl);
+    vd_bprintf(c, "set cblabel ");
+    vd_gp_quotef(c, "%s", yl);
+    /* viridis (van der Walt and Smith): sequential, readable in grey and
+     * by the colour-blind. */
+    vd_bprintf(c, "\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n"
+                  "set colorbox\n");
+    heat_tics(c, "x", hx, nx);
+    heat_tics(c, "y", hy, ny);
+    vd_bprintf(c, "set xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n", nx - 1, ny - 1);
+    if (heat_grid(d, pts, n, hx, nx, hy, ny, scale, o, e) != 0)
+        return -1;
+    /* `pixels`: a polygon per cell, none for a missing one (NaN). */
+    vd_bprintf(c, "plot data using 1:2:3 with image pixels notitle\n");
+    return 0;
+}
+
+/* Lines: one data set per series value (points sorted by series, then
+ * x), the model's bounds as a band under each line. */
+static int line_figure(vd_buf *d, vd_buf *c, pt *pts, size_t n, int logx, double xmin, double xmax, double scale,
+                       const char *xl, const char *yl, const sw_plot_opts *o, ddio_err *e)
+{
+    qsort(pts, n, sizeof *pts, by_series_x);
+    const char *sv[MAX_SERIES + 1];
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!ns || strcmp(sv[ns - 1], pts[i].series) != 0) {
+            if (ns == MAX_SERIES)
+                return ddio_errf(e, DDIO_EXIT_USAGE, "--series %s: more than %d values", o->series, MAX_SERIES);
+            sv[ns++] = pts[i].series;
+        }
+    int band = 0;
+    for (size_t i = 0; i < n; i++) {
+        band |= !isnan(pts[i].lo) && !isnan(pts[i].up);
+        vd_bprintf(d, "%s%.10g %.10g %.10g %.10g\n", i && strcmp(pts[i].series, pts[i - 1].series) != 0 ? "\n\n" : "",
+                   pts[i].x, pts[i].y * scale, pts[i].lo * scale, pts[i].up * scale);
+    }
+    vd_bprintf(c, "set grid\nset datafile missing 'NaN'\nset key outside right top\n");
+    texts(c, o, xl, yl);
+    if (logx)
+        vd_bprintf(c, "set logscale x 2\nset xrange [%g:%g]\n", xmin / 1.2, xmax * 1.2);
+    if (scale == 100)
+        vd_bprintf(c, "set yrange [0:105]\n");
+    static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                                         "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939"};
+    char sl[128] = "";
+    if (o->series)
+        vd_label(o->series, sl, sizeof sl, NULL);
+    vd_bprintf(c, "plot ");
+    for (size_t k = 0; k < ns; k++) {
+        const char *col = colors[k % (sizeof colors / sizeof colors[0])];
+        if (band)   /* one key entry for the bands: each is its line's colour */
+            vd_bprintf(c, "%sdata index %zu using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.15 %s",
+                       k ? ", \\\n     " : "", k, col, k ? "notitle" : "title 'model (lower-upper bound)'");
+        vd_bprintf(c, "%sdata index %zu using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title ",
+                   band || k ? ", \\\n     " : "", k, col);
+        if (o->series)
+            vd_gp_quotef(c, "%s = %s", sl, sv[k]);
+        else
+            vd_gp_quotef(c, "%s", yl);
+    }
+    vd_bprintf(c, "\n");
+    return 0;
+}
+
+/* The user's texts (--title, --xlabel, --ylabel) reach gnuplot too. */
+static int drawable_options(const sw_plot_opts *o, ddio_err *e)
+{
+    const char *const v[] = {o->title, o->xlabel, o->ylabel}, *const opt[] = {"--title", "--xlabel", "--ylabel"};
+    for (size_t i = 0; i < 3; i++)
+        if (v[i] && vd_gp_text_check(v[i], opt[i], "the text", e) != 0)
+            return -1;
+    return 0;
+}
+
+/* The columns of the model's bounds of a hit rate y (model_X_hit, or
+ * model_X_hit_frac: model_X_lower[_frac], model_X_upper[_frac]); -1 when
+ * y has none. */
+static void band_columns(const table *t, const char *y, int *clo, int *cup)
+{
+    *clo = *cup = -1;
+    size_t n = strlen(y);
+    const char *suffix = n > 9 && strcmp(y + n - 9, "_hit_frac") == 0 ? "_frac" : "";
+    if (strncmp(y, "model_", 6) != 0 || n < 10 + strlen(suffix))
+        return;
+    size_t stem = n - strlen(suffix) - 4;
+    if (strncmp(y + stem, "_hit", 4) != 0)
+        return;
+    char name[300];
+    snprintf(name, sizeof name, "%.*s_lower%s", (int)stem, y, suffix);
+    *clo = column(t, name);
+    snprintf(name, sizeof name, "%.*s_upper%s", (int)stem, y, suffix);
+    *cup = column(t, name);
+}
+
+/* The kept rows of t: status ok and every --where.  Their count, or -1
+ * with e filled. */
+static long keep_rows(const table *t, const sw_plot_opts *o, const char *path, char *keep, ddio_err *e)
+{
+    int cw[SW_PLOT_MAX_WHERE];
+    const char *wv[SW_PLOT_MAX_WHERE];
+    for (int i = 0; i < o->n_where; i++) {
+        const char *eq = strchr(o->where[i], '=');
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - o->where[i]) : 0, o->where[i]);
+        if (!eq)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--where: '%s' is not PARAM=VALUE", o->where[i]);
+        if ((cw[i] = column(t, name)) < 0 || !is_param(t, cw[i]))
+            return no_column(t, "--where", name, path, 1, e);
+        wv[i] = eq + 1;
+    }
+    long kept = 0;
+    for (size_t r = 0; r < t->nrow; r++) {
+        char **row = &t->cell[r * t->ncol];
+        int ok = strcmp(row[t->status], "ok") == 0;
+        for (int i = 0; i < o->n_where && ok; i++) {
+            double a, v;
+            ok = strcmp(row[cw[i]], wv[i]) == 0 || (num(row[cw[i]], &a) && num(wv[i], &v) && a == v);
+        }
+        keep[r] = (char)ok;
+        kept += ok;
+    }
+    if (!kept)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no computed point%s", path, o->n_where ? " matches the --where" : "");
+    return kept;
+}
+
+/* Every parameter not drawn must be the same on all kept points. */
+static int one_value_each(const table *t, const char *keep, const int *drawn, const char *path, ddio_err *e)
+{
+    for (size_t c = t->first_param; c < t->first_param + t->n_param; c++) {
+        if ((int)c == drawn[0] || (int)c == drawn[1] || (int)c == drawn[2])
+            continue;
+        const char *v[3];
+        size_t n = distinct(t, keep, (int)c, v, 2);
+        if (n > 1) {
+            char v0[64], v1[64], col[64];
+            vd_gp_visible(v[0], v0, sizeof v0);
+            vd_gp_visible(v[1], v1, sizeof v1);
+            vd_gp_visible(t->col[c], col, sizeof col);
+            return ddio_errf(e, DDIO_EXIT_USAGE,
+                             "%s: parameter '%s' varies (%s, %s%s): give it --series, or fix it with --where %s=VALUE",
+                             path, col, v0, v1, n > 2 ? ", ..." : "", col);
+        }
+    }
+    return 0;
+}
+
+/* The kept points that have a number in y, into pts; their count (0 with
+ * e filled: none), or -1 with e filled. */
+static long points(const table *t, const char *keep, const int *col, const sw_plot_opts *o, pt *pts, ddio_err *e)
+{
+    int cx = col[0], cy = col[1], cs = col[2], ch = col[3], clo, cup;
+    band_columns(t, o->y, &clo, &cup);
+    long n = 0;
+    for (size_t r = 0; r < t->nrow; r++) {
+        if (!keep[r])
+            continue;
+        char **row = &t->cell[r * t->ncol];
+        pt p = {.series = cs >= 0 ? row[cs] : "", .h = ch >= 0 ? row[ch] : "", .xs = row[cx]};
+        if (!num(row[cx], &p.x))
+            return ddio_errf(e, DDIO_EXIT_USAGE, "--x: %s is a word ('%s'): give it --series, or fix it with --where",
+                             o->x, row[cx]);
+        if (!num(row[cy], &p.y))
+            continue;   /* not computed by this engine, or not a number here */
+        p.lo = clo >= 0 && num(row[clo], &p.lo) ? p.lo : NAN;
+        p.up = cup >= 0 && num(row[cup], &p.up) ? p.up : NAN;
+        pts[n++] = p;
+    }
+    return n;
+}
+
+int sw_plot(const char *path, const sw_plot_opts *o, const vd_fig_out *out, ddio_err *warn, ddio_err *e)
 {
     if (warn)
         warn->msg[0] = '\0';
-    if (vd_plot_check(out_opt, out, e) != 0)
+    if (drawable_options(o, e) != 0)   /* the figure's name: vd_figure_write checks it */
         return -1;
     table t;
     if (sw_table_load(path, &t, e) != 0)
@@ -455,198 +629,42 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out_opt, const 
     int rc = -1;
     char *keep = calloc(t.nrow ? t.nrow : 1, 1);
     pt *pts = calloc(t.nrow ? t.nrow : 1, sizeof *pts);
-    vd_buf b = {0};
+    vd_buf d = {0}, c = {0};
+    int col[4];
     if (!keep || !pts) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    int cx, cy, cs, ch;
-    if (columns(&t, o, path, &cx, &cy, &cs, &ch, e) != 0)
+    if (columns(&t, o, path, &col[0], &col[1], &col[2], &col[3], e) != 0 || keep_rows(&t, o, path, keep, e) < 0 ||
+        drawable_values(&t, keep, (const int[]){col[2], col[3], col[3] >= 0 ? col[0] : -1}, 3, path, e) != 0 ||
+        one_value_each(&t, keep, (const int[]){col[0], col[2], col[3]}, path, e) != 0)
         goto done;
-    int cw[SW_PLOT_MAX_WHERE];
-    const char *wv[SW_PLOT_MAX_WHERE];
-    for (int i = 0; i < o->n_where; i++) {
-        const char *eq = strchr(o->where[i], '=');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - o->where[i]) : 0, o->where[i]);
-        if (!eq || (cw[i] = column(&t, name)) < 0 || !is_param(&t, cw[i])) {
-            if (!eq)
-                ddio_errf(e, DDIO_EXIT_USAGE, "--where: '%s' is not PARAM=VALUE", o->where[i]);
-            else
-                no_column(&t, "--where", name, path, 1, e);
-            goto done;
-        }
-        wv[i] = eq + 1;
-    }
-    size_t kept = 0;
-    for (size_t r = 0; r < t.nrow; r++) {
-        char **row = &t.cell[r * t.ncol];
-        int ok = strcmp(row[t.status], "ok") == 0;
-        for (int i = 0; i < o->n_where && ok; i++) {
-            double a, v;
-            ok = strcmp(row[cw[i]], wv[i]) == 0 || (num(row[cw[i]], &a) && num(wv[i], &v) && a == v);
-        }
-        keep[r] = (char)ok;
-        kept += (size_t)ok;
-    }
-    if (!kept) {
-        ddio_errf(e, DDIO_EXIT_USAGE, "%s: no computed point%s", path, o->n_where ? " matches the --where" : "");
+    long n = points(&t, keep, col, o, pts, e);
+    if (n <= 0) {
+        if (n == 0)
+            ddio_errf(e, DDIO_EXIT_USAGE, "%s: no point has a number in column %s", path, o->y);
         goto done;
     }
-    if (drawable_values(&t, keep, (const int[]){cs, ch, ch >= 0 ? cx : -1}, 3, path, e) != 0)
-        goto done;
-    /* Every other parameter must be the same on all kept points. */
-    for (size_t c = t.first_param; c < t.first_param + t.n_param; c++) {
-        if ((int)c == cx || (int)c == cs || (int)c == ch)
-            continue;
-        const char *v[3];
-        size_t n = distinct(&t, keep, (int)c, v, 2);
-        if (n > 1) {
-            char v0[64], v1[64], col[64];
-            vd_gp_visible(v[0], v0, sizeof v0);
-            vd_gp_visible(v[1], v1, sizeof v1);
-            vd_gp_visible(t.col[c], col, sizeof col);
-            ddio_errf(e, DDIO_EXIT_USAGE,
-                      "%s: parameter '%s' varies (%s, %s%s): give it --series, or fix it with --where %s=VALUE", path,
-                      col, v0, v1, n > 2 ? ", ..." : "", col);
-            goto done;
-        }
-    }
+    double xmin = INFINITY, xmax = -INFINITY;
+    for (long i = 0; i < n; i++)
+        xmin = fmin(xmin, pts[i].x), xmax = fmax(xmax, pts[i].x);
     int pct;
     char xl[128], yl[128];
-    label(o->x, xl, sizeof xl, &pct);
-    label(o->y, yl, sizeof yl, &pct);
+    vd_label(o->x, xl, sizeof xl, NULL);
+    vd_label(o->y, yl, sizeof yl, &pct);
     double scale = pct ? 100 : 1;
-    char lo_name[128], up_name[128];
-    int clo = -1, cup = -1;
-    size_t yn = strlen(o->y);
-    if (yn > 4 && strcmp(o->y + yn - 4, "_hit") == 0 && strncmp(o->y, "model_", 6) == 0) {
-        snprintf(lo_name, sizeof lo_name, "%.*s_lower", (int)(yn - 4), o->y);
-        snprintf(up_name, sizeof up_name, "%.*s_upper", (int)(yn - 4), o->y);
-        clo = column(&t, lo_name);
-        cup = column(&t, up_name);
-    }
-    size_t n = 0;
-    double xmin = INFINITY, xmax = -INFINITY;
-    for (size_t r = 0; r < t.nrow; r++) {
-        if (!keep[r])
-            continue;
-        char **row = &t.cell[r * t.ncol];
-        pt p = {.series = cs >= 0 ? row[cs] : "", .h = ch >= 0 ? row[ch] : "", .xs = row[cx]};
-        if (!num(row[cx], &p.x)) {
-            ddio_errf(e, DDIO_EXIT_USAGE, "--x: %s is a word ('%s'): give it --series, or fix it with --where",
-                      o->x, row[cx]);
-            goto done;
-        }
-        if (!num(row[cy], &p.y))
-            continue;   /* not computed by this engine, or not a number here */
-        p.lo = clo >= 0 && num(row[clo], &p.lo) ? p.lo : NAN;
-        p.up = cup >= 0 && num(row[cup], &p.up) ? p.up : NAN;
-        xmin = fmin(xmin, p.x);
-        xmax = fmax(xmax, p.x);
-        pts[n++] = p;
-    }
-    if (!n) {
-        ddio_errf(e, DDIO_EXIT_USAGE, "%s: no point has a number in column %s", path, o->y);
+    if (col[3] >= 0 ? heat_figure(&d, &c, &t, keep, pts, (size_t)n, col[0], col[3], scale, xl, yl, o, e)
+                    : line_figure(&d, &c, pts, (size_t)n, xmin > 0 && xmax / xmin >= 8, xmin, xmax, scale, xl, yl, o,
+                                  e))
         goto done;
-    }
-    int logx = xmin > 0 && xmax / xmin >= 8;
-    /* Every text from the file is single-quoted (vd_gp_quotef): gnuplot
-     * substitutes nothing in it. */
-    vd_bprintf(&b, "set grid\nset xlabel ");
-    vd_gp_quotef(&b, "%s", xl);
-    vd_bprintf(&b, "\n");
-    if (ch >= 0) {
-        /* Heat map: the two parameters' values as categories, the metric as colour. */
-        const char *hx[4096], *hy[4096];
-        size_t nx = distinct(&t, keep, cx, hx, 4096), ny = distinct(&t, keep, ch, hy, 4096);
-        if (nx > 4096 || ny > 4096) {
-            ddio_errf(e, DDIO_EXIT_USAGE, "--heatmap: more than 4096 values on an axis");
-            goto done;
-        }
-        qsort(hx, nx, sizeof *hx, cmp_numtext);
-        qsort(hy, ny, sizeof *hy, cmp_numtext);
-        char hl[128];
-        int hp;
-        label(o->heatmap, hl, sizeof hl, &hp);
-        vd_bprintf(&b, "set ylabel ");
-        vd_gp_quotef(&b, "%s", hl);
-        vd_bprintf(&b, "\nset cblabel ");
-        vd_gp_quotef(&b, "%s", yl);
-        /* viridis (van der Walt and Smith): sequential, readable in grey
-         * and by the colour-blind. */
-        vd_bprintf(&b, "\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21908d', 3 '#5dc963', 4 '#fde725')\n"
-                       "unset grid\nset xtics (");
-        for (size_t i = 0; i < nx; i++) {
-            vd_bprintf(&b, "%s", i ? ", " : "");
-            vd_gp_quotef(&b, "%s", hx[i]);
-            vd_bprintf(&b, " %zu", i);
-        }
-        vd_bprintf(&b, ")\nset ytics (");
-        for (size_t i = 0; i < ny; i++) {
-            vd_bprintf(&b, "%s", i ? ", " : "");
-            vd_gp_quotef(&b, "%s", hy[i]);
-            vd_bprintf(&b, " %zu", i);
-        }
-        vd_bprintf(&b, ")\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n$d << EOD\n", nx - 1, ny - 1);
-        if (heat_grid(&b, pts, n, hx, nx, hy, ny, scale, o, e) != 0)
-            goto done;
-        /* `pixels`: a polygon per cell, none for a missing one (NaN). */
-        vd_bprintf(&b, "EOD\nplot $d using 1:2:3 with image pixels notitle\n");
-    } else {
-        qsort(pts, n, sizeof *pts, by_series_x);
-        vd_bprintf(&b, "set datafile missing 'NaN'\nset ylabel ");
-        vd_gp_quotef(&b, "%s", yl);
-        vd_bprintf(&b, "\nset key outside right top\n");
-        if (logx)
-            vd_bprintf(&b, "set logscale x 2\nset xrange [%g:%g]\n", xmin / 1.2, xmax * 1.2);
-        if (pct)
-            vd_bprintf(&b, "set yrange [0:105]\n");
-        const char *sv[MAX_SERIES + 1];
-        size_t ns = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!ns || strcmp(sv[ns - 1], pts[i].series) != 0) {
-                if (ns == MAX_SERIES) {
-                    ddio_errf(e, DDIO_EXIT_USAGE, "--series %s: more than %d values", o->series, MAX_SERIES);
-                    goto done;
-                }
-                sv[ns++] = pts[i].series;
-            }
-        int band = 0;
-        for (size_t i = 0; i < n; i++)
-            band |= !isnan(pts[i].lo) && !isnan(pts[i].up);
-        for (size_t k = 0; k < ns; k++) {
-            vd_bprintf(&b, "$s%zu << EOD\n", k);
-            for (size_t i = 0; i < n; i++)
-                if (strcmp(pts[i].series, sv[k]) == 0)
-                    vd_bprintf(&b, "%.10g %.10g %.10g %.10g\n", pts[i].x, pts[i].y * scale, pts[i].lo * scale,
-                        pts[i].up * scale);
-            vd_bprintf(&b, "EOD\n");
-        }
-        static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
-                                             "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939"};
-        vd_bprintf(&b, "plot ");
-        for (size_t k = 0; k < ns; k++) {
-            const char *c = colors[k % (sizeof colors / sizeof colors[0])];
-            if (band)
-                vd_bprintf(&b, "%s$s%zu using 1:3:4 with filledcurves fc rgb '%s' fs transparent solid 0.15 %s", k ? ", " : "",
-                    k, c, k ? "notitle" : "title 'model bounds (LRU .. BIP)'");
-            vd_bprintf(&b, "%s$s%zu using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title ", band || k ? ", " : "",
-                k, c);
-            if (cs >= 0)
-                vd_gp_quotef(&b, "%s = %s", o->series, sv[k]);
-            else
-                vd_gp_quotef(&b, "%s", o->y);
-        }
-        vd_bprintf(&b, "\n");
-    }
-    if (b.oom) {
+    if (d.oom || c.oom) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    rc = vd_gnuplot(b.data, PLOT_W, PLOT_H, out_opt, out, e);
+    rc = vd_figure_write(d.data, c.data, PLOT_W, PLOT_H, out, e);
 done:
-    free(b.data);
+    free(d.data);
+    free(c.data);
     free(keep);
     free(pts);
     sw_table_free(&t);
