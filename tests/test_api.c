@@ -135,7 +135,7 @@ Test(api, bad_requests_name_their_key)
         {ddiosim_cache_replay, "{}", DDIOSIM_E_REQUEST, "trace: missing"},
         {ddiosim_cache_replay, "{\"trace\": \"-\"}", DDIOSIM_E_REQUEST, "trace: '-'"},
         {ddiosim_cache_replay, "{\"trace\": \"/nonexistent/t.din\"}", DDIOSIM_E_REQUEST, "/nonexistent/t.din: cannot open"},
-        {ddiosim_validate, "{\"fit\": \"machine.llc.slices=2:60\", \"engine\": \"model\"}", DDIOSIM_E_REQUEST, "--fit: not offered"},
+        {ddiosim_validate, "{\"fit\": \"machine.llc.slices=2:60\", \"engine\": \"model\"}", DDIOSIM_E_REQUEST, "request key 'fit': not offered"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char err[512], *out = (char *)"untouched";

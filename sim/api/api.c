@@ -58,8 +58,15 @@ static int run_locked(api_cmd cmd, const api_argv *a, char **result, char *err, 
     return rc;
 }
 
-static int api_run(api_cmd cmd, const char *name, const char *positional, const char *request, char **result,
-                   char *err, size_t errlen)
+/* A command of the library: its function, name, the request key that is
+ * its argument (NULL: none), the keys it refuses (NULL-terminated). */
+typedef struct api_command {
+    api_cmd run;
+    const char *name, *positional;
+    const char *const *refused;
+} api_command;
+
+static int api_run(const api_command *c, const char *request, char **result, char *err, size_t errlen)
 {
     set_err(err, errlen, "");
     if (!result) {
@@ -71,11 +78,11 @@ static int api_run(api_cmd cmd, const char *name, const char *positional, const 
     api_argv a;
     pthread_mutex_lock(&api_lock);
     int rc;
-    if (api_argv_from_json(name, request, positional, &a, &e) != 0) {
+    if (api_argv_from_json(c->name, request, c->positional, c->refused, &a, &e) != 0) {
         set_err(err, errlen, e.msg);
         rc = e.exit_code ? e.exit_code : DDIOSIM_E_REQUEST;
     } else {
-        rc = run_locked(cmd, &a, result, err, errlen);
+        rc = run_locked(c->run, &a, result, err, errlen);
     }
     api_argv_free(&a);
     pthread_mutex_unlock(&api_lock);
@@ -84,22 +91,28 @@ static int api_run(api_cmd cmd, const char *name, const char *positional, const 
 
 int ddiosim_predict(const char *request_json, char **result_json, char *err, size_t errlen)
 {
-    return api_run(cmd_predict_io, "predict", NULL, request_json, result_json, err, errlen);
+    static const api_command c = {cmd_predict_io, "predict", NULL, NULL};
+    return api_run(&c, request_json, result_json, err, errlen);
 }
 
 int ddiosim_simulate(const char *request_json, char **result_json, char *err, size_t errlen)
 {
-    return api_run(cmd_simulate_io, "simulate", NULL, request_json, result_json, err, errlen);
+    static const api_command c = {cmd_simulate_io, "simulate", NULL, NULL};
+    return api_run(&c, request_json, result_json, err, errlen);
 }
 
 int ddiosim_cache_replay(const char *request_json, char **result_json, char *err, size_t errlen)
 {
-    return api_run(cmd_cache_replay_io, "cache-replay", "trace", request_json, result_json, err, errlen);
+    static const api_command c = {cmd_cache_replay_io, "cache-replay", "trace", NULL};
+    return api_run(&c, request_json, result_json, err, errlen);
 }
 
 int ddiosim_validate(const char *request_json, char **result_json, char *err, size_t errlen)
 {
-    return api_run(cmd_validate_io, "validate", NULL, request_json, result_json, err, errlen);
+    /* --fit is calibrate's, whose report is a table written by the CLI. */
+    static const char *const refused[] = {"fit", NULL};
+    static const api_command c = {cmd_validate_io, "validate", NULL, refused};
+    return api_run(&c, request_json, result_json, err, errlen);
 }
 
 void ddiosim_free(char *result_json)

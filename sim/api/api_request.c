@@ -81,16 +81,20 @@ static int add_value(api_argv *a, const char *key, const char *opt, const cJSON 
 }
 
 /* The option of key `key`: "--" and the key with '_' read as '-'. */
-static int option_name(const char *key, char *opt, size_t cap, ddio_err *e)
+static int option_name(const char *key, const char *const *refused, char *opt, size_t cap, ddio_err *e)
 {
-    static const char *const refused[] = {"format", "output", "o", "help", "h"};
+    static const char *const answered[] = {"format", "output", "o", "help", "h"};
     size_t n = strlen(key);
     if (n == 0 || n + 3 > cap || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_") != n)
         return ddio_errf(e, DDIO_EXIT_USAGE, "request key '%s': not an option name", key);
-    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-        if (strcmp(key, refused[i]) == 0)
+    for (size_t i = 0; i < sizeof answered / sizeof *answered; i++)
+        if (strcmp(key, answered[i]) == 0)
             return ddio_errf(e, DDIO_EXIT_USAGE, "request key '%s': not offered by the library (the result is "
                              "returned, as JSON)", key);
+    for (size_t i = 0; refused && refused[i]; i++)
+        if (strcmp(key, refused[i]) == 0)
+            return ddio_errf(e, DDIO_EXIT_USAGE, "request key '%s': not offered by the library (see docs/api.md)",
+                             key);
     snprintf(opt, cap, "--%s", key);
     for (char *p = opt + 2; *p; p++)
         if (*p == '_')
@@ -98,10 +102,10 @@ static int option_name(const char *key, char *opt, size_t cap, ddio_err *e)
     return 0;
 }
 
-static int add_key(api_argv *a, const cJSON *item, ddio_err *e)
+static int add_key(api_argv *a, const cJSON *item, const char *const *refused, ddio_err *e)
 {
     char opt[128];
-    if (option_name(item->string, opt, sizeof opt, e) != 0)
+    if (option_name(item->string, refused, opt, sizeof opt, e) != 0)
         return -1;
     if (cJSON_IsTrue(item))
         return push(a, opt, e);
@@ -126,7 +130,8 @@ static int add_positional(api_argv *a, const cJSON *req, const char *positional,
     return push(a, "--", e) != 0 ? -1 : add_value(a, positional, NULL, v, e);
 }
 
-int api_argv_from_json(const char *cmd, const char *request, const char *positional, api_argv *a, ddio_err *e)
+int api_argv_from_json(const char *cmd, const char *request, const char *positional, const char *const *refused,
+                       api_argv *a, ddio_err *e)
 {
     memset(a, 0, sizeof *a);
     cJSON *req = cJSON_Parse(request && *request ? request : "{}");
@@ -134,12 +139,14 @@ int api_argv_from_json(const char *cmd, const char *request, const char *positio
         cJSON_Delete(req);
         return ddio_errf(e, DDIO_EXIT_USAGE, "request: not a JSON object");
     }
-    int rc = push(a, cmd, e);
-    for (const cJSON *item = req->child; rc == 0 && item; item = item->next)
-        if (!positional || strcmp(item->string, positional) != 0)
-            rc = add_key(a, item, e);
-    if (rc == 0)
-        rc = push(a, "--format=json", e);
+    /* The flags (true) last: one given true by mistake for an option that
+     * takes a value then takes no other option as its value ("option
+     * '--rx-ring' needs a value", or the flag after it, named). */
+    int rc = push(a, cmd, e) != 0 || push(a, "--format=json", e) != 0 ? -1 : 0;
+    for (int flags = 0; flags < 2; flags++)
+        for (const cJSON *item = req->child; rc == 0 && item; item = item->next)
+            if ((!positional || strcmp(item->string, positional) != 0) && cJSON_IsTrue(item) == flags)
+                rc = add_key(a, item, refused, e);
     if (rc == 0 && positional)
         rc = add_positional(a, req, positional, e);
     cJSON_Delete(req);

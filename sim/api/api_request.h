@@ -21,10 +21,12 @@ typedef struct api_argv {
  * --KEY=VALUE per element of an array, and --KEY=FILE for an object,
  * written to a temporary file (a machine or workload given inline).  The
  * key `positional` (NULL: none) is the command's argument instead, and
- * required.  --format=json ends the line.  Keys the library answers itself
- * (format, output, help) are refused.  0, or -1 with e filled (exit 2)
+ * required.  --format=json comes first, the flags last.  Keys the library
+ * answers itself (format, output, help) are refused, and so are those of
+ * `refused` (NULL-terminated; NULL: none).  0, or -1 with e filled (exit 2)
  * naming the key; api_argv_free releases a in both cases. */
-int api_argv_from_json(const char *cmd, const char *request, const char *positional, api_argv *a, ddio_err *e);
+int api_argv_from_json(const char *cmd, const char *request, const char *positional, const char *const *refused,
+                       api_argv *a, ddio_err *e);
 
 /* Release a and remove its temporary files. */
 void api_argv_free(api_argv *a);

@@ -445,10 +445,6 @@ int cmd_validate_io(int argc, char **argv, cli_io *io)
     ddio_err no_trace = {0};
     if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, o.sample_trace, sizeof o.sample_trace, &no_trace) != 0)
         o.sample_trace[0] = '\0';
-    if (o.n_fit && io) {   /* calibrate's report and overlay are written by cli_calibrate */
-        e = (ddio_err){DDIO_EXIT_USAGE, "--fit: not offered by the library; run `ddiosim validate --fit`"};
-        return cli_io_value_error(io, "validate", &e);
-    }
     if (o.n_fit) {
         runner_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .seeds = o.seeds, .jobs = o.jobs,
                           .trace = o.sample_trace, .sets = o.run.set, .n_sets = o.run.n_set};
