@@ -358,7 +358,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
     runner_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .seeds = o->seeds,
                       .jobs = o->jobs, .trace = o->sample_trace, .sets = o->run.set, .n_sets = o->run.n_set};
     size_t n;
-    if (cli_load_experiments(dirs, n_exp, &ro, exp, &jobs, &n, e) != 0)
+    if (cli_load_experiments(dirs, n_exp, &ro, io, exp, &jobs, &n, e) != 0)
         goto done;
     ddio_file_arg outs[] = {{"-o", o->out}, {"--plot", o->plot}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--overlay", o->run.overlay_path}, {0}}, e) != 0)
