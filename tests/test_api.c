@@ -123,7 +123,7 @@ Test(api, bad_requests_name_their_key)
         {ddiosim_predict, "{\"rx_ring\": ", DDIOSIM_E_REQUEST, "request: not a JSON object"},
         {ddiosim_predict, "{\"rx_ring\": 500}", DDIOSIM_E_REQUEST, "--rx-ring: 500 is not a power of two"},
         {ddiosim_predict, "{\"rx_ring\": true}", DDIOSIM_E_REQUEST, "option '--rx-ring' needs a value"},
-        {ddiosim_predict, "{\"bogus\": 1}", DDIOSIM_E_REQUEST, "unknown option '--bogus'"},
+        {ddiosim_predict, "{\"bogus\": 1}", DDIOSIM_E_REQUEST, "unknown option '--bogus=1'"},
         {ddiosim_predict, "{\"Rx Ring\": 1}", DDIOSIM_E_REQUEST, "request key 'Rx Ring': not an option name"},
         {ddiosim_predict, "{\"output\": \"x.json\"}", DDIOSIM_E_REQUEST, "request key 'output': not offered"},
         {ddiosim_predict, "{\"format\": \"table\"}", DDIOSIM_E_REQUEST, "request key 'format': not offered"},

@@ -145,9 +145,8 @@ int cli_common_option(int c, char **argv, cli_common *cc, ddio_err *e)
     case ':':
         ddio_errf(e, DDIO_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
         return CLI_OPT_USAGE;
-    default:   /* the name alone of --name=value */
-        ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%.*s'", (int)strcspn(argv[optind - 1], "="),
-                  argv[optind - 1]);
+    default:
+        ddio_errf(e, DDIO_EXIT_USAGE, "unknown option '%s'", argv[optind - 1]);
         return CLI_OPT_USAGE;
     }
 }
