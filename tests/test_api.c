@@ -67,7 +67,8 @@ Test(api, predict_is_the_cli_document)
                        "predict --machine skylake-6132 --rx-ring 512 --cores 2");
     expect_same_as_cli(ddiosim_predict, NULL, "predict");
     expect_same_as_cli(ddiosim_predict, "{\"queues\": \"10,20,5,5\", \"model\": \"per-line\", \"explain\": true, "
-                                        "\"per-queue\": false, \"set\": [\"machine.llc.ways=12\", \"workload.cores=1\"]}",
+                                        "\"per-queue\": false, \"set\": [\"machine.llc.ways=12\", "
+                                        "\"workload.cores=1\"]}",
                        "predict --queues 10,20,5,5 --model per-line --explain --set machine.llc.ways=12 "
                        "--set workload.cores=1");
 }
@@ -134,8 +135,10 @@ Test(api, bad_requests_name_their_key)
         {ddiosim_simulate, "{\"packets\": -5}", DDIOSIM_E_REQUEST, "--packets"},
         {ddiosim_cache_replay, "{}", DDIOSIM_E_REQUEST, "trace: missing"},
         {ddiosim_cache_replay, "{\"trace\": \"-\"}", DDIOSIM_E_REQUEST, "trace: '-'"},
-        {ddiosim_cache_replay, "{\"trace\": \"/nonexistent/t.din\"}", DDIOSIM_E_REQUEST, "/nonexistent/t.din: cannot open"},
-        {ddiosim_validate, "{\"fit\": \"machine.llc.slices=2:60\", \"engine\": \"model\"}", DDIOSIM_E_REQUEST, "request key 'fit': not offered"},
+        {ddiosim_cache_replay, "{\"trace\": \"/nonexistent/t.din\"}", DDIOSIM_E_REQUEST,
+         "/nonexistent/t.din: cannot open"},
+        {ddiosim_validate, "{\"fit\": \"machine.llc.slices=2:60\", \"engine\": \"model\"}", DDIOSIM_E_REQUEST,
+         "request key 'fit': not offered"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char err[512], *out = (char *)"untouched";

@@ -229,10 +229,12 @@ Test(install, the_installed_library_builds_programs, .timeout = 300)
     char cm[128];
     snprintf(cm, sizeof cm, "%s/use", p);
     cr_assert_eq(shf("mkdir '%s'", cm), 0);
-    snprintf(path, sizeof path, "cmake_minimum_required(VERSION 3.18)\nproject(use C)\n"
-                                "find_package(ddiosim 0.1 REQUIRED)\nadd_executable(predict %s/docs/examples/predict.c)\n"
+    char text[1024];
+    snprintf(text, sizeof text, "cmake_minimum_required(VERSION 3.18)\nproject(use C)\n"
+                                "find_package(ddiosim 0.1 REQUIRED)\n"
+                                "add_executable(predict %s/docs/examples/predict.c)\n"
                                 "target_link_libraries(predict PRIVATE ddiosim::ddiosim)\n", DDIOSIM_SOURCE_DIR);
-    put_file(cm, "CMakeLists.txt", path);
+    put_file(cm, "CMakeLists.txt", text);
     r = run_at_root("'%s' -S '%s' -B '%s/b' -DCMAKE_PREFIX_PATH='%s' -DCMAKE_C_FLAGS='%s' >/dev/null && "
                     "'%s' --build '%s/b' >/dev/null && " CLEAN_ENV " '%s/b/predict'",
                     DDIOSIM_CMAKE, cm, cm, p, SANITIZE_FLAGS, DDIOSIM_CMAKE, cm, cm);

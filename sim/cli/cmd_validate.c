@@ -304,7 +304,7 @@ static void unchecked(const mae_limit *l, const vd_set *s, char *why, size_t cap
 /* 0 when every limited MAE is within its limit; DDIO_EXIT_UNCHECKED when a
  * limit could not be checked (before any comparison: a check that did not
  * happen must not read as a pass); else DDIO_EXIT_ABOVE_LIMIT with the first MAE above its
- * limit.  One line on stderr for a non-zero result. */
+ * limit.  One line on stderr (or into io) for a non-zero result. */
 static int check_limits(const val_opts *o, const vd_set *s, cli_io *io)
 {
     if (o->n_limit == 0)
@@ -312,8 +312,7 @@ static int check_limits(const val_opts *o, const vd_set *s, cli_io *io)
     size_t x, p;
     if (point_without_metric(s, &x, &p) == 0) {
         cli_io_error(io, "validate", "%s: point %s: no metric was measured (no run's counters saw a "
-                        "lookup): --max-mae cannot check it",
-                s->exp[x].name, s->exp[x].point[p].where);
+                     "lookup): --max-mae cannot check it", s->exp[x].name, s->exp[x].point[p].where);
         return DDIO_EXIT_UNCHECKED;
     }
     for (int i = 0; i < o->n_limit; i++) {
@@ -334,8 +333,7 @@ static int check_limits(const val_opts *o, const vd_set *s, cli_io *io)
                 vd_stat_of(s, s->n_exp, eng, m, &st);
                 if (st.n && st.mae > l->pp) {
                     cli_io_error(io, "validate", "the %s's mean absolute error on %s is %.2f points, above "
-                                    "--max-mae %g",
-                            engine_noun(eng), vd_metric_name((enum vd_metric)m), st.mae, l->pp);
+                                 "--max-mae %g", engine_noun(eng), vd_metric_name((enum vd_metric)m), st.mae, l->pp);
                     return DDIO_EXIT_ABOVE_LIMIT;
                 }
             }
