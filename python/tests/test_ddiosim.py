@@ -2,6 +2,7 @@
 results are the CLI's JSON documents as dicts, errors raise ddiosim.Error.
 Run with the library given by DDIOSIM_LIB (ctest does)."""
 
+import json
 import os
 import unittest
 
@@ -21,7 +22,6 @@ class TestDdiosim(unittest.TestCase):
 
     def test_flags_lists_and_inline_machines(self):
         with open(os.path.join(SRC, "configs", "machines", "skylake-6132.json")) as f:
-            import json
             machine = json.load(f)
         a = ddiosim.predict(machine=machine, queues="10,20,5,5", explain=True, set=["workload.cores=1"])
         b = ddiosim.predict(machine="skylake-6132", queues="10,20,5,5", explain=True, set=["workload.cores=1"])
@@ -31,8 +31,9 @@ class TestDdiosim(unittest.TestCase):
 
     def test_simulate_and_cache_replay(self):
         s = ddiosim.simulate(packets=20000, profile="imix", seed=7)
-        self.assertEqual(s, {**s})  # a dict
-        self.assertGreater(len(s), 5)
+        self.assertIsInstance(s, dict)
+        self.assertEqual(s, ddiosim.simulate(packets=20000, profile="imix", seed=7) | {
+            k: s[k] for k in s if "wall" in k or "mpps" in k})  # the same run, but for its clock
         c = ddiosim.cache_replay(TRACE, ways=8, policy="lru")
         self.assertIsInstance(c, dict)
 
