@@ -141,13 +141,14 @@ Test(api, bad_requests_name_their_key)
          "request key 'fit': not offered"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char err[512], *out = (char *)"untouched";
+        static char untouched[] = "untouched";
+        char err[512], *out = untouched;
         int rc = cases[i].fn(cases[i].request, &out, err, sizeof err);
         cr_expect_eq(rc, cases[i].status, "%s: status %d, want %d (%s)", cases[i].request, rc, cases[i].status, err);
         cr_expect(strstr(err, cases[i].want), "%s: '%s' lacks '%s'", cases[i].request, err, cases[i].want);
         cr_expect(!strchr(err, '\n'), "%s: not one line: %s", cases[i].request, err);
         cr_expect_null(out, "%s: a result on error", cases[i].request);
-        ddiosim_free(out == (char *)"untouched" ? NULL : out);
+        ddiosim_free(out == untouched ? NULL : out);
     }
 }
 
