@@ -13,6 +13,7 @@ PACKAGES=(
   libcjson-dev libcriterion-dev libpcap-dev
   tcpdump gnuplot-nox
   libopenmpi-dev openmpi-bin
+  python3
 )
 if [ "${1:-}" = "--clang" ]; then
   PACKAGES+=(clang)

@@ -1,7 +1,8 @@
 /* test_install.c - an installed or copied ddiosim finds its own data and
  * never the source tree: the data directory rule (sim/common/datadir.h) on
  * fake trees, `cmake --install` of this build into a temporary prefix with
- * the installed binary run from / with no options, a binary copied alone;
+ * the installed binary run from / with no options, the installed library
+ * used from C and Python, a binary copied alone;
  * and `ddiosim help TOPIC`. */
 #define _DEFAULT_SOURCE 1 /* mkdtemp */
 #include "tests/helpers.h"
@@ -187,6 +188,67 @@ Test(install, installed_binary_runs_from_root_on_its_own_data, .timeout = 300)
     snprintf(path, sizeof path, "\nThis binary's data directory: %s/share/ddiosim\n", p);
     cr_expect(strstr(r.out, path), "%s", r.out);
     cli_run_free(&r);
+    rm_rf(p);
+}
+
+/* The library installed (docs/api.md): only <ddiosim.h> of the headers,
+ * pkg-config and find_package(ddiosim) build the example against it, which
+ * finds the data installed with the library; the Python module finds the
+ * library installed with it.  Under the sanitizers the programs built are
+ * instrumented too, and Python is left out (it would need their runtime
+ * preloaded). */
+#define SANITIZE_FLAGS (DDIOSIM_SANITIZED ? "-fsanitize=address,undefined" : "")
+Test(install, the_installed_library_builds_programs, .timeout = 300)
+{
+    char p[64], path[256];
+    make_tmpdir(p, sizeof p);
+    cr_assert_eq(shf("'%s' --install '%s' --prefix '%s' >/dev/null", DDIOSIM_CMAKE, DDIOSIM_BUILD_DIR, p), 0);
+    static const char *const files[] = {
+        "include/ddiosim.h", "lib/libddiosim.so.1", "lib/libddiosim.so", "lib/pkgconfig/ddiosim.pc",
+        "lib/cmake/ddiosim/ddiosimConfig.cmake", "lib/cmake/ddiosim/ddiosimConfigVersion.cmake",
+        "lib/cmake/ddiosim/ddiosimTargets.cmake", "lib/python3/dist-packages/ddiosim/__init__.py",
+        "lib/python3/dist-packages/ddiosim/_libdir.py",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", p, files[i]);
+        cr_expect_eq(access(path, R_OK), 0, "%s not installed", files[i]);
+    }
+    char list[256];
+    snprintf(path, sizeof path, "%s/include", p);
+    cr_expect_str_eq(dir_listing(path, list, sizeof list), "ddiosim.h");
+
+    const char *want = "rx-ring 256: PCIe write hit ";
+    cli_run r = run_at_root("cc -std=c11 %s '%s/docs/examples/predict.c' $(PKG_CONFIG_PATH='%s/lib/pkgconfig' "
+                            "pkg-config --cflags --libs ddiosim) -o '%s/predict-pc' && " CLEAN_ENV
+                            " LD_LIBRARY_PATH='%s/lib' '%s/predict-pc'",
+                            SANITIZE_FLAGS, DDIOSIM_SOURCE_DIR, p, p, p, p);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count_lines_with(r.out, want), 1, "%s", r.out);
+    cli_run_free(&r);
+
+    char cm[128];
+    snprintf(cm, sizeof cm, "%s/use", p);
+    cr_assert_eq(shf("mkdir '%s'", cm), 0);
+    char text[1024];
+    snprintf(text, sizeof text, "cmake_minimum_required(VERSION 3.18)\nproject(use C)\n"
+                                "find_package(ddiosim 0.1 REQUIRED)\n"
+                                "add_executable(predict %s/docs/examples/predict.c)\n"
+                                "target_link_libraries(predict PRIVATE ddiosim::ddiosim)\n", DDIOSIM_SOURCE_DIR);
+    put_file(cm, "CMakeLists.txt", text);
+    r = run_at_root("'%s' -S '%s' -B '%s/b' -DCMAKE_PREFIX_PATH='%s' -DCMAKE_C_FLAGS='%s' >/dev/null && "
+                    "'%s' --build '%s/b' >/dev/null && " CLEAN_ENV " '%s/b/predict'",
+                    DDIOSIM_CMAKE, cm, cm, p, SANITIZE_FLAGS, DDIOSIM_CMAKE, cm, cm);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_eq(count_lines_with(r.out, want), 1, "%s", r.out);
+    cli_run_free(&r);
+
+    if (!DDIOSIM_SANITIZED) {
+        r = run_at_root(CLEAN_ENV " -u DDIOSIM_LIB PYTHONPATH='%s/lib/python3/dist-packages' /usr/bin/python3 -c "
+                        "'import ddiosim; print(ddiosim.predict(rx_ring=512)[\"input\"][\"rx_ring\"])'", p);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_str_eq(r.out, "512\n");
+        cli_run_free(&r);
+    }
     rm_rf(p);
 }
 

@@ -1,5 +1,6 @@
 /* cli_runner.c - options of the commands that run many points (cli_runner.h). */
 #include "sim/cli/cli_runner.h"
+#include "sim/cli/cli_io.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -190,7 +191,8 @@ int cli_experiment_dirs(const char *const *given, int n_given, char **dirs, int 
     return 0;
 }
 
-int cli_load_experiments(char *const *dirs, size_t n_exp, const runner_opts *o, vd_experiment *exp, runner_job **jobs,
+int cli_load_experiments(char *const *dirs, size_t n_exp, const runner_opts *o, struct cli_io *io, vd_experiment *exp,
+                         runner_job **jobs,
                          size_t *n_points, ddio_err *e)
 {
     size_t total = 0;
@@ -199,8 +201,12 @@ int cli_load_experiments(char *const *dirs, size_t n_exp, const runner_opts *o, 
     for (size_t i = 0; i < n_exp; i++) {
         if (vd_experiment_load(dirs[i], &exp[i], e) != 0)
             return -1;
-        for (size_t w = 0; w < exp[i].n_warning; w++)   /* the loader's warnings: said, not fatal */
-            fprintf(stderr, "ddiosim: warning: %s\n", exp[i].warning[w]);
+        for (size_t w = 0; w < exp[i].n_warning; w++) {   /* the loader's warnings: said, not fatal */
+            if (io)
+                sb_printf(&io->warn, "warning: %s\n", exp[i].warning[w]);
+            else
+                fprintf(stderr, "ddiosim: warning: %s\n", exp[i].warning[w]);
+        }
         total += exp[i].n;
     }
     *jobs = calloc(total ? total : 1, sizeof **jobs);

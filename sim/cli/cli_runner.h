@@ -73,10 +73,12 @@ int cli_experiment_dirs(const char *const *given, int n_given, char **dirs, int 
 /* Load the n experiments of dirs into exp[n] (vd_experiment_free each,
  * also on error) and make one job per point, in order (*jobs, malloc'ed;
  * *n_points), checking that every point's configuration resolves with o's
- * overrides, so that a bad experiment fails before anything runs.  A bad
+ * overrides, so that a bad experiment fails before anything runs.  The
+ * loader's warnings go to stderr, or into io->warn (sim/cli/cli_io.h).  A bad
  * override is its own error, not a point's.  0, or -1 with e filled. */
-int cli_load_experiments(char *const *dirs, size_t n, const runner_opts *o, vd_experiment *exp, runner_job **jobs,
-                         size_t *n_points, ddio_err *e);
+struct cli_io;
+int cli_load_experiments(char *const *dirs, size_t n, const runner_opts *o, struct cli_io *io, vd_experiment *exp,
+                         runner_job **jobs, size_t *n_points, ddio_err *e);
 
 /* ------------------------------------------------------------ calibrate */
 

@@ -8,6 +8,7 @@
 
 #include "sim/cache/replay.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_io.h"
 #include "sim/common/infile.h"
 #include "sim/common/parse.h"
 #include "traces/din.h"
@@ -202,20 +203,25 @@ static char *format_json(const replay_opts *o, const replay *r, double secs)
 
 int cmd_cache_replay(int argc, char **argv)
 {
+    return cmd_cache_replay_io(argc, argv, NULL);
+}
+
+int cmd_cache_replay_io(int argc, char **argv, cli_io *io)
+{
     ddio_err e = {0};
     replay_opts o = {
         .geom = {.line_size = 64, .slices = 18, .sets_per_slice = 2048, .ways = 11, .mapping = MAP_XOR, .seed = 1},
     };
     repl_config_default(&o.rc);
-    int rc = cli_parse_outcome("cache-replay", parse_opts(argc, argv, &o, &e), usage, &e);
+    int rc = cli_io_parse_outcome(io, "cache-replay", parse_opts(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;
 
     if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, (ddio_file_arg[]){{"TRACE", o.in}, {0}}, &e))
-        return cli_value_error("cache-replay", &e);
+        return cli_io_value_error(io, "cache-replay", &e);
     replay r;
     if (replay_init(&r, &o.geom, &o.rc, o.alloc_mask, o.ddio_mask, &e) != 0)
-        return cli_fail("cache-replay", &e);
+        return cli_io_fail(io, "cache-replay", &e);
     FILE *in = stdin;
     const char *name = "(stdin)";
     if (o.in && strcmp(o.in, "-") != 0) {
@@ -223,7 +229,7 @@ int cmd_cache_replay(int argc, char **argv)
         in = ddio_open_input(o.in, &e);
         if (!in) {
             replay_free(&r);
-            return cli_fail("cache-replay", &e);
+            return cli_io_fail(io, "cache-replay", &e);
         }
     }
     din_reader dr;
@@ -257,7 +263,7 @@ int cmd_cache_replay(int argc, char **argv)
         fclose(in);
     if (st < 0) {
         replay_free(&r);
-        return cli_fail("cache-replay", &e);
+        return cli_io_fail(io, "cache-replay", &e);
     }
 
     strbuf sb = {0};
@@ -270,9 +276,9 @@ int cmd_cache_replay(int argc, char **argv)
         format_table(&sb, &o, &r, secs);
     }
     text = sb.data;
-    rc = cli_write_output(o.cc.out, text, &e);
+    rc = cli_io_write(io, o.cc.out, text, &e);
     free(json);
     sb_free(&sb);
     replay_free(&r);
-    return rc ? cli_fail("cache-replay", &e) : DDIO_EXIT_OK;
+    return rc ? cli_io_fail(io, "cache-replay", &e) : DDIO_EXIT_OK;
 }

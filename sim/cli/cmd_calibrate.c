@@ -235,7 +235,7 @@ int cli_calibrate(const char *cmd, const cli_cal_args *a)
     }
     runner_opts ro = a->run;
     ro.engines = a->engine;
-    if (cli_load_experiments(dirs, (size_t)n, &ro, exp, &jobs, &n_pts, &e) != 0 ||
+    if (cli_load_experiments(dirs, (size_t)n, &ro, NULL, exp, &jobs, &n_pts, &e) != 0 ||
         check_outputs(a, exp, (size_t)n, &e) != 0)
         goto done;
     *p = (cal_problem){.n_exp = (size_t)n, .exp = exp, .engine = a->engine, .run = ro, .weight = a->weight,

@@ -10,6 +10,7 @@
 
 #include "configs/config.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_io.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "sim/markov/predict.h"
@@ -469,6 +470,11 @@ static void to_table(strbuf *sb, const pred_ctx *x)
 
 int cmd_predict(int argc, char **argv)
 {
+    return cmd_predict_io(argc, argv, NULL);
+}
+
+int cmd_predict_io(int argc, char **argv, cli_io *io)
+{
     ddio_err e = {0};
     pred_opts o;
     memset(&o, 0, sizeof o);
@@ -486,12 +492,12 @@ int cmd_predict(int argc, char **argv)
     ddio_config *cfg = malloc(sizeof *cfg);
     if (!cfg) {
         sb_free(&hb);
-        return cli_fail("predict", &(ddio_err){DDIO_EXIT_IO, "out of memory"});
+        return cli_io_fail(io, "predict", &(ddio_err){DDIO_EXIT_IO, "out of memory"});
     }
-    int code = cli_config_finish("predict", hb.data, rc, &o.args, cfg, &e);
+    int code = cli_io_config_finish(io, "predict", hb.data, rc, &o.args, cfg, &e);
     sb_free(&hb);
     if (code < 0 && (cli_sim_check_frame(&o.sim, cfg, &e) != 0 || (o.queues_given && check_queues(&o, cfg, &e) != 0)))
-        code = cli_value_error("predict", &e);
+        code = cli_io_value_error(io, "predict", &e);
     if (code >= 0) {
         free(cfg);
         return code;
@@ -500,11 +506,11 @@ int cmd_predict(int argc, char **argv)
     char warning[300];
     cli_sim_rate_warning(&o.sim, cfg, warning, sizeof warning);
     if (warning[0])
-        fprintf(stderr, "ddiosim predict: %s\n", warning);
+        cli_io_warn(io, "predict", "%s", warning);
     uint32_t S = cfg->workload.cores;
     if (!o.upper_set && mk_upper_policy(&cfg->machine, &o.upper, &e) != 0) {
         free(cfg);
-        return cli_value_error("predict", &e);
+        return cli_io_value_error(io, "predict", &e);
     }
     /* Traffic. */
     mk_traffic t;
@@ -517,26 +523,26 @@ int cmd_predict(int argc, char **argv)
     if (!trace && !profile && !pkt_size) {
         if (ddio_datapath(DDIO_DATA_SAMPLE_TRACE, sample_trace, sizeof sample_trace, &e) != 0) {
             free(cfg);
-            return cli_value_error("predict", &e);
+            return cli_io_value_error(io, "predict", &e);
         }
         trace = sample_trace;
     }
     if (cli_sim_check_source(&o.sim, trace, &e) != 0) {
         free(cfg);
-        return cli_value_error("predict", &e);
+        return cli_io_value_error(io, "predict", &e);
     }
     ddio_file_arg ins[DDIO_MAX_OVERRIDES + 4];
     cli_config_inputs(&o.args, cfg, (ddio_file_arg){"--trace", trace}, ins, sizeof ins / sizeof *ins);
     if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {0}}, ins, &e) != 0) {
         free(cfg);
-        return cli_value_error("predict", &e);
+        return cli_io_value_error(io, "predict", &e);
     }
     /* A trace from a pipe or a FIFO is read once, into a private copy
      * (traces/spool.h): the model and --from-sim read it again. */
     trace_spool spool = {0};
     if (trace && trace_spool_open(&spool, trace, &e) != 0) {
         free(cfg);
-        return cli_fail("predict", &e);
+        return cli_io_fail(io, "predict", &e);
     }
     o.sim.d.src.spool = &spool;
     if (trace || profile) {
@@ -558,7 +564,7 @@ int cmd_predict(int argc, char **argv)
     if (rc != 0) {
         trace_spool_close(&spool);
         free(cfg);
-        return cli_fail("predict", &e);
+        return cli_io_fail(io, "predict", &e);
     }
     double *queues = calloc((size_t)S * Q_COUNT, sizeof *queues);
     double *inflight = calloc((size_t)S * 2, sizeof *inflight);
@@ -657,7 +663,7 @@ int cmd_predict(int argc, char **argv)
         } else {
             to_table(&sb, &x);
         }
-        rc = cli_write_output(o.cc.out, sb.data, &e);
+        rc = cli_io_write(io, o.cc.out, sb.data, &e);
         sb_free(&sb);
     }
     if (have_sim)
@@ -667,5 +673,5 @@ int cmd_predict(int argc, char **argv)
     mk_traffic_free(&t);
     trace_spool_close(&spool);
     free(cfg);
-    return rc ? cli_fail("predict", &e) : DDIO_EXIT_OK;
+    return rc ? cli_io_fail(io, "predict", &e) : DDIO_EXIT_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "configs/config.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_io.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
 #include "sim/markov/predict.h"
@@ -357,10 +358,10 @@ static void to_table(strbuf *sb, const ddio_config *cfg, const sim_opts *o, cons
 /* The run, its Markov model cross-check, and the report written to out
  * (a failed write leaves the stream's error flag, which the caller's
  * ddio_outfile_commit reports). */
-static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, ddio_err *e)
+static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, int tty, ddio_err *e)
 {
     int bar_drawn = 0;
-    if (isatty(2)) {
+    if (tty) {
         o->sim.d.progress = progress_bar;
         o->sim.d.progress_ctx = &bar_drawn;
     }
@@ -404,6 +405,11 @@ static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, ddio_err *e)
 
 int cmd_simulate(int argc, char **argv)
 {
+    return cmd_simulate_io(argc, argv, NULL);
+}
+
+int cmd_simulate_io(int argc, char **argv, cli_io *io)
+{
     ddio_err e = {0};
     sim_opts o;
     memset(&o, 0, sizeof o);
@@ -417,12 +423,12 @@ int cmd_simulate(int argc, char **argv)
     ddio_config *cfg = malloc(sizeof *cfg);
     if (!cfg) {
         sb_free(&hb);
-        return cli_fail("simulate", &(ddio_err){DDIO_EXIT_IO, "out of memory"});
+        return cli_io_fail(io, "simulate", &(ddio_err){DDIO_EXIT_IO, "out of memory"});
     }
-    int code = cli_config_finish("simulate", hb.data, rc, &o.args, cfg, &e);
+    int code = cli_io_config_finish(io, "simulate", hb.data, rc, &o.args, cfg, &e);
     sb_free(&hb);
     if (code < 0 && cli_sim_check_frame(&o.sim, cfg, &e) != 0)
-        code = cli_value_error("simulate", &e);
+        code = cli_io_value_error(io, "simulate", &e);
     if (code >= 0) {
         free(cfg);
         return code;
@@ -430,19 +436,19 @@ int cmd_simulate(int argc, char **argv)
     char warning[300];
     cli_sim_rate_warning(&o.sim, cfg, warning, sizeof warning);
     if (warning[0])
-        fprintf(stderr, "ddiosim simulate: %s\n", warning);
+        cli_io_warn(io, "simulate", "%s", warning);
     ddio_file_arg ins[DDIO_MAX_OVERRIDES + 4];
     cli_config_inputs(&o.args, cfg, (ddio_file_arg){"--trace", o.sim.d.src.trace}, ins, sizeof ins / sizeof *ins);
     if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {0}}, ins, &e) != 0) {
         free(cfg);
-        return cli_value_error("simulate", &e);
+        return cli_io_value_error(io, "simulate", &e);
     }
     /* A trace from a pipe or a FIFO is read once, into a private copy
      * (traces/spool.h): the run reads it more than once. */
     trace_spool spool = {0};
     if (o.sim.d.src.trace && trace_spool_open(&spool, o.sim.d.src.trace, &e) != 0) {
         free(cfg);
-        return cli_fail("simulate", &e);
+        return cli_io_fail(io, "simulate", &e);
     }
     o.sim.d.src.spool = &spool;
     /* Both outputs are created before the run, so that a path that cannot
@@ -450,24 +456,24 @@ int cmd_simulate(int argc, char **argv)
      * timeline only once the main output is written, so that a failed
      * command leaves neither (docs/simulator.md, "Files"). */
     ddio_outfile out, tl = {0};
-    if (ddio_outfile_open(&out, cli_out_path(o.cc.out), &e) != 0 ||
+    if (cli_io_open(io, &out, cli_out_path(o.cc.out), &e) != 0 ||
         (o.timeline && ddio_outfile_open(&tl, o.timeline, &e) != 0)) {
-        ddio_outfile_abort(&out);
+        cli_io_abort(io, &out);
         trace_spool_close(&spool);
         free(cfg);
-        return cli_fail("simulate", &e);
+        return cli_io_fail(io, "simulate", &e);
     }
     o.sim.d.timeline = tl.f;
-    rc = run_and_report(cfg, &o, out.f, &e);
+    rc = run_and_report(cfg, &o, out.f, cli_io_tty(io), &e);
     if (rc == 0)
-        rc = ddio_outfile_commit(&out, &e);
+        rc = cli_io_commit(io, &out, &e);
     else
-        ddio_outfile_abort(&out);
+        cli_io_abort(io, &out);
     if (rc == 0 && o.timeline)
         rc = ddio_outfile_commit(&tl, &e);
     else
         ddio_outfile_abort(&tl);
     trace_spool_close(&spool);
     free(cfg);
-    return rc ? cli_fail("simulate", &e) : DDIO_EXIT_OK;
+    return rc ? cli_io_fail(io, "simulate", &e) : DDIO_EXIT_OK;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_io.h"
 #include "sim/cli/cli_runner.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
@@ -303,23 +304,22 @@ static void unchecked(const mae_limit *l, const vd_set *s, char *why, size_t cap
 /* 0 when every limited MAE is within its limit; DDIO_EXIT_UNCHECKED when a
  * limit could not be checked (before any comparison: a check that did not
  * happen must not read as a pass); else DDIO_EXIT_ABOVE_LIMIT with the first MAE above its
- * limit.  One line on stderr for a non-zero result. */
-static int check_limits(const val_opts *o, const vd_set *s)
+ * limit.  One line on stderr (or into io) for a non-zero result. */
+static int check_limits(const val_opts *o, const vd_set *s, cli_io *io)
 {
     if (o->n_limit == 0)
         return 0;
     size_t x, p;
     if (point_without_metric(s, &x, &p) == 0) {
-        fprintf(stderr, "ddiosim validate: %s: point %s: no metric was measured (no run's counters saw a "
-                        "lookup): --max-mae cannot check it\n",
-                s->exp[x].name, s->exp[x].point[p].where);
+        cli_io_error(io, "validate", "%s: point %s: no metric was measured (no run's counters saw a "
+                     "lookup): --max-mae cannot check it", s->exp[x].name, s->exp[x].point[p].where);
         return DDIO_EXIT_UNCHECKED;
     }
     for (int i = 0; i < o->n_limit; i++) {
         char why[200];
         unchecked(&o->limit[i], s, why, sizeof why);
         if (why[0]) {
-            fprintf(stderr, "ddiosim validate: --max-mae %s: %s\n", o->limit[i].text, why);
+            cli_io_error(io, "validate", "--max-mae %s: %s", o->limit[i].text, why);
             return DDIO_EXIT_UNCHECKED;
         }
     }
@@ -332,9 +332,8 @@ static int check_limits(const val_opts *o, const vd_set *s)
                 vd_stat st;
                 vd_stat_of(s, s->n_exp, eng, m, &st);
                 if (st.n && st.mae > l->pp) {
-                    fprintf(stderr, "ddiosim validate: the %s's mean absolute error on %s is %.2f points, above "
-                                    "--max-mae %g\n",
-                            engine_noun(eng), vd_metric_name((enum vd_metric)m), st.mae, l->pp);
+                    cli_io_error(io, "validate", "the %s's mean absolute error on %s is %.2f points, above "
+                                 "--max-mae %g", engine_noun(eng), vd_metric_name((enum vd_metric)m), st.mae, l->pp);
                     return DDIO_EXIT_ABOVE_LIMIT;
                 }
             }
@@ -343,7 +342,7 @@ static int check_limits(const val_opts *o, const vd_set *s)
 
 /* ------------------------------------------------------------ the command */
 
-static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
+static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
 {
     vd_experiment *exp = calloc(n_exp, sizeof *exp);
     runner_job *jobs = NULL;
@@ -357,7 +356,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     runner_opts ro = {.engines = o->engines, .packets = o->packets, .seed = o->seed, .seeds = o->seeds,
                       .jobs = o->jobs, .trace = o->sample_trace, .sets = o->run.set, .n_sets = o->run.n_set};
     size_t n;
-    if (cli_load_experiments(dirs, n_exp, &ro, exp, &jobs, &n, e) != 0)
+    if (cli_load_experiments(dirs, n_exp, &ro, io, exp, &jobs, &n, e) != 0)
         goto done;
     ddio_file_arg outs[] = {{"-o", o->out}, {"--plot", o->plot}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--overlay", o->run.overlay_path}, {0}}, e) != 0)
@@ -370,7 +369,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
         goto done;
     /* The output is created before the run, so a path that cannot be
      * written fails at once, not after minutes of simulation. */
-    if (ddio_outfile_open(&of, cli_out_path(o->out), e) != 0)
+    if (cli_io_open(io, &of, cli_out_path(o->out), e) != 0)
         goto done;
     opened = 1;
     out = calloc(n + 1, sizeof *out);
@@ -380,8 +379,10 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     }
     cli_progress bar;
     cli_progress_init(&bar, "validate");
-    ro.progress = cli_progress_point;
-    ro.progress_ctx = &bar;
+    if (cli_io_tty(io)) {   /* cli_progress_point draws on a terminal only: none for the library */
+        ro.progress = cli_progress_point;
+        ro.progress_ctx = &bar;
+    }
     if (runner_all(jobs, n, &ro, out, e) < 0)
         goto done;
     /* A point that failed to run is reported, not averaged away. */
@@ -405,12 +406,12 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     if (o->plot && vd_plot(&s, o->plot, e) != 0)
         goto done;
     opened = 0;
-    if (ddio_outfile_commit(&of, e) != 0)
+    if (cli_io_commit(io, &of, e) != 0)
         goto done;
-    rc = check_limits(o, &s);
+    rc = check_limits(o, &s, io);
 done:
     if (opened)
-        ddio_outfile_abort(&of);
+        cli_io_abort(io, &of);
     for (size_t i = 0; exp && i < n_exp; i++)
         vd_experiment_free(&exp[i]);
     free(exp);
@@ -421,6 +422,11 @@ done:
 
 int cmd_validate(int argc, char **argv)
 {
+    return cmd_validate_io(argc, argv, NULL);
+}
+
+int cmd_validate_io(int argc, char **argv, cli_io *io)
+{
     ddio_err e = {0};
     val_opts o;
     memset(&o, 0, sizeof o);
@@ -429,7 +435,7 @@ int cmd_validate(int argc, char **argv)
     o.seed = 1;
     o.jobs = cli_jobs_default();
     o.fmt = VD_FMT_TABLE;
-    int rc = cli_parse_outcome("validate", parse(argc, argv, &o, &e), usage, &e);
+    int rc = cli_io_parse_outcome(io, "validate", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;
     /* Points without a pkt_size run on the sample trace; experiments given
@@ -449,11 +455,11 @@ int cmd_validate(int argc, char **argv)
     char *dirs[CLI_MAX_EXPERIMENTS];
     int n = 0;
     if (cli_experiment_dirs(o.dir, o.n_dir, dirs, &n, &e) != 0)
-        return cli_fail("validate", &e);
-    rc = run(&o, dirs, (size_t)n, &e);
+        return cli_io_fail(io, "validate", &e);
+    rc = run(&o, dirs, (size_t)n, io, &e);
     for (int i = 0; i < n; i++)
         free(dirs[i]);
     if (rc < 0)
-        return cli_fail("validate", &e);
+        return cli_io_fail(io, "validate", &e);
     return rc;
 }

@@ -1,9 +1,12 @@
 /* datadir.c - finding the data directory (the machine and workload files,
  * sample traces and measured experiments) from the running executable's
  * place or $DDIOSIM_DATA_DIR (sim/common/datadir.h). */
+#define _GNU_SOURCE   /* dladdr */
 #include "sim/common/datadir.h"
 
 #include <assert.h>
+#include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +73,17 @@ int ddio_datadir_for(const char *exe, const char *env, char *dir, size_t cap, dd
                      exe, installed, up);
 }
 
+/* The absolute path of the file holding this code into path[PATH_MAX]:
+ * the shared library when a program loaded libddiosim, else the
+ * executable.  0, or -1. */
+static int own_file(char *path)
+{
+    Dl_info info;
+    if (!dladdr((void *)&ddio_datadir, &info) || !info.dli_fname || !realpath(info.dli_fname, path))
+        return -1;
+    return 0;
+}
+
 int ddio_datadir(char *dir, size_t cap, ddio_err *e)
 {
     const char *env = getenv("DDIOSIM_DATA_DIR");
@@ -81,7 +95,15 @@ int ddio_datadir(char *dir, size_t cap, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_IO, "cannot find the running executable (/proc/self/exe: %s); "
                          "set DDIOSIM_DATA_DIR to the data directory", n < 0 ? strerror(errno) : "not a usable path");
     exe[n] = '\0';
-    return ddio_datadir_for(exe, NULL, dir, cap, e);
+    if (ddio_datadir_for(exe, NULL, dir, cap, e) == 0)
+        return 0;
+    /* A program that loaded libddiosim: the data installed or built with
+     * the library (LIBDIR/../share/ddiosim, SRC/build/..). */
+    char lib[PATH_MAX];
+    ddio_err le;
+    if (own_file(lib) == 0 && strcmp(lib, exe) != 0 && ddio_datadir_for(lib, NULL, dir, cap, &le) == 0)
+        return 0;
+    return -1;
 }
 
 int ddio_datapath(const char *rel, char *path, size_t cap, ddio_err *e)

@@ -10,7 +10,11 @@
  *   3. BINDIR/.., a build tree inside the source tree (SRC/build/ddiosim);
  * where BINDIR is the directory of the running executable
  * (/proc/self/exe, symbolic links resolved).  2 and 3 count only if they
- * hold configs/machines.  So a binary finds the data installed or copied
+ * hold configs/machines.  When neither does and this code runs in
+ * libddiosim.so loaded by another program, 2 and 3 again with LIBDIR, the
+ * library's directory, for BINDIR (PREFIX/lib/libddiosim.so finds
+ * PREFIX/share/ddiosim; SRC/build/libddiosim.so the source tree); a
+ * multiarch LIBDIR (lib/x86_64-linux-gnu) needs DDIOSIM_DATA_DIR.  So a binary finds the data installed or copied
  * with it, and never the source tree it was merely compiled from: nothing
  * of the source directory is compiled in.  (The machine and workload
  * names are also looked up in $DDIOSIM_CONFIG_DIR first: configs/config.h.) */
