@@ -402,6 +402,8 @@ int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirt
     int incl = h->cfg.mode == HIER_INCLUSIVE;
     switch (col) {
     case COL_DDIO:
+        if (!h->cfg.ddio_mask)
+            return -1;   /* DDIO off: no DDIO ways */
         llc_insert(h, line, h->cfg.ddio_mask, st, &scratch);
         break;
     case COL_L3:

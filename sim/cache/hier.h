@@ -233,7 +233,8 @@ hier_where hier_locate(const hier *h, uint64_t line);
  * inclusive, an LLC copy in the core's ways); L2(S) -> an S copy in L2 (plus
  * an LLC copy when inclusive); Memory -> nothing.  Evictions it causes are
  * handled as usual.  Returns -1 if the line is already cached or the column
- * does not exist in this mode (Shared ways when inclusive). */
+ * does not exist in this mode (Shared ways when inclusive, DDIO ways when
+ * DDIO is off). */
 int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirty);
 
 /* Valid LLC lines per region (occupancy) and in all L2s. */
