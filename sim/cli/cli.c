@@ -170,7 +170,7 @@ static const struct {
     [DDIO_CFG_OPT_TX_RING] = {"--tx-ring N", "TX descriptors per core, a power of two"},
     [DDIO_CFG_OPT_BURST] = {"--burst N", "RX / TX burst"},
     [DDIO_CFG_OPT_CORES] = {"--cores S", "cores running the workload"},
-    [DDIO_CFG_OPT_DDIO_WAYS] = {"--ddio-ways K", "DDIO allocates in the K leftmost LLC ways (0: DDIO off)"},
+    [DDIO_CFG_OPT_DDIO_WAYS] = {"--ddio-ways K", "DDIO allocates in the K leftmost LLC ways"},
     [DDIO_CFG_OPT_DDIO_MASK] = {"--ddio-mask HEX", "DDIO way mask (IIO_LLC_WAYS); not with --ddio-ways"},
     [DDIO_CFG_OPT_POLICY] = {"--policy P", "LLC replacement policy, e.g. lru, bip, srrip, the QLRU family's "
                                              "QLRU_H11_M1_R0_U0, a set duel duel:lru,bip (an unknown name lists "
@@ -188,7 +188,8 @@ static const struct {
                                                      "each packet (replaces the workload's ratio-sized writes; "
                                                      "MAC writes stay)"},
     [DDIO_CFG_OPT_NO_DDIO] = {"--no-ddio", "DDIO off: NIC writes go to memory, invalidating cached copies "
-                                           "(--ddio-mask 0x0; not with a nonzero mask or way count)"},
+                                           "(--ddio-mask 0x0, --ddio-ways 0; not with a nonzero mask or way "
+                                           "count)"},
     [DDIO_CFG_OPT_OVERLAY] = {"--overlay FILE", "fitted values from `ddiosim calibrate -o FILE`, each applied as a "
                                                 "--set at this place on the line"},
 };
