@@ -654,7 +654,8 @@ static int finish_extra_cycles(ddio_config *c, ov_state *s, ddio_err *e)
 /* Every option that needs the final values, once all overrides are in. */
 static int finish_overrides(ddio_config *c, ov_state *s, ddio_err *e)
 {
-    if (finish_no_ddio(c, s, e) != 0 || finish_ddio_ways(c, s, e) != 0 || finish_rx_ring_total(c, s, e) != 0 || finish_extra_cycles(c, s, e) != 0)
+    if (finish_no_ddio(c, s, e) != 0 || finish_ddio_ways(c, s, e) != 0 || finish_rx_ring_total(c, s, e) != 0 ||
+        finish_extra_cycles(c, s, e) != 0)
         return -1;
     return 0;
 }
