@@ -30,6 +30,7 @@ static const char *const opt_names[DDIO_CFG_NOPTS] = {
     [DDIO_CFG_OPT_SET] = "--set",             [DDIO_CFG_OPT_RX_RING_TOTAL] = "--rx-ring-total",
     [DDIO_CFG_OPT_EXTRA_CYCLES] = "--extra-cycles", [DDIO_CFG_OPT_UNCORE_GHZ] = "--uncore-ghz",
     [DDIO_CFG_OPT_WRITE_RATIO] = "--write-ratio", [DDIO_CFG_OPT_OVERLAY] = "--overlay",
+    [DDIO_CFG_OPT_NO_DDIO] = "--no-ddio",
 };
 
 /* Options that set one field: which struct (0 machine, 1 workload) and path. */
@@ -52,7 +53,8 @@ const char *ddio_config_option_field(enum ddio_cfg_opt opt, int *part)
 {
     /* The options resolved after the overrides, and the field each ends in. */
     switch (opt) {
-    case DDIO_CFG_OPT_DDIO_WAYS: *part = 0; return "ddio_mask";
+    case DDIO_CFG_OPT_DDIO_WAYS:
+    case DDIO_CFG_OPT_NO_DDIO: *part = 0; return "ddio_mask";
     case DDIO_CFG_OPT_RX_RING_TOTAL: *part = 1; return "driver.rx_ring";
     case DDIO_CFG_OPT_EXTRA_CYCLES: *part = 1; return "cycles_per_packet";
     case DDIO_CFG_OPT_WRITE_RATIO: *part = 1; return "access";
@@ -374,6 +376,7 @@ typedef struct ov_state {
     uint32_t n_set_names;
     int ddio_ways;                  /* -1: not given */
     int ddio_mask_given;
+    int no_ddio;                    /* --no-ddio given */
     int64_t rx_ring_total;          /* -1: not given */
     double extra_cycles;            /* < 0: not given */
 } ov_state;
@@ -387,8 +390,8 @@ static void ov_init(ov_state *s)
 }
 
 /* The options that are not a field get the field checks through these rows. */
-static const cfg_field ddio_ways_field = {"ddio_ways", CFG_U32, 0, sizeof(uint32_t), .lo = 1, .hi = CACHE_MAX_WAYS,
-                                          .doc = "DDIO ways counted from the left"};
+static const cfg_field ddio_ways_field = {"ddio_ways", CFG_U32, 0, sizeof(uint32_t), .lo = 0, .hi = CACHE_MAX_WAYS,
+                                          .doc = "DDIO ways counted from the left (0: DDIO off)"};
 /* Up to the largest ring on every core a machine can have. */
 static const cfg_field rx_ring_total_field = {"rx_ring_total", CFG_U32, 0, sizeof(uint32_t), .lo = 1,
                                               .hi = 32768.0 * DDIO_MAX_CORES,
@@ -514,6 +517,10 @@ static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const c
         s->ddio_ways = (int)k;
         return 0;
     }
+    if (opt == DDIO_CFG_OPT_NO_DDIO) {
+        s->no_ddio = 1;
+        return 0;
+    }
     if (opt == DDIO_CFG_OPT_RX_RING_TOTAL) {
         uint32_t n;
         if (cfg_set_text(&rx_ring_total_field, &n, value, msg, sizeof msg) != 0)
@@ -556,6 +563,24 @@ static int apply_one(ddio_config *c, ov_state *s, enum ddio_cfg_opt opt, const c
     if (!opt_field[opt].path)
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: not an override", name);
     return apply_field(c, s, opt_field[opt].part, opt_field[opt].path, value, name, name, e);
+}
+
+/* After all overrides: --no-ddio is DDIO ways 0 (an empty mask).  A
+ * nonzero way count or mask beside it contradicts it; 0 agrees. */
+static int finish_no_ddio(ddio_config *c, ov_state *s, ddio_err *e)
+{
+    if (!s->no_ddio)
+        return 0;
+    int idx = cfg_index(ddio_machine_table(), "ddio_mask");
+    if (s->ddio_ways > 0)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--no-ddio: contradicts --ddio-ways %d", s->ddio_ways);
+    if (s->ddio_mask_given && c->machine.ddio_mask)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--no-ddio: contradicts %s 0x%llx", s->msrc[idx],
+                         (unsigned long long)c->machine.ddio_mask);
+    c->machine.ddio_mask = 0;
+    ov_mark(s, 0, idx, "--no-ddio", "--no-ddio");
+    s->ddio_ways = -1;
+    return 0;
 }
 
 /* After all overrides: turn --ddio-ways into a mask of the final LLC. */
@@ -629,7 +654,8 @@ static int finish_extra_cycles(ddio_config *c, ov_state *s, ddio_err *e)
 /* Every option that needs the final values, once all overrides are in. */
 static int finish_overrides(ddio_config *c, ov_state *s, ddio_err *e)
 {
-    if (finish_ddio_ways(c, s, e) != 0 || finish_rx_ring_total(c, s, e) != 0 || finish_extra_cycles(c, s, e) != 0)
+    if (finish_no_ddio(c, s, e) != 0 || finish_ddio_ways(c, s, e) != 0 || finish_rx_ring_total(c, s, e) != 0 ||
+        finish_extra_cycles(c, s, e) != 0)
         return -1;
     return 0;
 }

@@ -128,7 +128,7 @@ typedef struct ddio_machine {
     ddio_l2_spec l2;
     ddio_llc_spec llc;
     enum hier_mode hierarchy;
-    uint64_t ddio_mask;             /* IIO_LLC_WAYS; way w is bit w, 0x600 = the two leftmost of 11 */
+    uint64_t ddio_mask;             /* IIO_LLC_WAYS; way w is bit w, 0x600 = the two leftmost of 11; 0: DDIO off */
     uint64_t shared_mask;           /* non-inclusive only; 0 when inclusive */
     uint32_t n_classes;             /* CAT classes of service (>= 1) */
     uint64_t cat_class[DDIO_MAX_CLASSES];
@@ -261,6 +261,7 @@ enum ddio_cfg_opt {
     DDIO_CFG_OPT_BURST, DDIO_CFG_OPT_CORES, DDIO_CFG_OPT_DDIO_WAYS, DDIO_CFG_OPT_DDIO_MASK,
     DDIO_CFG_OPT_POLICY, DDIO_CFG_OPT_MAPPING, DDIO_CFG_OPT_SET, DDIO_CFG_OPT_RX_RING_TOTAL,
     DDIO_CFG_OPT_EXTRA_CYCLES, DDIO_CFG_OPT_UNCORE_GHZ, DDIO_CFG_OPT_WRITE_RATIO, DDIO_CFG_OPT_OVERLAY,
+    DDIO_CFG_OPT_NO_DDIO,
     DDIO_CFG_NOPTS
 };
 
@@ -280,7 +281,8 @@ enum ddio_cfg_opt {
     {"extra-cycles", required_argument, 0, (base) + DDIO_CFG_OPT_EXTRA_CYCLES},   \
     {"uncore-ghz", required_argument, 0, (base) + DDIO_CFG_OPT_UNCORE_GHZ},       \
     {"write-ratio", required_argument, 0, (base) + DDIO_CFG_OPT_WRITE_RATIO},     \
-    {"overlay", required_argument, 0, (base) + DDIO_CFG_OPT_OVERLAY}
+    {"overlay", required_argument, 0, (base) + DDIO_CFG_OPT_OVERLAY},            \
+    {"no-ddio", no_argument, 0, (base) + DDIO_CFG_OPT_NO_DDIO}
 
 /* "--rx-ring" etc. */
 const char *ddio_config_option_name(enum ddio_cfg_opt opt);
@@ -305,7 +307,8 @@ typedef struct ddio_config_args {
 } ddio_config_args;
 
 void ddio_config_args_init(ddio_config_args *a);
-/* Record one option; values are checked by ddio_config_resolve. */
+/* Record one option; values are checked by ddio_config_resolve.  `value`
+ * is NULL for an option without one (--no-ddio). */
 int ddio_config_args_add(ddio_config_args *a, enum ddio_cfg_opt opt, const char *value, ddio_err *e);
 
 /* Where each field's value came from (for `config show`): "default",

@@ -92,7 +92,7 @@ static const cfg_field machine_fields[] = {
              "reads (PCIRdCur), none (the simulator; the model counts every access)"),
     M("hierarchy", CFG_ENUM, hierarchy, .names = hierarchy_names,
       .doc = "non-inclusive (Skylake-SP) or inclusive (Broadwell) LLC"),
-    M("ddio_mask", CFG_MASK, ddio_mask, .doc = "LLC ways PCIe writes allocate into (IIO_LLC_WAYS)"),
+    M("ddio_mask", CFG_MASK, ddio_mask, .doc = "LLC ways PCIe writes allocate into (IIO_LLC_WAYS); 0x0: DDIO off"),
     M("shared_mask", CFG_MASK, shared_mask,
       .doc = "LLC ways for lines in both L2 and LLC (non-inclusive only; 0x0 when inclusive)"),
     {"cat.classes", CFG_ARRAY, CFG_AT(ddio_machine, cat_class), .lo = 1, .hi = DDIO_MAX_CLASSES,
@@ -261,7 +261,7 @@ int ddio_machine_check(const ddio_machine *m, const cfg_ctx *c, ddio_err *e)
         return cfg_fail(c, e, "llc.sets_per_slice,llc.slices,llc.ways",
                         "an LLC of %llu sets x %u ways is %llu lines, more than the %u one cache may hold",
                         (unsigned long long)sets, m->llc.ways, (unsigned long long)(sets * m->llc.ways), CACHE_MAX_LINES);
-    if (cfg_check_mask(m->ddio_mask, m->llc.ways, 0, msg, sizeof msg))
+    if (m->ddio_mask && cfg_check_mask(m->ddio_mask, m->llc.ways, 0, msg, sizeof msg))   /* 0: DDIO off */
         return cfg_fail(c, e, "ddio_mask,llc.ways", "%s", msg);
     if (m->hierarchy == HIER_INCLUSIVE) {
         if (m->shared_mask)

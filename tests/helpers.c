@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE 1
 #include "tests/helpers.h"
 #include "configs/config.h"
+#include "sim/cache/hier.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -233,4 +234,20 @@ void put_file(const char *dir, const char *name, const char *text)
     cr_assert_not_null(f, "%s", path);
     fputs(text, f);
     cr_assert_eq(fclose(f), 0, "%s", path);
+}
+
+void tiny_hier(struct hier *h, int mode, unsigned cores, unsigned long long ddio_mask)
+{
+    hier_config c;
+    hier_config_default(&c);
+    c.mode = (enum hier_mode)mode;
+    c.llc = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 1, .ways = 6, .mapping = MAP_MODULO};
+    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 1, .ways = 2, .mapping = MAP_MODULO};
+    c.cores = cores;
+    c.ddio_mask = ddio_mask;
+    c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
+    c.n_cos = 1;
+    c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
+    ddio_err e;
+    cr_assert_eq(hier_init(h, &c, &e), 0, "%s", e.msg);
 }

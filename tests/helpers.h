@@ -79,4 +79,11 @@ struct ddio_config;
 void prefetch_variants(const struct ddio_config *off, unsigned lines, struct ddio_config *pf,
                        struct ddio_config *rd);
 
+struct hier;
+/* The one-set hierarchy of the Table 1 tests: a 6-way LLC (non-inclusive,
+ * mode 0: Shared = ways 0-1, the core's L3* = ways 2-3; inclusive: L3 =
+ * ways 0-3) whose DDIO ways are `ddio_mask` (0x30: ways 4-5; 0: DDIO off),
+ * one-set 2-way L2s for `cores` cores (asserted to build). */
+void tiny_hier(struct hier *h, int mode, unsigned cores, unsigned long long ddio_mask);
+
 #endif

@@ -139,7 +139,7 @@ Test(cache_hier, invalid_configs_rejected)
     hier_config_default(&c);
     c.ddio_mask = 0x800;   /* way 11 of an 11-way LLC */
     cr_expect_eq(hier_config_validate(&c, &e), -1);
-    cr_expect_str_eq(e.msg, "ddio_mask: 0x800 must select at least one of the 11 LLC ways");
+    cr_expect_str_eq(e.msg, "ddio_mask: 0x800 selects ways beyond the 11 of the LLC");
     hier_config_default(&c);
     c.cos_mask[0] = 0;
     cr_expect_eq(hier_config_validate(&c, &e), -1);

@@ -8,24 +8,14 @@
 #include <string.h>
 
 #include "sim/cache/hier.h"
+#include "tests/helpers.h"
 
 /* A tiny hierarchy where every placement is predictable: a one-set LLC with
  * 6 ways (Shared = ways 0-1, L3* = ways 2-3, DDIO = ways 4-5) and one-set,
  * 2-way L2s.  Inclusive mode: DDIO = ways 4-5, L3 = ways 0-3. */
 static void tiny(hier *h, enum hier_mode mode, uint32_t cores)
 {
-    hier_config c;
-    hier_config_default(&c);
-    c.mode = mode;
-    c.llc = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 1, .ways = 6, .mapping = MAP_MODULO};
-    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 1, .ways = 2, .mapping = MAP_MODULO};
-    c.cores = cores;
-    c.ddio_mask = 0x30;
-    c.shared_mask = mode == HIER_NONINCLUSIVE ? 0x03 : 0;
-    c.n_cos = 1;
-    c.cos_mask[0] = mode == HIER_NONINCLUSIVE ? 0x0C : 0x0F;
-    ddio_err e;
-    cr_assert_eq(hier_init(h, &c, &e), 0, "%s", e.msg);
+    tiny_hier(h, mode, cores, 0x30);
 }
 
 typedef struct cell_case {

@@ -156,7 +156,6 @@ Test(configs_errors, cat_class_with_no_way)
                       "cat.classes[0]: 0x505 is not a contiguous run of ways (CAT requires one)", NULL, 0);
     expect_file_error(0, "{\"cat\": {\"core_class\": [0, 1]}}",
                       "cat.core_class[1]: core 1 uses class 1 but only 1 class is defined", NULL, 0);
-    expect_file_error(0, "{\"ddio_mask\": \"0x0\"}", "ddio_mask: 0x0 selects no LLC way", NULL, 0);
     expect_file_error(1, "{\"distractor\": {\"working_set\": 1048576}}",
                       "distractor.cat_mask: 0x0 selects no LLC way (a distractor needs its CAT ways)", NULL, 0);
 }
@@ -232,7 +231,7 @@ Test(configs_errors, cli_override_errors)
     expect_override_error(DDIO_CFG_OPT_RX_RING, "abc", "--rx-ring: 'abc' is not an integer");
     expect_override_error(DDIO_CFG_OPT_RX_RING, "-1", "--rx-ring: -1 is out of range [8, 32768]");
     expect_override_error(DDIO_CFG_OPT_BURST, "", "--burst: empty value");
-    expect_override_error(DDIO_CFG_OPT_DDIO_WAYS, "0", "--ddio-ways: 0 is out of range [1, 64]");
+    expect_override_error(DDIO_CFG_OPT_DDIO_WAYS, "65", "--ddio-ways: 65 is out of range [0, 64]");
     expect_override_error(DDIO_CFG_OPT_DDIO_MASK, "0xg", "--ddio-mask: '0xg' is not a hexadecimal way mask like \"0x600\"");
     expect_override_error(DDIO_CFG_OPT_POLICY, "plru", "--policy: 'plru' is not one of " POLICIES);
     expect_override_error(DDIO_CFG_OPT_POLICY, "qlru_h11_m1_r0_u2",

@@ -41,7 +41,7 @@ static void expect_stochastic(const double *A, unsigned n, const char *what)
 Test(markov_model_access, state_sets)
 {
     mk_space sp;
-    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    mk_space_init(&sp, HIER_NONINCLUSIVE, 1);
     cr_expect_eq(sp.n, 7);
     cr_expect_eq(sp.mem, MEM);
     cr_expect_eq(idx(&sp, REG_MEM, ST_M), L2);
@@ -51,7 +51,7 @@ Test(markov_model_access, state_sets)
     cr_expect_eq(mk_state_col(&sp, SHS), COL_SHARED);
     cr_expect_eq(mk_state_col(&sp, L2S), COL_L2_S);
     cr_expect_eq(mk_state_col(&sp, MEM), COL_MEM);
-    mk_space_init(&sp, HIER_INCLUSIVE);
+    mk_space_init(&sp, HIER_INCLUSIVE, 1);
     cr_expect_eq(sp.n, 5);
     cr_expect_eq(mk_state_col(&sp, (unsigned)idx(&sp, REG_DDIO, ST_M)), COL_L2_EM);
     cr_expect_eq(mk_state_col(&sp, (unsigned)idx(&sp, REG_L3, ST_I)), COL_L3);
@@ -63,7 +63,7 @@ Test(markov_model_access, state_sets)
 Test(markov_model_access, fig11a_nic_write)
 {
     mk_space sp;
-    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    mk_space_init(&sp, HIER_NONINCLUSIVE, 1);
     double A[49], mr[7], want[49] = {0};
     ddio_err e;
     int to[7] = {[L2] = DDIO, [L2S] = DDIO, [DDIO] = DDIO, [SH] = SH, [SHS] = SH, [L3] = L3, [MEM] = DDIO};
@@ -83,7 +83,7 @@ Test(markov_model_access, fig11a_nic_write)
 Test(markov_model_access, nic_read_and_core)
 {
     mk_space sp;
-    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    mk_space_init(&sp, HIER_NONINCLUSIVE, 1);
     double A[49], mr[7], wb[7];
     ddio_err e;
     /* PCIe read: L2(E/M) -> Shared(M) + L2(S); L2(S) stays, one memory read
@@ -129,7 +129,7 @@ Test(markov_model_access, nic_read_and_core)
 Test(markov_model_access, inclusive)
 {
     mk_space sp;
-    mk_space_init(&sp, HIER_INCLUSIVE);
+    mk_space_init(&sp, HIER_INCLUSIVE, 1);
     int dd = idx(&sp, REG_DDIO, ST_I), l3 = idx(&sp, REG_L3, ST_I), ddl2 = idx(&sp, REG_DDIO, ST_M),
         l3l2 = idx(&sp, REG_L3, ST_M), mem = idx(&sp, REG_MEM, ST_I);
     double A[25], mr[5], wb[5];
@@ -158,7 +158,7 @@ Test(markov_model_access, inclusive)
 Test(markov_model_evict, hand_matrix)
 {
     mk_space sp;
-    mk_space_init(&sp, HIER_NONINCLUSIVE);
+    mk_space_init(&sp, HIER_NONINCLUSIVE, 1);
     mk_wait w = {.s_ddio = 0.5, .s_shared = 0.25, .s_l3 = 0.8, .s_l2 = 0.5, .l2_to_l3 = 0.3, .place_ddio = 0};
     double E[49], wb[7];
     ddio_err e;
@@ -205,7 +205,7 @@ Test(markov_model_evict, every_matrix_stochastic)
                         mk_wait w;
                         mk_wait_probs(&gg, &d, &w);
                         mk_space sp;
-                        mk_space_init(&sp, (enum hier_mode)mode);
+                        mk_space_init(&sp, (enum hier_mode)mode, 1);
                         double E[64], wb[8];
                         ddio_err e;
                         cr_assert_eq(mk_evict_matrix(&sp, &w, E, wb, &e), 0, "%s", e.msg);

@@ -133,6 +133,24 @@ const coh_cell coh_table[HIER_MODE_COUNT][REQ_COUNT][COL_COUNT] = {
     },
 };
 
+/* DDIO off (coherence.h, coh_lookup_io): a PCIe write (full: PCIWiLF,
+ * partial: PCIWiL) invalidates every copy and writes the line to memory.
+ * The DDIO column cannot be met (there are no DDIO ways) but is filled in
+ * like the others: the Markov model's state space still has the state.
+ * An inclusive LLC has no Shared ways. */
+#define WMEM(l2_) CELL(LLC_WRITE_MEM, ST_I, (l2_), 0, "Memory(I)")
+/*                   DDIO(M)        L3*(M)         Shared(M)      L2(E/M)        L2(S)          Memory(I) */
+const coh_cell coh_noddio_table[HIER_MODE_COUNT][2][COL_COUNT] = {
+    [HIER_NONINCLUSIVE] = {
+        {WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_KEEP)},
+        {WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_KEEP)},
+    },
+    [HIER_INCLUSIVE] = {
+        {WMEM(L2_DROP), WMEM(L2_DROP), EMPTY, WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_KEEP)},
+        {WMEM(L2_DROP), WMEM(L2_DROP), EMPTY, WMEM(L2_DROP), WMEM(L2_DROP), WMEM(L2_KEEP)},
+    },
+};
+
 const char *coh_req_name(enum coh_req req)
 {
     static const char *names[REQ_COUNT] = {"ItoM", "RFO(PCIe)", "PCIRdCur", "DRd", "RFO", "Evict"};

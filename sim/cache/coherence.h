@@ -60,6 +60,7 @@ enum coh_llc {
     LLC_TO_SHARED,  /* allocated in the Shared ways */
     LLC_TO_CORE,    /* allocated in the requesting core's ways (L3*, its CAT mask) */
     LLC_TO_MEM,     /* evicted to memory (written back if dirty) */
+    LLC_WRITE_MEM,  /* DDIO off: the request writes the line to memory; any LLC copy is invalidated */
 };
 
 /* What happens to the L2 copy. */
@@ -87,6 +88,10 @@ typedef struct coh_cell {
 /* The table itself (coherence.c); read it through coh_lookup. */
 extern const coh_cell coh_table[HIER_MODE_COUNT][REQ_COUNT][COL_COUNT];
 
+/* DDIO off: the PCIe write rows (full, partial) that replace Table 1's
+ * when the LLC has no DDIO ways (coh_lookup_io). */
+extern const coh_cell coh_noddio_table[HIER_MODE_COUNT][2][COL_COUNT];
+
 /* The cell for (mode, request, column), or NULL out of range.  Inline: the
  * hierarchy looks a cell up on every access. */
 static inline const coh_cell *coh_lookup(enum hier_mode mode, enum coh_req req, enum coh_col col)
@@ -94,6 +99,25 @@ static inline const coh_cell *coh_lookup(enum hier_mode mode, enum coh_req req, 
     if ((unsigned)mode >= HIER_MODE_COUNT || (unsigned)req >= REQ_COUNT || (unsigned)col >= COL_COUNT)
         return NULL;
     return &coh_table[mode][req][col];
+}
+
+/* DDIO off (no DDIO ways, `ddio` 0; docs/cache-model.md "DDIO off"): an
+ * inbound PCIe write does not allocate in the LLC.  The IIO issues a
+ * non-allocating write (the uncore's PCIWiLF / PCIWiL): every cached copy
+ * (LLC, L2) is invalidated and the line is written to memory, one line
+ * write per request whatever the copy's state (a dirty copy's data is
+ * overwritten, or merged into a partial write), no line read.  It is a miss
+ * wherever the line was (coh_cell_hit).  PCIe reads and core requests keep
+ * Table 1's rows: a read is served from a cached copy and never allocates.
+ * With DDIO ways, Table 1 itself (coh_lookup).  The cell for (mode, `ddio`,
+ * request, column), NULL out of range. */
+static inline const coh_cell *coh_lookup_io(enum hier_mode mode, int ddio, enum coh_req req, enum coh_col col)
+{
+    if (ddio || (req != REQ_PCIE_WR_FULL && req != REQ_PCIE_WR_PART))
+        return coh_lookup(mode, req, col);
+    if ((unsigned)mode >= HIER_MODE_COUNT || (unsigned)col >= COL_COUNT)
+        return NULL;
+    return &coh_noddio_table[mode][req - REQ_PCIE_WR_FULL][col];
 }
 
 /* ------------------------------------------------------------ rules around the table
@@ -181,6 +205,22 @@ static inline enum coh_state coh_core_fill_state(enum hier_mode mode, enum coh_r
 static inline int coh_col_hit(enum coh_col col)
 {
     return col != COL_MEM;
+}
+
+/* Whether a request whose cell is `cell` hits a line in column `col`: a
+ * cached line (coh_col_hit), unless the cell writes the line to memory past
+ * the caches (LLC_WRITE_MEM, DDIO off): then it misses wherever it was. */
+static inline int coh_cell_hit(const coh_cell *cell, enum coh_col col)
+{
+    return cell->llc != LLC_WRITE_MEM && coh_col_hit(col);
+}
+
+/* The lines a request whose cell is `cell` writes to memory itself (not
+ * counting the write-backs of the victims it causes): 1 for LLC_WRITE_MEM
+ * (DDIO off), else 0. */
+static inline int coh_cell_mem_writes(const coh_cell *cell)
+{
+    return cell->llc == LLC_WRITE_MEM;
 }
 
 /* The state of an LLC copy that a request's LLC_KEEP cell leaves where it

@@ -43,8 +43,8 @@ int hier_config_validate(const hier_config *c, ddio_err *e)
     uint64_t full = c->llc.ways == 64 ? UINT64_MAX : (1ull << c->llc.ways) - 1;
     if (c->cores < 1 || c->cores > HIER_MAX_CORES)
         return ddio_errf(e, DDIO_EXIT_USAGE, "cores: %u is out of range [1, %d]", c->cores, HIER_MAX_CORES);
-    if (!c->ddio_mask || (c->ddio_mask & ~full))
-        return ddio_errf(e, DDIO_EXIT_USAGE, "ddio_mask: 0x%llx must select at least one of the %u LLC ways",
+    if (c->ddio_mask & ~full)   /* 0: DDIO off (coherence.h, coh_lookup_io) */
+        return ddio_errf(e, DDIO_EXIT_USAGE, "ddio_mask: 0x%llx selects ways beyond the %u of the LLC",
                          (unsigned long long)c->ddio_mask, c->llc.ways);
     if (c->mode == HIER_NONINCLUSIVE && (!c->shared_mask || (c->shared_mask & ~full)))
         return ddio_errf(e, DDIO_EXIT_USAGE, "shared_mask: 0x%llx must select at least one of the %u LLC ways",
@@ -304,6 +304,12 @@ static int llc_action(hier *h, enum coh_req req, const coh_cell *cell, uint32_t 
         assert(p->llc_way < 0);
         hier_llc_insert(h, line, llc_set, core_mask(h, core), ST_E, res);
         return 0;
+    case LLC_WRITE_MEM:
+        /* DDIO off: the copy goes, the request writes the line to memory. */
+        if (p->llc_way >= 0)
+            remove_in(&h->llc, hier_fast_of(h)->llc_recency, llc_set, (uint32_t)p->llc_way);
+        res->mem_writebacks += (uint8_t)coh_cell_mem_writes(cell);
+        return 0;
     case LLC_TO_MEM:
         break;
     }
@@ -332,11 +338,11 @@ __attribute__((noinline)) void hier_access_general(hier *h, enum coh_req req, ui
 
     enum coh_col col = coh_col_of(h->cfg.mode, p.llc_way >= 0 ? (enum hier_region)h->way_region[p.llc_way] : REG_MEM,
                                   (enum coh_state)p.l2_st);
-    const coh_cell *cell = coh_lookup(h->cfg.mode, req, col);
+    const coh_cell *cell = coh_lookup_io(h->cfg.mode, h->cfg.ddio_mask != 0, req, col);
     assert(cell && cell->defined && "request met a state Table 1 does not cover");
     res->col = (uint8_t)col;
     res->region = col_region(col);
-    res->hit = (uint8_t)coh_col_hit(col);
+    res->hit = (uint8_t)coh_cell_hit(cell, col);
     res->mem_reads = cell->mem_read;
 
     /* The L2 copy first: a dropped copy hands its dirt to `dirty`. */
@@ -396,6 +402,8 @@ int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirt
     int incl = h->cfg.mode == HIER_INCLUSIVE;
     switch (col) {
     case COL_DDIO:
+        if (!h->cfg.ddio_mask)
+            return -1;   /* DDIO off: no DDIO ways */
         llc_insert(h, line, h->cfg.ddio_mask, st, &scratch);
         break;
     case COL_L3:

@@ -32,7 +32,7 @@ typedef struct hier_config {
     cache_geom l2;
     repl_config l2_repl;
     uint32_t cores;                 /* 1..HIER_MAX_CORES (a distractor is one more core) */
-    uint64_t ddio_mask;             /* IIO_LLC_WAYS, e.g. 0x600 */
+    uint64_t ddio_mask;             /* IIO_LLC_WAYS, e.g. 0x600; 0: DDIO off (coherence.h, coh_lookup_io) */
     uint64_t shared_mask;           /* non-inclusive only, e.g. 0x003; 0 when inclusive */
     uint8_t pcie_hit_still;         /* HIER_STILL_*: PCIe LLC hits that leave the replacement state as it
                                        was (0: every hit updates it, as a core's); any bit runs the general
@@ -47,7 +47,7 @@ typedef struct hier_req_stats {
     uint64_t hit_col[COL_COUNT];    /* state met by hits (table column) */
     uint64_t l2_hits;               /* core requests: hits in the requester's or another L2 */
     uint64_t mem_reads;             /* lines read from memory */
-    uint64_t mem_writebacks;        /* dirty lines written back to memory */
+    uint64_t mem_writebacks;        /* lines written to memory: dirty write-backs and, DDIO off, PCIe writes */
 } hier_req_stats;
 
 typedef struct hier_stats {
@@ -60,7 +60,7 @@ typedef struct hier_result {
     uint8_t hit;
     uint8_t col;        /* enum coh_col met before the access (COL_L2_EM for any L2 hit of a core) */
     uint8_t region;     /* enum hier_region met */
-    uint8_t mem_reads, mem_writebacks;
+    uint8_t mem_reads, mem_writebacks;  /* mem_writebacks: lines written to memory (hier_req_stats) */
 } hier_result;
 
 /* Where a line is right now (for tests and the explain output). */
@@ -233,7 +233,8 @@ hier_where hier_locate(const hier *h, uint64_t line);
  * inclusive, an LLC copy in the core's ways); L2(S) -> an S copy in L2 (plus
  * an LLC copy when inclusive); Memory -> nothing.  Evictions it causes are
  * handled as usual.  Returns -1 if the line is already cached or the column
- * does not exist in this mode (Shared ways when inclusive). */
+ * does not exist in this mode (Shared ways when inclusive, DDIO ways when
+ * DDIO is off). */
 int hier_place(hier *h, uint32_t core, uint64_t line, enum coh_col col, int dirty);
 
 /* Valid LLC lines per region (occupancy) and in all L2s. */

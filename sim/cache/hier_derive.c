@@ -165,8 +165,10 @@ static void derive_runs(hier *h)
 void hier_set_general_only(hier *h, int on)
 {
     /* The fast paths update the replacement state on every LLC hit: a
-     * configuration that leaves some PCIe hits still runs without them. */
-    derive_fast_paths(h, on || h->cfg.pcie_hit_still);
+     * configuration that leaves some PCIe hits still runs without them.
+     * They carry out Table 1's PCIe write rows: DDIO off (no DDIO ways,
+     * coherence.h coh_lookup_io) runs without them too. */
+    derive_fast_paths(h, on || h->cfg.pcie_hit_still || !h->cfg.ddio_mask);
     derive_runs(h);
 }
 

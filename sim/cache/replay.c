@@ -22,8 +22,8 @@ int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t 
     if (!alloc_mask || (alloc_mask & ~full))
         return ddio_errf(e, DDIO_EXIT_USAGE, "--alloc-mask: 0x%llx must select at least one of the %u ways",
                          (unsigned long long)alloc_mask, g->ways);
-    if (!ddio_mask || (ddio_mask & ~full))
-        return ddio_errf(e, DDIO_EXIT_USAGE, "--ddio-mask: 0x%llx must select at least one of the %u ways",
+    if (ddio_mask & ~full)   /* 0: DDIO off */
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--ddio-mask: 0x%llx selects ways beyond the %u of the cache",
                          (unsigned long long)ddio_mask, g->ways);
     if (cache_init(&r->c, g, rc, e) != 0)
         return -1;
@@ -52,6 +52,22 @@ static void flush_all(replay *r)
     r->nonfull_sets = c->nsets;
 }
 
+/* DDIO off (no DDIO ways; the rule of coherence.h, coh_lookup_io): a PCIe
+ * write misses, invalidates the cached copy (way `way` of `set`, -1: none)
+ * and writes the line to memory, counted with the write-backs. */
+static int pcie_write_noddio(replay *r, replay_counts *k, uint32_t set, int way)
+{
+    cache *c = &r->c;
+    k->misses++;
+    k->writebacks++;
+    if (way >= 0) {
+        if (*cache_valid(c, set) == c->full_mask)
+            r->nonfull_sets++;   /* the set gets an empty way */
+        cache_remove(c, set, (uint32_t)way);
+    }
+    return 0;
+}
+
 int replay_access(replay *r, enum replay_op op, uint64_t addr)
 {
     replay_counts *k = &r->op[op];
@@ -65,6 +81,8 @@ int replay_access(replay *r, enum replay_op op, uint64_t addr)
     uint32_t set = cache_set(c, line);
     int way = cache_find(c, set, line);
     int writes = op == OP_WRITE || op == OP_PCIE_WR_FULL || op == OP_PCIE_WR_PART;
+    if (writes && op != OP_WRITE && !r->ddio_mask)
+        return pcie_write_noddio(r, k, set, way);
     if (way >= 0) {
         k->hits++;
         cache_hit(c, set, (uint32_t)way);
@@ -164,8 +182,9 @@ enum replay_isa replay_best_isa(void)
 
 uint64_t replay_run(replay *r, const uint8_t *ops, const uint64_t *addrs, size_t n)
 {
-    /* The kernel tells blocks apart by the low 32 bits of their addresses. */
-    if (r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS &&
+    /* The kernel tells blocks apart by the low 32 bits of their addresses;
+     * it allocates every PCIe write (DDIO off: replay_access). */
+    if (r->ddio_mask && r->c.repl->ops == &repl_lru_ops && r->c.ways <= LRU_ORDER_MAX_WAYS &&
         (uint64_t)r->c.nsets * r->c.block_bytes <= (1ull << 32)) {
 #ifdef REPLAY_X86_64_V3
         if (r->isa == REPLAY_ISA_X86_64_V3)

@@ -3,7 +3,9 @@
  *
  * Core reads and writes allocate inside `alloc_mask` (write-allocate,
  * write-back); PCIe writes hit anywhere and allocate inside `ddio_mask`; a
- * PCIe read that misses is served from memory without allocating. */
+ * PCIe read that misses is served from memory without allocating.  With
+ * `ddio_mask` 0 (DDIO off) a PCIe write always misses, drops any cached
+ * copy and writes the line to memory (counted in `writebacks`). */
 #ifndef DDIOSIM_CACHE_REPLAY_H
 #define DDIOSIM_CACHE_REPLAY_H
 
@@ -19,7 +21,7 @@ enum replay_op {
 
 typedef struct replay_counts {
     uint64_t accesses, hits, misses;
-    uint64_t mem_reads, writebacks;
+    uint64_t mem_reads, writebacks;     /* writebacks: line writes to memory */
 } replay_counts;
 
 /* The instruction set replay_run's LRU kernel is compiled for: the base of
@@ -49,8 +51,8 @@ typedef struct replay {
 } replay;
 
 /* An empty cache of geometry g and policy rc, zero counters, the kernel's
- * instruction set replay_best_isa.  alloc_mask and ddio_mask must each
- * select at least one way and none beyond g->ways.  Returns 0, or -1 with
+ * instruction set replay_best_isa.  alloc_mask must select at least one
+ * way, ddio_mask any (0: DDIO off), neither one beyond g->ways.  Returns 0, or -1 with
  * e filled (DDIO_EXIT_USAGE for a bad geometry or mask; r then needs no
  * replay_free). */
 int replay_init(replay *r, const cache_geom *g, const repl_config *rc, uint64_t alloc_mask,

@@ -187,6 +187,9 @@ static const struct {
     [DDIO_CFG_OPT_WRITE_RATIO] = {"--write-ratio R", "packet-acrobat's write_ratio (0-1): the core writes R of "
                                                      "each packet (replaces the workload's ratio-sized writes; "
                                                      "MAC writes stay)"},
+    [DDIO_CFG_OPT_NO_DDIO] = {"--no-ddio", "DDIO off: NIC writes go to memory, invalidating cached copies "
+                                           "(--ddio-mask 0x0, --ddio-ways 0; not with a nonzero mask or way "
+                                           "count)"},
     [DDIO_CFG_OPT_OVERLAY] = {"--overlay FILE", "fitted values from `ddiosim calibrate -o FILE`, each applied as a "
                                                 "--set at this place on the line"},
 };

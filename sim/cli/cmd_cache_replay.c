@@ -30,7 +30,9 @@ static const char usage[] =
     "                    QLRU_H<xy>_M<m>_R<r>_U<u>[_UMO] | duel:<A>,<B> (lru)\n"
     "  --epsilon E       BIP/BRRIP MRU-insertion probability (0.03125)\n"
     "  --alloc-mask HEX  ways core accesses may allocate into (all ways)\n"
-    "  --ddio-mask HEX   ways PCIe writes may allocate into (the two leftmost ways)\n"
+    "  --ddio-mask HEX   ways PCIe writes may allocate into; 0x0: DDIO off, PCIe writes go\n"
+    "                    to memory and drop any cached copy (the two leftmost ways)\n"
+    "  --no-ddio         --ddio-mask 0x0\n"
     "  --seed S          seed of the random mapping and of the policies' coin flips (1)\n"
     "  --format F        table | json (table)\n"
     "  -o, --output FILE write the summary to FILE (atomically) instead of stdout\n"
@@ -40,20 +42,21 @@ typedef struct replay_opts {
     cache_geom geom;
     repl_config rc;
     uint64_t alloc_mask, ddio_mask;
-    int alloc_set, ddio_set;
+    int alloc_set, ddio_set, no_ddio;
     cli_common cc;
     const char *in;
 } replay_opts;
 
 static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
 {
-    enum { O_SETS = 256, O_SLICES, O_WAYS, O_LINE, O_MAPPING, O_POLICY, O_EPS, O_ALLOC, O_DDIO, O_SEED };
+    enum { O_SETS = 256, O_SLICES, O_WAYS, O_LINE, O_MAPPING, O_POLICY, O_EPS, O_ALLOC, O_DDIO, O_NO_DDIO, O_SEED };
     static const struct option longopts[] = {
         {"sets", required_argument, 0, O_SETS},     {"slices", required_argument, 0, O_SLICES},
         {"ways", required_argument, 0, O_WAYS},     {"line", required_argument, 0, O_LINE},
         {"mapping", required_argument, 0, O_MAPPING}, {"policy", required_argument, 0, O_POLICY},
         {"epsilon", required_argument, 0, O_EPS},   {"alloc-mask", required_argument, 0, O_ALLOC},
-        {"ddio-mask", required_argument, 0, O_DDIO}, {"seed", required_argument, 0, O_SEED},
+        {"ddio-mask", required_argument, 0, O_DDIO}, {"no-ddio", no_argument, 0, O_NO_DDIO},
+        {"seed", required_argument, 0, O_SEED},
         CLI_COMMON_LONGOPTS,                        {0, 0, 0, 0},
     };
     uint64_t v;
@@ -102,6 +105,9 @@ static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
             if (ddio_parse_hex(optarg, &o->ddio_mask, "--ddio-mask", e)) return -1;
             o->ddio_set = 1;
             break;
+        case O_NO_DDIO:
+            o->no_ddio = 1;
+            break;
         case O_SEED:
             if (ddio_parse_u64(optarg, 0, UINT64_MAX, &v, "--seed", e)) return -1;
             o->geom.seed = v;
@@ -122,7 +128,12 @@ static int parse_opts(int argc, char **argv, replay_opts *o, ddio_err *e)
     uint64_t full = w == 64 ? UINT64_MAX : (1ull << w) - 1;
     if (!o->alloc_set)
         o->alloc_mask = full;
-    if (!o->ddio_set)
+    if (o->no_ddio && o->ddio_set && o->ddio_mask)
+        return ddio_errf(e, DDIO_EXIT_USAGE, "--no-ddio: contradicts --ddio-mask 0x%llx",
+                         (unsigned long long)o->ddio_mask);
+    if (o->no_ddio)
+        o->ddio_mask = 0;
+    else if (!o->ddio_set)
         o->ddio_mask = w >= 2 ? (3ull << (w - 2)) : 1;
     return 0;
 }

@@ -483,7 +483,7 @@ static int work_init(work *w, const mk_params *p, ddio_err *e)
     memset(w, 0, sizeof *w);
     ctx *x = &w->x;
     x->p = p;
-    mk_space_init(&x->sp, p->mode);
+    mk_space_init(&x->sp, p->mode, p->geom.ddio.ways > 0);
     x->n = x->sp.n;
     for (size_t c = 0; c < p->n_classes; c++)
         x->sum_w += p->classes[c].weight;
@@ -597,6 +597,7 @@ int mk_solve_warm(const mk_params *p, mk_warm *warm, mk_result *r, ddio_err *e)
     rc = -1;
     /* Results, weighted by buffer lines. */
     double wsum = 0, wr = 0, rd = 0, fsum = 0, cpu = 0, rdw = 0, wrw = 0;
+    const int wr_can_hit = mk_req_can_hit(&x->sp, REQ_PCIE_WR_FULL);   /* 0: DDIO off */
     for (size_t c = 0; c < wk.nc; c++) {
         const mk_class *cl = &p->classes[c];
         const chain *h = wk.ch[c];
@@ -605,7 +606,7 @@ int mk_solve_warm(const mk_params *p, mk_warm *warm, mk_result *r, ddio_err *e)
         for (size_t s = 0; s < h->ns; s++) {
             double miss = d->leave[s][x->sp.mem];
             switch (h->st[s].ev) {
-            case MKE_NIC_WRITE: wr += cl->weight * (1 - miss); wrw += cl->weight; break;
+            case MKE_NIC_WRITE: wr += wr_can_hit ? cl->weight * (1 - miss) : 0; wrw += cl->weight; break;
             case MKE_NIC_READ: rd += cl->weight * (1 - miss); rdw += cl->weight; break;
             case MKE_CPU:
                 if (cl->nops > 0) {

@@ -49,17 +49,23 @@ typedef struct mk_state {
  * evicted on its own). */
 typedef struct mk_space {
     enum hier_mode mode;
+    int ddio;                       /* the LLC has DDIO ways; 0: DDIO off (coherence.h, coh_lookup_io) */
     unsigned n;
     unsigned mem;                   /* index of Memory */
     mk_state st[MK_MAX_STATES];
     const char *name[MK_MAX_STATES];
 } mk_space;
 
-void mk_space_init(mk_space *sp, enum hier_mode mode);
+/* The states of `mode`; `ddio` 0 for an LLC without DDIO ways, whose PCIe
+ * writes take the DDIO-off cells (coh_lookup_io). */
+void mk_space_init(mk_space *sp, enum hier_mode mode, int ddio);
 /* Index of (llc, l2) in the space, or -1. */
 int mk_space_find(const mk_space *sp, unsigned llc, unsigned l2);
 /* Table 1 column of a state (coh_col_of, the column rule of docs/cache-model.md). */
 enum coh_col mk_state_col(const mk_space *sp, unsigned s);
+/* 1 when request `req` hits some cached state (coh_cell_hit); 0 when it
+ * misses wherever the line is (a PCIe write with DDIO off). */
+int mk_req_can_hit(const mk_space *sp, enum coh_req req);
 /* A dirty copy exists (every buffer line is dirty: the NIC or the core
  * wrote it; docs/model.md section 3).  Inline: the eviction matrices ask
  * it for every pair of states. */
@@ -71,8 +77,9 @@ static inline int mk_state_dirty(const mk_space *sp, unsigned s)
 /* ------------------------------------------------------------ access matrices */
 
 /* Matrices are n x n row-major, A[to * n + from] (columns sum to 1, Fig. 11).
- * Per source state: mem_read[from] = memory line reads, wb[from] = write-backs
- * of the access.  Any of them may be NULL. */
+ * Per source state: mem_read[from] = memory line reads, wb[from] = memory
+ * line writes of the access (write-backs; DDIO off, a PCIe write's own,
+ * coh_cell_mem_writes).  Any of them may be NULL. */
 
 /* One request from Table 1.  `l3_to_ddio` / `l3_to_shared`: probability that
  * an allocation in the core's ways (LLC_TO_CORE) lands in DDIO / Shared ways

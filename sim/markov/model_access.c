@@ -12,10 +12,11 @@
 
 /* ------------------------------------------------------------ states */
 
-void mk_space_init(mk_space *sp, enum hier_mode mode)
+void mk_space_init(mk_space *sp, enum hier_mode mode, int ddio)
 {
     memset(sp, 0, sizeof *sp);
     sp->mode = mode;
+    sp->ddio = ddio != 0;
     if (mode == HIER_NONINCLUSIVE) {
         static const mk_state st[] = {{REG_MEM, ST_M}, {REG_MEM, ST_S}, {REG_DDIO, ST_I}, {REG_SHARED, ST_I},
                                       {REG_SHARED, ST_S}, {REG_L3, ST_I}, {REG_MEM, ST_I}};
@@ -88,7 +89,8 @@ static int apply_cell(const mk_space *sp, const coh_cell *c, unsigned from, unsi
     switch ((enum coh_llc)c->llc) {
     case LLC_KEEP: return mk_move(sp, A, from, x.llc, l2, 1, e);
     case LLC_DROP:
-    case LLC_TO_MEM: return mk_move(sp, A, from, REG_MEM, l2, 1, e);
+    case LLC_TO_MEM:
+    case LLC_WRITE_MEM: return mk_move(sp, A, from, REG_MEM, l2, 1, e);
     case LLC_TO_DDIO: return mk_move(sp, A, from, REG_DDIO, l2, 1, e);
     case LLC_TO_SHARED: return mk_move(sp, A, from, REG_SHARED, l2, 1, e);
     case LLC_TO_CORE:
@@ -103,7 +105,7 @@ static int apply_cell(const mk_space *sp, const coh_cell *c, unsigned from, unsi
 static const coh_cell *table_cell(const mk_space *sp, enum coh_req req, unsigned s, ddio_err *e)
 {
     enum coh_col col = mk_state_col(sp, s);
-    const coh_cell *c = coh_lookup(sp->mode, req, col);
+    const coh_cell *c = coh_lookup_io(sp->mode, sp->ddio, req, col);
     if (!c || !c->defined) {
         ddio_errf(e, DDIO_EXIT_IO, "internal: Table 1 (%s) has no cell for %s in state %s", hier_mode_name(sp->mode),
                   coh_req_name(req), coh_col_name(col));
@@ -124,7 +126,18 @@ int mk_access_matrix(const mk_space *sp, enum coh_req req, double to_ddio, doubl
         if (mem_read)
             mem_read[s] = c->mem_read;
         if (wb)
-            wb[s] = 0;
+            wb[s] = coh_cell_mem_writes(c);
+    }
+    return 0;
+}
+
+int mk_req_can_hit(const mk_space *sp, enum coh_req req)
+{
+    for (unsigned s = 0; s < sp->n; s++) {
+        enum coh_col col = mk_state_col(sp, s);
+        const coh_cell *c = coh_lookup_io(sp->mode, sp->ddio, req, col);
+        if (s != sp->mem && c && c->defined && coh_cell_hit(c, col))
+            return 1;
     }
     return 0;
 }

@@ -22,7 +22,8 @@ void mk_wait_probs(const mk_geom *g, const mk_dist *d, mk_wait *w)
      * carry its mixture (docs/model.md section 12); d->l3_out of L3*'s
      * lines are table lines, outside the buffer footprint. */
     if (!g->overlap) {
-        w->s_ddio = mk_survive_mix(&g->ddio, d->ddio, 0);
+        /* DDIO off (no DDIO ways): no line is ever there to survive. */
+        w->s_ddio = g->ddio.ways ? mk_survive_mix(&g->ddio, d->ddio, 0) : 0;
         w->s_shared = mk_survive_mix(&g->shared, d->shared, 0);
         w->s_l3 = mk_survive_mix(&g->l3, d->l3, d->l3_out);
         w->l2_to_l3 = mk_l2_to_l3_mix(d->l2, g->l2.ways, g->l2.sets, &g->l3, d->l3, d->l3_out, g->eq4);
