@@ -2,6 +2,7 @@
  * the outcome of its option parser, the help lines of the configuration
  * options with their defaults, rates that a run may not have, output. */
 #include "sim/cli/cli.h"
+#include "sim/common/provenance.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>
@@ -323,4 +324,12 @@ int cli_parse_format(const char *s, enum output_format *out, ddio_err *e)
     else
         return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not one of json, table", s);
     return 0;
+}
+
+char *cli_provenance(char *js, int argc, char **argv)
+{
+    char *cmd = ddio_command_line(argc, argv);
+    char *out = cmd ? ddio_provenance_insert(js, cmd) : (free(js), NULL);
+    free(cmd);
+    return out;
 }

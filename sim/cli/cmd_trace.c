@@ -217,6 +217,7 @@ static int trace_stats_cmd(int argc, char **argv)
 {
     ddio_err e = {0};
     stats_opts o = {.cc = {.fmt = FMT_TABLE}};
+    o.cc.argc = argc + 1, o.cc.argv = argv - 1;   /* cmd_trace passed its argv + 1: "trace" before "stats" */
     int rc = cli_parse_outcome("trace stats", parse_stats(argc, argv, &o, &e), usage_stats, &e);
     if (rc >= 0)
         return rc;
@@ -230,6 +231,7 @@ static int trace_stats_cmd(int argc, char **argv)
     strbuf sb = {0};
     if (o.cc.fmt == FMT_JSON) {
         char *j = stats_json(&o, &s);
+        j = j ? cli_provenance(j, o.cc.argc, o.cc.argv) : NULL;
         sb_printf(&sb, "%s\n", j);
         free(j);
     } else {

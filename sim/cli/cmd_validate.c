@@ -76,6 +76,8 @@ typedef struct mae_limit {
 } mae_limit;
 
 typedef struct val_opts {
+    int argc;                   /* the command's words, for the JSON's provenance */
+    char **argv;
     const char *dir[MAX_EXPERIMENTS];
     int n_dir;
     int engines;
@@ -396,6 +398,8 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     vd_set s = {.n_exp = n_exp, .exp = exp, .out = out, .engines = o->engines, .packets = o->packets,
                 .seed = o->seed, .seeds = o->seeds, .sets = o->run.set, .n_sets = o->run.n_set};
     char *text = vd_report(&s, o->fmt);
+    if (text && o->fmt == VD_FMT_JSON)
+        text = cli_provenance(text, o->argc, o->argv);
     if (!text) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
@@ -429,6 +433,7 @@ int cmd_validate(int argc, char **argv)
     o.seed = 1;
     o.jobs = cli_jobs_default();
     o.fmt = VD_FMT_TABLE;
+    o.argc = argc, o.argv = argv;
     int rc = cli_parse_outcome("validate", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;
