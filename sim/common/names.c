@@ -63,6 +63,11 @@ const char *ddio_name_current(const char *name)
     return name;
 }
 
+int ddio_name_same(const char *a, const char *b)
+{
+    return strcmp(a, b) == 0 || strcmp(ddio_name_current(a), ddio_name_current(b)) == 0;
+}
+
 const ddio_rename *ddio_name_table(size_t *n)
 {
     *n = sizeof renames / sizeof renames[0];

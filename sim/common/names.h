@@ -21,6 +21,10 @@ typedef struct ddio_rename {
 /* The current name of an output figure: new_name when `name` is one of the
  * old names, else `name` itself (never NULL for a non-NULL name). */
 const char *ddio_name_current(const char *name);
+/* Whether two column names name the same figure: equal, or one an old
+ * name of the other (a file of this version read with an old name, or an
+ * old file read with a new one). */
+int ddio_name_same(const char *a, const char *b);
 /* The whole table (n entries into *n), for the docs' test and --help. */
 const ddio_rename *ddio_name_table(size_t *n);
 

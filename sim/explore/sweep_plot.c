@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "sim/common/infile.h"
+#include "sim/common/names.h"
 
 #include "sim/common/parse.h"
 #include "validate/plot.h"
@@ -210,10 +211,13 @@ int sw_table_load(const char *path, sw_table *t, ddio_err *e)
     return sw_table_parse(text, len, path, t, e);
 }
 
+/* A column by name: as written, else an old name of it
+ * (sim/common/names.h) in a file of this version, or a new name in an
+ * older version's file. */
 static int column(const table *t, const char *name)
 {
     for (size_t c = 0; c < t->ncol; c++)
-        if (strcmp(t->col[c], name) == 0)
+        if (ddio_name_same(t->col[c], name))
             return (int)c;
     return -1;
 }
@@ -520,9 +524,11 @@ int sw_plot(const char *path, const sw_plot_opts *o, const char *out_opt, const 
     char lo_name[128], up_name[128];
     int clo = -1, cup = -1;
     size_t yn = strlen(o->y);
-    if (yn > 4 && strcmp(o->y + yn - 4, "_hit") == 0 && strncmp(o->y, "model_", 6) == 0) {
-        snprintf(lo_name, sizeof lo_name, "%.*s_lower", (int)(yn - 4), o->y);
-        snprintf(up_name, sizeof up_name, "%.*s_upper", (int)(yn - 4), o->y);
+    const char *ycur = ddio_name_current(o->y);   /* the bounds' names follow the current names */
+    yn = strlen(ycur);
+    if (yn > 9 && strcmp(ycur + yn - 9, "_hit_frac") == 0 && strncmp(ycur, "model_", 6) == 0) {
+        snprintf(lo_name, sizeof lo_name, "%s_lower", ycur);
+        snprintf(up_name, sizeof up_name, "%s_upper", ycur);
         clo = column(&t, lo_name);
         cup = column(&t, up_name);
     }
