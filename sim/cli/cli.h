@@ -129,6 +129,10 @@ typedef struct cli_common {
  * shell-quoted (after getopt: its options before its operands).  NULL when
  * out of memory. */
 char *cli_provenance(char *js, int argc, char **argv);
+/* OUT.meta.json beside the CSV file `out` (ddio_sidecar_path), written
+ * whole: {"ddiosim": {"version", "command"}}.  Nothing for stdout (out
+ * NULL or "-").  0, or -1 with e filled. */
+int cli_write_sidecar(const char *out, int argc, char **argv, ddio_err *e);
 
 /* Subcommands that take the configuration options (--machine, --rx-ring,
  * --set ...) put DDIO_CONFIG_LONGOPTS(base) in their table and offer each

@@ -360,7 +360,7 @@ static int start_header(const sweep_opts *o, const sw_spec *s, const runner_opts
  * when resumed). */
 static int write_meta(const sweep_opts *o, const sw_spec *s, const runner_opts *ro, ddio_err *e)
 {
-    char *path = sw_meta_path(o->out), *text = sw_meta_json(s, ro, o->fmt, o->command);
+    char *path = ddio_sidecar_path(o->out), *text = sw_meta_json(s, ro, o->fmt, o->command);
     int rc = path && text ? cli_write_output(path, text, e) : ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     free(path);
     free(text);
@@ -423,7 +423,7 @@ done:
         sweep_mpi_share_spec(mpi, NULL, e);   /* the other ranks stop too */
     if (created) {
         unlink(o->out);   /* made by this run, which failed before writing it */
-        char *meta = sw_meta_path(o->out);
+        char *meta = ddio_sidecar_path(o->out);
         if (meta)
             unlink(meta);   /* and its sidecar, if it got that far */
         free(meta);

@@ -409,7 +409,8 @@ static int run(val_opts *o, char **dirs, size_t n_exp, ddio_err *e)
     if (o->plot && vd_plot(&s, o->plot, e) != 0)
         goto done;
     opened = 0;
-    if (ddio_outfile_commit(&of, e) != 0)
+    if (ddio_outfile_commit(&of, e) != 0 ||
+        (o->fmt == VD_FMT_CSV && cli_write_sidecar(o->out, o->argc, o->argv, e) != 0))
         goto done;
     rc = check_limits(o, &s);
 done:

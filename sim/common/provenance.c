@@ -59,6 +59,15 @@ char *ddio_command_line(int argc, char *const *argv)
     return out;
 }
 
+char *ddio_sidecar_path(const char *out)
+{
+    size_t n = strlen(out) + sizeof ".meta.json";
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s.meta.json", out);
+    return p;
+}
+
 int ddio_provenance_add(cJSON *root, const char *command)
 {
     cJSON *p = cJSON_CreateObject();

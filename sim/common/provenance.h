@@ -17,6 +17,10 @@ char *ddio_command_line(int argc, char *const *argv);
  * memory (root is then unchanged). */
 int ddio_provenance_add(struct cJSON *root, const char *command);
 
+/* OUT.meta.json: the sidecar that says what made the CSV file OUT, which
+ * holds nothing but its table (malloc'ed; NULL: out of memory). */
+char *ddio_sidecar_path(const char *out);
+
 /* The JSON object text `text` (malloc'ed, as cJSON_Print gives it) with
  * the same "ddiosim" member inserted first, its other bytes as they were
  * (numbers written raw, such as 64-bit timestamps, are not re-read).  text

@@ -142,8 +142,6 @@ void sw_done_free(sw_done *d);
  * names: sim/common/names.h) is resumed when that line names this run and
  * its columns are this run's under their current names. */
 
-/* OUT.meta.json (malloc'ed; NULL: out of memory). */
-char *sw_meta_path(const char *out);
 /* The sidecar's text (malloc'ed; NULL: out of memory). */
 char *sw_meta_json(const sw_spec *s, const runner_opts *o, enum sw_format f, const char *command);
 /* The header lines an existing CSV must start with to be resumed: `header`

@@ -16,15 +16,6 @@
 
 static const char *const format_word[] = {[SW_CSV] = "csv", [SW_JSONL] = "jsonl", [SW_NPF] = "npf"};
 
-char *sw_meta_path(const char *out)
-{
-    size_t n = strlen(out) + sizeof ".meta.json";
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s.meta.json", out);
-    return p;
-}
-
 /* The run a file belongs to, as hex: what its sidecar (and an old file's
  * first line) compares. */
 static void run_hex(const sw_spec *s, const runner_opts *o, char *t, size_t cap)
@@ -47,7 +38,14 @@ char *sw_meta_json(const sw_spec *s, const runner_opts *o, enum sw_format f, con
     else if (!cJSON_GetObjectItemCaseSensitive(j, "sweep"))
         cJSON_Delete(w);
     cJSON_Delete(j);
-    return text;
+    size_t n = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, n + 2) : NULL;   /* a text file: its last line ends */
+    if (!line) {
+        free(text);
+        return NULL;
+    }
+    memcpy(line + n, "\n", 2);
+    return line;
 }
 
 /* The first two lines of a file, their newlines included; "" for a line
@@ -152,7 +150,7 @@ int sw_resume_header(const char *path, const sw_spec *s, const runner_opts *o, c
 {
     *use = NULL;
     *legacy = 0;
-    char *meta = sw_meta_path(path);
+    char *meta = ddio_sidecar_path(path);
     if (!meta)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     FILE *f = fopen(meta, "rb");
