@@ -206,7 +206,7 @@ static char *stats_json(const stats_opts *o, const trace_stats *s)
     cJSON_AddNumberToObject(root, "packets_without_tuple", (double)s->no_tuple);
     cJSON *r = cJSON_AddObjectToObject(root, "rate");
     cJSON_AddNumberToObject(r, "gbps", trace_stats_gbps(s, 0));
-    cJSON_AddNumberToObject(r, "gbps_l1", trace_stats_gbps(s, L1_OVERHEAD));
+    cJSON_AddNumberToObject(r, "l1_gbps", trace_stats_gbps(s, L1_OVERHEAD));
     cJSON_AddNumberToObject(r, "mpps", trace_stats_mpps(s));
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
