@@ -267,7 +267,7 @@ Test(cli_simulate, timeline_has_a_row_every_period, .timeout = 120)
     double sim_us = num(j, "sim_seconds") * 1e6;
     char *text = slurp(csv, NULL);
     cr_assert_not_null(text);
-    const char *header = "time_us,rx_replenish,rx,sw_queue,tx,tx_recycle,pcie_write_hit,pcie_read_hit,delivered,"
+    const char *header = "time_us,rx_replenish,rx,sw_queue,tx,tx_recycle,pcie_write_hit_frac,pcie_read_hit_frac,delivered,"
                          "dropped\n";
     cr_assert_eq(strncmp(text, header, strlen(header)), 0, "%.200s", text);
     int rows = 0;
@@ -337,7 +337,7 @@ Test(cli_simulate, outputs_are_whole_or_absent, .timeout = 120)
     cli_run r = run_ddiosim(args);
     cr_expect_eq(r.status, 0, "%s", r.err);
     cr_expect_str_eq(r.out, "");
-    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "out.json,t.csv");
+    cr_expect_str_eq(dir_listing(dir, ls, sizeof ls), "out.json,t.csv,t.csv.meta.json");
     char path[400];
     snprintf(path, sizeof path, "%s/out.json", dir);
     char *text = slurp(path, NULL);

@@ -466,7 +466,7 @@ int cmd_simulate(int argc, char **argv)
     else
         ddio_outfile_abort(&out);
     if (rc == 0 && o.timeline)
-        rc = ddio_outfile_commit(&tl, &e);
+        rc = ddio_outfile_commit(&tl, &e) || cli_write_sidecar(o.timeline, argc, argv, &e) ? -1 : 0;   /* what made it */
     else
         ddio_outfile_abort(&tl);
     trace_spool_close(&spool);
