@@ -225,3 +225,15 @@ void put_file(const char *dir, const char *name, const char *text)
     fputs(text, f);
     cr_assert_eq(fclose(f), 0, "%s", path);
 }
+
+void drop_line_with(char *s, const char *needle)
+{
+    char *at = strstr(s, needle);
+    if (!at)
+        return;
+    char *start = at, *end = strchr(at, '\n');
+    while (start > s && start[-1] != '\n')
+        start--;
+    const char *rest = end ? end + 1 : at + strlen(at);
+    memmove(start, rest, strlen(rest) + 1);
+}

@@ -970,19 +970,6 @@ Test(validate_cli, bad_experiment_is_one_line_and_writes_nothing)
     }
 }
 
-/* s without its line holding `needle` (the JSON's provenance: the
- * command lines differ). */
-static void drop_line(char *s, const char *needle)
-{
-    char *at = strstr(s, needle);
-    if (!at)
-        return;
-    char *start = at, *end = strchr(at, '\n');
-    while (start > s && start[-1] != '\n')
-        start--;
-    memmove(start, end ? end + 1 : at + strlen(at), strlen(end ? end + 1 : at + strlen(at)) + 1);
-}
-
 Test(validate_cli, output_does_not_depend_on_jobs)
 {
     char *d = tiny_dir();
@@ -995,8 +982,8 @@ Test(validate_cli, output_does_not_depend_on_jobs)
         cr_expect_eq(a.status, 0, "%s: %s", o1, a.err);
         cr_expect_eq(b.status, 0, "%s: %s", o2, b.err);
         cr_expect_gt(strlen(a.out), 100, "%s: %s", o1, a.out);
-        drop_line(a.out, "\"ddiosim\":");
-        drop_line(b.out, "\"ddiosim\":");
+        drop_line_with(a.out, "\"ddiosim\":");
+        drop_line_with(b.out, "\"ddiosim\":");
         cr_expect_str_eq(a.out, b.out, "%s", formats[f]);
         cli_run_free(&a);
         cli_run_free(&b);

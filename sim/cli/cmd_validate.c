@@ -446,7 +446,7 @@ int cmd_validate(int argc, char **argv)
     if (o.n_fit) {
         runner_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .seeds = o.seeds, .jobs = o.jobs,
                           .trace = o.sample_trace, .sets = o.run.set, .n_sets = o.run.n_set};
-        cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
+        cli_cal_args a = {.argc = argc, .argv = argv, .dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
                           .cv = o.cv, .weight = o.weight, .objective = o.objective, .run = ro, .report_out = o.out,
                           .report_opt = "-o",
                           .overlay_in = o.run.overlay_path};

@@ -255,7 +255,7 @@ static int put_mae(cJSON *o, const char *name, double v)
     return jput(o, name, isfinite(v) ? cJSON_CreateNumber(round(v * 1000) / 1000) : cJSON_CreateNull());
 }
 
-char *cal_overlay_json(const cal_problem *p, const cal_result *r)
+char *cal_overlay_json(const cal_problem *p, const cal_result *r, const char *command)
 {
     cJSON *root = cJSON_CreateObject(), *set = cJSON_CreateObject(), *cal = cJSON_CreateObject();
     cJSON *exps = cJSON_CreateArray(), *left = cJSON_CreateArray();
@@ -272,6 +272,9 @@ char *cal_overlay_json(const cal_problem *p, const cal_result *r)
         return NULL;
     }
     ok = ok && jput(cal, "by", cJSON_CreateString("ddiosim calibrate"));
+    /* the overlay is an input ("ddiosim": "overlay"): what made it goes here */
+    ok = ok && jput(cal, "version", cJSON_CreateString(DDIOSIM_VERSION)) &&
+         jput(cal, "command", cJSON_CreateString(command ? command : ""));
     ok = ok && jput(cal, "engine", cJSON_CreateString(p->engine == RUNNER_ENGINE_SIM ? "sim" : "model"));
     if (p->engine == RUNNER_ENGINE_SIM) {
         ok = ok && jput(cal, "packets", cJSON_CreateNumber((double)p->run.packets));
