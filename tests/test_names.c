@@ -77,12 +77,8 @@ Test(names, sweep_and_validate_columns_follow_the_rule, .timeout = 120)
 {
     char dir[64];
     make_tmpdir(dir, sizeof dir);
-    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500, \"rate\": 10}, \"grid\": {\"ddio_ways\": [2]}}");
-    cli_run r = run_shellf(dir, "'%s' sweep --spec s.json -o r.csv --packets 2000 && '%s' validate --engine model "
-                           "--jobs 1 --measured '%s/validate/data/ddio-bench/cores' --format csv -o v.csv",
-                           ddiosim_bin(), ddiosim_bin(), DDIOSIM_SOURCE_DIR);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_run_free(&r);
+    sweep_and_validate_csv(dir, "{\"fixed\": {\"pkt_size\": 1500, \"rate\": 10}, \"grid\": {\"ddio_ways\": [2]}}",
+                           "--packets 2000");
     char p[128];
     snprintf(p, sizeof p, "%s/r.csv", dir);
     char *sweep = slurp(p, NULL);

@@ -79,12 +79,8 @@ Test(schemas, advise_validate_and_the_sidecars, .timeout = 120)
     snprintf(args, sizeof args, "validate --engine model --jobs 1 --measured '%s/validate/data/ddio-bench/cores' "
              "--format json", DDIOSIM_SOURCE_DIR);
     expect_command_meets("validate", args);
-    put_file(dir, "s.json", "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"ddio_ways\": [2, 4]}}");
-    cli_run r = run_shellf(dir, "'%s' sweep --spec s.json -o r.csv --engine model && '%s' validate --engine model "
-                           "--jobs 1 --measured '%s/validate/data/ddio-bench/cores' --format csv -o v.csv",
-                           ddiosim_bin(), ddiosim_bin(), DDIOSIM_SOURCE_DIR);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cli_run_free(&r);
+    sweep_and_validate_csv(dir, "{\"fixed\": {\"pkt_size\": 1500}, \"grid\": {\"ddio_ways\": [2, 4]}}",
+                           "--engine model");
     char p[128];
     snprintf(p, sizeof p, "%s/r.csv.meta.json", dir);
     char *t = slurp(p, NULL);
