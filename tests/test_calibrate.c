@@ -592,6 +592,8 @@ Test(overlay, every_command_applies_it_as_the_sets)
         } else {
             drop_timing(r1.out);
             drop_timing(r2.out);
+            drop_line_with(r1.out, "\"ddiosim\":");   /* the command lines differ */
+            drop_line_with(r2.out, "\"ddiosim\":");
             cr_expect_str_eq(r1.out, r2.out, "%s", cmds[i]);
         }
         cli_run_free(&r1);

@@ -647,7 +647,7 @@ Test(markov_model_cli, runs_with_no_options)
 {
     cli_run r = run_ddiosim("predict --format json");
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "\"pcie_write_hit\""));
+    cr_expect(strstr(r.out, "\"pcie_write_hit_frac\""));
     cr_expect(strstr(r.out, "\"source\":\t\"estimated\""));
     cr_expect(strstr(r.out, "\"solve_seconds\""));
     cli_run_free(&r);
