@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 typedef struct ddio_rename {
-    const char *old_name;       /* what versions before 0.x wrote */
+    const char *old_name;       /* what ddiosim wrote before the unit rule (issue 29) */
     const char *new_name;       /* what is written now */
 } ddio_rename;
 
