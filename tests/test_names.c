@@ -111,7 +111,7 @@ Test(names, exit_codes_are_documented)
     for (int k = DDIO_EXIT_OK; k <= DDIO_EXIT_INFEASIBLE; k++) {
         const char *at = strstr(exits, in_man[k]);
         cr_expect(at && (!end || at < end), "the man page's EXIT STATUS has no '%s'", in_man[k]);
-        char row[16];
+        char row[32];
         snprintf(row, sizeof row, "\n| %d | `", k);
         cr_expect(strstr(conv, row), "docs/conventions.md has no row for exit %d", k);
     }
