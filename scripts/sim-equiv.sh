@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sim-equiv.sh - check that a simulator change is a pure optimisation:
-# `ddiosim simulate --format json` outputs (all fields but wall_seconds and
-# sim_mpps) of a fixed set of configurations must not change.
+# `ddiosim simulate --format json` outputs (all fields but wall_seconds,
+# sim_mpps and the "ddiosim" provenance: version and command line) of a fixed
+# set of configurations must not change.
 #   scripts/sim-equiv.sh record DIR [BIN]   write the reference outputs to DIR
 #   scripts/sim-equiv.sh check DIR [BIN]    compare BIN's outputs with DIR
 # BIN defaults to build/ddiosim.  The repository's own path in an output
@@ -61,7 +62,7 @@ for c in "${configs[@]}"; do
   args=${c#*|}
   raw=$("$bin" simulate $args --format json 2>&1)
   rc=$?
-  out=$(printf '%s\n' "$raw" | grep -v -E '"(wall_seconds|sim_mpps)"' | sed "s#$root/#<repo>/#g")
+  out=$(printf '%s\n' "$raw" | grep -v -E '"(wall_seconds|sim_mpps|ddiosim)"' | sed "s#$root/#<repo>/#g")
   out="rc=$rc
 $out"
   if [ "$mode" = record ]; then

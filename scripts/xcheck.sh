@@ -17,8 +17,8 @@ c, r = sys.argv[1], sys.argv[2]
 d = json.load(sys.stdin)
 q = d["queues"]
 s = d["simulated"]
-w, rd = d["pcie_write_hit"]["lower"], d["pcie_read_hit"]["lower"]
-sw, sr = s["pcie_write_hit"], s["pcie_read_hit"]
+w, rd = d["pcie_write_hit_frac"]["lower"], d["pcie_read_hit_frac"]["lower"]
+sw, sr = s["pcie_write_hit_frac"], s["pcie_read_hit_frac"]
 print("| %s | %s | %.1f / %.1f / %.1f / %.1f / %.1f | %.2f | %.2f | %+.2f | %.2f | %.2f | %+.2f |" % (
     c, r, q["rx_replenish"], q["rx"], q["tx"], q["tx_recycle"], q["sw_queue"],
     100 * sw, 100 * w, 100 * (w - sw), 100 * sr, 100 * rd, 100 * (rd - sr)))

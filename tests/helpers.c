@@ -251,3 +251,25 @@ void tiny_hier(struct hier *h, int mode, unsigned cores, unsigned long long ddio
     ddio_err e;
     cr_assert_eq(hier_init(h, &c, &e), 0, "%s", e.msg);
 }
+
+void drop_line_with(char *s, const char *needle)
+{
+    char *at = strstr(s, needle);
+    if (!at)
+        return;
+    char *start = at, *end = strchr(at, '\n');
+    while (start > s && start[-1] != '\n')
+        start--;
+    const char *rest = end ? end + 1 : at + strlen(at);
+    memmove(start, rest, strlen(rest) + 1);
+}
+
+void sweep_and_validate_csv(const char *dir, const char *spec, const char *opts)
+{
+    put_file(dir, "s.json", spec);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec s.json -o r.csv %s && '%s' validate --engine model --jobs 1 "
+                           "--measured '%s/validate/data/ddio-bench/cores' --format csv -o v.csv",
+                           ddiosim_bin(), opts, ddiosim_bin(), DDIOSIM_SOURCE_DIR);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+}

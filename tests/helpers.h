@@ -69,6 +69,14 @@ int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void make_tmpdir(char *buf, size_t n);
 /* DIR/NAME holding exactly `text` (the test fails if it cannot be written). */
 void put_file(const char *dir, const char *name, const char *text);
+/* In dir: `sweep` of a one- or two-point grid (spec: its "fixed" and "grid"
+ * members) to r.csv with `opts`, then `validate --engine model --format csv
+ * -o v.csv` on the shipped cores experiment; both must succeed.  For the
+ * tests of what outputs are named and what they carry. */
+void sweep_and_validate_csv(const char *dir, const char *spec, const char *opts);
+/* s without the first line that holds `needle`, in place (an output's
+ * provenance, whose command line differs between runs compared). */
+void drop_line_with(char *s, const char *needle);
 /* Remove a folder and everything below it (asserted). */
 void rm_rf(const char *dir);
 

@@ -91,7 +91,7 @@ Test(cache_replay, cli_modulo_lru_equals_textbook)
     cr_assert(j);
     cr_expect_eq((int)cJSON_GetObjectItem(j, "hits")->valuedouble, ref_hits);
     cr_expect_eq((int)cJSON_GetObjectItem(j, "accesses")->valuedouble, 30000);
-    cr_expect(cJSON_GetObjectItem(j, "hit_rate") && cJSON_GetObjectItem(j, "misses") &&
+    cr_expect(cJSON_GetObjectItem(j, "hit_frac") && cJSON_GetObjectItem(j, "misses") &&
               cJSON_GetObjectItem(j, "accesses_per_sec"));
     cJSON_Delete(j);
     cli_run_free(&run);

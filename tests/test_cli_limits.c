@@ -201,11 +201,11 @@ static void expect_number(const cJSON *o, const char *name)
 Test(cli_limits, rates_a_mode_has_not_are_na_and_null, .timeout = 120)
 {
     cJSON *j = run_ddiosim_json("predict --set workload.mode=receive --format json");
-    expect_null(get(j, "pcie_read_hit"), "lower");
-    expect_null(get(j, "pcie_read_hit"), "upper");
-    expect_null(get(j, "pcie_read_hit"), "mean");
-    expect_number(get(j, "pcie_write_hit"), "lower");
-    expect_number(get(j, "cpu_first_hit"), "mean");
+    expect_null(get(j, "pcie_read_hit_frac"), "lower");
+    expect_null(get(j, "pcie_read_hit_frac"), "upper");
+    expect_null(get(j, "pcie_read_hit_frac"), "mean");
+    expect_number(get(j, "pcie_write_hit_frac"), "lower");
+    expect_number(get(j, "cpu_first_hit_frac"), "mean");
     cJSON_Delete(j);
     cli_run r = run_ddiosim("predict --set workload.mode=receive");
     cr_expect_eq(count_lines_with(r.out, "PCIe read hit        n/a       n/a       n/a"), 1, "%s", r.out);
@@ -213,25 +213,25 @@ Test(cli_limits, rates_a_mode_has_not_are_na_and_null, .timeout = 120)
     cli_run_free(&r);
 
     j = run_ddiosim_json("predict --set workload.mode=send --format json");
-    expect_null(get(j, "pcie_write_hit"), "lower");
-    expect_null(get(j, "cpu_first_hit"), "lower");
-    expect_number(get(j, "pcie_read_hit"), "lower");
+    expect_null(get(j, "pcie_write_hit_frac"), "lower");
+    expect_null(get(j, "cpu_first_hit_frac"), "lower");
+    expect_number(get(j, "pcie_read_hit_frac"), "lower");
     cJSON_Delete(j);
 
     const char *send = "simulate --profile fixed:512 --rate 20 --packets 20000 --set workload.mode=send " SMALL;
     char args[300];
     snprintf(args, sizeof args, "%s --format json", send);
     j = run_ddiosim_json(args);
-    expect_null(j, "pcie_write_hit");
-    expect_null(j, "cpu_first_hit");
-    expect_null(j, "pcie_write_full_hit");
-    expect_null(j, "pcie_write_partial_hit");
-    expect_number(j, "pcie_read_hit");
-    expect_number(j, "pcie_write_hit_all");   /* the NIC writes TX completions */
+    expect_null(j, "pcie_write_hit_frac");
+    expect_null(j, "cpu_first_hit_frac");
+    expect_null(j, "pcie_write_full_hit_frac");
+    expect_null(j, "pcie_write_partial_hit_frac");
+    expect_number(j, "pcie_read_hit_frac");
+    expect_number(j, "pcie_write_all_hit_frac");   /* the NIC writes TX completions */
     const cJSON *m = get(j, "model");
-    expect_null(get(m, "pcie_write_hit"), "lower");
-    expect_null(get(m, "pcie_write_hit"), "sim_minus_model");
-    expect_number(get(m, "pcie_read_hit"), "lower");
+    expect_null(get(m, "pcie_write_hit_frac"), "lower");
+    expect_null(get(m, "pcie_write_hit_frac"), "sim_minus_model");
+    expect_number(get(m, "pcie_read_hit_frac"), "lower");
     cJSON_Delete(j);
     r = run_ddiosim(send);
     cr_expect_eq(r.status, 0, "%s", r.err);
@@ -243,8 +243,8 @@ Test(cli_limits, rates_a_mode_has_not_are_na_and_null, .timeout = 120)
 
     /* 64 B frames at 128 B of headroom fill one line: no partial write. */
     j = run_ddiosim_json("simulate --profile fixed:64 --rate 10 --packets 20000 --no-model --format json " SMALL);
-    expect_null(j, "pcie_write_partial_hit");
-    expect_number(j, "pcie_write_full_hit");
+    expect_null(j, "pcie_write_partial_hit_frac");
+    expect_number(j, "pcie_write_full_hit_frac");
     cJSON_Delete(j);
 }
 

@@ -99,10 +99,10 @@ Test(cli_noddio, simulate_writes_every_data_line_to_memory, .timeout = 120)
 {
     cJSON *j = run_ddiosim_json("simulate --profile fixed:1500 --rate 10 --packets 20000 --no-desc --no-model "
                                 "--no-ddio --format json");
-    cr_expect_eq(num(j, "pcie_write_hit"), 0);
-    cr_expect_eq(num(j, "pcie_write_hit_all"), 0);
-    cr_expect_eq(num(j, "pcie_read_hit"), 1.0 / 24);
-    cr_expect_eq(num(j, "cpu_first_hit"), 0);
+    cr_expect_eq(num(j, "pcie_write_hit_frac"), 0);
+    cr_expect_eq(num(j, "pcie_write_all_hit_frac"), 0);
+    cr_expect_eq(num(j, "pcie_read_hit_frac"), 1.0 / 24);
+    cr_expect_eq(num(j, "cpu_first_hit_frac"), 0);
     cr_expect_eq(num(j, "mem_read_bytes_per_pkt"), 24 * 64);
     /* The lines written in the measured interval are whole packets' 24,
      * one packet more or less than those measured (the interval's edges). */
@@ -124,9 +124,9 @@ Test(cli_noddio, predict_gives_write_hit_zero, .timeout = 60)
     cJSON *j = run_ddiosim_json("predict --profile fixed:1500 --rate 10 --no-ddio --format json");
     const char *b[] = {"lower", "upper", "estimate"};
     for (int i = 0; i < 3; i++) {
-        cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "pcie_write_hit"), b[i]), 0, "%s", b[i]);
-        expect_near(num(cJSON_GetObjectItemCaseSensitive(j, "pcie_read_hit"), b[i]), 1.0 / 24, 1e-12);
-        cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "cpu_first_hit"), b[i]), 0, "%s", b[i]);
+        cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "pcie_write_hit_frac"), b[i]), 0, "%s", b[i]);
+        expect_near(num(cJSON_GetObjectItemCaseSensitive(j, "pcie_read_hit_frac"), b[i]), 1.0 / 24, 1e-12);
+        cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "cpu_first_hit_frac"), b[i]), 0, "%s", b[i]);
     }
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(j, "memory");
     expect_near(num(cJSON_GetObjectItemCaseSensitive(mem, "read_bytes_per_pkt"), "estimate"), 1536, 1e-9);

@@ -270,10 +270,10 @@ Test(configs_cli, current_generations_show_predict_and_simulate)
         cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
         cJSON *j = cJSON_Parse(r.out);
         cr_assert_not_null(j, "%s: %s", args, r.out);
-        double w = expect_hit_rates(j, "pcie_write_hit", ms[i].name);
+        double w = expect_hit_rates(j, "pcie_write_hit_frac", ms[i].name);
         cr_expect(w > 0 && w < 1, "%s: write hit %g", ms[i].name, w);
-        expect_hit_rates(j, "pcie_read_hit", ms[i].name);
-        expect_hit_rates(j, "cpu_first_hit", ms[i].name);
+        expect_hit_rates(j, "pcie_read_hit_frac", ms[i].name);
+        expect_hit_rates(j, "cpu_first_hit_frac", ms[i].name);
         cJSON_Delete(j);
         cli_run_free(&r);
 

@@ -647,7 +647,7 @@ Test(markov_model_cli, runs_with_no_options)
 {
     cli_run r = run_ddiosim("predict --format json");
     cr_expect_eq(r.status, 0, "%s", r.err);
-    cr_expect(strstr(r.out, "\"pcie_write_hit\""));
+    cr_expect(strstr(r.out, "\"pcie_write_hit_frac\""));
     cr_expect(strstr(r.out, "\"source\":\t\"estimated\""));
     cr_expect(strstr(r.out, "\"solve_seconds\""));
     cli_run_free(&r);
@@ -822,7 +822,7 @@ Test(markov_predict, bounds_are_ordered_when_bip_falls_below_lru, .timeout = 60)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *root = cJSON_Parse(r.out);
     cr_assert(root, "%s", r.out);
-    static const char *const metrics[] = {"pcie_write_hit", "pcie_read_hit", "cpu_first_hit"};
+    static const char *const metrics[] = {"pcie_write_hit_frac", "pcie_read_hit_frac", "cpu_first_hit_frac"};
     for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
         cJSON *m = cJSON_GetObjectItem(root, metrics[i]);
         cr_assert(m, "%s missing", metrics[i]);
@@ -830,7 +830,7 @@ Test(markov_predict, bounds_are_ordered_when_bip_falls_below_lru, .timeout = 60)
         double mean = cJSON_GetObjectItem(m, "mean")->valuedouble;
         cr_expect(lo <= mean && mean <= up, "%s: [%g, %g], mean %g", metrics[i], lo, up, mean);
     }
-    cJSON *w = cJSON_GetObjectItem(root, "pcie_write_hit");
+    cJSON *w = cJSON_GetObjectItem(root, "pcie_write_hit_frac");
     double lo = cJSON_GetObjectItem(w, "lower")->valuedouble, up = cJSON_GetObjectItem(w, "upper")->valuedouble;
     cr_expect(up - lo > 0.01, "the chains differ: [%g, %g]", lo, up);
     cr_expect_eq(cJSON_GetObjectItem(w, "estimate")->valuedouble, up, "LRU's chain is the upper one here");

@@ -480,7 +480,7 @@ Test(sim, cli_model_block, .timeout = 120)
     cr_assert(j);
     cJSON *m = cJSON_GetObjectItem(j, "model");
     cr_assert(m, "no model block");
-    const char *names[] = {"pcie_write_hit", "pcie_read_hit", "cpu_first_hit"};
+    const char *names[] = {"pcie_write_hit_frac", "pcie_read_hit_frac", "cpu_first_hit_frac"};
     for (int i = 0; i < 3; i++) {
         cJSON *b = cJSON_GetObjectItem(m, names[i]);
         cr_assert(b, "%s", names[i]);
@@ -489,7 +489,7 @@ Test(sim, cli_model_block, .timeout = 120)
         cr_expect(lo <= mean + 1e-12 && mean <= hi + 1e-12, "%s: %g %g %g", names[i], lo, mean, hi);
     }
     /* Light load, LRU, random mapping: the LRU value is close to the simulation. */
-    double d = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "pcie_write_hit"), "sim_minus_lower")->valuedouble;
+    double d = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "pcie_write_hit_frac"), "sim_minus_lower")->valuedouble;
     cr_expect(fabs(d) < 0.05, "simulated - model (LRU) write hit rate: %.3f", d);
     cJSON_Delete(j);
     cli_run_free(&r);

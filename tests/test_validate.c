@@ -982,6 +982,8 @@ Test(validate_cli, output_does_not_depend_on_jobs)
         cr_expect_eq(a.status, 0, "%s: %s", o1, a.err);
         cr_expect_eq(b.status, 0, "%s: %s", o2, b.err);
         cr_expect_gt(strlen(a.out), 100, "%s: %s", o1, a.out);
+        drop_line_with(a.out, "\"ddiosim\":");
+        drop_line_with(b.out, "\"ddiosim\":");
         cr_expect_str_eq(a.out, b.out, "%s", formats[f]);
         cli_run_free(&a);
         cli_run_free(&b);
@@ -1001,26 +1003,26 @@ static void check_point(const cJSON *p, const char *metric, double rx_ring, doub
     cr_expect_eq(num(pa, "cores"), 1);
     cr_expect_eq(num(pa, "rx_ring"), rx_ring);
     const cJSON *me = get(p, "measured");
-    expect_near(num(me, "mean"), mean, 1e-12);
-    expect_near(num(me, "sd"), sd, 1e-12);
+    expect_near(num(me, "hit_frac"), mean, 1e-12);
+    expect_near(num(me, "hit_frac_sd"), sd, 1e-12);
     cr_expect_eq(num(me, "runs"), 2);
     const cJSON *mo = get(p, "model");
     /* An LRU LLC: the estimate compared is the LRU bound. */
-    double v = num(mo, "estimate");
-    expect_near(num(mo, "error_pp"), 100 * (v - num(me, "mean")), 1e-9);
-    cr_expect_eq(v, num(mo, "lower"));
-    cr_expect(num(mo, "lower") <= num(mo, "upper"), "model [%g, %g]", num(mo, "lower"), num(mo, "upper"));
-    expect_near(num(mo, "mean"), (num(mo, "lower") + num(mo, "upper")) / 2, 1e-12);
+    double v = num(mo, "hit_frac");
+    expect_near(num(mo, "error_pts"), 100 * (v - num(me, "hit_frac")), 1e-9);
+    cr_expect_eq(v, num(mo, "hit_frac_lower"));
+    cr_expect(num(mo, "hit_frac_lower") <= num(mo, "hit_frac_upper"), "model [%g, %g]", num(mo, "hit_frac_lower"), num(mo, "hit_frac_upper"));
+    expect_near(num(mo, "hit_frac_mean"), (num(mo, "hit_frac_lower") + num(mo, "hit_frac_upper")) / 2, 1e-12);
     cr_expect_eq(cJSON_GetObjectItemCaseSensitive(p, "sim") != NULL, sim);
     if (sim) {
         const cJSON *si = get(p, "sim");
-        double s = num(si, "value");
+        double s = num(si, "hit_frac");
         cr_expect(s >= 0 && s <= 1, "sim %g", s);
-        expect_near(num(si, "error_pp"), 100 * (s - num(me, "mean")), 1e-9);
+        expect_near(num(si, "error_pts"), 100 * (s - num(me, "hit_frac")), 1e-9);
     }
 }
 
-/* The summary entries of engine `eng` agree with the points' error_pp. */
+/* The summary entries of engine `eng` agree with the points' error_pts. */
 static void check_summary(const cJSON *j, const char *eng, int expect_entries)
 {
     const cJSON *pts = get(j, "points"), *sum = get(j, "summary");
@@ -1037,21 +1039,21 @@ static void check_summary(const cJSON *j, const char *eng, int expect_entries)
             if (strcmp(get(p, "metric")->valuestring, metric) != 0)
                 continue;
             const cJSON *e = get(p, eng);
-            double err = num(e, "error_pp");
+            double err = num(e, "error_pts");
             n++;
             abs_sum += fabs(err);
             sum_err += err;
             max = fmax(max, fabs(err));
             if (strcmp(eng, "model") == 0) {
-                double m = num(get(p, "measured"), "mean");
-                in += m >= num(e, "lower") - 1e-12 && m <= num(e, "upper") + 1e-12;
+                double m = num(get(p, "measured"), "hit_frac");
+                in += m >= num(e, "hit_frac_lower") - 1e-12 && m <= num(e, "hit_frac_upper") + 1e-12;
             }
         }
         cr_expect_eq(n, 2, "%s %s", eng, metric);
         cr_expect_eq(num(s, "n"), n, "%s %s", eng, metric);
-        expect_near(num(s, "mae_pp"), abs_sum / n, 1e-9);
-        expect_near(num(s, "bias_pp"), sum_err / n, 1e-9);
-        expect_near(num(s, "max_error_pp"), max, 1e-9);
+        expect_near(num(s, "mae_pts"), abs_sum / n, 1e-9);
+        expect_near(num(s, "bias_pts"), sum_err / n, 1e-9);
+        expect_near(num(s, "max_error_pts"), max, 1e-9);
         if (strcmp(eng, "model") == 0)
             cr_expect_eq(num(s, "in_bounds"), in, "%s", metric);
         else
@@ -1102,8 +1104,8 @@ Test(validate_cli, set_overrides_every_point)
     cr_expect_str_eq(sets->child->next->valuestring, "machine.llc.mapping=xor");
     cr_expect_eq(cJSON_GetArraySize(get(get(base, "run"), "sets")), 0);
     for (int i = 0; i < 4; i++) {
-        double b = num(get(cJSON_GetArrayItem(get(base, "points"), i), "model"), "mean");
-        double s = num(get(cJSON_GetArrayItem(get(small, "points"), i), "model"), "mean");
+        double b = num(get(cJSON_GetArrayItem(get(base, "points"), i), "model"), "hit_frac_mean");
+        double s = num(get(cJSON_GetArrayItem(get(small, "points"), i), "model"), "hit_frac_mean");
         cr_expect_lt(s, b - 0.1, "point %d: an LLC of 16 sets per slice holds less (%g vs %g)", i, s, b);
     }
     cJSON_Delete(base);
@@ -1159,7 +1161,7 @@ Test(validate_cli, max_mae)
         if (strcmp(get(s, "experiment")->valuestring, "all") == 0 &&
             strcmp(get(s, "engine")->valuestring, "sim") == 0 &&
             strcmp(get(s, "metric")->valuestring, "pcie_write_hit") == 0)
-            mae = num(s, "mae_pp");
+            mae = num(s, "mae_pts");
     cr_assert_gt(mae, 0);
     char want[300];
     snprintf(want, sizeof want,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim/common/infile.h"
+#include "sim/common/names.h"
 #include "sim/common/parse.h"
 #include "validate/measure.h"
 
@@ -337,6 +338,10 @@ int vd_npf_table_col(const vd_npf_table *t, const char *name)
 {
     for (size_t i = 0; i < t->ncol; i++)
         if (strcmp(t->col[i], name) == 0)
+            return (int)i;
+    /* not there as written: a column of ddiosim's under its old or new name */
+    for (size_t i = 0; i < t->ncol; i++)
+        if (ddio_name_same(t->col[i], name))
             return (int)i;
     return -1;
 }

@@ -279,8 +279,8 @@ static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point
     cJSON_AddStringToObject(j, "metric", vd_metric_name((enum vd_metric)m));
     cJSON_AddStringToObject(j, "source", p->source[m]);
     cJSON *me = cJSON_AddObjectToObject(j, "measured");
-    cJSON_AddNumberToObject(me, "mean", p->m[m].mean);
-    cJSON_AddNumberToObject(me, "sd", p->m[m].sd);
+    cJSON_AddNumberToObject(me, "hit_frac", p->m[m].mean);
+    cJSON_AddNumberToObject(me, "hit_frac_sd", p->m[m].sd);
     cJSON_AddNumberToObject(me, "runs", p->m[m].runs);
     if (o->failed) {
         cJSON_AddStringToObject(j, "error", o->err.msg);
@@ -288,22 +288,22 @@ static cJSON *point_json(const vd_set *s, const vd_experiment *e, const vd_point
     }
     if (s->engines & RUNNER_ENGINE_SIM) {
         cJSON *si = cJSON_AddObjectToObject(j, "sim");
-        add_num(si, "value", o->sim[m]);
-        add_num(si, "error_pp", 100 * (o->sim[m] - p->m[m].mean));
+        add_num(si, "hit_frac", o->sim[m]);
+        add_num(si, "error_pts", 100 * (o->sim[m] - p->m[m].mean));
         if (m < 2)
-            add_num(si, "data_lines", o->sim_data[m]);
+            add_num(si, "data_hit_frac", o->sim_data[m]);
         add_queues(si, "queues", o->sim_queue);
         cJSON_AddNumberToObject(si, "throughput_gbps", o->sim_gbps);
-        cJSON_AddNumberToObject(si, "drop_rate", o->sim_drop_rate);
+        cJSON_AddNumberToObject(si, "drop_frac", o->sim_drop_rate);
         cJSON_AddBoolToObject(si, "warmup_settled", o->sim_settled);
     }
     if (s->engines & RUNNER_ENGINE_MODEL) {
         cJSON *mo = cJSON_AddObjectToObject(j, "model");
-        add_num(mo, "estimate", o->model_est[m]);
-        add_num(mo, "mean", o->model_mean[m]);
-        add_num(mo, "lower", o->model_lower[m]);
-        add_num(mo, "upper", o->model_upper[m]);
-        add_num(mo, "error_pp", 100 * (o->model_est[m] - p->m[m].mean));
+        add_num(mo, "hit_frac", o->model_est[m]);
+        add_num(mo, "hit_frac_mean", o->model_mean[m]);
+        add_num(mo, "hit_frac_lower", o->model_lower[m]);
+        add_num(mo, "hit_frac_upper", o->model_upper[m]);
+        add_num(mo, "error_pts", 100 * (o->model_est[m] - p->m[m].mean));
         add_queues(mo, "queues", o->model_queue);
         cJSON_AddNumberToObject(mo, "throughput_gbps", o->model_gbps);
     }
@@ -317,9 +317,9 @@ static void summary_json(void *ud, const char *exp, int eng, int m, const vd_sta
     cJSON_AddStringToObject(o, "engine", eng_name[eng]);
     cJSON_AddStringToObject(o, "metric", vd_metric_name((enum vd_metric)m));
     cJSON_AddNumberToObject(o, "n", st->n);
-    cJSON_AddNumberToObject(o, "mae_pp", st->mae);
-    cJSON_AddNumberToObject(o, "max_error_pp", st->max);
-    cJSON_AddNumberToObject(o, "bias_pp", st->bias);
+    cJSON_AddNumberToObject(o, "mae_pts", st->mae);
+    cJSON_AddNumberToObject(o, "max_error_pts", st->max);
+    cJSON_AddNumberToObject(o, "bias_pts", st->bias);
     if (eng == VD_ENG_MODEL)
         cJSON_AddNumberToObject(o, "in_bounds", st->in_bounds);
     cJSON_AddItemToArray((cJSON *)ud, o);
@@ -395,12 +395,12 @@ static void csv_num(buf *b, double v)
 
 static void csv(buf *b, const vd_set *s)
 {
-    bprintf(b, "experiment,point,metric,measured_mean,measured_sd,runs,sim,sim_error_pp,model_estimate,model_lower,"
-               "model_upper,model_error_pp");
+    bprintf(b, "experiment,point,metric,measured_hit_frac,measured_hit_frac_sd,runs,sim_hit_frac,sim_error_pts,"
+               "model_hit_frac,model_hit_frac_lower,model_hit_frac_upper,model_error_pts");
     for (int w = 0; w < 2; w++)
         for (int q = 0; q < Q_COUNT; q++)
-            bprintf(b, ",%s_%s", w ? "model" : "sim", lqueue_name((enum lqueue)q));
-    bprintf(b, ",sim_gbps,model_gbps,error\n");
+            bprintf(b, ",%s_q_%s", w ? "model" : "sim", lqueue_name((enum lqueue)q));   /* as sweep's */
+    bprintf(b, ",sim_throughput_gbps,model_throughput_gbps,error\n");
     size_t k = 0;
     for (size_t x = 0; x < s->n_exp; x++)
         for (size_t i = 0; i < s->exp[x].n; i++, k++) {

@@ -2,7 +2,7 @@
 
     import ddiosim
     r = ddiosim.predict(machine="skylake-6140", rx_ring=512)
-    print(r["pcie_write_hit"]["estimate"])
+    print(r["pcie_write_hit_frac"]["estimate"])
 
 Each function takes the long options of the matching `ddiosim` command as
 keyword arguments (rx_ring for --rx-ring; True for a flag; a list for an

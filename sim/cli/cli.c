@@ -2,6 +2,7 @@
  * the outcome of its option parser, the help lines of the configuration
  * options with their defaults, rates that a run may not have, output. */
 #include "sim/cli/cli.h"
+#include "sim/common/provenance.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>
@@ -326,4 +327,23 @@ int cli_parse_format(const char *s, enum output_format *out, ddio_err *e)
     else
         return ddio_errf(e, DDIO_EXIT_USAGE, "--format: '%s' is not one of json, table", s);
     return 0;
+}
+
+int cli_write_sidecar(const char *out, int argc, char **argv, ddio_err *e)
+{
+    if (!out || strcmp(out, "-") == 0)
+        return 0;
+    char *path = ddio_sidecar_path(out), *js = cli_provenance(strdup("{}\n"), argc, argv);
+    int rc = path && js ? cli_write_output(path, js, e) : ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    free(path);
+    free(js);
+    return rc;
+}
+
+char *cli_provenance(char *js, int argc, char **argv)
+{
+    char *cmd = ddio_command_line(argc, argv);
+    char *out = cmd ? ddio_provenance_insert(js, cmd) : (free(js), NULL);
+    free(cmd);
+    return out;
 }

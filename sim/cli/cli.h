@@ -120,7 +120,19 @@ int cli_parse_format(const char *s, enum output_format *out, ddio_err *e);
 typedef struct cli_common {
     enum output_format fmt;     /* --format (table) */
     const char *out;            /* -o/--output, NULL = stdout */
+    int argc;                   /* the command's words, for the provenance of */
+    char **argv;                /* a JSON output (cli_provenance) */
 } cli_common;
+
+/* A command's JSON text js (malloc'ed, consumed) with its provenance first:
+ * "ddiosim": {"version", "command"}, the command ddiosim and argv[0..argc)
+ * shell-quoted (after getopt: its options before its operands).  NULL when
+ * out of memory. */
+char *cli_provenance(char *js, int argc, char **argv);
+/* OUT.meta.json beside the CSV file `out` (ddio_sidecar_path), written
+ * whole: {"ddiosim": {"version", "command"}}.  Nothing for stdout (out
+ * NULL or "-").  0, or -1 with e filled. */
+int cli_write_sidecar(const char *out, int argc, char **argv, ddio_err *e);
 
 /* Subcommands that take the configuration options (--machine, --rx-ring,
  * --set ...) put DDIO_CONFIG_LONGOPTS(base) in their table and offer each

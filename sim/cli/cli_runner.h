@@ -98,6 +98,8 @@ typedef struct cli_cal_args {
     const char *report_out;     /* the report (NULL or "-": stdout) */
     const char *report_opt;     /* the option that named report_out, for messages */
     const char *overlay_in;     /* --overlay read (NULL: none): never written over */
+    int argc;                   /* the command's words, for the overlay's provenance */
+    char **argv;
 } cli_cal_args;
 
 /* Run the calibration and write its report and overlay; warnings and the

@@ -302,6 +302,8 @@ int cmd_advise(int argc, char **argv)
         return cli_fail("advise", &e);
     }
     char *text = o.json ? json(&s, c, n, feasible, points, o.top, llc) : table(&s, c, n, feasible, points, o.top, llc);
+    if (o.json && text)
+        text = cli_provenance(text, argc, argv);
     free(c);
     ad_spec_free(&s);
     if (!text) {

@@ -175,7 +175,7 @@ static void add_counts(cJSON *obj, const replay_counts *k)
     cJSON_AddNumberToObject(obj, "accesses", (double)k->accesses);
     cJSON_AddNumberToObject(obj, "hits", (double)k->hits);
     cJSON_AddNumberToObject(obj, "misses", (double)k->misses);
-    cJSON_AddNumberToObject(obj, "hit_rate", rate(k->hits, k->accesses));
+    cJSON_AddNumberToObject(obj, "hit_frac", rate(k->hits, k->accesses));
     cJSON_AddNumberToObject(obj, "mem_reads", (double)k->mem_reads);
     cJSON_AddNumberToObject(obj, "writebacks", (double)k->writebacks);
 }
@@ -282,6 +282,7 @@ int cmd_cache_replay_io(int argc, char **argv, cli_io *io)
     const char *text;
     if (o.cc.fmt == FMT_JSON) {
         json = format_json(&o, &r, secs);
+        json = json ? cli_provenance(json, argc, argv) : NULL;
         sb_printf(&sb, "%s\n", json);
     } else {
         format_table(&sb, &o, &r, secs);

@@ -12,6 +12,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_runner.h"
 #include "sim/common/parse.h"
+#include "sim/common/provenance.h"
 #include "sim/explore/calibrate.h"
 
 static const char usage[] =
@@ -255,7 +256,9 @@ int cli_calibrate(const char *cmd, const cli_cal_args *a)
         goto done;
     warn_unfitted(cmd, p, &r);
     char *text = cal_report(p, &r);
-    char *json = a->overlay_out ? cal_overlay_json(p, &r) : NULL;
+    char *command = ddio_command_line(a->argc, a->argv);
+    char *json = a->overlay_out && command ? cal_overlay_json(p, &r, command) : NULL;
+    free(command);
     if (!text || (a->overlay_out && !json)) {
         free(text), free(json);
         ddio_errf(&e, DDIO_EXIT_IO, "out of memory");
@@ -302,7 +305,7 @@ int cmd_calibrate(int argc, char **argv)
     if (rc >= 0)
         return rc;
     char trace[1024];
-    cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engine,
+    cli_cal_args a = {.argc = argc, .argv = argv, .dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engine,
                       .cv = o.cv, .weight = o.weight, .objective = o.objective, .max_evals = o.max_evals,
                       .run = cli_run_opts(&o.run, o.engine, trace, sizeof trace), .overlay_out = o.out,
                       .report_out = o.report, .report_opt = "--report", .overlay_in = o.run.overlay_path};

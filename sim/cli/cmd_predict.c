@@ -291,9 +291,9 @@ static char *to_json(const pred_ctx *x)
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "model", mk_variant_name(x->o->variant));
     cJSON_AddStringToObject(j, "upper_policy", mk_policy_name(x->o->upper));
-    add_bounds_ok(j, "pcie_write_hit", p->pcie_write_hit, has(x, CLI_RATE_PCIE_WRITE, p->pcie_write_hit));
-    add_bounds_ok(j, "pcie_read_hit", p->pcie_read_hit, has(x, CLI_RATE_PCIE_READ, p->pcie_read_hit));
-    add_bounds_ok(j, "cpu_first_hit", p->cpu_first_hit, has(x, CLI_RATE_CPU_FIRST, p->cpu_first_hit));
+    add_bounds_ok(j, "pcie_write_hit_frac", p->pcie_write_hit, has(x, CLI_RATE_PCIE_WRITE, p->pcie_write_hit));
+    add_bounds_ok(j, "pcie_read_hit_frac", p->pcie_read_hit, has(x, CLI_RATE_PCIE_READ, p->pcie_read_hit));
+    add_bounds_ok(j, "cpu_first_hit_frac", p->cpu_first_hit, has(x, CLI_RATE_CPU_FIRST, p->cpu_first_hit));
     cJSON *q = cJSON_AddObjectToObject(j, "queues");
     cJSON_AddStringToObject(q, "source", x->qsource);
     for (int k = 0; k < Q_COUNT; k++) {
@@ -317,7 +317,7 @@ static char *to_json(const pred_ctx *x)
     cJSON *mem = cJSON_AddObjectToObject(j, "memory");
     add_bounds(mem, "read_bytes_per_pkt", p->mem_read_bytes_per_pkt);
     add_bounds(mem, "write_bytes_per_pkt", p->mem_write_bytes_per_pkt);
-    add_bounds(mem, "gbps", p->mem_gbps);
+    add_bounds(mem, "gbyte_s", p->mem_gbps);
     cJSON_AddNumberToObject(mem, "pps", x->pps);
     add_bounds(j, "io_footprint_bytes", p->footprint_bytes);
     cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(j, "io_footprint_bytes"), "cache_bytes",
@@ -332,9 +332,9 @@ static char *to_json(const pred_ctx *x)
         int w = sim_has(x, CLI_RATE_PCIE_WRITE, r->pcie_write), rd = sim_has(x, CLI_RATE_PCIE_READ, r->pcie_read),
             cf = sim_has(x, CLI_RATE_CPU_FIRST, r->cpu_first);
         cJSON *s = cJSON_AddObjectToObject(j, "simulated");
-        cli_json_rate(s, "pcie_write_hit", dsim_rate(r->pcie_write), w);
-        cli_json_rate(s, "pcie_read_hit", dsim_rate(r->pcie_read), rd);
-        cli_json_rate(s, "cpu_first_hit", dsim_rate(r->cpu_first), cf);
+        cli_json_rate(s, "pcie_write_hit_frac", dsim_rate(r->pcie_write), w);
+        cli_json_rate(s, "pcie_read_hit_frac", dsim_rate(r->pcie_read), rd);
+        cli_json_rate(s, "cpu_first_hit_frac", dsim_rate(r->cpu_first), cf);
         cJSON_AddNumberToObject(s, "mem_read_bytes_per_pkt", x->sim->mem_read_bytes_per_pkt);
         cJSON_AddNumberToObject(s, "mem_write_bytes_per_pkt", x->sim->mem_write_bytes_per_pkt);
         /* What the run was, to compare with `simulate` given the same options. */
@@ -343,7 +343,7 @@ static char *to_json(const pred_ctx *x)
         cJSON *wu = cJSON_AddObjectToObject(s, "warmup");
         cJSON_AddNumberToObject(wu, "packets", (double)x->sim->warmup_packets);
         cJSON_AddBoolToObject(wu, "settled", x->sim->warmup_settled);
-        cJSON *d = cJSON_AddObjectToObject(j, "difference_pp");
+        cJSON *d = cJSON_AddObjectToObject(j, "difference_pts");
         cli_json_rate(d, "pcie_write_hit", 100 * (p->pcie_write_hit.lower - dsim_rate(r->pcie_write)),
                       w && has(x, CLI_RATE_PCIE_WRITE, p->pcie_write_hit));
         cli_json_rate(d, "pcie_read_hit", 100 * (p->pcie_read_hit.lower - dsim_rate(r->pcie_read)),
@@ -658,6 +658,7 @@ int cmd_predict_io(int argc, char **argv, cli_io *io)
         strbuf sb = {0};
         if (o.cc.fmt == FMT_JSON) {
             char *js = to_json(&x);
+            js = js ? cli_provenance(js, argc, argv) : NULL;
             sb_printf(&sb, "%s\n", js);
             free(js);
         } else {

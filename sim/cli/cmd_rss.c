@@ -186,6 +186,7 @@ int cmd_rss(int argc, char **argv)
         cJSON_AddStringToObject(root, "key", key);
         char *j = cJSON_Print(root);
         cJSON_Delete(root);
+        j = j ? cli_provenance(j, argc, argv) : NULL;
         sb_printf(&sb, "%s\n", j);
         free(j);
     } else {

@@ -145,11 +145,11 @@ static void add_bounds(cJSON *o, const char *name, mk_bounds b, double sim, int 
 static void model_json(cJSON *j, const ddio_config *cfg, const dsim_result *r, const mk_prediction *p)
 {
     cJSON *m = cJSON_AddObjectToObject(j, "model");
-    add_bounds(m, "pcie_write_hit", p->pcie_write_hit, dsim_rate(r->pcie_write),
+    add_bounds(m, "pcie_write_hit_frac", p->pcie_write_hit, dsim_rate(r->pcie_write),
                has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write));
-    add_bounds(m, "pcie_read_hit", p->pcie_read_hit, dsim_rate(r->pcie_read),
+    add_bounds(m, "pcie_read_hit_frac", p->pcie_read_hit, dsim_rate(r->pcie_read),
                has(cfg, CLI_RATE_PCIE_READ, r->pcie_read));
-    add_bounds(m, "cpu_first_hit", p->cpu_first_hit, dsim_rate(r->cpu_first),
+    add_bounds(m, "cpu_first_hit_frac", p->cpu_first_hit, dsim_rate(r->cpu_first),
                has(cfg, CLI_RATE_CPU_FIRST, r->cpu_first));
     cJSON_AddNumberToObject(m, "iterations", p->iterations);
     cJSON_AddNumberToObject(m, "residual", p->residual);
@@ -158,13 +158,13 @@ static void model_json(cJSON *j, const ddio_config *cfg, const dsim_result *r, c
 static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_result *r, const mk_prediction *p)
 {
     cJSON *j = cJSON_CreateObject();
-    cli_json_rate(j, "pcie_write_hit", dsim_rate(r->pcie_write), has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write));
-    cli_json_rate(j, "pcie_read_hit", dsim_rate(r->pcie_read), has(cfg, CLI_RATE_PCIE_READ, r->pcie_read));
-    cli_json_rate(j, "cpu_first_hit", dsim_rate(r->cpu_first), has(cfg, CLI_RATE_CPU_FIRST, r->cpu_first));
-    add_hits(j, "pcie_write_full_hit", r->pcie_write_full);
-    add_hits(j, "pcie_write_partial_hit", r->pcie_write_partial);
-    add_hits(j, "pcie_write_hit_all", r->pcie_write_all);
-    add_hits(j, "pcie_read_hit_all", r->pcie_read_all);
+    cli_json_rate(j, "pcie_write_hit_frac", dsim_rate(r->pcie_write), has(cfg, CLI_RATE_PCIE_WRITE, r->pcie_write));
+    cli_json_rate(j, "pcie_read_hit_frac", dsim_rate(r->pcie_read), has(cfg, CLI_RATE_PCIE_READ, r->pcie_read));
+    cli_json_rate(j, "cpu_first_hit_frac", dsim_rate(r->cpu_first), has(cfg, CLI_RATE_CPU_FIRST, r->cpu_first));
+    add_hits(j, "pcie_write_full_hit_frac", r->pcie_write_full);
+    add_hits(j, "pcie_write_partial_hit_frac", r->pcie_write_partial);
+    add_hits(j, "pcie_write_all_hit_frac", r->pcie_write_all);
+    add_hits(j, "pcie_read_all_hit_frac", r->pcie_read_all);
     cJSON *q = cJSON_AddObjectToObject(j, "queues");
     for (int k = 0; k < Q_COUNT; k++)
         cJSON_AddNumberToObject(q, lqueue_name((enum lqueue)k), r->queue_mean[k]);
@@ -183,7 +183,7 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON_AddNumberToObject(dr, "nic_buffer", (double)r->drop_nic_buffer);
     cJSON_AddNumberToObject(dr, "tx", (double)r->drop_tx);
     cJSON_AddNumberToObject(dr, "oversize", (double)r->drop_oversize);
-    cJSON_AddNumberToObject(j, "drop_rate", r->injected ? (double)r->dropped / (double)r->injected : 0.0);
+    cJSON_AddNumberToObject(j, "drop_frac", r->injected ? (double)r->dropped / (double)r->injected : 0.0);
     cJSON_AddNumberToObject(j, "measured_packets", (double)r->measured_packets);
     cJSON *wu = cJSON_AddObjectToObject(j, "warmup");
     cJSON_AddNumberToObject(wu, "packets", (double)r->warmup_packets);
@@ -196,7 +196,7 @@ static char *to_json(const ddio_config *cfg, const sim_opts *o, const dsim_resul
     cJSON_AddNumberToObject(lat, "mean", r->latency_mean_us);
     cJSON_AddNumberToObject(j, "mem_read_bytes_per_pkt", r->mem_read_bytes_per_pkt);
     cJSON_AddNumberToObject(j, "mem_write_bytes_per_pkt", r->mem_write_bytes_per_pkt);
-    cJSON_AddNumberToObject(j, "mem_gbps", r->mem_gbps);
+    cJSON_AddNumberToObject(j, "mem_gbyte_s", r->mem_gbps);
     cJSON *occ = cJSON_AddObjectToObject(j, "llc_occupancy_lines");
     for (int g = 0; g < REG_COUNT; g++)
         if (g != REG_MEM)
@@ -391,6 +391,7 @@ static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, int tty, ddi
     strbuf sb = {0};
     if (o->cc.fmt == FMT_JSON) {
         char *js = to_json(cfg, o, &r, pp);
+        js = js ? cli_provenance(js, o->cc.argc, o->cc.argv) : NULL;
         sb_printf(&sb, "%s\n", js);
         free(js);
     } else {
@@ -419,6 +420,7 @@ int cmd_simulate_io(int argc, char **argv, cli_io *io)
     o.sim.note[CLI_SIM_OPT_PACKETS] = "a quick look; validate, sweep, advise and calibrate run 300000 per point";
     strbuf hb = {0};
     help(&hb, &o.sim);
+    o.cc.argc = argc, o.cc.argv = argv;
     int rc = parse(argc, argv, &o, &e);
     ddio_config *cfg = malloc(sizeof *cfg);
     if (!cfg) {
@@ -470,7 +472,7 @@ int cmd_simulate_io(int argc, char **argv, cli_io *io)
     else
         cli_io_abort(io, &out);
     if (rc == 0 && o.timeline)
-        rc = ddio_outfile_commit(&tl, &e);
+        rc = ddio_outfile_commit(&tl, &e) || cli_write_sidecar(o.timeline, argc, argv, &e) ? -1 : 0;   /* what made it */
     else
         ddio_outfile_abort(&tl);
     trace_spool_close(&spool);

@@ -16,6 +16,7 @@
 #include "sim/cli/sweep_mpi.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
+#include "sim/common/provenance.h"
 #include "sim/explore/sweep.h"
 
 
@@ -54,6 +55,7 @@ static const char usage[] =
 
 typedef struct sweep_opts {
     const char *spec, *out;
+    char *command;              /* the command line, for the sidecar */
     int resume, retry, engines, fmt_given;
     enum sw_format fmt;
     int max_iter;
@@ -339,11 +341,37 @@ static int rewrite(writer *w, const sweep_mpi *mpi, const runner_opts *ro, const
     return ddio_outfile_commit(&of, e);
 }
 
+/* The header an existing CSV must start with (sw_resume_header: its
+ * sidecar's, or an older version's); JSONL names its run in its header. */
+static int start_header(const sweep_opts *o, const sw_spec *s, const runner_opts *ro, int created, char **header,
+                        int *legacy, ddio_err *e)
+{
+    char *use;
+    if (created || o->fmt != SW_CSV)
+        return 0;
+    if (sw_resume_header(o->out, s, ro, *header, &use, legacy, e) != 0)
+        return -1;
+    free(*header);
+    *header = use;
+    return 0;
+}
+
+/* OUT.meta.json, written whole before any row (and again, the same run,
+ * when resumed). */
+static int write_meta(const sweep_opts *o, const sw_spec *s, const runner_opts *ro, ddio_err *e)
+{
+    char *path = ddio_sidecar_path(o->out), *text = sw_meta_json(s, ro, o->fmt, o->command);
+    int rc = path && text ? cli_write_output(path, text, e) : ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    free(path);
+    free(text);
+    return rc;
+}
+
 static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
 {
     sw_spec s;
     memset(&s, 0, sizeof s);
-    int rc = -1, fd = -1, shared = 0, created = 0;
+    int rc = -1, fd = -1, shared = 0, created = 0, legacy = 0;
     char *text = NULL, *header = NULL;
     plan pl = {0};
     sw_done done = {0};
@@ -360,9 +388,9 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
     }
-    if ((fd = open_results(o, &created, e)) < 0 ||
+    if ((fd = open_results(o, &created, e)) < 0 || start_header(o, &s, &ro, created, &header, &legacy, e) != 0 ||
         (!created && sw_resume_scan(o->out, header, o->fmt, &done, e) != 0) ||
-        make_plan(&s, &done, o->retry, &pl, e) != 0)
+        make_plan(&s, &done, o->retry, &pl, e) != 0 || (!legacy && write_meta(o, &s, &ro, e) != 0))
         goto done;
     writer w = {.s = &s, .ro = &ro, .o = o, .pl = &pl, .n = pl.n_todo, .fd = fd, .old_fd = -1};
     cli_progress_init(&w.bar, "sweep");
@@ -393,8 +421,13 @@ static int run(const sweep_opts *o, const sweep_mpi *mpi, ddio_err *e)
 done:
     if (!shared)
         sweep_mpi_share_spec(mpi, NULL, e);   /* the other ranks stop too */
-    if (created)
+    if (created) {
         unlink(o->out);   /* made by this run, which failed before writing it */
+        char *meta = ddio_sidecar_path(o->out);
+        if (meta)
+            unlink(meta);   /* and its sidecar, if it got that far */
+        free(meta);
+    }
     if (fd >= 0 && close(fd) != 0 && rc == 0) {
         rc = -1;
         ddio_errf(e, DDIO_EXIT_IO, "%s: %s", o->out, strerror(errno));
@@ -414,9 +447,14 @@ int cmd_sweep(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.engines = RUNNER_ENGINE_BOTH;
     cli_run_args_default(&o.run);
+    o.command = ddio_command_line(argc, argv);   /* before getopt reorders argv */
+    if (!o.command)
+        return ddio_errf(&e, DDIO_EXIT_IO, "out of memory"), cli_fail("sweep", &e);
     int rc = cli_parse_outcome("sweep", parse(argc, argv, &o, &e), usage, &e);
-    if (rc >= 0)
+    if (rc >= 0) {
+        free(o.command);
         return rc;
+    }
     sweep_mpi mpi;
     sweep_mpi_init(&argc, &argv, &mpi);
     if (mpi.on && mpi.rank > 0) {   /* a worker rank: rank 0 reads, writes and reports */
@@ -425,9 +463,11 @@ int cmd_sweep(int argc, char **argv)
         ro.jobs = 1;
         rc = sweep_mpi_worker(&mpi, o.spec, &ro, o.fmt);
         sweep_mpi_finalize(&mpi);
+        free(o.command);
         return rc;
     }
     rc = run(&o, &mpi, &e) != 0 ? cli_fail("sweep", &e) : 0;
     sweep_mpi_finalize(&mpi);
+    free(o.command);
     return rc;
 }

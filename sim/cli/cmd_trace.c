@@ -212,7 +212,7 @@ static char *stats_json(const stats_opts *o, const trace_stats *s)
     cJSON_AddNumberToObject(v6, "flows", (double)s->flows6.n);
     cJSON *r = cJSON_AddObjectToObject(root, "rate");
     cJSON_AddNumberToObject(r, "gbps", trace_stats_gbps(s, 0));
-    cJSON_AddNumberToObject(r, "gbps_l1", trace_stats_gbps(s, L1_OVERHEAD));
+    cJSON_AddNumberToObject(r, "l1_gbps", trace_stats_gbps(s, L1_OVERHEAD));
     cJSON_AddNumberToObject(r, "mpps", trace_stats_mpps(s));
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
@@ -223,6 +223,7 @@ static int trace_stats_cmd(int argc, char **argv)
 {
     ddio_err e = {0};
     stats_opts o = {.cc = {.fmt = FMT_TABLE}};
+    o.cc.argc = argc + 1, o.cc.argv = argv - 1;   /* cmd_trace passed its argv + 1: "trace" before "stats" */
     int rc = cli_parse_outcome("trace stats", parse_stats(argc, argv, &o, &e), usage_stats, &e);
     if (rc >= 0)
         return rc;
@@ -236,6 +237,7 @@ static int trace_stats_cmd(int argc, char **argv)
     strbuf sb = {0};
     if (o.cc.fmt == FMT_JSON) {
         char *j = stats_json(&o, &s);
+        j = j ? cli_provenance(j, o.cc.argc, o.cc.argv) : NULL;
         sb_printf(&sb, "%s\n", j);
         free(j);
     } else {

@@ -77,6 +77,8 @@ typedef struct mae_limit {
 } mae_limit;
 
 typedef struct val_opts {
+    int argc;                   /* the command's words, for the JSON's provenance */
+    char **argv;
     const char *dir[MAX_EXPERIMENTS];
     int n_dir;
     int engines;
@@ -397,6 +399,8 @@ static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
     vd_set s = {.n_exp = n_exp, .exp = exp, .out = out, .engines = o->engines, .packets = o->packets,
                 .seed = o->seed, .seeds = o->seeds, .sets = o->run.set, .n_sets = o->run.n_set};
     char *text = vd_report(&s, o->fmt);
+    if (text && o->fmt == VD_FMT_JSON)
+        text = cli_provenance(text, o->argc, o->argv);
     if (!text) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
         goto done;
@@ -406,7 +410,8 @@ static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
     if (o->plot && vd_plot(&s, o->plot, e) != 0)
         goto done;
     opened = 0;
-    if (cli_io_commit(io, &of, e) != 0)
+    if (cli_io_commit(io, &of, e) != 0 ||
+        (o->fmt == VD_FMT_CSV && cli_write_sidecar(o->out, o->argc, o->argv, e) != 0))
         goto done;
     rc = check_limits(o, &s, io);
 done:
@@ -435,6 +440,7 @@ int cmd_validate_io(int argc, char **argv, cli_io *io)
     o.seed = 1;
     o.jobs = cli_jobs_default();
     o.fmt = VD_FMT_TABLE;
+    o.argc = argc, o.argv = argv;
     int rc = cli_io_parse_outcome(io, "validate", parse(argc, argv, &o, &e), usage, &e);
     if (rc >= 0)
         return rc;
@@ -446,7 +452,7 @@ int cmd_validate_io(int argc, char **argv, cli_io *io)
     if (o.n_fit) {
         runner_opts ro = {.engines = o.engines, .packets = o.packets, .seed = o.seed, .seeds = o.seeds, .jobs = o.jobs,
                           .trace = o.sample_trace, .sets = o.run.set, .n_sets = o.run.n_set};
-        cli_cal_args a = {.dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
+        cli_cal_args a = {.argc = argc, .argv = argv, .dir = o.dir, .n_dir = o.n_dir, .fit = o.fit, .n_fit = o.n_fit, .engine = o.engines,
                           .cv = o.cv, .weight = o.weight, .objective = o.objective, .run = ro, .report_out = o.out,
                           .report_opt = "-o",
                           .overlay_in = o.run.overlay_path};

@@ -7,10 +7,12 @@
 #include <cjson/cJSON.h>
 
 #include "configs/fields.h"
+#include "sim/common/names.h"
 #include "sim/explore/advise.h"
 
 static const char *const metric_names[AD_METRIC_COUNT] = {
-    "pcie_write_hit", "pcie_read_hit", "mem_write_gbps", "mem_gbps", "drop_rate", "io_llc_fraction", "throughput_gbps",
+    "pcie_write_hit_frac", "pcie_read_hit_frac", "mem_write_gbyte_s", "mem_gbyte_s", "drop_frac", "io_llc_frac",
+    "throughput_gbps",
 };
 
 const char *ad_metric_name(enum ad_metric m)
@@ -32,12 +34,12 @@ static int parse_constraints(const cJSON *c, const char *file, ad_spec *s, ddio_
         snprintf(path, sizeof path, "constraints.%s", k->string);
         int m = -1;
         for (int i = 0; i < AD_METRIC_COUNT; i++)
-            if (strcmp(k->string, metric_names[i]) == 0)
+            if (strcmp(ddio_name_current(k->string), metric_names[i]) == 0)   /* old names too */
                 m = i;
         if (m < 0)
             return fail(e, file, path,
-                        "unknown metric (known: pcie_write_hit, pcie_read_hit, mem_write_gbps, mem_gbps, drop_rate, "
-                        "io_llc_fraction, throughput_gbps)");
+                        "unknown metric (known: pcie_write_hit_frac, pcie_read_hit_frac, mem_write_gbyte_s, "
+                        "mem_gbyte_s, drop_frac, io_llc_frac, throughput_gbps)");
         if (s->n_c >= AD_MAX_CONSTRAINTS)
             return fail(e, file, path, "too many constraints");
         ad_constraint *x = &s->c[s->n_c++];

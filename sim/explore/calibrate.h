@@ -145,7 +145,7 @@ char *cal_report(const cal_problem *p, const cal_result *r);
 
 /* The overlay JSON of r->all (configs/overlay.h): the fitted fields under
  * "set", what fitted them under "calibration" (malloc'ed text). */
-char *cal_overlay_json(const cal_problem *p, const cal_result *r);
+char *cal_overlay_json(const cal_problem *p, const cal_result *r, const char *command);
 
 /* The --set text of field i of fit f: "PATH=VALUE" into buf. */
 void cal_set_text(const cal_problem *p, const cal_fit *f, uint32_t i, char *buf, size_t cap);

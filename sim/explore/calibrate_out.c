@@ -255,7 +255,7 @@ static int put_mae(cJSON *o, const char *name, double v)
     return jput(o, name, isfinite(v) ? cJSON_CreateNumber(round(v * 1000) / 1000) : cJSON_CreateNull());
 }
 
-char *cal_overlay_json(const cal_problem *p, const cal_result *r)
+char *cal_overlay_json(const cal_problem *p, const cal_result *r, const char *command)
 {
     cJSON *root = cJSON_CreateObject(), *set = cJSON_CreateObject(), *cal = cJSON_CreateObject();
     cJSON *exps = cJSON_CreateArray(), *left = cJSON_CreateArray();
@@ -272,6 +272,9 @@ char *cal_overlay_json(const cal_problem *p, const cal_result *r)
         return NULL;
     }
     ok = ok && jput(cal, "by", cJSON_CreateString("ddiosim calibrate"));
+    /* the overlay is an input ("ddiosim": "overlay"): what made it goes here */
+    ok = ok && jput(cal, "version", cJSON_CreateString(DDIOSIM_VERSION)) &&
+         jput(cal, "command", cJSON_CreateString(command ? command : ""));
     ok = ok && jput(cal, "engine", cJSON_CreateString(p->engine == RUNNER_ENGINE_SIM ? "sim" : "model"));
     if (p->engine == RUNNER_ENGINE_SIM) {
         ok = ok && jput(cal, "packets", cJSON_CreateNumber((double)p->run.packets));
@@ -287,15 +290,15 @@ char *cal_overlay_json(const cal_problem *p, const cal_result *r)
                               : jput(left, NULL, cJSON_CreateString(p->fit[i].path));
     for (size_t x = 0; ok && x < p->n_exp; x++)
         ok = jput(exps, NULL, cJSON_CreateString(p->exp[x].name));
-    ok = ok && put_mae(cal, "mae_configured", r->before) && put_mae(cal, "mae_in_sample", r->after);
-    ok = ok && put_mae(cal, "mae_cross_validated", r->cv ? overall(p, r->err_cv) : NAN);
+    ok = ok && put_mae(cal, "mae_configured_pts", r->before) && put_mae(cal, "mae_in_sample_pts", r->after);
+    ok = ok && put_mae(cal, "mae_cross_validated_pts", r->cv ? overall(p, r->err_cv) : NAN);
     if (ok && r->cv) {
         cJSON *per = cJSON_CreateArray();
-        ok = jput(cal, "mae_cross_validated_per_experiment", per);
+        ok = jput(cal, "mae_cross_validated_per_experiment_pts", per);
         for (size_t x = 0; ok && x < p->n_exp; x++) {
             cJSON *one = cJSON_CreateObject();
             ok = jput(per, NULL, one) && jput(one, "experiment", cJSON_CreateString(p->exp[x].name)) &&
-                 put_mae(one, "mae", cal_err_mae(&r->err_cv[x], -1));
+                 put_mae(one, "mae_pts", cal_err_mae(&r->err_cv[x], -1));
         }
     }
     char *text = ok ? cJSON_Print(root) : NULL;

@@ -99,6 +99,8 @@ uint64_t sw_point_id(const vd_param *p, uint32_t n);
 enum sw_format { SW_CSV = 0, SW_JSONL, SW_NPF };
 
 uint64_t sw_run_hash(const sw_spec *s, const runner_opts *o);
+/* "sim", "model" or "both": the engines as a results file names them. */
+const char *sw_engine_word(int engines);
 /* The header lines of a results file (malloc'ed; NULL: out of memory). */
 char *sw_header(const sw_spec *s, const runner_opts *o, enum sw_format f);
 /* The row of point (id, p[0..n)) with outcome r, its final newline
@@ -130,6 +132,26 @@ typedef struct sw_done {
 int sw_resume_scan(const char *path, const char *header, enum sw_format f, sw_done *out, ddio_err *e);
 /* Release what sw_resume_scan returned; d is left empty. */
 void sw_done_free(sw_done *d);
+
+/* --- the sidecar (sweep_meta.c) -------------------------------------------
+ * A results file OUT has OUT.meta.json beside it: the ddiosim version and
+ * command line that made it, and the run it belongs to (the hash of the
+ * spec and options, engines, packets, seed), so that OUT itself is a plain
+ * table (a CSV loads in pandas or a spreadsheet as it is).  A CSV is
+ * resumed when its sidecar names this run; a CSV written before sidecars
+ * (its first line "# ddiosim sweep 1 run=...", its columns under their old
+ * names: sim/common/names.h) is resumed when that line names this run and
+ * its columns are this run's under their current names. */
+
+/* The sidecar's text (malloc'ed; NULL: out of memory). */
+char *sw_meta_json(const sw_spec *s, const runner_opts *o, enum sw_format f, const char *command);
+/* The header lines an existing CSV must start with to be resumed: `header`
+ * when its sidecar names this run, else the old comment and column lines
+ * when it is a file of an older version of this run (*legacy = 1: it keeps
+ * them, and gets no sidecar).  *use is malloc'ed.  0, or -1 with e filled
+ * (exit 2: another run's file, or not a sweep's). */
+int sw_resume_header(const char *path, const sw_spec *s, const runner_opts *o, const char *header, char **use,
+                     int *legacy, ddio_err *e);
 
 /* --- results tables (sweep_plot.c) ---------------------------------------
  * A CSV results file as `plot` reads it: RFC 4180 fields (a quoted field

@@ -17,7 +17,7 @@
 #include "validate/text.h"
 
 
-static const char *engine_word(int engines)
+const char *sw_engine_word(int engines)
 {
     return engines == RUNNER_ENGINE_SIM ? "sim" : engines == RUNNER_ENGINE_MODEL ? "model" : "both";
 }
@@ -52,21 +52,22 @@ static const char *const region_col[REG_COUNT] = {"l2", "ddio", "shared", "l3", 
 static void result_columns(const runner_opts *o, vd_buf *b)
 {
     if (o->engines & RUNNER_ENGINE_SIM) {
-        vd_bprintf(b, ",sim_pcie_write_hit,sim_pcie_read_hit,sim_pcie_write_partial_hit,sim_data_write_hit,"
-               "sim_data_read_hit,sim_throughput_gbps,sim_drop_rate");
+        vd_bprintf(b, ",sim_pcie_write_hit_frac,sim_pcie_read_hit_frac,sim_pcie_write_partial_hit_frac,"
+               "sim_data_write_hit_frac,sim_data_read_hit_frac,sim_throughput_gbps,sim_drop_frac");
         for (int q = 0; q < Q_COUNT; q++)
             vd_bprintf(b, ",sim_q_%s", lqueue_name((enum lqueue)q));
-        vd_bprintf(b, ",sim_mem_read_bytes_per_pkt,sim_mem_write_bytes_per_pkt,sim_mem_gbps,sim_mem_write_gbps");
+        vd_bprintf(b, ",sim_mem_read_bytes_per_pkt,sim_mem_write_bytes_per_pkt,sim_mem_gbyte_s,sim_mem_write_gbyte_s");
         for (int g = 0; g < REG_COUNT; g++)
             if (region_col[g])
                 vd_bprintf(b, ",sim_lines_%s", region_col[g]);
     }
     if (o->engines & RUNNER_ENGINE_MODEL) {
-        vd_bprintf(b, ",model_pcie_write_hit,model_pcie_write_lower,model_pcie_write_upper,model_pcie_read_hit,"
-               "model_pcie_read_lower,model_pcie_read_upper,model_throughput_gbps,model_drop_rate");
+        vd_bprintf(b, ",model_pcie_write_hit_frac,model_pcie_write_hit_frac_lower,model_pcie_write_hit_frac_upper,"
+               "model_pcie_read_hit_frac,model_pcie_read_hit_frac_lower,model_pcie_read_hit_frac_upper,"
+               "model_throughput_gbps,model_drop_frac");
         for (int q = 0; q < Q_COUNT; q++)
             vd_bprintf(b, ",model_q_%s", lqueue_name((enum lqueue)q));
-        vd_bprintf(b, ",model_mem_read_bytes_per_pkt,model_mem_write_bytes_per_pkt,model_mem_gbps,model_mem_write_gbps,"
+        vd_bprintf(b, ",model_mem_read_bytes_per_pkt,model_mem_write_bytes_per_pkt,model_mem_gbyte_s,model_mem_write_gbyte_s,"
                "model_footprint_bytes");
     }
 }
@@ -103,16 +104,13 @@ char *sw_header(const sw_spec *s, const runner_opts *o, enum sw_format f)
     vd_buf b = {0};
     if (f == SW_JSONL) {
         vd_bprintf(&b, "{\"ddiosim_sweep\":1,\"run\":\"%016llx\",\"engine\":\"%s\",\"packets\":%llu,\"seed\":%llu}\n",
-            (unsigned long long)sw_run_hash(s, o), engine_word(o->engines), (unsigned long long)o->packets,
+            (unsigned long long)sw_run_hash(s, o), sw_engine_word(o->engines), (unsigned long long)o->packets,
             (unsigned long long)o->seed);
     } else if (f == SW_NPF) {
         npf_columns(s, o, &b);   /* no comment line: pandas reads it as it is */
         vd_bprintf(&b, "\n");
     } else {
-        vd_bprintf(&b, "# ddiosim sweep 1 run=%016llx engine=%s packets=%llu seed=%llu\n",
-            (unsigned long long)sw_run_hash(s, o), engine_word(o->engines), (unsigned long long)o->packets,
-            (unsigned long long)o->seed);
-        columns(s, o, &b);
+        columns(s, o, &b);   /* the run it belongs to: in the sidecar (sweep_meta.c) */
         vd_bprintf(&b, "\n");
     }
     if (b.oom) {
@@ -215,12 +213,19 @@ static void json_num(cJSON *o, const char *k, double v)
         cJSON_AddNullToObject(o, k);
 }
 
+/* A metric's key: its name and the unit, "pcie_write_hit_frac". */
+static const char *frac_key(int m, char *k, size_t cap)
+{
+    snprintf(k, cap, "%s_frac", vd_metric_name((enum vd_metric)m));
+    return k;
+}
+
 static int jsonl_row(const runner_opts *o, uint64_t id, const vd_param *p, uint32_t n, const runner_outcome *r, vd_buf *b)
 {
     cJSON *j = cJSON_CreateObject();
     if (!j)
         return -1;
-    char t[VD_TEXT_LEN + 16];
+    char t[VD_TEXT_LEN + 16], key[64];
     snprintf(t, sizeof t, "%016llx", (unsigned long long)id);
     cJSON_AddStringToObject(j, "id", t);
     cJSON *pp = cJSON_AddObjectToObject(j, "params");
@@ -237,18 +242,18 @@ static int jsonl_row(const runner_opts *o, uint64_t id, const vd_param *p, uint3
         if (o->engines & RUNNER_ENGINE_SIM) {
             cJSON *si = cJSON_AddObjectToObject(j, "sim");
             for (int m = 0; m < VD_METRIC_COUNT; m++)
-                json_num(si, vd_metric_name((enum vd_metric)m), r->sim[m]);
-            json_num(si, "data_write_hit", r->sim_data[0]);
-            json_num(si, "data_read_hit", r->sim_data[1]);
+                json_num(si, frac_key(m, key, sizeof key), r->sim[m]);
+            json_num(si, "data_write_hit_frac", r->sim_data[0]);
+            json_num(si, "data_read_hit_frac", r->sim_data[1]);
             json_num(si, "throughput_gbps", r->sim_gbps);
-            json_num(si, "drop_rate", r->sim_drop_rate);
+            json_num(si, "drop_frac", r->sim_drop_rate);
             cJSON *q = cJSON_AddObjectToObject(si, "queues");
             for (int k = 0; k < Q_COUNT; k++)
                 json_num(q, lqueue_name((enum lqueue)k), r->sim_queue[k]);
             json_num(si, "mem_read_bytes_per_pkt", r->sim_mem_read_bpp);
             json_num(si, "mem_write_bytes_per_pkt", r->sim_mem_write_bpp);
-            json_num(si, "mem_gbps", r->sim_mem_gbps);
-            json_num(si, "mem_write_gbps", r->sim_mem_write_gbps);
+            json_num(si, "mem_gbyte_s", r->sim_mem_gbps);
+            json_num(si, "mem_write_gbyte_s", r->sim_mem_write_gbps);
             cJSON *l = cJSON_AddObjectToObject(si, "lines");
             for (int g = 0; g < REG_COUNT; g++)
                 if (region_col[g])
@@ -257,20 +262,20 @@ static int jsonl_row(const runner_opts *o, uint64_t id, const vd_param *p, uint3
         if (o->engines & RUNNER_ENGINE_MODEL) {
             cJSON *mo = cJSON_AddObjectToObject(j, "model");
             for (int m = 0; m < 2; m++) {
-                cJSON *h = cJSON_AddObjectToObject(mo, vd_metric_name((enum vd_metric)m));
+                cJSON *h = cJSON_AddObjectToObject(mo, frac_key(m, key, sizeof key));
                 json_num(h, "estimate", r->model_est[m]);
                 json_num(h, "lower", r->model_lower[m]);
                 json_num(h, "upper", r->model_upper[m]);
             }
             json_num(mo, "throughput_gbps", r->model_gbps);
-            json_num(mo, "drop_rate", r->model_drop_rate);
+            json_num(mo, "drop_frac", r->model_drop_rate);
             cJSON *q = cJSON_AddObjectToObject(mo, "queues");
             for (int k = 0; k < Q_COUNT; k++)
                 json_num(q, lqueue_name((enum lqueue)k), r->model_queue[k]);
             json_num(mo, "mem_read_bytes_per_pkt", r->model_mem_read_bpp);
             json_num(mo, "mem_write_bytes_per_pkt", r->model_mem_write_bpp);
-            json_num(mo, "mem_gbps", r->model_mem_gbps);
-            json_num(mo, "mem_write_gbps", r->model_mem_write_gbps);
+            json_num(mo, "mem_gbyte_s", r->model_mem_gbps);
+            json_num(mo, "mem_write_gbyte_s", r->model_mem_write_gbps);
             json_num(mo, "footprint_bytes", r->model_footprint_bytes);
         }
     }

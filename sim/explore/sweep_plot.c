@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "sim/common/infile.h"
+#include "sim/common/names.h"
 
 #include "sim/common/parse.h"
 #include "validate/figure.h"
@@ -212,10 +213,13 @@ int sw_table_load(const char *path, sw_table *t, ddio_err *e)
     return sw_table_parse(text, len, path, t, e);
 }
 
+/* A column by name: as written, else an old name of it
+ * (sim/common/names.h) in a file of this version, or a new name in an
+ * older version's file. */
 static int column(const table *t, const char *name)
 {
     for (size_t c = 0; c < t->ncol; c++)
-        if (strcmp(t->col[c], name) == 0)
+        if (ddio_name_same(t->col[c], name))
             return (int)c;
     return -1;
 }
@@ -517,23 +521,20 @@ static int drawable_options(const sw_plot_opts *o, ddio_err *e)
     return 0;
 }
 
-/* The columns of the model's bounds of a hit rate y (model_X_hit, or
- * model_X_hit_frac: model_X_lower[_frac], model_X_upper[_frac]); -1 when
- * y has none. */
+/* The columns of the model's bounds of a hit rate y (model_X_hit_frac, or
+ * its older name model_X_hit: model_X_hit_frac_lower / _upper, or their
+ * older names); -1 when y has none. */
 static void band_columns(const table *t, const char *y, int *clo, int *cup)
 {
     *clo = *cup = -1;
-    size_t n = strlen(y);
-    const char *suffix = n > 9 && strcmp(y + n - 9, "_hit_frac") == 0 ? "_frac" : "";
-    if (strncmp(y, "model_", 6) != 0 || n < 10 + strlen(suffix))
-        return;
-    size_t stem = n - strlen(suffix) - 4;
-    if (strncmp(y + stem, "_hit", 4) != 0)
+    const char *ycur = ddio_name_current(y);   /* the bounds' names follow the current names */
+    size_t n = strlen(ycur);
+    if (strncmp(ycur, "model_", 6) != 0 || n <= 9 || strcmp(ycur + n - 9, "_hit_frac") != 0)
         return;
     char name[300];
-    snprintf(name, sizeof name, "%.*s_lower%s", (int)stem, y, suffix);
-    *clo = column(t, name);
-    snprintf(name, sizeof name, "%.*s_upper%s", (int)stem, y, suffix);
+    snprintf(name, sizeof name, "%s_lower", ycur);
+    *clo = column(t, name);   /* column(): an older file's names too (ddio_name_same) */
+    snprintf(name, sizeof name, "%s_upper", ycur);
     *cup = column(t, name);
 }
 

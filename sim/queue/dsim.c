@@ -625,7 +625,7 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         fprintf(opt->timeline, "time_us");
         for (int k = 0; k < Q_COUNT; k++)
             fprintf(opt->timeline, ",%s", lqueue_name((enum lqueue)k));
-        fprintf(opt->timeline, ",pcie_write_hit,pcie_read_hit,delivered,dropped\n");
+        fprintf(opt->timeline, ",pcie_write_hit_frac,pcie_read_hit_frac,delivered,dropped\n");
         dsim_push(s, 0, EV_TIMELINE, 0, 0, 0);
     }
     double next_report = t0 + opt->progress_after_s;
