@@ -8,12 +8,15 @@
 
 #include "sim/cache/hier_int.h"
 
-/* LRU and BIP on the nibble order (lru_order.h): their victim choice and
- * invalidation (and LRU's fill) are a few bit operations that fill_in /
- * remove_in do inline instead of through the ops table. */
+/* LRU, BIP and DIP on the nibble order (lru_order.h): their victim choice
+ * and invalidation (and LRU's fill) are a few bit operations that fill_in /
+ * remove_in do inline instead of through the ops table.  DIP's victims and
+ * invalidations are LRU's in every set (its members differ only in how
+ * they insert: repl_duel.c); its fills go through its ops (PSEL). */
 static int recency_inline(const repl_policy *p)
 {
-    return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops) && p->ways <= LRU_ORDER_MAX_WAYS;
+    return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops || p->ops == &repl_dip_ops) &&
+           p->ways <= LRU_ORDER_MAX_WAYS;
 }
 
 /* The lean own-L2 entries' L2 layout (every L2 has the same): usable when

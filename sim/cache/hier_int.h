@@ -147,28 +147,29 @@ static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uin
 
 /* --- replacement updates, fills and removals -------------------------------- */
 
-/* Replacement update of a hit: inline by the policy's hit rule (the
- * nibble order's first, the most common), else through the ops. */
-static inline void llc_touch(hier *h, uint32_t set, uint32_t way)
+/* Replacement update of a hit by a rule other than the nibble order's
+ * (`rule`, of the policy `p`), or through the ops: out of the callers,
+ * which keep the nibble case inline. */
+void hier_touch_rule(const repl_hit_rule *rule, cache *c, uint32_t set, uint32_t way);   /* hier_fast.c */
+
+/* Replacement update of a hit: the nibble order's inline (LRU, BIP, DIP),
+ * the other policies' by their hit rule or ops (hier_touch_rule). */
+static inline __attribute__((always_inline)) void llc_touch(hier *h, uint32_t set, uint32_t way)
 {
     struct hier_fast *const f = hier_fast_of(h);
     if (f->llc_nibble)
         repl_recency_hit(h->llc.repl, set, way);
-    else if (f->llc_hit.kind != REPL_HIT_OPS)
-        repl_hit_apply(&f->llc_hit, repl_line_state(h->llc.repl, set), way);
     else
-        cache_hit(&h->llc, set, way);
+        hier_touch_rule(&f->llc_hit, &h->llc, set, way);
 }
 
-static inline void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
+static inline __attribute__((always_inline)) void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
 {
     struct hier_fast *const f = hier_fast_of(h);
     if (f->l2_nibble)
         repl_recency_hit(l2->repl, set, way);
-    else if (f->l2_hit.kind != REPL_HIT_OPS)
-        repl_hit_apply(&f->l2_hit, repl_line_state(l2->repl, set), way);
     else
-        cache_hit(l2, set, way);
+        hier_touch_rule(&f->l2_hit, l2, set, way);
 }
 
 /* --- taking a line out of an L2 ----------------------------------------------
