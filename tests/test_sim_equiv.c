@@ -109,6 +109,8 @@ Test(sim_equiv, drrip, .timeout = 300) { policy_equal("drrip", NULL); }
 Test(sim_equiv, dip, .timeout = 300) { policy_equal("dip", NULL); }
 Test(sim_equiv, qlru, .timeout = 300) { policy_equal("QLRU_H11_M1_R0_U0", "QLRU_H00_M1_R2_U1"); }
 Test(sim_equiv, duel, .timeout = 300) { policy_equal("duel:QLRU_H00_M1_R0_U1,QLRU_H00_MR13_R0_U1", NULL); }
+Test(sim_equiv, duel_h11, .timeout = 300) { policy_equal("duel:QLRU_H11_M1_R0_U0,QLRU_H11_MR31_R0_U0", NULL); }
+Test(sim_equiv, qlru_l2_lru, .timeout = 300) { policy_equal("QLRU_H11_M1_R0_U0", NULL); }
 
 /* The inclusive hierarchy (Broadwell), where fewer fast paths apply. */
 Test(sim_equiv, inclusive_lru, .timeout = 300)

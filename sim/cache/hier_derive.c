@@ -8,12 +8,15 @@
 
 #include "sim/cache/hier_int.h"
 
-/* LRU and BIP on the nibble order (lru_order.h): their victim choice and
- * invalidation (and LRU's fill) are a few bit operations that fill_in /
- * remove_in do inline instead of through the ops table. */
+/* LRU, BIP and DIP on the nibble order (lru_order.h): their victim choice
+ * and invalidation (and LRU's fill) are a few bit operations that fill_in /
+ * remove_in do inline instead of through the ops table.  DIP's victims and
+ * invalidations are LRU's in every set (its members differ only in how
+ * they insert: repl_duel.c); its fills go through its ops (PSEL). */
 static int recency_inline(const repl_policy *p)
 {
-    return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops) && p->ways <= LRU_ORDER_MAX_WAYS;
+    return (p->ops == &repl_lru_ops || p->ops == &repl_bip_ops || p->ops == &repl_dip_ops) &&
+           p->ways <= LRU_ORDER_MAX_WAYS;
 }
 
 /* The lean own-L2 entries' L2 layout (every L2 has the same): usable when
@@ -44,14 +47,20 @@ static void derive_layouts(hier *h, int on)
         assert(f->fast_col[w] < LLC_COLS && "an LLC way's column is an LLC column");
     }
     f->core_fast = !on;
-    f->llc_nibble = !on && repl_recency_nibble(h->llc.repl);
-    f->l2_nibble = !on && repl_recency_nibble(h->l2[0].repl);   /* every L2 has the same policy */
+    const repl_hit_rule ops = {.kind = REPL_HIT_OPS};
+    f->llc_hit = on ? ops : repl_hit_rule_of(h->llc.repl);
+    f->l2_hit = on ? ops : repl_hit_rule_of(h->l2[0].repl);   /* every L2 has the same policy */
+    f->llc_nibble = f->llc_hit.kind == REPL_HIT_NIBBLE;
+    f->l2_nibble = f->l2_hit.kind == REPL_HIT_NIBBLE;
     f->llc_recency = !on && recency_inline(h->llc.repl);
     f->l2_recency = !on && recency_inline(h->l2[0].repl);
     f->llc_lru_fill = f->llc_recency && h->llc.repl->ops == &repl_lru_ops;
     /* pcie_lean: LRU / BIP order words at a fixed offset of each set block. */
-    f->llc_lean = f->llc_nibble && h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
-                  h->llc.repl->stride == h->llc.block_bytes;
+    const int llc_in_blocks = h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
+                              h->llc.repl->stride == h->llc.block_bytes;
+    f->llc_lean = f->llc_nibble && llc_in_blocks;
+    /* The runs' tight loop needs only the hit inline, on the set block. */
+    f->llc_run_inline = f->llc_hit.kind != REPL_HIT_OPS && llc_in_blocks;
     f->l2_lru_fill = f->l2_recency && h->l2[0].repl->ops == &repl_lru_ops;
     l2_lean_init(h);
     /* core_move_lean: LLC removal (LRU / BIP) and L2 fill (LRU) from the layouts in f. */

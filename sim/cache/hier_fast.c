@@ -17,6 +17,14 @@
 
 #include "sim/cache/hier_int.h"
 
+void hier_touch_rule(const repl_hit_rule *rule, cache *c, uint32_t set, uint32_t way)
+{
+    if (rule->kind != REPL_HIT_OPS)
+        repl_hit_apply(rule, repl_line_state(c->repl, set), way);
+    else
+        cache_hit(c, set, way);
+}
+
 /* Fast path 1: a PCIe request meeting an LLC_KEEP cell in a way with no L2
  * copy (fast_ways).  Returns the hit (always 1). */
 static inline int access_llc_fast(hier *h, enum coh_req req, uint64_t line, uint32_t set, uint64_t match,

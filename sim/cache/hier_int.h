@@ -29,7 +29,9 @@ struct hier_fast {
     uint64_t drop_ways[REQ_COUNT];  /* LLC ways where a hit is LLC_KEEP, reads no memory and drops any L2 copy */
     uint8_t fast_col[CACHE_MAX_WAYS];   /* Table 1 column of each LLC way */
     int core_fast;                  /* a core request first looks in its own L2 */
-    int llc_nibble, l2_nibble;      /* LRU / BIP hit updates inline (repl_recency_nibble) */
+    int llc_nibble, l2_nibble;      /* hits on a nibble order word (REPL_HIT_NIBBLE: LRU, BIP, DIP) */
+    repl_hit_rule llc_hit, l2_hit;  /* the policies' hit rules: inline unless REPL_HIT_OPS (llc_touch) */
+    int llc_run_inline;             /* llc_hit inline on the state at h->llc's repl_off: the DMA runs' tight loop */
     int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (fill_in / remove_in) */
     int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
     int llc_lean;                   /* LRU / BIP order words at h->llc's repl_off: the lean LLC entries */
@@ -145,23 +147,29 @@ static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uin
 
 /* --- replacement updates, fills and removals -------------------------------- */
 
-/* Replacement update of a hit, inline for LRU / BIP. */
-static inline void llc_touch(hier *h, uint32_t set, uint32_t way)
+/* Replacement update of a hit by a rule other than the nibble order's
+ * (`rule`, of the policy `p`), or through the ops: out of the callers,
+ * which keep the nibble case inline. */
+void hier_touch_rule(const repl_hit_rule *rule, cache *c, uint32_t set, uint32_t way);   /* hier_fast.c */
+
+/* Replacement update of a hit: the nibble order's inline (LRU, BIP, DIP),
+ * the other policies' by their hit rule or ops (hier_touch_rule). */
+static inline __attribute__((always_inline)) void llc_touch(hier *h, uint32_t set, uint32_t way)
 {
     struct hier_fast *const f = hier_fast_of(h);
     if (f->llc_nibble)
         repl_recency_hit(h->llc.repl, set, way);
     else
-        cache_hit(&h->llc, set, way);
+        hier_touch_rule(&f->llc_hit, &h->llc, set, way);
 }
 
-static inline void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
+static inline __attribute__((always_inline)) void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
 {
     struct hier_fast *const f = hier_fast_of(h);
     if (f->l2_nibble)
         repl_recency_hit(l2->repl, set, way);
     else
-        cache_hit(l2, set, way);
+        hier_touch_rule(&f->l2_hit, l2, set, way);
 }
 
 /* --- taking a line out of an L2 ----------------------------------------------

@@ -21,10 +21,11 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
 /* pcie_run's tight loop over the hints hp..he of lines line..: full lines
  * whose hint names both the set and a way of `plain_tight` holding the
  * line; returns where it stopped.  `l`: the LLC's block layout, constants
- * at the usual call. */
+ * at the usual call; `rule`: the LLC policy's hit rule, its kind a
+ * constant (run_tight). */
 static inline __attribute__((always_inline)) const uint64_t *
 tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t line, uintptr_t blocks_m1,
-            sb_layout l, uint64_t plain_tight, uint32_t *cnt)
+            sb_layout l, uint64_t plain_tight, const repl_hit_rule rule, uint32_t *cnt)
 {
     for (; hp < he; hp++, line++) {
         const uint64_t hv = *hp;
@@ -42,12 +43,37 @@ tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t
         assert((1ull << w) == match_in(&h->llc, set, line));
         assert((((h->cfg.shared_mask >> w) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
         assert(sb_meta(l, blk, w) == cache_meta(&h->llc, set, w));
-        assert(sb_order(l, blk) == (uint64_t *)(void *)repl_line_state(h->llc.repl, set));
+        assert(blk + l.repl_off == repl_line_state(h->llc.repl, set));
 #endif
-        sb_keep_hit(l, blk, w, write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD);   /* the order word in the block: llc_lean */
+        /* the policy's bytes in the block: llc_run_inline */
+        sb_keep_hit_rule(l, blk, w, write ? REQ_PCIE_WR_FULL : REQ_PCIE_RD, &rule);
         cnt[hier_fast_of(h)->fast_col[w]]++;
     }
     return hp;
+}
+
+static const repl_hit_rule nibble_rule = {.kind = REPL_HIT_NIBBLE};
+
+/* tight_lines for the policies whose hit is not the nibble order's, out of
+ * pcie_run (whose registers stay the nibble loop's): one loop per kind,
+ * the kind a constant in each; the rule copied first (a metadata store may
+ * alias the fast state). */
+static __attribute__((noinline)) const uint64_t *tight_lines_rule(hier *h, int write, const uint64_t *hp,
+                                                                  const uint64_t *he, uint64_t line,
+                                                                  uintptr_t blocks_m1, sb_layout l,
+                                                                  uint64_t plain_tight, int geom12, uint32_t *cnt)
+{
+    repl_hit_rule rk = hier_fast_of(h)->llc_hit;
+    if (rk.kind == REPL_HIT_QLRU && geom12) {
+        rk.kind = REPL_HIT_QLRU;
+        return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_make(12, sizeof(uint64_t)), plain_tight, rk,
+                           cnt);
+    }
+    if (rk.kind == REPL_HIT_RRPV) {
+        rk.kind = REPL_HIT_RRPV;
+        return tight_lines(h, write, hp, he, line, blocks_m1, l, plain_tight, rk, cnt);
+    }
+    return tight_lines(h, write, hp, he, line, blocks_m1, l, plain_tight, rk, cnt);
 }
 
 /* One DMA run's constants and its counts so far (pcie_run).  A local of
@@ -63,7 +89,8 @@ typedef struct run {
     enum coh_req req_full;      /* the request of a full line */
     uint32_t part_first, part_last;     /* the partial lines' indices (UINT32_MAX: none) */
     uint32_t tight_lo, tight_hi;        /* the tight loop's range: no partial line */
-    int lean;                   /* the tight loop: LRU / BIP order words in the set blocks (llc_lean) */
+    int lean;                   /* the tight loop: the hit inline on the set blocks (llc_run_inline) */
+    repl_hit_kind kind;         /* the LLC policy's hit rule's kind (the rule: hier_fast.llc_hit) */
     uint64_t plain_tight;       /* full lines' ways for the tight loop (fast, no L2 copy to drop) */
     uint64_t drop_tight;        /* full lines' drop ways (an L2 (S) copy is dropped first) */
     uint64_t plain_part;        /* a partial write's plain ways (the run's tail line) */
@@ -85,7 +112,8 @@ static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int 
     r->part_last = write && tail_partial ? n - 1 : UINT32_MAX;
     r->tight_lo = r->part_first == 0 ? 1 : 0;
     r->tight_hi = r->part_last == n - 1 ? n - 1 : n;
-    r->lean = f->llc_lean;
+    r->lean = f->llc_run_inline;
+    r->kind = f->llc_hit.kind;
     /* The tight loop tests a hint's way byte (a way, or HIER_HINT_NO_WAY) by
      * its low 6 bits in these masks, without a bound check against `ways`:
      * way 63 is left out, so
@@ -161,7 +189,10 @@ static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, 
 static inline __attribute__((always_inline)) void tight_hit(hier *h, run *r, uint8_t *blk, uint32_t w,
                                                             enum coh_req req)
 {
-    sb_keep_hit(r->lay, blk, w, req);
+    if (r->kind == REPL_HIT_NIBBLE)
+        sb_keep_hit(r->lay, blk, w, req);
+    else
+        sb_keep_hit_rule(r->lay, blk, w, req, &hier_fast_of(h)->llc_hit);
     r->hits++;
     HIER_TAKEN(h, tight_lines, 1);
 }
@@ -223,11 +254,13 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
     const uint64_t *hp = hints + base + start;
     const uint64_t *const he = hints + base + (end > start ? end : start);
     const uint64_t line = r->first + base + start;
-    if (r->geom12)   /* the layout as constants: fewer live registers */
+    if (r->kind != REPL_HIT_NIBBLE)
+        hp = tight_lines_rule(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, r->geom12, cnt);
+    else if (r->geom12)   /* the layout as constants: fewer live registers */
         hp = tight_lines(h, write, hp, he, line, r->blocks_m1, sb_layout_make(12, sizeof(uint64_t)), r->plain_tight,
-                         cnt);
+                         nibble_rule, cnt);
     else
-        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, cnt);
+        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, nibble_rule, cnt);
     const uint32_t i = (uint32_t)(hp - (hints + base));
     *ip = i;
     r->hits += i - start;

@@ -174,3 +174,11 @@ void repl_destroy(repl_policy *p)
         p->ops->free(p);
     free(p);
 }
+
+repl_hit_rule repl_hit_rule_of(const repl_policy *p)
+{
+    repl_hit_rule r = {.kind = REPL_HIT_OPS};
+    if (p->ops->hit_rule)
+        p->ops->hit_rule(p, &r);
+    return r;
+}

@@ -28,6 +28,7 @@
 #ifndef DDIOSIM_CACHE_REPL_H
 #define DDIOSIM_CACHE_REPL_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/cache/lru_order.h"
@@ -35,6 +36,26 @@
 #include "sim/common/rng.h"
 
 typedef struct repl_policy repl_policy;
+
+/* How a policy's hit changes its set's state, when the change is set-local
+ * and a few word operations on the state at repl_line_state() (no coin
+ * flip, no counter shared by sets): a caller may then do the hit inline
+ * (repl_hit_apply, a switch on `kind`) instead of through ops->on_hit.
+ * The policy's own on_hit uses the same inline rule, so it lives once. */
+typedef enum repl_hit_kind {
+    REPL_HIT_OPS = 0,   /* none of these: ops->on_hit */
+    REPL_HIT_NIBBLE,    /* the nibble order word (lru_order.h): the way becomes the most recent */
+    REPL_HIT_RRPV,      /* one RRPV byte per way: the way's becomes 0 */
+    REPL_HIT_QLRU,      /* QLRU's 2-bit ages packed in one word (up to 32 ways): repl_qlru_hit_word */
+} repl_hit_kind;
+
+typedef struct repl_hit_rule {
+    repl_hit_kind kind;
+    uint8_t qlru_hit[4];    /* QLRU: the age after a hit, by the age before */
+    uint8_t qlru_u;         /* QLRU: the U<u> ageing rule */
+    uint8_t qlru_umo;       /* QLRU: update on miss only (no ageing after a hit) */
+    uint64_t qlru_lo;       /* QLRU: bit 2w set for every way w */
+} repl_hit_rule;
 
 /* Which chain of the analytical model (Wang, Xu, Wu, SIGMETRICS 2022,
  * Eq. 3) bounds a policy's hit rates from above: the bimodal-insertion
@@ -66,6 +87,9 @@ typedef struct repl_ops {
      * of the mask (`empty`, may be 0); may update the set's state.
      * Without it: the lowest empty way, else victim() (repl_fill_way). */
     uint32_t (*fill_way)(repl_policy *p, uint32_t set, uint64_t mask, uint64_t empty);
+    /* Optional: p's hit rule when on_hit is one of repl_hit_kind's (else
+     * leave *r as it is, REPL_HIT_OPS). */
+    void (*hit_rule)(const repl_policy *p, repl_hit_rule *r);
 } repl_ops;
 
 /* Longest policy name + 1: "duel:QLRU_H11_MR31_R0_U0_UMO,QLRU_H11_MR31_R0_U0_UMO" fits. */
@@ -149,6 +173,75 @@ static inline void repl_order_remove(uint64_t *o, uint32_t way, uint32_t ways)
 static inline void repl_recency_hit(repl_policy *p, uint32_t set, uint32_t way)
 {
     repl_order_hit((uint64_t *)(void *)repl_line_state(p, set), way);
+}
+
+/* p's hit rule (repl_ops.hit_rule), REPL_HIT_OPS when it has none. */
+repl_hit_rule repl_hit_rule_of(const repl_policy *p);
+
+/* 1 when hits under rules a and b change a set alike. */
+static inline int repl_hit_rule_same(const repl_hit_rule *a, const repl_hit_rule *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    if (a->kind != REPL_HIT_QLRU)
+        return 1;
+    for (int i = 0; i < 4; i++)
+        if (a->qlru_hit[i] != b->qlru_hit[i])
+            return 0;
+    return a->qlru_u == b->qlru_u && a->qlru_umo == b->qlru_umo && a->qlru_lo == b->qlru_lo;
+}
+
+/* QLRU on packed ages (repl_qlru.c; way w's age at bits 2w, 2w+1, fields
+ * past the last way 0): bit 2w set where way w is at age 3 ... */
+static inline uint64_t repl_qlru_at3(uint64_t x, uint64_t lo) { return x & (x >> 1) & lo; }
+
+/* ... the largest age among the fields of `lo` (x is 0 elsewhere) ... */
+static inline uint32_t repl_qlru_max_age(uint64_t x, uint64_t lo)
+{
+    if (repl_qlru_at3(x, lo))
+        return 3;
+    if (x & (lo << 1))
+        return 2;
+    return x ? 1 : 0;
+}
+
+/* ... U<u> after an access to way i (i < 0: a UMO miss) ... */
+static inline uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo, int32_t i)
+{
+    /* The ways that age: all, or all but i (U1, U3). */
+    const uint64_t o = (u & 1) && i >= 0 ? lo & ~(1ull << (2 * i)) : lo;
+    if (u <= 1) {
+        /* U0, U1: lift the oldest of those ways to 3, each field by the
+         * same amount (none overflows: each is at most the oldest). */
+        const uint64_t fields = o | (o << 1);
+        return x + (uint64_t)(3 - repl_qlru_max_age(x & fields, o)) * o;
+    }
+    /* U2, U3: one step when no way, i included, is at 3. */
+    return repl_qlru_at3(x, lo) ? x : x + o;
+}
+
+/* ... and the ages after a hit on `way` under rule r (REPL_HIT_QLRU). */
+static inline uint64_t repl_qlru_hit_word(const repl_hit_rule *r, uint64_t x, uint32_t way)
+{
+    const uint32_t sh = 2 * way;
+    const uint64_t y = (x & ~(3ull << sh)) | (uint64_t)r->qlru_hit[(x >> sh) & 3] << sh;
+    return r->qlru_umo ? y : repl_qlru_age_word(r->qlru_u, y, r->qlru_lo, (int32_t)way);
+}
+
+/* A hit on `way` of the set whose policy state is at `state`, under rule r
+ * (not REPL_HIT_OPS).  Inlined with a constant r->kind, one case is left. */
+static inline __attribute__((always_inline)) void repl_hit_apply(const repl_hit_rule *r, uint8_t *state, uint32_t way)
+{
+    switch (r->kind) {
+    case REPL_HIT_NIBBLE: repl_order_hit((uint64_t *)(void *)state, way); break;
+    case REPL_HIT_RRPV: state[way] = 0; break;
+    case REPL_HIT_QLRU: {
+        uint64_t *x = (uint64_t *)(void *)state;
+        *x = repl_qlru_hit_word(r, *x, way);
+        break;
+    }
+    default: assert(0 && "no inline hit rule"); break;
+    }
 }
 
 /* The way a miss in `set` fills inside `mask`, whose empty ways are `empty`:

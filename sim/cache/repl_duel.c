@@ -254,6 +254,17 @@ static void duel_fill(repl_policy *p, uint32_t set, uint32_t way)
     m->ops->on_fill(m, set, way);
 }
 
+/* A set's hit is its policy's: the members' rule when they share one (a
+ * duel of insertions, or a split duel whose members hit alike), so that
+ * the hit is the same whichever member the set uses. */
+static void duel_hit_rule(const repl_policy *p, repl_hit_rule *r)
+{
+    const duel *d = p->priv;
+    const repl_hit_rule a = repl_hit_rule_of(&d->a), b = repl_hit_rule_of(&d->b);
+    if (!d->split || repl_hit_rule_same(&a, &b))
+        *r = a;
+}
+
 static void duel_init_set(repl_policy *p, uint32_t set)
 {
     duel *d = p->priv;
@@ -303,6 +314,7 @@ const repl_ops repl_dip_ops = {
     .victim = duel_victim,
     .on_invalidate = duel_invalidate,
     .free = duel_free,
+    .hit_rule = duel_hit_rule,
 };
 
 const repl_ops repl_drrip_ops = {
@@ -316,6 +328,7 @@ const repl_ops repl_drrip_ops = {
     .victim = duel_victim,
     .on_invalidate = duel_invalidate,
     .free = duel_free,
+    .hit_rule = duel_hit_rule,
 };
 
 /* --- duel:A,B ------------------------------------------------------------ */
@@ -351,6 +364,7 @@ const repl_ops repl_duel_ops = {
     .victim = duel_victim,
     .on_invalidate = duel_invalidate,
     .free = duel_free,
+    .hit_rule = duel_hit_rule,
     .fill_way = duel_fill_way,
 };
 

@@ -52,7 +52,7 @@ static void recency_init_set(repl_policy *p, uint32_t set)
 static void recency_to_mru(repl_policy *p, uint32_t set, uint32_t way)
 {
     if (p->ways <= NIBBLE_WAYS) {
-        repl_order_hit(word_of(p, set), way);
+        repl_order_hit(word_of(p, set), way);   /* REPL_HIT_NIBBLE */
         return;
     }
     uint8_t *order = repl_line_state(p, set);
@@ -93,6 +93,12 @@ static void bip_fill(repl_policy *p, uint32_t set, uint32_t way)
         recency_to_lru(p, set, way);
 }
 
+static void recency_hit_rule(const repl_policy *p, repl_hit_rule *r)
+{
+    if (p->ways <= NIBBLE_WAYS)
+        r->kind = REPL_HIT_NIBBLE;   /* recency_to_mru's word case */
+}
+
 const repl_ops repl_lru_ops = {
     .name = "lru",
     .family = "recency",
@@ -103,6 +109,7 @@ const repl_ops repl_lru_ops = {
     .on_fill = recency_to_mru,
     .victim = recency_victim,
     .on_invalidate = recency_to_lru,
+    .hit_rule = recency_hit_rule,
 };
 
 const repl_ops repl_bip_ops = {
@@ -115,6 +122,7 @@ const repl_ops repl_bip_ops = {
     .on_fill = bip_fill,
     .victim = recency_victim,
     .on_invalidate = recency_to_lru,
+    .hit_rule = recency_hit_rule,
 };
 
 int repl_recency_nibble(const repl_policy *p)

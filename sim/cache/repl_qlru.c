@@ -62,6 +62,7 @@ typedef struct qlru_params {
     uint8_t mask_age;   /* repl_config.qlru_mask_age */
     uint64_t full;      /* every way of the set */
     uint64_t lo;        /* packed sets: bit 2w for every way w */
+    repl_hit_rule rule; /* packed sets: the hit (packed_rule) */
 } qlru_params;
 
 /* --- names --------------------------------------------------------------- */
@@ -180,32 +181,14 @@ static inline uint64_t *word_of(repl_policy *p, uint32_t set)
     return (uint64_t *)(void *)repl_line_state(p, set);
 }
 
-/* Bit 2w set where way w is at age 3. */
-static inline uint64_t at3(uint64_t x, uint64_t lo) { return x & (x >> 1) & lo; }
+/* Bit 2w set where way w is at age 3; the largest age; U on a packed set
+ * after an access to way i (i < 0: a UMO miss): repl.h's, which the
+ * hierarchy's inline hits share. */
+static inline uint64_t at3(uint64_t x, uint64_t lo) { return repl_qlru_at3(x, lo); }
 
-/* The largest age among the fields of `lo` (x is 0 elsewhere). */
-static inline uint32_t max_age(uint64_t x, uint64_t lo)
-{
-    if (at3(x, lo))
-        return AGE_MAX;
-    if (x & (lo << 1))
-        return 2;
-    return x ? 1 : 0;
-}
-
-/* U on a packed set after an access to way i (i < 0: a UMO miss). */
 static inline uint64_t age_packed(const qlru_params *q, uint64_t x, uint64_t lo, int32_t i)
 {
-    /* The ways that age: all, or all but i (U1, U3). */
-    const uint64_t o = (q->u & 1) && i >= 0 ? lo & ~(1ull << (2 * i)) : lo;
-    if (q->u <= 1) {
-        /* U0, U1: lift the oldest of those ways to 3, each field by the
-         * same amount (none overflows: each is at most the oldest). */
-        const uint64_t fields = o | (o << 1);
-        return x + (uint64_t)(AGE_MAX - max_age(x & fields, o)) * o;
-    }
-    /* U2, U3: one step when no way, i included, is at 3. */
-    return at3(x, lo) ? x : x + o;
+    return repl_qlru_age_word(q->u, x, lo, i);
 }
 
 /* U on a byte-per-way set, the same rules. */
@@ -257,10 +240,29 @@ static inline void set_and_age(repl_policy *p, const qlru_params *q, uint32_t se
         age_bytes(q, a, p->ways, (int32_t)w);
 }
 
+/* The hit rule of packed sets (repl_hit_rule, REPL_HIT_QLRU). */
+static repl_hit_rule packed_rule(const qlru_params *q)
+{
+    repl_hit_rule r = {.kind = REPL_HIT_QLRU, .qlru_u = q->u, .qlru_umo = q->umo, .qlru_lo = q->lo};
+    for (int a = 0; a < 4; a++)
+        r.qlru_hit[a] = q->hit[a];
+    return r;
+}
+
 static void qlru_hit(repl_policy *p, uint32_t set, uint32_t way)
 {
     const qlru_params *q = p->priv;
+    if (p->ways <= PACKED_WAYS) {
+        repl_hit_apply(&q->rule, repl_line_state(p, set), way);
+        return;
+    }
     set_and_age(p, q, set, way, q->hit[age_of(p, set, way)]);
+}
+
+static void qlru_hit_rule(const repl_policy *p, repl_hit_rule *r)
+{
+    if (p->ways <= PACKED_WAYS)
+        *r = ((const qlru_params *)p->priv)->rule;
 }
 
 static void qlru_fill(repl_policy *p, uint32_t set, uint32_t way)
@@ -354,6 +356,7 @@ static int qlru_init(repl_policy *p, ddio_err *e)
     q->full = p->ways >= 64 ? UINT64_MAX : (1ull << p->ways) - 1;
     q->mask_age = p->cfg.qlru_mask_age != 0;
     q->lo = p->ways <= PACKED_WAYS ? spread(q->full) : 0;
+    q->rule = packed_rule(q);
     p->priv = q;
     return 0;
 }
@@ -388,4 +391,5 @@ const repl_ops repl_qlru_ops = {
     .on_invalidate = qlru_invalidate,
     .free = qlru_free,
     .fill_way = qlru_fill_way,
+    .hit_rule = qlru_hit_rule,
 };

@@ -29,9 +29,17 @@ static uint32_t rrip_set_bytes(const char *name, uint32_t ways)
     return ways;   /* one RRPV byte per line */
 }
 
+static const repl_hit_rule rrpv_rule = {.kind = REPL_HIT_RRPV};
+
 static void rrip_hit(repl_policy *p, uint32_t set, uint32_t way)
 {
-    rrpv_of(p, set)[way] = 0;
+    repl_hit_apply(&rrpv_rule, rrpv_of(p, set), way);
+}
+
+static void rrip_hit_rule(const repl_policy *p, repl_hit_rule *r)
+{
+    (void)p;
+    *r = rrpv_rule;
 }
 
 static uint32_t rrip_victim(repl_policy *p, uint32_t set, uint64_t mask)
@@ -73,6 +81,7 @@ const repl_ops repl_srrip_ops = {
     .on_fill = srrip_fill,
     .victim = rrip_victim,
     .on_invalidate = rrip_invalidate,
+    .hit_rule = rrip_hit_rule,
 };
 
 const repl_ops repl_brrip_ops = {
@@ -84,4 +93,5 @@ const repl_ops repl_brrip_ops = {
     .on_fill = brrip_fill,
     .victim = rrip_victim,
     .on_invalidate = rrip_invalidate,
+    .hit_rule = rrip_hit_rule,
 };

@@ -186,6 +186,19 @@ static inline __attribute__((always_inline)) void sb_touch(sb_layout l, uint8_t 
     repl_order_hit(sb_order(l, b), way);
 }
 
+/* A hit's replacement update by the policy's hit rule `r` (not
+ * REPL_HIT_OPS) on the policy's bytes of the block: sb_touch for the
+ * nibble order, the RRPV byte or the QLRU age word for the others.  With
+ * r->kind constant (the DMA runs' tight loop) one case is left. */
+static inline __attribute__((always_inline)) void sb_touch_rule(sb_layout l, uint8_t *b, uint32_t way,
+                                                                const repl_hit_rule *r)
+{
+    if (r->kind == REPL_HIT_NIBBLE)
+        sb_touch(l, b, way);
+    else
+        repl_hit_apply(r, b + l.repl_off, way);
+}
+
 /* The state an LLC_KEEP cell leaves the line in way `way` in
  * (coh_keep_state); the byte holds the state alone.  For a read with a
  * constant request this is no store at all. */
@@ -204,6 +217,14 @@ static inline __attribute__((always_inline)) void sb_keep_state(sb_layout l, uin
 static inline __attribute__((always_inline)) void sb_keep_hit(sb_layout l, uint8_t *b, uint32_t way, enum coh_req req)
 {
     sb_touch(l, b, way);
+    sb_keep_state(l, b, way, req);
+}
+
+/* sb_keep_hit by the policy's hit rule `r` (sb_touch_rule). */
+static inline __attribute__((always_inline)) void sb_keep_hit_rule(sb_layout l, uint8_t *b, uint32_t way,
+                                                                   enum coh_req req, const repl_hit_rule *r)
+{
+    sb_touch_rule(l, b, way, r);
     sb_keep_state(l, b, way, req);
 }
 
