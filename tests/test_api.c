@@ -139,6 +139,11 @@ Test(api, bad_requests_name_their_key)
          "/nonexistent/t.din: cannot open"},
         {ddiosim_validate, "{\"fit\": \"machine.llc.slices=2:60\", \"engine\": \"model\"}", DDIOSIM_E_REQUEST,
          "request key 'fit': not offered"},
+        /* getopt_long takes an unambiguous prefix: a prefix of a refused option is refused */
+        {ddiosim_predict, "{\"forma\": \"table\"}", DDIOSIM_E_REQUEST, "request key 'forma': not offered"},
+        {ddiosim_predict, "{\"he\": true}", DDIOSIM_E_REQUEST, "request key 'he': not offered"},
+        {ddiosim_validate, "{\"fi\": \"x\", \"engine\": \"model\"}", DDIOSIM_E_REQUEST,
+         "request key 'fi': not offered"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         static char untouched[] = "untouched";
@@ -150,6 +155,20 @@ Test(api, bad_requests_name_their_key)
         cr_expect_null(out, "%s: a result on error", cases[i].request);
         ddiosim_free(out == untouched ? NULL : out);
     }
+}
+
+/* A success's warnings (what the CLI prints on stderr) come back in err. */
+Test(api, warnings_come_back_in_err_on_success)
+{
+    char err[512] = "x", *out = NULL;
+    cr_assert_eq(ddiosim_predict("{\"rate\": 1000}", &out, err, sizeof err), DDIOSIM_OK, "%s", err);
+    cr_expect(strstr(err, "--rate 1000 Gb/s is above the NIC's 100 Gb/s line rate"), "%s", err);
+    cr_expect(strchr(err, '\n') != NULL, "each warning ends in a newline: %s", err);
+    ddiosim_free(out);
+    out = NULL;
+    cr_assert_eq(ddiosim_predict("{\"rx_ring\": 512}", &out, err, sizeof err), DDIOSIM_OK, "%s", err);
+    cr_expect_str_eq(err, "");
+    ddiosim_free(out);
 }
 
 Test(api, null_arguments_are_errors_not_crashes)

@@ -436,3 +436,25 @@ Test(cli_simulate, rate_above_the_link_warns, .timeout = 120)
         cli_run_free(&r);
     }
 }
+
+/* The timeline's sidecar is checked with the outputs before the run: a
+ * folder in its place fails at once, and neither -o nor the timeline is
+ * written. */
+Test(cli_simulate, a_timeline_sidecar_in_the_way_fails_before_the_run, .timeout = 60)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    cli_run r = run_shellf(dir, "mkdir tl.csv.meta.json && '%s' simulate --packets 2000 --no-model --timeline tl.csv "
+                                "-o out.json",
+                           ddiosim_bin());
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "ddiosim simulate: tl.csv.meta.json: is a directory\n");
+    cli_run_free(&r);
+    struct stat st;
+    char path[128];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    cr_expect_neq(stat(path, &st), 0, "-o was written");
+    snprintf(path, sizeof path, "%s/tl.csv", dir);
+    cr_expect_neq(stat(path, &st), 0, "the timeline was written");
+    rm_rf(dir);
+}

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -528,5 +529,30 @@ Test(sweep_files, resume_completes_a_file_of_an_older_version, .timeout = 120)
     cli_run_free(&r);
     cJSON_Delete(m);
     free(meta), free(head), free(old), free(now);
+    rm_rf(dir);
+}
+
+/* A sidecar is an output like the file it describes: a sweep whose
+ * OUT.meta.json would be its own spec is refused before anything is
+ * written, and the spec is left as it was; the same for validate's CSV. */
+Test(sweep_files, a_sidecar_never_overwrites_an_input, .timeout = 60)
+{
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    static const char spec[] = "{\"fixed\": {\"pkt_size\": 1500, \"cores\": 1}, \"grid\": {\"rx_ring\": [256]}}";
+    put_file(dir, "grid.meta.json", spec);
+    cli_run r = run_shellf(dir, "'%s' sweep --spec grid.meta.json -o grid --engine model", ddiosim_bin());
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "ddiosim sweep: -o (its sidecar) grid.meta.json is the file --spec reads: it would be "
+                            "overwritten\n");
+    cli_run_free(&r);
+    char *kept = read_in(dir, "grid.meta.json");
+    cr_assert_not_null(kept);
+    cr_expect_str_eq(kept, spec);
+    free(kept);
+    struct stat st;
+    char path[128];
+    snprintf(path, sizeof path, "%s/grid", dir);
+    cr_expect_neq(stat(path, &st), 0, "the CSV was written");
     rm_rf(dir);
 }

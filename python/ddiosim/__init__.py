@@ -18,6 +18,7 @@ ctypes.util.find_library("ddiosim") finds.  Standard library only.
 import ctypes
 import ctypes.util
 import json
+import warnings
 import os
 
 __all__ = ["predict", "simulate", "cache_replay", "validate", "version", "api_version", "Error"]
@@ -97,10 +98,14 @@ def _call(fn, options):
     if out.value:
         try:
             result = json.loads(ctypes.string_at(out.value).decode())
+        except ValueError as e:
+            raise Error(1, "%s: the result is not JSON (%s)" % (fn, e), None) from None
         finally:
             lib.ddiosim_free(out)
     if rc != 0:
         raise Error(rc, err.value.decode(errors="replace"), result)
+    for line in err.value.decode(errors="replace").splitlines():
+        warnings.warn("ddiosim: " + line, stacklevel=3)   # what the CLI prints on stderr
     return result
 
 

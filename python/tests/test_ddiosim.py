@@ -46,6 +46,16 @@ class TestDdiosim(unittest.TestCase):
             ddiosim.predict(no_such_option=1)
         self.assertIn("--no-such-option", str(cm.exception))
 
+    def test_warnings_are_python_warnings(self):
+        import warnings
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            ddiosim.predict(rate=1000)
+        self.assertTrue(any("above the NIC's 100 Gb/s line rate" in str(x.message) for x in w), [str(x.message) for x in w])
+        with self.assertRaises(ddiosim.Error) as cm:
+            ddiosim.predict(forma="table")
+        self.assertEqual(cm.exception.code, 2)
+
     def test_versions(self):
         self.assertEqual(ddiosim.api_version(), ddiosim.API_VERSION)
         self.assertRegex(ddiosim.version(), r"^\d+\.\d+\.\d+$")

@@ -54,6 +54,8 @@ static int run_locked(api_cmd cmd, const api_argv *a, char **result, char *err, 
     }
     if (rc != DDIOSIM_OK)
         set_err(err, errlen, io.err[0] ? io.err : "failed (no message)");
+    else if (io.warn.data)
+        set_err(err, errlen, io.warn.data);   /* the warnings the CLI prints on stderr */
     cli_io_free(&io);
     return rc;
 }

@@ -87,12 +87,14 @@ static int option_name(const char *key, const char *const *refused, char *opt, s
     size_t n = strlen(key);
     if (n == 0 || n + 3 > cap || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-_") != n)
         return ddio_errf(e, DDIO_EXIT_USAGE, "request key '%s': not an option name", key);
+    /* A key that begins one of these names is refused too: getopt_long
+     * takes any unambiguous prefix of a long option ("forma" is --format). */
     for (size_t i = 0; i < sizeof answered / sizeof *answered; i++)
-        if (strcmp(key, answered[i]) == 0)
+        if (strncmp(answered[i], key, n) == 0)
             return ddio_errf(e, DDIO_EXIT_USAGE, "request key '%s': not offered by the library (the result is "
                              "returned, as JSON)", key);
     for (size_t i = 0; refused && refused[i]; i++)
-        if (strcmp(key, refused[i]) == 0)
+        if (strncmp(refused[i], key, n) == 0)
             return ddio_errf(e, DDIO_EXIT_USAGE, "request key '%s': not offered by the library (see docs/api.md)",
                              key);
     snprintf(opt, cap, "--%s", key);

@@ -50,8 +50,10 @@ enum ddiosim_status {
  * status and one line in err[errlen] (naming the request key at fault when
  * there is one).  *result_json is NULL on error, except for validate's
  * DDIOSIM_E_ABOVE_LIMIT and DDIOSIM_E_UNCHECKED, which come with the
- * report.  err may be NULL (errlen 0).  Nothing is printed; the process
- * never exits. */
+ * report.  On DDIOSIM_OK, err holds the command's warnings (the lines the
+ * CLI prints on stderr, each ending in a newline; cut to errlen), or "".
+ * err may be NULL (errlen 0).  Nothing is printed; the process never
+ * exits. */
 DDIOSIM_EXPORT int ddiosim_predict(const char *request_json, char **result_json, char *err, size_t errlen);
 DDIOSIM_EXPORT int ddiosim_simulate(const char *request_json, char **result_json, char *err, size_t errlen);
 DDIOSIM_EXPORT int ddiosim_cache_replay(const char *request_json, char **result_json, char *err, size_t errlen);

@@ -10,6 +10,7 @@
 
 #include "configs/config.h"
 #include "sim/cli/cli.h"
+#include "sim/common/provenance.h"
 #include "sim/cli/cli_io.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
@@ -441,7 +442,14 @@ int cmd_simulate_io(int argc, char **argv, cli_io *io)
         cli_io_warn(io, "simulate", "%s", warning);
     ddio_file_arg ins[DDIO_MAX_OVERRIDES + 4];
     cli_config_inputs(&o.args, cfg, (ddio_file_arg){"--trace", o.sim.d.src.trace}, ins, sizeof ins / sizeof *ins);
-    if (ddio_outfile_check((ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {0}}, ins, &e) != 0) {
+    /* The timeline's sidecar (F.meta.json) is an output too: checked with
+     * the others before the run. */
+    char *side = o.timeline ? ddio_sidecar_path(o.timeline) : NULL;
+    int bad = ddio_outfile_check(
+        (ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {"--timeline (its sidecar)", side}, {0}}, ins,
+        &e);
+    free(side);
+    if (bad != 0) {
         free(cfg);
         return cli_io_value_error(io, "simulate", &e);
     }

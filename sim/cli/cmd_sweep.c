@@ -299,9 +299,13 @@ static int load_spec(const sweep_opts *o, const runner_opts *ro, char **text, sw
     *text = sw_read_spec(o->spec, e);
     if (!*text || sw_spec_parse(*text, o->spec, s, e) != 0 || sw_spec_check(s, ro, e) != 0)
         return -1;
-    ddio_file_arg outs[] = {{"-o", o->out}, {0}};
-    return ddio_outfile_check(outs, (ddio_file_arg[]){{"--spec", o->spec}, {"--overlay", o->run.overlay_path}, {0}},
-                              e);
+    /* The sidecar (OUT.meta.json) is an output too: it must not be an input. */
+    char *side = o->out && strcmp(o->out, "-") != 0 ? ddio_sidecar_path(o->out) : NULL;
+    ddio_file_arg outs[] = {{"-o", o->out}, {"-o (its sidecar)", side}, {0}};
+    int rc = ddio_outfile_check(
+        outs, (ddio_file_arg[]){{"--spec", o->spec}, {"--overlay", o->run.overlay_path}, {0}}, e);
+    free(side);
+    return rc;
 }
 
 /* Compute the plan's points into w->fd (threads, or the other MPI ranks);

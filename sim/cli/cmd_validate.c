@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sim/cli/cli.h"
+#include "sim/common/provenance.h"
 #include "sim/cli/cli_io.h"
 #include "sim/cli/cli_runner.h"
 #include "sim/common/datadir.h"
@@ -350,6 +351,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
     runner_job *jobs = NULL;
     runner_outcome *out = NULL;
     ddio_outfile of = {0};
+    char *side = NULL;
     int rc = -1, opened = 0;
     if (!exp) {
         ddio_errf(e, DDIO_EXIT_IO, "out of memory");
@@ -360,7 +362,9 @@ static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
     size_t n;
     if (cli_load_experiments(dirs, n_exp, &ro, io, exp, &jobs, &n, e) != 0)
         goto done;
-    ddio_file_arg outs[] = {{"-o", o->out}, {"--plot", o->plot}, {0}};
+    /* A CSV's sidecar (OUT.meta.json) is an output too: it must not be an input. */
+    side = o->fmt == VD_FMT_CSV && o->out && strcmp(o->out, "-") != 0 ? ddio_sidecar_path(o->out) : NULL;
+    ddio_file_arg outs[] = {{"-o", o->out}, {"-o (its sidecar)", side}, {"--plot", o->plot}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--overlay", o->run.overlay_path}, {0}}, e) != 0)
         goto done;
     for (size_t i = 0; i < n_exp; i++)
@@ -417,6 +421,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
 done:
     if (opened)
         cli_io_abort(io, &of);
+    free(side);
     for (size_t i = 0; exp && i < n_exp; i++)
         vd_experiment_free(&exp[i]);
     free(exp);
