@@ -103,7 +103,7 @@ char *sw_header(const sw_spec *s, const runner_opts *o, enum sw_format f)
 {
     vd_buf b = {0};
     if (f == SW_JSONL) {
-        vd_bprintf(&b, "{\"ddiosim_sweep\":1,\"run\":\"%016llx\",\"engine\":\"%s\",\"packets\":%llu,\"seed\":%llu}\n",
+        vd_bprintf(&b, "{\"ddiosim_sweep\":2,\"run\":\"%016llx\",\"engine\":\"%s\",\"packets\":%llu,\"seed\":%llu}\n",
             (unsigned long long)sw_run_hash(s, o), sw_engine_word(o->engines), (unsigned long long)o->packets,
             (unsigned long long)o->seed);
     } else if (f == SW_NPF) {
