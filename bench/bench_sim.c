@@ -189,16 +189,8 @@ static void machine_defaults(cJSON *out, uint64_t n)
 static double marginal_ns(const char *profile, const char *trace, uint32_t cores, uint64_t n)
 {
     const run_opts ro = {.trace = trace};
-    double t[2];
-    for (int k = 0; k < 2; k++) {
-        t[k] = 1e30;
-        for (int r = 0; r < 3; r++) {
-            sim_fig f;
-            if (run_child_opts(profile, cores, n << k, &ro, &f) == 0 && f.mpps > 0 && f.cpu < t[k])
-                t[k] = f.cpu;
-        }
-    }
-    return (t[1] - t[0]) / (double)n * 1e9;
+    const double t1 = best_cpu_of_3(profile, cores, n, &ro).cpu, t2 = best_cpu_of_3(profile, cores, 2 * n, &ro).cpu;
+    return (t2 - t1) / (double)n * 1e9;
 }
 
 /* One line of the targets table, recorded with its baseline. */
