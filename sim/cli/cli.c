@@ -329,11 +329,16 @@ int cli_parse_format(const char *s, enum output_format *out, ddio_err *e)
     return 0;
 }
 
+char *cli_sidecar_of(const char *out)
+{
+    return out && strcmp(out, "-") != 0 ? ddio_sidecar_path(out) : NULL;
+}
+
 int cli_write_sidecar(const char *out, int argc, char **argv, ddio_err *e)
 {
     if (!out || strcmp(out, "-") == 0)
         return 0;
-    char *path = ddio_sidecar_path(out), *js = cli_provenance(strdup("{}\n"), argc, argv);
+    char *path = cli_sidecar_of(out), *js = cli_provenance(strdup("{}\n"), argc, argv);
     int rc = path && js ? cli_write_output(path, js, e) : ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     free(path);
     free(js);

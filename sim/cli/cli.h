@@ -129,7 +129,11 @@ typedef struct cli_common {
  * shell-quoted (after getopt: its options before its operands).  NULL when
  * out of memory. */
 char *cli_provenance(char *js, int argc, char **argv);
-/* OUT.meta.json beside the CSV file `out` (ddio_sidecar_path), written
+/* The sidecar OUT.meta.json (ddio_sidecar_path) of the output `out`, or
+ * NULL when it has none (stdout: out NULL or "-") or out of memory: the
+ * path the checks before a run and cli_write_sidecar both use. */
+char *cli_sidecar_of(const char *out);
+/* OUT.meta.json beside the CSV file `out` (cli_sidecar_of), written
  * whole: {"ddiosim": {"version", "command"}}.  Nothing for stdout (out
  * NULL or "-").  0, or -1 with e filled. */
 int cli_write_sidecar(const char *out, int argc, char **argv, ddio_err *e);

@@ -10,7 +10,6 @@
 
 #include "configs/config.h"
 #include "sim/cli/cli.h"
-#include "sim/common/provenance.h"
 #include "sim/cli/cli_io.h"
 #include "sim/common/datadir.h"
 #include "sim/common/parse.h"
@@ -444,7 +443,7 @@ int cmd_simulate_io(int argc, char **argv, cli_io *io)
     cli_config_inputs(&o.args, cfg, (ddio_file_arg){"--trace", o.sim.d.src.trace}, ins, sizeof ins / sizeof *ins);
     /* The timeline's sidecar (F.meta.json) is an output too: checked with
      * the others before the run. */
-    char *side = o.timeline ? ddio_sidecar_path(o.timeline) : NULL;
+    char *side = cli_sidecar_of(o.timeline);
     int bad = ddio_outfile_check(
         (ddio_file_arg[]){{"-o", o.cc.out}, {"--timeline", o.timeline}, {"--timeline (its sidecar)", side}, {0}}, ins,
         &e);

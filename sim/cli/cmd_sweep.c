@@ -300,7 +300,7 @@ static int load_spec(const sweep_opts *o, const runner_opts *ro, char **text, sw
     if (!*text || sw_spec_parse(*text, o->spec, s, e) != 0 || sw_spec_check(s, ro, e) != 0)
         return -1;
     /* The sidecar (OUT.meta.json) is an output too: it must not be an input. */
-    char *side = o->out && strcmp(o->out, "-") != 0 ? ddio_sidecar_path(o->out) : NULL;
+    char *side = cli_sidecar_of(o->out);
     ddio_file_arg outs[] = {{"-o", o->out}, {"-o (its sidecar)", side}, {0}};
     int rc = ddio_outfile_check(
         outs, (ddio_file_arg[]){{"--spec", o->spec}, {"--overlay", o->run.overlay_path}, {0}}, e);

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "sim/cli/cli.h"
-#include "sim/common/provenance.h"
 #include "sim/cli/cli_io.h"
 #include "sim/cli/cli_runner.h"
 #include "sim/common/datadir.h"
@@ -363,7 +362,7 @@ static int run(val_opts *o, char **dirs, size_t n_exp, cli_io *io, ddio_err *e)
     if (cli_load_experiments(dirs, n_exp, &ro, io, exp, &jobs, &n, e) != 0)
         goto done;
     /* A CSV's sidecar (OUT.meta.json) is an output too: it must not be an input. */
-    side = o->fmt == VD_FMT_CSV && o->out && strcmp(o->out, "-") != 0 ? ddio_sidecar_path(o->out) : NULL;
+    side = o->fmt == VD_FMT_CSV ? cli_sidecar_of(o->out) : NULL;
     ddio_file_arg outs[] = {{"-o", o->out}, {"-o (its sidecar)", side}, {"--plot", o->plot}, {0}};
     if (ddio_outfile_check(outs, (ddio_file_arg[]){{"--overlay", o->run.overlay_path}, {0}}, e) != 0)
         goto done;
