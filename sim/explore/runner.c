@@ -221,6 +221,7 @@ static size_t outcome_fields(runner_outcome *x, double **f, size_t *n, size_t ma
 
 /* The doubles of runner_outcome are all listed by outcome_fields: the
  * struct holds them, `failed`, `err` and `sim_settled`, and padding. */
+#ifndef NDEBUG
 static void outcome_fields_cover(void)
 {
     runner_outcome x;
@@ -232,6 +233,7 @@ static void outcome_fields_cover(void)
            sizeof x - total * sizeof(double) - sizeof x.err <= 16 && "a runner_outcome field outcome_fields misses");
     (void)total;
 }
+#endif
 
 /* One placement: the point at seed d->seed (runner_point's body). */
 static int point_once(const runner_job *j, const runner_opts *o, uint64_t seed, runner_outcome *out)
