@@ -8,6 +8,10 @@
 # BIN defaults to build/ddiosim.  The repository's own path in an output
 # (the sample trace's path in `traffic`) is written as <repo>, so a reference
 # recorded in one checkout checks another.
+# tests/data/sim-equiv is the reference `make test` checks (ctest
+# sim_outputs): a change meant to move the simulator's outputs records it
+# again (`scripts/sim-equiv.sh record tests/data/sim-equiv`) in the same
+# commit, and says why in the commit message.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?record|check}
@@ -73,5 +77,5 @@ $out"
     fail=1
   fi
 done
-[ "$mode" = check ] && { [ $fail = 0 ] && echo "sim-equiv: all ${#configs[@]} configurations identical" || echo "sim-equiv: FAILED"; }
+[ "$mode" = check ] && { [ $fail = 0 ] && echo "sim-equiv: all ${#configs[@]} configurations identical" || echo "sim-equiv: FAILED (outputs differ from $dir)"; }
 exit $fail
