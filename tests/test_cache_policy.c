@@ -241,6 +241,33 @@ Test(cache_policy, lru_order_to_lru_equals_reference)
     }
 }
 
+/* lru_order_victim (the LRU way, the per-way search of small masks, the
+ * scan) equals the scan from the LRU end for every way count, random
+ * orders with and without garbage past the last way, and random masks of
+ * every size, with bits past the last way too. */
+Test(cache_policy, lru_order_victim_equals_reference)
+{
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 7);
+    uint64_t small = 0;
+    for (uint32_t ways = 1; ways <= LRU_ORDER_MAX_WAYS; ways++) {
+        for (int rep = 0; rep < 4000; rep++) {
+            const uint64_t o = random_order(&rng, ways, rep & 1);
+            uint64_t mask = ddio_rng_next(&rng) & 0xFFFF;
+            for (int k = rep % 4; k > 0; k--)   /* sparser masks: 1-4 ways often */
+                mask &= ddio_rng_next(&rng);
+            if (rep % 7 == 0)
+                mask = 1ull << (ddio_rng_next(&rng) % 16);
+            const uint32_t ref = lru_order_victim_ref(o, ways, mask);
+            cr_assert_eq(lru_order_victim(o, ways, mask), ref, "ways %u mask %04llx order %016llx", ways,
+                         (unsigned long long)mask, (unsigned long long)o);
+            small += ref != UINT32_MAX && __builtin_popcountll(mask & ((1ull << ways) - 1)) <= 4 &&
+                     ref != ((o >> (4 * (ways - 1))) & 0xF);
+        }
+    }
+    cr_assert_gt(small, 10000, "the per-way search ran %llu times", (unsigned long long)small);
+}
+
 /* repl_order_hit (no store when the way is already the most recent) against
  * lru_order_to_mru, repl_order_remove (short form for the most recent way)
  * against lru_order_to_lru: every way count and way, random orders, the MRU

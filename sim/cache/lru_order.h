@@ -82,8 +82,9 @@ static inline uint64_t lru_order_to_lru_ref(uint64_t o, uint32_t way, uint32_t w
     return keep_low | shifted | ((uint64_t)way << (4 * (ways - 1))) | (o & ~lru_order_below(ways));
 }
 
-/* The way nearest the LRU end that `mask` allows (UINT32_MAX if none). */
-static inline uint32_t lru_order_victim(uint64_t o, uint32_t ways, uint64_t mask)
+/* The way nearest the LRU end that `mask` allows (UINT32_MAX if none):
+ * the reference form, a scan from the LRU end (tests compare the two). */
+static inline uint32_t lru_order_victim_ref(uint64_t o, uint32_t ways, uint64_t mask)
 {
     for (uint32_t i = ways; i-- > 0;) {
         uint32_t w = (uint32_t)(o >> (4 * i)) & 0xF;
@@ -91,6 +92,35 @@ static inline uint32_t lru_order_victim(uint64_t o, uint32_t ways, uint64_t mask
             return w;
     }
     return UINT32_MAX;
+}
+
+/* lru_order_victim_ref, fast: the LRU way when `mask` allows it (a full
+ * mask's case); else, for masks of at most 4 ways (the DDIO, Shared or a
+ * class's ways, whose lines sit near the MRU end when a DMA write misses:
+ * the scan would walk most of the set), the allowed way of the highest
+ * position, each found by the SWAR search; else the scan.  Ways >= `ways`
+ * in `mask` are ignored, as the scan does; fields past the last way may
+ * hold anything (the search for a way < `ways` meets its own field first). */
+static inline uint32_t lru_order_victim(uint64_t o, uint32_t ways, uint64_t mask)
+{
+    mask &= (1ull << ways) - 1;   /* ways <= 16 */
+    const uint32_t last = (uint32_t)(o >> (4 * (ways - 1))) & 0xF;
+    if ((mask >> last) & 1)
+        return last;
+    uint64_t rest = mask & (mask - 1);
+    rest &= rest - 1;
+    rest &= rest - 1;
+    if (mask == 0 || (rest & (rest - 1)) != 0)
+        return lru_order_victim_ref(o, ways, mask);
+    uint32_t way = (uint32_t)__builtin_ctzll(mask), best = lru_order_position(o, way);
+    for (uint64_t m = mask & (mask - 1); m; m &= m - 1) {
+        const uint32_t w = (uint32_t)__builtin_ctzll(m), pos = lru_order_position(o, w);
+        if (pos > best) {
+            best = pos;
+            way = w;
+        }
+    }
+    return way;
 }
 
 #endif
