@@ -126,10 +126,11 @@ static void mlx5_tx_free(dsim *s, uint32_t c)
         uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % TX_CQ_READ_SLOTS);
         driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
-    uint32_t b, n = ring_count(&cs->tx_done), nb_free = s->trace ? tx_ring_free(s, cs) : 0;
+    uint32_t n = ring_count(&cs->tx_done), nb_free = s->trace ? tx_ring_free(s, cs) : 0;
     dsim_len_add(s, cs, Q_TX_RECYCLE, -(int64_t)n);
-    while (ring_dequeue(&cs->tx_done, &b) == 0)
-        free_buffer(s, c, b);
+    for (uint32_t i = 0; i < n; i++)   /* oldest first, as dequeued */
+        free_buffer(s, c, ring_peek(&cs->tx_done, i));
+    ring_discard(&cs->tx_done, n);
     cs->tx_freed += n;
     dsim_trace(s, NIC_TR_TX_FREE, c, 0, n, nb_free);
 }
