@@ -99,7 +99,7 @@ void core_idle_work(dsim *s, uint32_t c)
     /* No driver frees from an empty TX Recycle (nic.h): checked here,
      * without a call, as it is the usual answer. */
     if ((!ring_empty(&cs->tx_done) && s->nic->tx_free_due(s, cs)) ||
-        (!s->measure_closed && s->nic->rx_refill_due(s, cs)))
+        (!s->measure_closed && cs->rx_unposted && s->nic->rx_refill_due(s, cs)))
         core_wake_after(s, c, IDLE_LOOP_NS);
 }
 
@@ -252,14 +252,20 @@ static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
     s->nic->tx_free(s, c);
     /* Each post takes one free descriptor; nothing else here frees or takes
      * one, so the count is read once. */
-    uint32_t room = tx_ring_free(s, cs), b;
+    uint32_t room = tx_ring_free(s, cs), b, i = 0;
     while (!ring_empty(&cs->swq) && room) {
         ring_dequeue(&cs->swq, &b);
         dsim_len_add(s, cs, Q_SW, -1);
         tx_post(s, c, b);
         room--;
     }
-    for (uint32_t i = 0; i < n; i++) {
+    if (ring_empty(&cs->swq)) {   /* the usual case: the ring takes what it has room for */
+        uint32_t direct = n < room ? n : room;
+        for (; i < direct; i++)
+            tx_post(s, c, bufs[i]);
+        room -= direct;
+    }
+    for (; i < n; i++) {   /* the loop's rule for the rest (then room is 0 or the queue not empty) */
         if (ring_empty(&cs->swq) && room) {
             tx_post(s, c, bufs[i]);
             room--;
@@ -342,7 +348,8 @@ void core_poll(dsim *s, uint32_t c)
             ns += process_packet(s, c, bufs[i]);
         }
         cs->rx_unposted += n;
-        s->nic->rx_refill(s, c, n);
+        if (cs->rx_unposted)   /* no driver posts without a consumed descriptor (nic.h) */
+            s->nic->rx_refill(s, c, n);
     }
     if (s->mode == DDIO_MODE_RECEIVE) {
         s->nic->tx_free(s, c);

@@ -249,7 +249,7 @@ static inline int dsim_event_lane(int type)
     }
 }
 
-/* Out of line: the heap, a lane that must grow, a failure. */
+/* Out of line: a heap or a lane that must grow, a failure. */
 int dsim_push_slow(dsim *s, sim_event ev, int lane);
 
 /* The heap's kinds go to the front when they are due now and nothing else
@@ -266,6 +266,10 @@ static inline __attribute__((always_inline)) int dsim_push(dsim *s, uint64_t t, 
     }
     if (lane < 0 && evq_front_fits(&s->q, t)) {
         evq_front_put(&s->q, ev);
+        return 0;
+    }
+    if (lane < 0 && evq_heap_fits(&s->q)) {
+        evq_heap_put(&s->q, ev);
         return 0;
     }
     return dsim_push_slow(s, ev, lane);

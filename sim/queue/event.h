@@ -191,14 +191,17 @@ static inline void evq_advance(evq *q, uint64_t t)
     q->now_ns = t;
 }
 
-/* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
- * the last popped event, is a simulator bug and is asserted against.
- * Returns 0, or -1 if the queue could not grow or hit its limits. */
-static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
+/* Can the heap take an event without growing and within the seq limit?
+ * Then evq_heap_put may push it (evq_push's fast path, for callers that
+ * keep the rest out of line). */
+static inline int evq_heap_fits(const evq *q)
 {
-    assert(ev.time_ns >= q->now_ns);
-    if (q->nfree == 0 || q->next_seq == EVQ_MAX_SEQ)
-        return evq_push_slow(q, ev, e);
+    return q->nfree != 0 && q->next_seq != EVQ_MAX_SEQ;
+}
+
+static inline void evq_heap_put(evq *q, sim_event ev)
+{
+    assert(ev.time_ns >= q->now_ns && evq_heap_fits(q));
     uint32_t slot = q->free[--q->nfree];
     ev.seq = q->next_seq++;
     q->slots[slot] = ev;
@@ -213,6 +216,17 @@ static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
         i = p;
     }
     h[i] = k;
+}
+
+/* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
+ * the last popped event, is a simulator bug and is asserted against.
+ * Returns 0, or -1 if the queue could not grow or hit its limits. */
+static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
+{
+    assert(ev.time_ns >= q->now_ns);
+    if (!evq_heap_fits(q))
+        return evq_push_slow(q, ev, e);
+    evq_heap_put(q, ev);
     return 0;
 }
 

@@ -93,9 +93,8 @@ static void mlx5_rx_refill(dsim *s, uint32_t c, uint32_t n)
     const ddio_driver *d = &s->cfg->workload.driver;
     if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
         return;
-    uint32_t posted = 0, unposted = cs->rx_unposted;
-    while (posted < unposted && rx_post_one(s, c) == 0)   /* pool exhausted: the rest stay empty (rx_nombuf) */
-        posted++;
+    uint32_t unposted = cs->rx_unposted;
+    uint32_t posted = rx_post(s, c, unposted);   /* pool exhausted: the rest stay empty (rx_nombuf) */
     dsim_len_add(s, cs, Q_RX_REPLENISH, posted);   /* all at this time: one update */
     if (posted && s->trace)
         dsim_trace(s, NIC_TR_RX_REFILL, c, 0, posted, unposted);
@@ -126,11 +125,10 @@ static void mlx5_tx_free(dsim *s, uint32_t c)
         uint32_t slot = (uint32_t)(cs->tx_cqe_read++ % TX_CQ_READ_SLOTS);
         driver_line(s, REQ_CORE_RD, c, tx_cq_addr(c, slot), cs->tx_cq_set[slot]);
     }
-    uint32_t n = ring_count(&cs->tx_done), nb_free = s->trace ? tx_ring_free(s, cs) : 0;
+    uint32_t b, n = ring_count(&cs->tx_done), nb_free = s->trace ? tx_ring_free(s, cs) : 0;
     dsim_len_add(s, cs, Q_TX_RECYCLE, -(int64_t)n);
-    for (uint32_t i = 0; i < n; i++)   /* oldest first, as dequeued */
-        free_buffer(s, c, ring_peek(&cs->tx_done, i));
-    ring_discard(&cs->tx_done, n);
+    while (ring_dequeue(&cs->tx_done, &b) == 0)
+        free_buffer(s, c, b);
     cs->tx_freed += n;
     dsim_trace(s, NIC_TR_TX_FREE, c, 0, n, nb_free);
 }

@@ -48,14 +48,6 @@ static inline uint32_t ring_peek(const ring *r, uint32_t i)
     return r->slots[(r->head + i) & r->mask];
 }
 
-/* Drop the n oldest objects (n <= ring_count): after reading them with
- * ring_peek, one update instead of a checked dequeue each. */
-static inline void ring_discard(ring *r, uint32_t n)
-{
-    assert(n <= ring_count(r));
-    r->head += n;
-}
-
 static inline int ring_enqueue(ring *r, uint32_t obj)
 {
     if (ring_full(r))
