@@ -239,10 +239,11 @@ Test(queue_event, front_pops_in_heap_order)
     for (uint32_t i = 0; i < 200000; i++) {
         uint32_t what = (uint32_t)ddio_rng_below(&rng, 10);
         uint64_t now = evq_now(&a);
-        if (what < 6) {
+        if (what < 5) {   /* as many pushes as pops: the queue stays short, often with nothing due now */
             /* often "now", so that the front is tried and often taken */
             uint64_t t = now + (ddio_rng_below(&rng, 2) ? 0 : ddio_rng_below(&rng, 40));
-            int lane = (int)ddio_rng_below(&rng, EVQ_LANES + 1) - 1;
+            /* half of them the heap's kind, that may go to the front */
+            int lane = ddio_rng_below(&rng, 2) ? -1 : (int)ddio_rng_below(&rng, EVQ_LANES);
             sim_event ev = {.time_ns = t, .type = (int32_t)(lane + 1), .a = i};
             int fits = evq_front_fits(&a, t);
             /* the reference: due now and before every pending event */
@@ -275,8 +276,8 @@ Test(queue_event, front_pops_in_heap_order)
         }
         cr_assert_eq(evq_size(&a), evq_size(&b));
     }
-    cr_assert_gt(fronts, 10000u, "%u fronts", fronts);
-    cr_assert_gt(refused, 10000u, "%u heap pushes", refused);
+    cr_expect_gt(fronts, 2000u, "%u fronts", fronts);
+    cr_expect_gt(refused, 5000u, "%u heap pushes", refused);
     sim_event x, y;
     while (evq_pop(&b, &y))
         cr_assert(evq_pop(&a, &x) == 1 && x.seq == y.seq && x.a == y.a);
