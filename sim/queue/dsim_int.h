@@ -237,8 +237,9 @@ uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum lqueue q);
  * (event.h): arrivals (sorted), RX DMA completions (one FIFO upstream
  * link), sends (one wire).  -1: the heap (core polls, the rare TX fetch
  * events - nic_tx_start fetches back to back itself - and the rest: every
- * lane costs a key comparison at every pop).  Inline: `type` is a constant
- * at every call, so the lane is too. */
+ * lane costs a key comparison at every pop), or the front when due now
+ * before all else (dsim_push).  Inline: `type` is a constant at every
+ * call, so the lane is too. */
 static inline int dsim_event_lane(int type)
 {
     switch (type) {
