@@ -246,6 +246,8 @@ Test(queue_event, front_pops_in_heap_order)
             int lane = ddio_rng_below(&rng, 2) ? -1 : (int)ddio_rng_below(&rng, EVQ_LANES);
             sim_event ev = {.time_ns = t, .type = (int32_t)(lane + 1), .a = i};
             int fits = evq_front_fits(&a, t);
+            cr_assert_eq(evq_all_after(&a, t), evq_next_time(&a) > t);
+            cr_assert_eq(evq_all_after(&a, now), evq_next_time(&a) > now);
             /* the reference: due now and before every pending event */
             cr_assert_eq(fits, t == now && !a.front_n && t < evq_next_time(&a));
             if (lane < 0 && fits) {

@@ -230,19 +230,24 @@ static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
     return 0;
 }
 
+/* Is every pending event later than t?  evq_next_time(q) > t, on the
+ * keys' times alone: no minimum to find, & rather than &&, no branch per
+ * key. */
+static inline int evq_all_after(const evq *q, uint64_t t)
+{
+    int later = !q->front_n || q->front.time_ns > t;
+    later &= (uint64_t)(q->heap[0] >> 64) > t;
+    for (int i = 0; i < EVQ_LANES; i++)
+        later &= (uint64_t)(q->lane_key[i] >> 64) > t;
+    return later;
+}
+
 /* Can an event at time t go to the front (it pops next)?  It must be due
  * now, before nothing else (a pending event due now has a smaller seq), and
  * the front empty.  Then evq_front_put may push it. */
 static inline int evq_front_fits(const evq *q, uint64_t t)
 {
-    if (t != q->now_ns || q->front_n || q->next_seq == EVQ_MAX_SEQ)
-        return 0;
-    /* evq_next_time(q) > t, on the keys' times alone (no minimum needed);
-     * & rather than &&: no branch per key. */
-    int later = (uint64_t)(q->heap[0] >> 64) > t;
-    for (int i = 0; i < EVQ_LANES; i++)
-        later &= (uint64_t)(q->lane_key[i] >> 64) > t;
-    return later;
+    return t == q->now_ns && !q->front_n && q->next_seq != EVQ_MAX_SEQ && evq_all_after(q, t);
 }
 
 static inline void evq_front_put(evq *q, sim_event ev)
