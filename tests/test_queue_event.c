@@ -224,6 +224,75 @@ Test(queue_event, lanes_pop_in_heap_order)
     evq_free(&b);
 }
 
+/* The front (evq_front_fits / evq_front_put: an event due now when nothing
+ * else is) pops exactly where the heap alone puts it, whatever is pushed
+ * after it: heap events and lanes, at the same time or later. */
+Test(queue_event, front_pops_in_heap_order)
+{
+    evq a, b;
+    ddio_err e;
+    cr_assert_eq(evq_init(&a, 4, &e), 0);
+    cr_assert_eq(evq_init(&b, 4, &e), 0);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, 11);
+    uint32_t fronts = 0, refused = 0;
+    for (uint32_t i = 0; i < 200000; i++) {
+        uint32_t what = (uint32_t)ddio_rng_below(&rng, 10);
+        uint64_t now = evq_now(&a);
+        if (what < 5) {   /* as many pushes as pops: the queue stays short, often with nothing due now */
+            /* often "now", so that the front is tried and often taken */
+            uint64_t t = now + (ddio_rng_below(&rng, 2) ? 0 : ddio_rng_below(&rng, 40));
+            /* half of them the heap's kind, that may go to the front */
+            int lane = ddio_rng_below(&rng, 2) ? -1 : (int)ddio_rng_below(&rng, EVQ_LANES);
+            sim_event ev = {.time_ns = t, .type = (int32_t)(lane + 1), .a = i};
+            int fits = evq_front_fits(&a, t);
+            cr_assert_eq(evq_all_after(&a, t), evq_next_time(&a) > t);
+            cr_assert_eq(evq_all_after(&a, now), evq_next_time(&a) > now);
+            /* the reference: due now and before every pending event */
+            cr_assert_eq(fits, t == now && !a.front_n && t < evq_next_time(&a));
+            if (lane < 0 && fits) {
+                evq_front_put(&a, ev);
+                fronts++;
+                cr_assert_eq(evq_next_time(&a), t);
+                cr_assert_eq(evq_peek(&a)->a, i);
+            } else {
+                refused += lane < 0;
+                cr_assert_eq(lane >= 0 ? evq_push_lane(&a, lane, ev, &e) : evq_push(&a, ev, &e), 0);
+            }
+            cr_assert_eq(evq_push(&b, ev, &e), 0);
+        } else {
+            sim_event x, y;
+            uint64_t next = evq_next_time(&a);
+            for (int l = 0; l < EVQ_LANES; l++)
+                if (!a.lane[l].n)
+                    cr_assert_eq(evq_next_time_without(&a, l), next);
+            int ra = evq_pop(&a, &x), rb = evq_pop(&b, &y);
+            cr_assert_eq(ra, rb);
+            if (!ra)
+                continue;
+            cr_assert_eq(next, x.time_ns);
+            cr_assert_eq(evq_now(&a), x.time_ns);
+            cr_assert(x.time_ns == y.time_ns && x.seq == y.seq && x.a == y.a && x.type == y.type,
+                      "pop %u: front queue gave event %llu, heap %llu", i, (unsigned long long)x.a,
+                      (unsigned long long)y.a);
+        }
+        cr_assert_eq(evq_size(&a), evq_size(&b));
+    }
+    cr_expect_gt(fronts, 2000u, "%u fronts", fronts);
+    cr_expect_gt(refused, 5000u, "%u heap pushes", refused);
+    sim_event x, y;
+    while (evq_pop(&b, &y))
+        cr_assert(evq_pop(&a, &x) == 1 && x.seq == y.seq && x.a == y.a);
+    cr_assert_eq(evq_pop(&a, &x), 0);
+    /* A clear empties the front too. */
+    evq_front_put(&a, (sim_event){.time_ns = evq_now(&a), .a = 5});
+    evq_clear(&a);
+    cr_assert_eq(evq_size(&a), 0);
+    cr_assert_null(evq_peek(&a));
+    evq_free(&a);
+    evq_free(&b);
+}
+
 /* evq_advance moves the clock to a time before every pending event and
  * changes nothing else: the pending events pop as before. */
 Test(queue_event, advance_moves_the_clock_only)

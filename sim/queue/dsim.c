@@ -630,19 +630,20 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
     }
     double next_report = t0 + opt->progress_after_s;
     sim_event ev;
-    uint64_t events = 0;
+    uint64_t events = 0, end_ns = 0;   /* s->end_ns, in a register while the loop runs */
     const int progress = opt->progress != NULL;   /* read once: the loop runs per event */
     while (rc == 0 && !s->failed && evq_pop(&s->q, &ev)) {
         dispatch(s, &ev, &next);
         /* The run ends with its last event but an observer's: a timeline
          * sample due after the drain must not lengthen sim_seconds. */
         if (ev.type != EV_TIMELINE)
-            s->end_ns = evq_now(&s->q);
+            end_ns = evq_now(&s->q);
         if (progress && (++events & 0xFFFF) == 0 && wall_now(opt) > next_report) {
             next_report = wall_now(opt) + 0.25;
             opt->progress(opt->progress_ctx, s->src.expected ? (double)s->src.produced / (double)s->src.expected : 0.0);
         }
     }
+    s->end_ns = end_ns;
     if (s->failed)
         rc = -1;
     if (rc == 0 && !s->measuring)

@@ -99,7 +99,7 @@ void core_idle_work(dsim *s, uint32_t c)
     /* No driver frees from an empty TX Recycle (nic.h): checked here,
      * without a call, as it is the usual answer. */
     if ((!ring_empty(&cs->tx_done) && s->nic->tx_free_due(s, cs)) ||
-        (!s->measure_closed && s->nic->rx_refill_due(s, cs)))
+        (!s->measure_closed && cs->rx_unposted && s->nic->rx_refill_due(s, cs)))
         core_wake_after(s, c, IDLE_LOOP_NS);
 }
 
@@ -245,21 +245,27 @@ __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, u
  * over), and core_poll receives nothing until the queue is below its size
  * again: the same buffers held, the same core stopped, the RX ring filling.
  * Its driver work is in the workload's cycles (see driver_line). */
-static void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
+static inline __attribute__((always_inline)) void tx_burst(dsim *s, uint32_t c, const uint32_t *bufs, uint32_t n)
 {
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
     s->nic->tx_free(s, c);
     /* Each post takes one free descriptor; nothing else here frees or takes
      * one, so the count is read once. */
-    uint32_t room = tx_ring_free(s, cs), b;
+    uint32_t room = tx_ring_free(s, cs), b, i = 0;
     while (!ring_empty(&cs->swq) && room) {
         ring_dequeue(&cs->swq, &b);
         dsim_len_add(s, cs, Q_SW, -1);
         tx_post(s, c, b);
         room--;
     }
-    for (uint32_t i = 0; i < n; i++) {
+    if (ring_empty(&cs->swq)) {   /* the usual case: the ring takes what it has room for */
+        uint32_t direct = n < room ? n : room;
+        for (; i < direct; i++)
+            tx_post(s, c, bufs[i]);
+        room -= direct;
+    }
+    for (; i < n; i++) {   /* the loop's rule for the rest (then room is 0 or the queue not empty) */
         if (ring_empty(&cs->swq) && room) {
             tx_post(s, c, bufs[i]);
             room--;
@@ -311,9 +317,48 @@ void core_send_request(dsim *s, uint32_t c, uint32_t len)
     core_wake(s, c);
 }
 
+/* The iteration's end, the same for every poll: the core is busy for `ns`,
+ * then polls again at once if it has work, else as idle work asks. */
+static inline __attribute__((always_inline)) void poll_end(dsim *s, uint32_t c, uint64_t now, double ns, uint32_t n,
+                                                            int blocked)
+{
+    dsim_core *cs = &s->core[c];
+    cs->busy_until = now + u63_from_double(ns + 0.5);
+    int more = !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req) ||
+               (!ring_empty(&cs->swq) && tx_ring_free(s, cs));
+    if (more && (n || !blocked))
+        core_wake(s, c);
+    else
+        core_idle_work(s, c);
+}
+
+/* core_poll when nothing was received (RX empty, not in send mode): the
+ * general iteration with n = 0, without its burst array - at a few cores
+ * every other poll is one (the driver's free after a send). */
+static void core_poll_empty(dsim *s, uint32_t c)
+{
+    dsim_core *cs = &s->core[c];
+    const ddio_driver *d = drv(s);
+    uint64_t now = evq_now(&s->q);
+    cs->poll_pending = 0;
+    dsim_account(s, c);
+    int blocked = d->sw_tx_queue && ring_count(&cs->swq) >= d->sw_tx_queue;
+    if (!blocked && cs->rx_unposted)
+        s->nic->rx_refill(s, c, 0);
+    if (s->mode == DDIO_MODE_RECEIVE)
+        s->nic->tx_free(s, c);
+    else
+        tx_burst(s, c, NULL, 0);
+    poll_end(s, c, now, 0, 0, blocked);
+}
+
 void core_poll(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
+    if (s->mode != DDIO_MODE_SEND && ring_empty(&cs->rx_done)) {
+        core_poll_empty(s, c);
+        return;
+    }
     const ddio_driver *d = drv(s);
     uint64_t now = evq_now(&s->q);
     uint32_t bufs[MAX_BURST];
@@ -342,7 +387,8 @@ void core_poll(dsim *s, uint32_t c)
             ns += process_packet(s, c, bufs[i]);
         }
         cs->rx_unposted += n;
-        s->nic->rx_refill(s, c, n);
+        if (cs->rx_unposted)   /* no driver posts without a consumed descriptor (nic.h) */
+            s->nic->rx_refill(s, c, n);
     }
     if (s->mode == DDIO_MODE_RECEIVE) {
         s->nic->tx_free(s, c);
@@ -353,13 +399,7 @@ void core_poll(dsim *s, uint32_t c)
     } else {
         tx_burst(s, c, bufs, n);
     }
-    cs->busy_until = now + u63_from_double(ns + 0.5);
-    int more = !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req) ||
-               (!ring_empty(&cs->swq) && tx_ring_free(s, cs));
-    if (more && (n || !blocked))
-        core_wake(s, c);
-    else
-        core_idle_work(s, c);
+    poll_end(s, c, now, ns, n, blocked);
 }
 
 /* The LLC distractor of Wang, Xu, Wu (SIGMETRICS 2022), Algorithm 2: x[i] = 1 + x[i - s] over a

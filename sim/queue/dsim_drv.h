@@ -65,21 +65,23 @@ static inline uint32_t tx_ring_free(const dsim *s, const dsim_core *cs)
            ring_count(&cs->tx_done);
 }
 
-/* The driver posts one fresh buffer on core c's RX ring, writing its
- * address into the next descriptor; -1 if the mempool has none
- * (rx_nombuf). */
-static inline __attribute__((always_inline)) int rx_post_one(dsim *s, uint32_t c)
+/* The driver posts up to n fresh buffers on core c's RX ring, one at a
+ * time, writing each one's address into the next descriptor, until the
+ * mempool has none (rx_nombuf); returns how many it posted.  The counts
+ * are updated once, after the loop. */
+static inline __attribute__((always_inline)) uint32_t rx_post(dsim *s, uint32_t c, uint32_t n)
 {
     dsim_core *cs = &s->core[c];
-    uint32_t b;
-    if (mempool_get(&s->mp, c, &b) != 0)
-        return -1;
-    ring_enqueue(&cs->rx_posted, b);
-    cs->rx_unposted--;
-    if (s->desc_access)
-        driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, cs->rx_wqe_fill), cs->rx_wqe_set[rx_slot(s, cs->rx_wqe_fill)]);
-    cs->rx_wqe_fill++;
-    return 0;
+    uint64_t fill = cs->rx_wqe_fill;
+    uint32_t posted = 0, b;
+    for (; posted < n && mempool_get(&s->mp, c, &b) == 0; posted++, fill++) {
+        ring_enqueue(&cs->rx_posted, b);
+        if (s->desc_access)
+            driver_line(s, REQ_CORE_WR, c, rx_wqe_addr(s, c, fill), cs->rx_wqe_set[rx_slot(s, fill)]);
+    }
+    cs->rx_wqe_fill = fill;
+    cs->rx_unposted -= posted;
+    return posted;
 }
 
 #endif

@@ -237,8 +237,9 @@ uint32_t dsim_queue_len(const dsim *s, uint32_t core, enum lqueue q);
  * (event.h): arrivals (sorted), RX DMA completions (one FIFO upstream
  * link), sends (one wire).  -1: the heap (core polls, the rare TX fetch
  * events - nic_tx_start fetches back to back itself - and the rest: every
- * lane costs a key comparison at every pop).  Inline: `type` is a constant
- * at every call, so the lane is too. */
+ * lane costs a key comparison at every pop), or the front when due now
+ * before all else (dsim_push).  Inline: `type` is a constant at every
+ * call, so the lane is too. */
 static inline int dsim_event_lane(int type)
 {
     switch (type) {
@@ -249,15 +250,27 @@ static inline int dsim_event_lane(int type)
     }
 }
 
-/* Out of line: the heap, a lane that must grow, a failure. */
+/* Out of line: a heap or a lane that must grow, a failure. */
 int dsim_push_slow(dsim *s, sim_event ev, int lane);
 
-static inline int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a, uint64_t b)
+/* The heap's kinds go to the front when they are due now and nothing else
+ * is (evq_front_fits: a poll or a TX start pushed by the event being
+ * handled, which then pops next). */
+static inline __attribute__((always_inline)) int dsim_push(dsim *s, uint64_t t, int type, uint32_t id, uint64_t a,
+                                                           uint64_t b)
 {
     sim_event ev = {.time_ns = t, .type = type, .id = id, .a = a, .b = b};
     int lane = dsim_event_lane(type);
     if (lane >= 0 && evq_lane_fits(&s->q, lane, t)) {
         evq_lane_put(&s->q, lane, ev);
+        return 0;
+    }
+    if (lane < 0 && evq_front_fits(&s->q, t)) {
+        evq_front_put(&s->q, ev);
+        return 0;
+    }
+    if (lane < 0 && evq_heap_fits(&s->q)) {
+        evq_heap_put(&s->q, ev);
         return 0;
     }
     return dsim_push_slow(s, ev, lane);

@@ -177,7 +177,7 @@ void nic_tx_start(dsim *s)
      * fetch runs here instead, in the same order, without the event.  A fetch pushes
      * only its EV_TX_DONE, after the PCIe read completes (later than now),
      * so whether an event is due now is known before the first. */
-    int due = evq_next_time(&s->q) <= now;
+    int due = !evq_all_after(&s->q, now);
     while (tx_fetch_one(s, now) && !s->failed) {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
         assert(due == (evq_next_time(&s->q) <= now));

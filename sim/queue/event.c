@@ -61,7 +61,7 @@ void evq_free(evq *q)
 int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e)
 {
     size_t cap = l->size, ncap = cap ? 2 * cap : 64;
-    if (q->n + q->lane_pending >= EVQ_MAX_PENDING)
+    if (evq_size(q) >= EVQ_MAX_PENDING)
         return ddio_errf(e, DDIO_EXIT_IO, "event queue: more than %u events pending", EVQ_MAX_PENDING);
     sim_event *ev = malloc(ncap * sizeof *ev);
     if (!ev)
@@ -101,7 +101,7 @@ void evq_clear(evq *q)
         q->lane_key[i] = EVQ_NO_KEY;
     }
     q->heap[0] = EVQ_NO_KEY;
-    q->lane_pending = 0;
+    q->front_n = 0;
     q->n = 0;
     q->nfree = 0;
     push_free(q, 0, q->cap);

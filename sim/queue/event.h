@@ -67,6 +67,12 @@ typedef struct evq_lane {
     uint64_t last_ns;   /* time of the newest event pushed */
 } evq_lane;
 
+/* The front: an event pushed at the current time when no pending event is
+ * due then (evq_front_fits) pops next, before every other pending event,
+ * whatever is pushed meanwhile: every later push is at this time or after
+ * and gets a larger seq.  So it needs no heap and no key: pop takes it
+ * first (a core's poll and the NIC's TX start, pushed "now" by the event
+ * being handled, are usually the next events of a lightly loaded run). */
 typedef struct evq {
     evq_key *heap;      /* heap[0] is the earliest key (all ones when empty) */
     sim_event *slots;   /* events by slot (the key's low bits) */
@@ -75,9 +81,10 @@ typedef struct evq {
     size_t nfree;
     uint64_t next_seq;  /* seq of the next pushed event */
     uint64_t now_ns;    /* time of the last popped event (0 before any pop) */
-    size_t lane_pending;    /* events pending in the lanes */
     evq_key lane_key[EVQ_LANES];   /* each lane's head key; all ones when empty */
     evq_lane lane[EVQ_LANES];
+    int front_n;        /* 1: `front` holds the next event (see above) */
+    sim_event front;
 } evq;
 
 #define EVQ_NO_KEY (~(evq_key)0)
@@ -94,7 +101,14 @@ int evq_push_slow(evq *q, sim_event ev, ddio_err *e);
 /* Out-of-line part of evq_push_lane: grow the lane's ring. */
 int evq_lane_grow(evq *q, evq_lane *l, ddio_err *e);
 
-static inline size_t evq_size(const evq *q) { return q->n + q->lane_pending; }
+/* Pending events (the lanes' counted here, not at every push and pop). */
+static inline size_t evq_size(const evq *q)
+{
+    size_t n = q->n + (size_t)q->front_n;
+    for (int i = 0; i < EVQ_LANES; i++)
+        n += q->lane[i].n;
+    return n;
+}
 static inline uint64_t evq_now(const evq *q) { return q->now_ns; }
 
 static inline evq_key evq_event_key(const sim_event *ev)
@@ -117,9 +131,12 @@ static inline int evq_argmin(const evq *q)
     return src;
 }
 
-/* Where the earliest event is: -1 the heap, 0.. a lane, -2 nowhere. */
+/* Where the earliest event is: -3 the front, -1 the heap, 0.. a lane, -2
+ * nowhere. */
 static inline int evq_earliest(const evq *q)
 {
+    if (q->front_n)
+        return -3;
     return evq_size(q) ? evq_argmin(q) : -2;
 }
 
@@ -127,6 +144,8 @@ static inline int evq_earliest(const evq *q)
 static inline const sim_event *evq_peek(const evq *q)
 {
     int src = evq_earliest(q);
+    if (src == -3)
+        return &q->front;
     if (src >= 0)
         return &q->lane[src].ev[q->lane[src].head & q->lane[src].mask];
     return src == -1 ? &q->slots[(uint32_t)q->heap[0] & (EVQ_MAX_PENDING - 1)] : NULL;
@@ -135,6 +154,8 @@ static inline const sim_event *evq_peek(const evq *q)
 /* The time of the earliest event; UINT64_MAX when empty. */
 static inline uint64_t evq_next_time(const evq *q)
 {
+    if (q->front_n)
+        return q->front.time_ns;
     evq_key best = q->heap[0];
     for (int i = 0; i < EVQ_LANES; i++)
         best = q->lane_key[i] < best ? q->lane_key[i] : best;
@@ -148,6 +169,8 @@ static inline uint64_t evq_next_time_without(const evq *q, int empty)
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(q->lane_key[empty] == EVQ_NO_KEY && q->lane[empty].n == 0);
 #endif
+    if (q->front_n)
+        return q->front.time_ns;
     evq_key best = q->heap[0];
     for (int i = 0; i < EVQ_LANES; i++)
         if (i != empty)
@@ -168,14 +191,17 @@ static inline void evq_advance(evq *q, uint64_t t)
     q->now_ns = t;
 }
 
-/* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
- * the last popped event, is a simulator bug and is asserted against.
- * Returns 0, or -1 if the queue could not grow or hit its limits. */
-static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
+/* Can the heap take an event without growing and within the seq limit?
+ * Then evq_heap_put may push it (evq_push's fast path, for callers that
+ * keep the rest out of line). */
+static inline int evq_heap_fits(const evq *q)
 {
-    assert(ev.time_ns >= q->now_ns);
-    if (q->nfree == 0 || q->next_seq == EVQ_MAX_SEQ)
-        return evq_push_slow(q, ev, e);
+    return q->nfree != 0 && q->next_seq != EVQ_MAX_SEQ;
+}
+
+static inline void evq_heap_put(evq *q, sim_event ev)
+{
+    assert(ev.time_ns >= q->now_ns && evq_heap_fits(q));
     uint32_t slot = q->free[--q->nfree];
     ev.seq = q->next_seq++;
     q->slots[slot] = ev;
@@ -190,7 +216,48 @@ static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
         i = p;
     }
     h[i] = k;
+}
+
+/* Insert `ev` (its seq is overwritten).  Scheduling into the past, before
+ * the last popped event, is a simulator bug and is asserted against.
+ * Returns 0, or -1 if the queue could not grow or hit its limits. */
+static inline int evq_push(evq *q, sim_event ev, ddio_err *e)
+{
+    assert(ev.time_ns >= q->now_ns);
+    if (!evq_heap_fits(q))
+        return evq_push_slow(q, ev, e);
+    evq_heap_put(q, ev);
     return 0;
+}
+
+/* Is every pending event later than t?  evq_next_time(q) > t, on the
+ * keys' times alone: no minimum to find, & rather than &&, no branch per
+ * key. */
+static inline int evq_all_after(const evq *q, uint64_t t)
+{
+    int later = !q->front_n || q->front.time_ns > t;
+    later &= (uint64_t)(q->heap[0] >> 64) > t;
+    for (int i = 0; i < EVQ_LANES; i++)
+        later &= (uint64_t)(q->lane_key[i] >> 64) > t;
+    return later;
+}
+
+/* Can an event at time t go to the front (it pops next)?  It must be due
+ * now, before nothing else (a pending event due now has a smaller seq), and
+ * the front empty.  Then evq_front_put may push it. */
+static inline int evq_front_fits(const evq *q, uint64_t t)
+{
+    return t == q->now_ns && !q->front_n && q->next_seq != EVQ_MAX_SEQ && evq_all_after(q, t);
+}
+
+static inline void evq_front_put(evq *q, sim_event ev)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(evq_front_fits(q, ev.time_ns));
+#endif
+    ev.seq = q->next_seq++;
+    q->front = ev;
+    q->front_n = 1;
 }
 
 /* Can `lane` take an event at time t without growing and in order?  Then
@@ -216,7 +283,6 @@ static inline void evq_lane_put(evq *q, int lane, sim_event ev)
         q->lane_key[lane] = evq_event_key(&ev);
     l->ev[(l->head + l->n++) & l->mask] = ev;
     l->last_ns = ev.time_ns;
-    q->lane_pending++;
 }
 
 /* A lane for events of one kind pushed one at a time (the next arrival):
@@ -240,7 +306,6 @@ static inline int evq_single_put(evq *q, int lane, uint64_t t)
     q->lane_key[lane] = evq_event_key(ev);
     l->n = 1;
     l->last_ns = t;
-    q->lane_pending++;
     return 0;
 }
 
@@ -261,13 +326,18 @@ static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
 /* Remove the earliest event into *out; returns 1, or 0 when empty. */
 static inline int evq_pop(evq *q, sim_event *out)
 {
+    if (q->front_n) {   /* its time is now: the clock stays */
+        assert(q->front.time_ns == q->now_ns);
+        q->front_n = 0;
+        *out = q->front;
+        return 1;
+    }
     /* evq_earliest without its emptiness test (the heap's count says). */
     const int src = evq_argmin(q);
     if (src >= 0) {
         evq_lane *l = &q->lane[src];
         *out = l->ev[l->head++ & l->mask];
         q->lane_key[src] = --l->n ? evq_event_key(&l->ev[l->head & l->mask]) : EVQ_NO_KEY;
-        q->lane_pending--;
         q->now_ns = out->time_ns;
         return 1;
     }

@@ -82,7 +82,9 @@ typedef struct nic_ops {
     void (*tx_completion)(struct dsim *s, uint32_t c);
     /* Would the driver refill core c's RX ring now?  (An idle core wakes
      * for it.)  rx_refill posts what its rule posts, after a burst of `n`
-     * received packets (n may be 0: an idle poll). */
+     * received packets (n may be 0: an idle poll).  With no descriptor
+     * consumed and unposted (rx_unposted 0) neither is due nor does
+     * anything, so the simulator does not call them then. */
     int (*rx_refill_due)(const struct dsim *s, const struct dsim_core *cs);
     void (*rx_refill)(struct dsim *s, uint32_t c, uint32_t n);
     /* Would tx_burst free sent buffers now (never with none sent:

@@ -93,9 +93,8 @@ static void mlx5_rx_refill(dsim *s, uint32_t c, uint32_t n)
     const ddio_driver *d = &s->cfg->workload.driver;
     if (d->rx_refill == DDIO_REFILL_THRESHOLD && cs->rx_unposted < d->rx_free_thresh)
         return;
-    uint32_t posted = 0, unposted = cs->rx_unposted;
-    while (posted < unposted && rx_post_one(s, c) == 0)   /* pool exhausted: the rest stay empty (rx_nombuf) */
-        posted++;
+    uint32_t unposted = cs->rx_unposted;
+    uint32_t posted = rx_post(s, c, unposted);   /* pool exhausted: the rest stay empty (rx_nombuf) */
     dsim_len_add(s, cs, Q_RX_REPLENISH, posted);   /* all at this time: one update */
     if (posted && s->trace)
         dsim_trace(s, NIC_TR_RX_REFILL, c, 0, posted, unposted);
