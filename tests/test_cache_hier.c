@@ -313,7 +313,7 @@ Test(cache_hier, clflush_writes_back_and_drops)
 
 /* A write DMA of n lines from `first` (the first / last written in part
  * when head / tail) through the public entry, hier_dma_run. */
-static uint32_t write_run(hier *h, uint64_t first, uint32_t n, int head, int tail, uint64_t *hints,
+static uint32_t write_run(hier *h, uint64_t first, uint32_t n, int head, int tail, hier_hint_word *hints,
                           uint32_t *part_hits)
 {
     const hier_dma d = {.first = first, .n = n, .write = 1, .head_partial = (uint8_t)head,
@@ -322,7 +322,7 @@ static uint32_t write_run(hier *h, uint64_t first, uint32_t n, int head, int tai
 }
 
 /* A read DMA of n lines from `first`, the same way. */
-static uint32_t read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
+static uint32_t read_run(hier *h, uint64_t first, uint32_t n, hier_hint_word *hints)
 {
     const hier_dma d = {.first = first, .n = n};
     return hier_dma_run(h, &d, hints, NULL);
@@ -416,7 +416,7 @@ static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, con
     const uint64_t lines = 300;
     /* Line hints for the run calls, per absolute line; every other run
      * goes without them. */
-    uint64_t *hints = calloc(lines + 64, sizeof *hints);
+    hier_hint_word *hints = calloc(lines + 64, sizeof *hints);
     for (int i = 0; i < 30000; i++) {
         uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
         uint32_t core = (uint32_t)ddio_rng_below(&rng, 3);
@@ -472,6 +472,39 @@ static void fast_equals_general(enum hier_mode mode, enum cache_mapping map, con
     pair_expect_same_state_and_free(h);
 }
 
+/* A zero hint word (a line no run met yet) sends the runs' tight loop to
+ * way 0 of the guard block before set 0 (cache.h), whose tags hold no
+ * line: the guard's tags, and runs over line 0 (the line a zeroed tag
+ * would name) with zero hints against the general path. */
+Test(cache_hier, a_zero_hint_meets_the_guard_block)
+{
+    hier_config c = pair_config(HIER_NONINCLUSIVE, "lru", NULL);
+    hier h[2];
+    pair_init(h, &c);
+    const uint64_t *guard = (const uint64_t *)(const void *)(h[0].llc.blocks - h[0].llc.block_bytes);
+    for (uint32_t w = 0; w < h[0].llc.tag_slots; w++)
+        cr_assert_eq(guard[w], CACHE_INVALID);
+    for (int round = 0; round < 3; round++) {
+        hier_hint_word hints[8] = {0};   /* fresh each round: zero hints on lines the LLC holds */
+        uint32_t ph, ref = 0;
+        cr_assert_eq(write_run(&h[0], 0, 8, 0, 0, hints, &ph), round ? 8u : 0u);
+        for (uint64_t l = 0; l < 8; l++) {
+            hier_result r;
+            hier_access(&h[1], REQ_PCIE_WR_FULL, 0, l, 0, &r);
+            ref += r.hit;
+        }
+        cr_assert_eq(ref, round ? 8u : 0u);
+        memset(hints, 0, sizeof hints);
+        cr_assert_eq(read_run(&h[0], 0, 8, hints), 8u);
+        for (uint64_t l = 0; l < 8; l++) {
+            hier_result r;
+            hier_access(&h[1], REQ_PCIE_RD, 0, l, 0, &r);
+        }
+        pair_expect_same_places(h, 8, round);
+    }
+    pair_expect_same_state_and_free(h);
+}
+
 Test(cache_hier, fast_paths_equal_general_path)
 {
     fast_equals_general(HIER_NONINCLUSIVE, MAP_XOR, "lru", 1);
@@ -504,7 +537,7 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
     ddio_rng_seed(&rng, seed);
     enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
     const uint64_t lines = BUFS * BUF_LINES + OTHER;
-    uint64_t hints[BUFS * BUF_LINES];
+    hier_hint_word hints[BUFS * BUF_LINES];
     memset(hints, 0, sizeof hints);
     uint64_t total = 0;
     for (int i = 0; i < 6000; i++) {
@@ -643,7 +676,7 @@ static void pcie_read_equal(enum hier_mode mode, const char *policy, uint64_t se
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 120;
-    uint64_t hints[128];   /* lines + the longest run */
+    hier_hint_word hints[128];   /* lines + the longest run */
     memset(hints, 0, sizeof hints);
     uint64_t col_seen[COL_COUNT] = {0}, shared_with_copy = 0;
     for (int i = 0; i < 6000; i++) {
@@ -815,7 +848,7 @@ static void access_hint_equal(enum hier_mode mode, const char *policy, uint64_t 
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
     const uint64_t lines = 90;
-    uint64_t hints[100];   /* lines + the longest run */
+    hier_hint_word hints[100];   /* lines + the longest run */
     memset(hints, 0, sizeof hints);
     for (int i = 0; i < 8000; i++) {
         uint64_t line = ddio_rng_below(&rng, lines);

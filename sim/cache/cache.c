@@ -33,12 +33,14 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
     c->meta_off = l.meta_off;
     c->repl_off = l.repl_off;
     c->block_bytes = l.block_bytes;
-    c->blocks = ddio_table_alloc(c->block_bytes * c->nsets);
-    if (!c->blocks) {
+    uint8_t *table = ddio_table_alloc(c->block_bytes * (c->nsets + (uint64_t)1));
+    if (!table) {
         uint32_t nsets = c->nsets;   /* cache_free clears it */
         cache_free(c);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory for a %u-set cache", nsets);
     }
+    c->blocks = table + c->block_bytes;   /* after the guard block (cache.h) */
+    memset(table, 0xFF, c->tag_slots * sizeof(uint64_t));
     for (uint32_t s = 0; s < c->nsets; s++)
         memset(cache_tags(c, s), 0xFF, c->tag_slots * sizeof(uint64_t));   /* CACHE_INVALID */
     repl_config prc = *rc;
@@ -55,7 +57,8 @@ int cache_init(cache *c, const cache_geom *g, const repl_config *rc, ddio_err *e
 void cache_free(cache *c)
 {
     repl_destroy(c->repl);
-    ddio_table_free(c->blocks, c->block_bytes * c->nsets);
+    if (c->blocks)
+        ddio_table_free(c->blocks - c->block_bytes, c->block_bytes * (c->nsets + (uint64_t)1));
     memset(c, 0, sizeof *c);
 }
 

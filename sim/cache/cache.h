@@ -12,7 +12,10 @@
  * of them is 16-byte aligned), a bitmask of the valid ways, one metadata
  * byte per line for the caller (coherence state), then the policy's
  * per-line metadata.  One simulated access therefore touches one small
- * region of memory. */
+ * region of memory.  Before set 0's block lies a guard block whose tags
+ * are all CACHE_INVALID and which nothing writes: the DMA runs' tight loop
+ * (hier_run.c) reads way 0 of "set -1" for a zero hint word, and finds no
+ * line there, without a test of its own. */
 #ifndef DDIOSIM_CACHE_CACHE_H
 #define DDIOSIM_CACHE_CACHE_H
 
@@ -32,7 +35,7 @@ typedef struct cache {
     cache_mapper map;
     uint32_t nsets, ways;
     uint64_t full_mask;     /* all ways */
-    uint8_t *blocks;        /* nsets blocks of block_bytes */
+    uint8_t *blocks;        /* nsets blocks of block_bytes, after a guard block (below) */
     uint64_t block_bytes;
     uint32_t tag_slots;     /* ways rounded up to a multiple of 4: tags are compared 4 at a time */
     uint32_t meta_off;      /* offset of the caller's metadata bytes in a block */

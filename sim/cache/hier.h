@@ -110,6 +110,14 @@ void hier_free(hier *h);
  * only saves the set mapping and lookups. */
 #define HIER_HINT_NO_WAY 0xFFu
 
+/* A hint word as callers keep it, per line (hier_dma_run's `hints`): 32
+ * bits, so that a buffer's hints take half the host memory (at 18 cores
+ * their loads are a cold miss per DMA).  A word of an LLC with
+ * HIER_HINT_MAX_SETS sets or more would not fit: for such a hierarchy the
+ * DMA runs leave the words at 0 (no hint), which never changes a result. */
+typedef uint32_t hier_hint_word;
+#define HIER_HINT_MAX_SETS ((1u << 24) - 1)
+
 /* The hint word naming the LLC set of `line` (a pure function of it). */
 static inline uint64_t hier_hint(const hier *h, uint64_t line)
 {
@@ -140,7 +148,7 @@ typedef struct hier_dma {
  * these lines between calls (e.g. per buffer line), zero-initialised, read
  * and written here: where each line was found last time.  A core's later
  * hier_access of such a line may pass its word. */
-uint32_t hier_dma_run(hier *h, const hier_dma *d, uint64_t *hints, uint32_t *part_hits);
+uint32_t hier_dma_run(hier *h, const hier_dma *d, hier_hint_word *hints, uint32_t *part_hits);
 
 /* --- entries for a caller that remembers where its lines are -----------------
  *
@@ -178,8 +186,8 @@ void hier_core_wr_hint(hier *h, uint32_t core, uint64_t line, uint64_t hint, hie
 /* hier_dma_run of a write and of a read, the DMA's fields as arguments
  * (the simulator's NIC calls them once per DMA). */
 uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
-                             uint32_t *part_hits, uint64_t *hints);
-uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints);
+                             uint32_t *part_hits, hier_hint_word *hints);
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, hier_hint_word *hints);
 
 /* hier_access_set through the entry for `req` when there is one: with a
  * constant `req` the choice is made at compile time. */

@@ -160,7 +160,8 @@ static void derive_fast_paths(hier *h, int on)
 /* pcie_run's way masks (from fast_ways / drop_ways), a hint's way byte
  * tested by its low 6 bits: way 63 left out, so HIER_HINT_NO_WAY (63 in those
  * bits) fails without a bound check (the tight loop needs the nibble
- * order, at most 16 ways, so no way is lost). */
+ * order, at most 16 ways, so no way is lost); and whether the runs keep
+ * hint words at all (they must fit in a hier_hint_word). */
 static void derive_runs(hier *h)
 {
     struct hier_fast *f = hier_fast_of(h);
@@ -169,6 +170,7 @@ static void derive_runs(hier *h)
     f->run_plain[1] = f->fast_ways[REQ_PCIE_WR_FULL] & ~f->drop_ways[REQ_PCIE_WR_FULL] & no63;
     f->run_drop = f->drop_ways[REQ_PCIE_WR_FULL] & no63;
     f->run_plain_part = f->fast_ways[REQ_PCIE_WR_PART] & ~f->drop_ways[REQ_PCIE_WR_PART] & no63;
+    f->run_hints = h->llc.nsets < HIER_HINT_MAX_SETS;
 }
 
 void hier_set_general_only(hier *h, int on)

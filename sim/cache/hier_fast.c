@@ -113,8 +113,9 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
  * in memory has none.  hier_access_general's work for these cells without the
  * table walk, once the caller dropped the L2 copy: `col` is the column
  * the line was in (COL_L2_EM, COL_L2_S or COL_MEM). */
-static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum coh_req req, uint64_t line,
-                                                                  uint32_t llc_set, uint32_t col, hier_result *res)
+static inline __attribute__((always_inline)) uint32_t pcie_wr_miss_at(hier *h, enum coh_req req, uint64_t line,
+                                                                      uint32_t llc_set, uint32_t col,
+                                                                      hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -127,17 +128,19 @@ static inline __attribute__((always_inline)) void pcie_wr_miss_at(hier *h, enum 
     res->region = col_region(col);
     res->mem_reads = mem_reads;
     res->mem_writebacks = 0;
-    llc_insert_inline(h, line, llc_set, f->wr_miss_mask, ST_M, res);   /* M: the request writes (choice 1) */
+    const uint32_t way = llc_insert_inline(h, line, llc_set, f->wr_miss_mask, ST_M, res);   /* M: the request writes (choice 1) */
     count_access(h, req, res);
+    return way;
 }
 
 /* pcie_wr_miss_at after dropping the L2 copy the snoop filter names;
- * `llc_set` is the line's LLC set, which misses. */
-__attribute__((noinline)) void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
-                                               hier_result *res)
+ * `llc_set` is the line's LLC set, which misses.  Returns the way the
+ * line went to. */
+__attribute__((noinline)) uint32_t hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
+                                                   hier_result *res)
 {
     const uint8_t st = l2_drop_any(h, line);
-    pcie_wr_miss_at(h, req, line, llc_set, st == ST_I ? COL_MEM : coh_l2_col((enum coh_state)st), res);
+    return pcie_wr_miss_at(h, req, line, llc_set, st == ST_I ? COL_MEM : coh_l2_col((enum coh_state)st), res);
 }
 
 /* l2_insert_at_slot out of line: core_move_lean's fill into a full L2 set
@@ -291,7 +294,7 @@ static inline __attribute__((always_inline)) void access_matched(hier *h, enum c
         return;
     }
     if ((req == REQ_PCIE_WR_FULL || req == REQ_PCIE_WR_PART) && !match && f->wr_miss_fast[req]) {
-        hier_pcie_wr_miss(h, req, line, set, res);
+        (void)hier_pcie_wr_miss(h, req, line, set, res);
         return;
     }
     if ((match & f->core_move_ways) && (req == REQ_CORE_RD || req == REQ_CORE_WR) &&

@@ -43,6 +43,7 @@ struct hier_fast {
     uint64_t wr_miss_mask;          /* the ways its cells allocate the line in (LLC_TO_DDIO: the DDIO ways) */
     uint64_t run_plain[2];          /* DMA runs (read, write): full lines' plain fast ways, without way 63 */
     uint64_t run_drop, run_plain_part;  /* write runs: full lines' drop ways, partial lines' plain ways (the same) */
+    int run_hints;                  /* the runs keep hint words: the LLC has fewer than HIER_HINT_MAX_SETS sets */
     int l2_lean;                    /* a core request's own-L2 hit: hier_fast.c core_l2_mru / core_entry_in, with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
@@ -89,8 +90,9 @@ uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, ui
 void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_result *res);
 
 /* hier_fast.c: a PCIe write (full or partial) of a line no LLC way holds
- * (wr_miss_fast[req]); `llc_set` is the line's LLC set. */
-void hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set, hier_result *res);
+ * (wr_miss_fast[req]); `llc_set` is the line's LLC set.  Returns the LLC
+ * way the line went to (a DMA run's hint for it). */
+uint32_t hier_pcie_wr_miss(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set, hier_result *res);
 
 /* --- the regions and columns ------------------------------------------------ */
 

@@ -23,14 +23,16 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
  * line; returns where it stopped.  `l`: the LLC's block layout, constants
  * at the usual call; `rule`: the LLC policy's hit rule, its kind a
  * constant (run_tight). */
-static inline __attribute__((always_inline)) const uint64_t *
-tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t line, uintptr_t blocks_m1,
+static inline __attribute__((always_inline)) const hier_hint_word *
+tight_lines(hier *h, int write, const hier_hint_word *hp, const hier_hint_word *he, uint64_t line, uintptr_t blocks_m1,
             sb_layout l, uint64_t plain_tight, const repl_hit_rule rule, uint32_t *cnt)
 {
     for (; hp < he; hp++, line++) {
         const uint64_t hv = *hp;
         const uint32_t w = (uint32_t)hv & 63;
-        if (hv < 0x100 || !((plain_tight >> w) & 1))
+        /* A zero hint (a line no run met yet) reads way 0 of the guard
+         * block before set 0 (cache.h), whose tags hold no line. */
+        if (!((plain_tight >> w) & 1))
             break;
         uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * l.block_bytes);   /* cache_tags */
         if (((const uint64_t *)(const void *)blk)[w] != line)
@@ -52,14 +54,24 @@ tight_lines(hier *h, int write, const uint64_t *hp, const uint64_t *he, uint64_t
     return hp;
 }
 
+/* The hint word of (set, way) as the runs store it: hier_hint_at in 32
+ * bits, which it fits when hints are kept (hier_fast.run_hints). */
+static inline __attribute__((always_inline)) hier_hint_word run_hint_at(uint32_t set, uint32_t way)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set < HIER_HINT_MAX_SETS && way <= HIER_HINT_NO_WAY);
+#endif
+    return (hier_hint_word)hier_hint_at(set, way);
+}
+
 static const repl_hit_rule nibble_rule = {.kind = REPL_HIT_NIBBLE};
 
 /* tight_lines for the policies whose hit is not the nibble order's, out of
  * pcie_run (whose registers stay the nibble loop's): one loop per kind,
  * the kind a constant in each; the rule copied first (a metadata store may
  * alias the fast state). */
-static __attribute__((noinline)) const uint64_t *tight_lines_rule(hier *h, int write, const uint64_t *hp,
-                                                                  const uint64_t *he, uint64_t line,
+static __attribute__((noinline)) const hier_hint_word *tight_lines_rule(hier *h, int write, const hier_hint_word *hp,
+                                                                  const hier_hint_word *he, uint64_t line,
                                                                   uintptr_t blocks_m1, sb_layout l,
                                                                   uint64_t plain_tight, int geom12, uint32_t *cnt)
 {
@@ -132,7 +144,7 @@ static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int 
 /* Start loading the set blocks of lines base..base+m-1 of the run; without
  * hints their sets go to `sets`. */
 static inline __attribute__((always_inline)) void run_prefetch(hier *h, const run *r, int write,
-                                                               const uint64_t *hints, uint32_t base, uint32_t m,
+                                                               const hier_hint_word *hints, uint32_t base, uint32_t m,
                                                                uint32_t *sets)
 {
     if (hints && write) {
@@ -141,10 +153,9 @@ static inline __attribute__((always_inline)) void run_prefetch(hier *h, const ru
          * one-line block is harmless).  Not for a read run: its lines are
          * the ones a write run did shortly before, so their blocks are
          * still in the host's caches (docs/performance.md). */
-        for (const uint64_t *hp = hints + base, *he = hp + m; hp < he; hp++) {
-            /* A zero hint (a buffer's first DMA) prefetches the address
-             * before the blocks, which is harmless (a prefetch never
-             * faults): no test per line. */
+        for (const hier_hint_word *hp = hints + base, *he = hp + m; hp < he; hp++) {
+            /* A zero hint (a buffer's first DMA) prefetches the guard
+             * block (cache.h): no test per line. */
             const uint64_t hv = *hp;
             /* cache_tags of the hint's set */
             const uint8_t *b = (const uint8_t *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
@@ -165,13 +176,13 @@ static inline __attribute__((always_inline)) void run_prefetch(hier *h, const ru
 
 /* Line k of a write run, when its hint names a way of `ways` that holds
  * it: its set block, and its way in *w, else NULL. */
-static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, const run *r, const uint64_t *hints,
+static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, const run *r, const hier_hint_word *hints,
                                                                  uint32_t k, uint64_t ways, uint32_t *w)
 {
     const uint64_t hv = hints[k];
     *w = (uint32_t)hv & 63;
     uint8_t *blk = (uint8_t *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
-    if (hv < 0x100 || !((ways >> *w) & 1) || ((const uint64_t *)(const void *)blk)[*w] != r->first + k)
+    if (!((ways >> *w) & 1) || ((const uint64_t *)(const void *)blk)[*w] != r->first + k)   /* 0: the guard */
         return NULL;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     const uint32_t set = (uint32_t)(hv >> 8) - 1;
@@ -202,7 +213,7 @@ static inline __attribute__((always_inline)) void tight_hit(hier *h, run *r, uin
  * copy went to, with the core's L2 (S) copy, which is dropped): the tight
  * loop's work.  Returns 1 when done. */
 static inline __attribute__((always_inline)) int tight_drop_line(hier *h, run *r, uint32_t *cnt,
-                                                                 const uint64_t *hints, uint32_t k)
+                                                                 const hier_hint_word *hints, uint32_t k)
 {
     uint32_t w;
     uint8_t *blk = run_hinted(h, r, hints, k, r->drop_tight, &w);
@@ -217,7 +228,7 @@ static inline __attribute__((always_inline)) int tight_drop_line(hier *h, run *r
 /* The partial last line k of a write run (most runs' tail), when its hint
  * names a plain way of the partial write that holds it: the tight loop's
  * work, counted as partial.  Returns 1 when done. */
-static inline __attribute__((always_inline)) int tight_part_line(hier *h, run *r, const uint64_t *hints, uint32_t k)
+static inline __attribute__((always_inline)) int tight_part_line(hier *h, run *r, const hier_hint_word *hints, uint32_t k)
 {
     uint32_t w;
     uint8_t *blk = run_hinted(h, r, hints, k, r->plain_part, &w);
@@ -245,14 +256,14 @@ enum { TIGHT_LINE = 0, TIGHT_NEXT, TIGHT_BREAK };
  * work too.  It does what run_line does for them (the hint it would store
  * is the one read). */
 static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint32_t *cnt, int write,
-                                                           const uint64_t *hints, uint32_t base, uint32_t *ip,
+                                                           const hier_hint_word *hints, uint32_t base, uint32_t *ip,
                                                            uint32_t m)
 {
     const uint32_t start = *ip;
     const uint32_t end = r->tight_hi - base < m ? r->tight_hi - base : m;
     /* Walked by pointer, the set block from the hint's set + 1. */
-    const uint64_t *hp = hints + base + start;
-    const uint64_t *const he = hints + base + (end > start ? end : start);
+    const hier_hint_word *hp = hints + base + start;
+    const hier_hint_word *const he = hints + base + (end > start ? end : start);
     const uint64_t line = r->first + base + start;
     if (r->kind != REPL_HIT_NIBBLE)
         hp = tight_lines_rule(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, r->geom12, cnt);
@@ -279,7 +290,7 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
  * cell of `req` (fast_ways, or drop_ways: an L2 (S) copy is dropped first):
  * fast path 1's work, a full line's count left for the end of the run. */
 static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, uint32_t *cnt,
-                                                               uint64_t *hints, uint32_t k, uint64_t line,
+                                                               hier_hint_word *hints, uint32_t k, uint64_t line,
                                                                uint32_t set, uint64_t match, enum coh_req req,
                                                                int partial)
 {
@@ -303,13 +314,13 @@ static inline __attribute__((always_inline)) void run_keep_hit(hier *h, run *r, 
     }
     r->hits++;
     if (hints)
-        hints[k] = hier_hint_at(set, way);
+        hints[k] = run_hint_at(set, way);
 }
 
 /* Line k (`line`, LLC set `set`, found in `match`) meeting any other cell:
  * the PCIe read or write miss fast paths, or the general access.  `rd_meta`:
  * for a hinted read, the L2 metadata byte run_line found (or NULL). */
-static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int write, uint64_t *hints,
+static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int write, hier_hint_word *hints,
                                                             uint32_t k, uint64_t line, uint32_t set, uint64_t match,
                                                             int partial, uint8_t *rd_meta)
 {
@@ -324,20 +335,22 @@ static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int
         if (way < r->lay.ways)
             hint_way = way;
     } else if (write && !match && f->wr_miss_fast[req]) {
-        hier_pcie_wr_miss(h, req, line, set, &res);
+        /* The way the line went to, for the read run that follows (the
+         * packet's transmission): its tight loop then takes the line. */
+        hint_way = hier_pcie_wr_miss(h, req, line, set, &res);
     } else {
         hier_access_general(h, req, 0, line, set, match, &res);
     }
     r->hits += res.hit;
     r->phits += (uint32_t)(res.hit & partial);
     if (hints)
-        hints[k] = hier_hint_at(set, hint_way);
+        hints[k] = run_hint_at(set, hint_way);
 }
 
 /* Line k of the run, in LLC set `set`, the tight loop's lines aside:
  * exactly one hier_access, and its hint word updated. */
 static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint32_t *cnt, int write,
-                                                           uint64_t *hints, uint32_t k, uint32_t set)
+                                                           hier_hint_word *hints, uint32_t k, uint32_t set)
 {
     struct hier_fast *const f = hier_fast_of(h);
     const uint64_t line = r->first + k;
@@ -360,7 +373,7 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
             const uint32_t way = pcie_rd_miss_at(h, line, set, rd_meta, &res);
             r->hits++;
             HIER_TAKEN(h, rd_owned, 1);
-            hints[k] = hier_hint_at(set, way < r->lay.ways ? way : HIER_HINT_NO_WAY);
+            hints[k] = run_hint_at(set, way < r->lay.ways ? way : HIER_HINT_NO_WAY);
             return;
         }
         match = sb_match(t, r->lay.tag_slots, line);
@@ -397,7 +410,7 @@ static inline __attribute__((always_inline)) void run_count(hier *h, const run *
  * reads is copied into the run first. */
 static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int write, uint64_t first, uint32_t n,
                                                                int head_partial, int tail_partial,
-                                                               uint32_t *part_hits, uint64_t *hints)
+                                                               uint32_t *part_hits, hier_hint_word *hints)
 {
     run r;
     run_init(h, &r, write, first, n, head_partial, tail_partial);
@@ -431,23 +444,24 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
 }
 
 /* pcie_run is compiled once per (write, hints or not): the hint tests
- * leave the line loop. */
+ * leave the line loop.  The hints of an LLC whose hint words would not fit
+ * in 32 bits are not used (they stay 0). */
 uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
-                             uint32_t *part_hits, uint64_t *hints)
+                             uint32_t *part_hits, hier_hint_word *hints)
 {
-    if (hints)
+    if (hints && hier_fast_of(h)->run_hints)
         return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
     return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, NULL);
 }
 
-uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, uint64_t *hints)
+uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, hier_hint_word *hints)
 {
-    if (hints)
+    if (hints && hier_fast_of(h)->run_hints)
         return pcie_run(h, 0, first, n, 0, 0, NULL, hints);
     return pcie_run(h, 0, first, n, 0, 0, NULL, NULL);
 }
 
-uint32_t hier_dma_run(hier *h, const hier_dma *d, uint64_t *hints, uint32_t *part_hits)
+uint32_t hier_dma_run(hier *h, const hier_dma *d, hier_hint_word *hints, uint32_t *part_hits)
 {
     if (d->write)
         return hier_pcie_write_run(h, d->first, d->n, d->head_partial, d->tail_partial, part_hits, hints);

@@ -164,7 +164,7 @@ static const ddio_line_op *packet_ops(dsim *s, uint32_t len, size_t *n)
  * dsim_data_line_addr(buf, 0) >> line_shift; line k is base + k), and its
  * DMA hint word (0: none; line k of the data area is line k of every DMA
  * into the buffer). */
-static inline uint64_t op_line(const dsim *s, uint64_t base, const uint64_t *hints, const ddio_line_op *op,
+static inline uint64_t op_line(const dsim *s, uint64_t base, const hier_hint_word *hints, const ddio_line_op *op,
                                uint64_t *line)
 {
     *line = base + op->line;
@@ -181,7 +181,7 @@ static double process_packet(dsim *s, uint32_t c, uint32_t buf)
     double ns = 0;
     int first = 1;
     /* Where the DMA runs found the data lines (hier_dma_run). */
-    const uint64_t *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
+    const hier_hint_word *hints = s->line_hints + (uint64_t)buf * s->hint_lines;
     uint64_t base = dsim_data_line_addr(s, buf, 0) >> s->line_shift;
     for (size_t i = 0; i < n; i++) {
         uint64_t line;

@@ -125,7 +125,7 @@ typedef struct dsim {
     uint64_t *buf_data;         /* per buffer: mbuf_data_addr (kept: it divides by per_page) */
     uint32_t rx_mask, tx_mask;  /* rx_ring - 1, tx_ring - 1 (powers of two: ring_init) */
     uint8_t *flow_queue;        /* generated flows: 1 + RX queue, 0 = not yet hashed (nic_queue_of); or NULL */
-    uint64_t *line_hints;       /* per buffer, hint_lines words: where its data lines were (hier_dma_run) */
+    hier_hint_word *line_hints; /* per buffer, hint_lines words: where its data lines were (hier_dma_run) */
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
     double ghz;
@@ -429,7 +429,7 @@ static inline uint64_t dsim_int_area(const dsim_core *cs, int q)
 /* The hierarchy's location hints for the n data lines a DMA into `buf`
  * covers (it starts at the data area, so line k of every DMA is the same
  * line); NULL if n is more than a buffer can hold. */
-static inline uint64_t *dsim_line_hints(dsim *s, uint32_t buf, uint32_t n)
+static inline hier_hint_word *dsim_line_hints(dsim *s, uint32_t buf, uint32_t n)
 {
     return n <= s->hint_lines ? s->line_hints + (uint64_t)buf * s->hint_lines : NULL;
 }
