@@ -265,6 +265,19 @@ static void duel_hit_rule(const repl_policy *p, repl_hit_rule *r)
         *r = a;
 }
 
+/* A set's victims and removals are its policy's: the members' rule when
+ * they choose alike (every set then does whichever member it uses); its
+ * fills go through duel_fill, which counts PSEL. */
+static void duel_evict_rule(const repl_policy *p, repl_evict_rule *r)
+{
+    const duel *d = p->priv;
+    const repl_evict_rule a = repl_evict_rule_of(&d->a), b = repl_evict_rule_of(&d->b);
+    if (!d->split || repl_evict_choice_same(&a, &b)) {
+        *r = a;
+        r->fill = 0;
+    }
+}
+
 static void duel_init_set(repl_policy *p, uint32_t set)
 {
     duel *d = p->priv;
@@ -315,6 +328,7 @@ const repl_ops repl_dip_ops = {
     .on_invalidate = duel_invalidate,
     .free = duel_free,
     .hit_rule = duel_hit_rule,
+    .evict_rule = duel_evict_rule,
 };
 
 const repl_ops repl_drrip_ops = {
@@ -329,6 +343,7 @@ const repl_ops repl_drrip_ops = {
     .on_invalidate = duel_invalidate,
     .free = duel_free,
     .hit_rule = duel_hit_rule,
+    .evict_rule = duel_evict_rule,
 };
 
 /* --- duel:A,B ------------------------------------------------------------ */
@@ -366,6 +381,7 @@ const repl_ops repl_duel_ops = {
     .free = duel_free,
     .hit_rule = duel_hit_rule,
     .fill_way = duel_fill_way,
+    .evict_rule = duel_evict_rule,
 };
 
 int repl_duel_psel(const repl_policy *p, uint32_t *psel, uint32_t *mid)
