@@ -338,7 +338,7 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
         const uint32_t way = sb_fill_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask, line, state);
         if (__builtin_expect(way != UINT32_MAX, 1))
             return way;
-    } else if (f->llc_evict.kind != REPL_EVICT_OPS && f->llc_evict.fill &&
+    } else if (f->llc_evict.kind != REPL_EVICT_OPS &&
                sb_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask)) {
         /* RRIP, QLRU: an empty way, no victim (fill_in's choice, which is
          * then an empty way). */

@@ -253,8 +253,12 @@ static inline uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo, i
 /* ... and the ages after a hit on `way` under rule r (REPL_HIT_QLRU). */
 static inline uint64_t repl_qlru_hit_word(const repl_hit_rule *r, uint64_t x, uint32_t way)
 {
-    const uint32_t sh = 2 * way;
-    const uint64_t y = (x & ~(3ull << sh)) | (uint64_t)(((uint32_t)r->qlru_table >> (2 * ((x >> sh) & 3))) & 3) << sh;
+    const uint32_t sh = 2 * way, a = (uint32_t)(x >> sh) & 3, v = ((uint32_t)r->qlru_table >> (2 * a)) & 3;
+    /* The age stays and another way is at 3: no U lifts or steps (a
+     * line hit again). */
+    if (v == a && repl_qlru_at3(x, r->qlru_lo & ~(1ull << sh)))
+        return x;
+    const uint64_t y = (x & ~(3ull << sh)) | (uint64_t)v << sh;
     return r->qlru_umo ? y : repl_qlru_age_word(r->qlru_u, y, r->qlru_lo, (int32_t)way);
 }
 

@@ -45,7 +45,7 @@ typedef struct duel {
     uint32_t region;                    /* REGION: sets per region, 0 = no leaders */
     uint32_t slice_sets, groups, group_sets;   /* DIAGONAL; groups = 0: no leaders */
     int split;              /* 1: A and B differ beyond insertion, each op asks the set's policy */
-    uint8_t *role;          /* split: role_of() per set, so that a hit costs no division */
+    uint8_t *role;          /* role_of() per set, so that a hit or a fill costs no division */
 } duel;
 
 enum { FOLLOWER = 0, LEADER_A, LEADER_B };
@@ -188,19 +188,18 @@ static int duel_init_with(repl_policy *p, const repl_ops *a, const char *a_name,
     }
     d->split = !(a->on_hit == b->on_hit && a->victim == b->victim && a->on_invalidate == b->on_invalidate &&
                  a->fill_way == b->fill_way && !d->a.priv && !d->b.priv);
-    if (d->split) {
-        d->role = malloc(p->nsets);
-        if (!d->role) {
-            if (b->free)
-                b->free(&d->b);
-            if (a->free)
-                a->free(&d->a);
-            free(d);
-            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-        }
-        for (uint32_t set = 0; set < p->nsets; set++)
-            d->role[set] = (uint8_t)role_of(d, set);
+    /* Every set's role, so that a hit or a fill costs no division. */
+    d->role = malloc(p->nsets);
+    if (!d->role) {
+        if (b->free)
+            b->free(&d->b);
+        if (a->free)
+            a->free(&d->a);
+        free(d);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
+    for (uint32_t set = 0; set < p->nsets; set++)
+        d->role[set] = (uint8_t)role_of(d, set);
     p->priv = d;
     p->state = d->a.state;
     return 0;
