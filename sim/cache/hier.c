@@ -150,7 +150,7 @@ uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, ui
     struct hier_fast *const f = hier_fast_of(h);
     llc_absent_check(h, line, set);
     cache_evicted ev;
-    uint32_t way = fill_in(&h->llc, f->llc_recency, f->llc_lru_fill, set, mask, line, state, &ev);
+    uint32_t way = fill_in(&h->llc, f->llc_recency, f->llc_lru_fill, &f->llc_evict, set, mask, line, state, &ev);
     if (__builtin_expect(ev.line != CACHE_INVALID, 0))
         llc_victim(h, way, ev.line, ev.meta, res);
     return way;
@@ -257,7 +257,7 @@ static void core_l2_hit(hier *h, enum coh_req req, uint32_t core, uint64_t line,
         /* Upgrade: a non-inclusive LLC gives up its (Shared) copy, and its
          * dirt, to the writer; an inclusive one keeps a stale copy. */
         if (coh_l2_hit_takes_llc(h->cfg.mode, req, st) && p->llc_way >= 0)
-            remove_in(&h->llc, hier_fast_of(h)->llc_recency, llc_set, (uint32_t)p->llc_way);
+            remove_in(&h->llc, hier_fast_of(h)->llc_recency, &hier_fast_of(h)->llc_evict, llc_set, (uint32_t)p->llc_way);
         *cache_meta(l2, set, (uint32_t)way) = (uint8_t)coh_l2_hit_state(req, st);
     }
 }
@@ -289,7 +289,7 @@ static int llc_action(hier *h, enum coh_req req, const coh_cell *cell, uint32_t 
         return dirty;
     case LLC_DROP:
         assert(p->llc_way >= 0);
-        remove_in(&h->llc, hier_fast_of(h)->llc_recency, llc_set, (uint32_t)p->llc_way);
+        remove_in(&h->llc, hier_fast_of(h)->llc_recency, &hier_fast_of(h)->llc_evict, llc_set, (uint32_t)p->llc_way);
         return dirty;
     case LLC_TO_DDIO:
         assert(p->llc_way < 0);
@@ -307,7 +307,7 @@ static int llc_action(hier *h, enum coh_req req, const coh_cell *cell, uint32_t 
     case LLC_WRITE_MEM:
         /* DDIO off: the copy goes, the request writes the line to memory. */
         if (p->llc_way >= 0)
-            remove_in(&h->llc, hier_fast_of(h)->llc_recency, llc_set, (uint32_t)p->llc_way);
+            remove_in(&h->llc, hier_fast_of(h)->llc_recency, &hier_fast_of(h)->llc_evict, llc_set, (uint32_t)p->llc_way);
         res->mem_writebacks += (uint8_t)coh_cell_mem_writes(cell);
         return 0;
     case LLC_TO_MEM:

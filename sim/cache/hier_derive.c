@@ -55,6 +55,9 @@ static void derive_layouts(hier *h, int on)
     f->llc_recency = !on && recency_inline(h->llc.repl);
     f->l2_recency = !on && recency_inline(h->l2[0].repl);
     f->llc_lru_fill = f->llc_recency && h->llc.repl->ops == &repl_lru_ops;
+    const repl_evict_rule no_rule = {.kind = REPL_EVICT_OPS};
+    f->llc_evict = on || f->llc_recency ? no_rule : repl_evict_rule_of(h->llc.repl);
+    f->l2_evict = on || f->l2_recency ? no_rule : repl_evict_rule_of(h->l2[0].repl);   /* every L2 has the same policy */
     /* pcie_lean: LRU / BIP order words at a fixed offset of each set block. */
     const int llc_in_blocks = h->llc.repl->base == h->llc.blocks + h->llc.repl_off &&
                               h->llc.repl->stride == h->llc.block_bytes;

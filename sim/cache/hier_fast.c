@@ -19,10 +19,9 @@
 
 void hier_touch_rule(const repl_hit_rule *rule, cache *c, uint32_t set, uint32_t way)
 {
-    if (rule->kind != REPL_HIT_OPS)
-        repl_hit_apply(rule, repl_line_state(c->repl, set), way);
-    else
-        cache_hit(c, set, way);
+    (void)rule;
+    assert(rule->kind == REPL_HIT_OPS);
+    cache_hit(c, set, way);
 }
 
 /* Fast path 1: a PCIe request meeting an LLC_KEEP cell in a way with no L2
@@ -98,7 +97,7 @@ static inline __attribute__((always_inline)) int access_core_fast(hier *h, enum 
         uint32_t lset = set_known ? llc_set : cache_set(&h->llc, line);
         uint64_t lm = match_in(&h->llc, lset, line);
         if (lm)
-            remove_in(&h->llc, f->llc_recency, lset, (uint32_t)__builtin_ctzll(lm));
+            remove_in(&h->llc, f->llc_recency, &f->llc_evict, lset, (uint32_t)__builtin_ctzll(lm));
     }
     return 1;
 }
@@ -210,7 +209,7 @@ static inline __attribute__((always_inline)) int access_core_move(hier *h, enum 
     }
     uint8_t llc_st = META_STATE(*cache_meta(&h->llc, set, way));
     uint32_t col = f->fast_col[way];
-    remove_in(&h->llc, f->llc_recency, set, way);
+    remove_in(&h->llc, f->llc_recency, &f->llc_evict, set, way);
     sb_hit_result(res, col, col_region(col));
     l2_insert_at_slot(h, core, line, (uint8_t)coh_core_fill_state(HIER_NONINCLUSIVE, req, L2_TO_EM, llc_st == ST_M),
                       slot, res);
@@ -324,7 +323,7 @@ static inline __attribute__((always_inline)) void drop_shared_copy_in(hier *h, u
     uint8_t *b = (uint8_t *)cache_tags(&h->llc, set);
     const int w = f->llc_lean ? sb_way_mru_first(l, b, line) : sb_way(sb_tags(b), l.tag_slots, line);
     if (w >= 0)
-        remove_in(&h->llc, f->llc_recency, set, (uint32_t)w);
+        remove_in(&h->llc, f->llc_recency, &f->llc_evict, set, (uint32_t)w);
 }
 
 static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_t line, uint32_t llc_set)

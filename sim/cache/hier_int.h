@@ -34,6 +34,7 @@ struct hier_fast {
     int llc_run_inline;             /* llc_hit inline on the state at h->llc's repl_off: the DMA runs' tight loop */
     int llc_recency, l2_recency;    /* LRU / BIP: victim choice and invalidation inline (fill_in / remove_in) */
     int llc_lru_fill, l2_lru_fill;  /* LRU: the fill's MRU insertion inline */
+    repl_evict_rule llc_evict, l2_evict;    /* the others (RRIP, QLRU): fill, victim, removal inline unless REPL_EVICT_OPS */
     int llc_lean;                   /* LRU / BIP order words at h->llc's repl_off: the lean LLC entries */
     uint64_t core_move_ways;        /* LLC ways whose line a core request moves to its L2 (access_core_move) */
     int rd_miss_fast;               /* a PCIe read the LLC misses: pcie_rd_miss_at */
@@ -150,20 +151,36 @@ static inline uint32_t l2_way_of(const hier *h, uint32_t core, uint32_t set, uin
 
 /* --- replacement updates, fills and removals -------------------------------- */
 
-/* Replacement update of a hit by a rule other than the nibble order's
- * (`rule`, of the policy `p`), or through the ops: out of the callers,
- * which keep the nibble case inline. */
+/* Replacement update of a hit through the ops (a policy with no inline
+ * hit rule): out of the callers. */
 void hier_touch_rule(const repl_hit_rule *rule, cache *c, uint32_t set, uint32_t way);   /* hier_fast.c */
 
+/* Replacement update of a hit by a rule other than the nibble order's
+ * (`rule`, of c's policy): inline (the policy's bytes in the set block),
+ * or through the ops (hier_touch_rule). */
+static inline __attribute__((always_inline)) void touch_rule(const repl_hit_rule *rule, cache *c, uint32_t set,
+                                                             uint32_t way)
+{
+    if (rule->kind == REPL_HIT_OPS) {
+        hier_touch_rule(rule, c, set, way);
+        return;
+    }
+    uint8_t *state = (uint8_t *)cache_tags(c, set) + c->repl_off;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(state == repl_line_state(c->repl, set));
+#endif
+    repl_hit_apply(rule, state, way);
+}
+
 /* Replacement update of a hit: the nibble order's inline (LRU, BIP, DIP),
- * the other policies' by their hit rule or ops (hier_touch_rule). */
+ * the other policies' by their hit rule or ops (touch_rule). */
 static inline __attribute__((always_inline)) void llc_touch(hier *h, uint32_t set, uint32_t way)
 {
     struct hier_fast *const f = hier_fast_of(h);
     if (f->llc_nibble)
         repl_recency_hit(h->llc.repl, set, way);
     else
-        hier_touch_rule(&f->llc_hit, &h->llc, set, way);
+        touch_rule(&f->llc_hit, &h->llc, set, way);
 }
 
 static inline __attribute__((always_inline)) void l2_touch(hier *h, cache *l2, uint32_t set, uint32_t way)
@@ -172,7 +189,7 @@ static inline __attribute__((always_inline)) void l2_touch(hier *h, cache *l2, u
     if (f->l2_nibble)
         repl_recency_hit(l2->repl, set, way);
     else
-        hier_touch_rule(&f->l2_hit, l2, set, way);
+        touch_rule(&f->l2_hit, l2, set, way);
 }
 
 /* --- taking a line out of an L2 ----------------------------------------------
@@ -186,7 +203,7 @@ static inline uint8_t l2_remove_at(hier *h, uint32_t core, uint32_t set, uint32_
 {
     cache *l2 = &h->l2[core];
     uint8_t st = META_STATE(*cache_meta(l2, set, way));
-    remove_in(l2, hier_fast_of(h)->l2_recency, set, way);
+    remove_in(l2, hier_fast_of(h)->l2_recency, &hier_fast_of(h)->l2_evict, set, way);
     return st;
 }
 
@@ -223,7 +240,7 @@ static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uin
     struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[core];
     cache_evicted ev;
-    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, l2_set_of(h, line), l2->full_mask, line, state, &ev);
+    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, &f->l2_evict, l2_set_of(h, line), l2->full_mask, line, state, &ev);
     if (ev.line != CACHE_INVALID)
         hier_l2_victim(h, core, ev.line, ev.meta, res);
     if (ev.line != CACHE_INVALID || slot == L2_NO_SLOT)
@@ -323,6 +340,14 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
         const uint32_t way = sb_fill_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask, line, state);
         if (__builtin_expect(way != UINT32_MAX, 1))
             return way;
+    } else if (f->llc_evict.kind != REPL_EVICT_OPS &&
+               sb_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask)) {
+        /* RRIP, QLRU: an empty way, no victim (fill_in's choice, which is
+         * then an empty way). */
+        cache_evicted ev;
+        const uint32_t way = fill_in(&h->llc, 0, 0, &f->llc_evict, set, mask, line, state, &ev);
+        assert(ev.line == CACHE_INVALID);
+        return way;
     }
     return hier_llc_insert(h, line, set, mask, state, res);
 }

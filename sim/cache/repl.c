@@ -182,3 +182,11 @@ repl_hit_rule repl_hit_rule_of(const repl_policy *p)
         p->ops->hit_rule(p, &r);
     return r;
 }
+
+repl_evict_rule repl_evict_rule_of(const repl_policy *p)
+{
+    repl_evict_rule r = {.kind = REPL_EVICT_OPS};
+    if (p->ops->evict_rule)
+        p->ops->evict_rule(p, &r);
+    return r;
+}

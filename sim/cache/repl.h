@@ -52,10 +52,34 @@ typedef enum repl_hit_kind {
 typedef struct repl_hit_rule {
     repl_hit_kind kind;
     uint8_t qlru_hit[4];    /* QLRU: the age after a hit, by the age before */
+    uint8_t qlru_table;     /* QLRU: qlru_hit as 2-bit fields (age a's at bits 2a), one register in a loop */
     uint8_t qlru_u;         /* QLRU: the U<u> ageing rule */
     uint8_t qlru_umo;       /* QLRU: update on miss only (no ageing after a hit) */
     uint64_t qlru_lo;       /* QLRU: bit 2w set for every way w */
 } repl_hit_rule;
+
+/* How a policy chooses the way a miss fills and how a fill and a removal
+ * change its set, when that is set-local (like repl_hit_kind): a caller
+ * may then do them inline (repl_evict_way, repl_evict_fill,
+ * repl_evict_remove) instead of through ops->fill_way / victim, on_fill
+ * and on_invalidate.  The policy's own ops use the same inline rules.
+ * LRU / BIP on the nibble order have their own inline path (setblock.h
+ * fill_in, remove_in) and keep REPL_EVICT_OPS here. */
+typedef enum repl_evict_kind {
+    REPL_EVICT_OPS = 0, /* none of these: the ops */
+    REPL_EVICT_RRPV,    /* one RRPV byte per way: repl_rrpv_victim; a removal sets 3 */
+    REPL_EVICT_QLRU,    /* QLRU's packed ages (up to 32 ways): repl_qlru_fill_way; a removal keeps the age */
+} repl_evict_kind;
+
+typedef struct repl_evict_rule {
+    repl_evict_kind kind;
+    uint8_t fill;           /* 1: the fill's update inline too (repl_evict_fill); 0: ops->on_fill (a coin, a duel's PSEL) */
+    uint8_t rrpv_fill;      /* RRPV: a new line's RRPV */
+    uint8_t qlru_miss;      /* QLRU: a new line's age */
+    uint8_t qlru_r, qlru_u, qlru_umo, qlru_mask_age;   /* QLRU: R<r>, U<u>, UMO, repl_config.qlru_mask_age */
+    uint64_t qlru_full;     /* QLRU: every way of the set */
+    uint64_t qlru_lo;       /* QLRU: bit 2w set for every way w */
+} repl_evict_rule;
 
 /* Which chain of the analytical model (Wang, Xu, Wu, SIGMETRICS 2022,
  * Eq. 3) bounds a policy's hit rates from above: the bimodal-insertion
@@ -90,6 +114,9 @@ typedef struct repl_ops {
     /* Optional: p's hit rule when on_hit is one of repl_hit_kind's (else
      * leave *r as it is, REPL_HIT_OPS). */
     void (*hit_rule)(const repl_policy *p, repl_hit_rule *r);
+    /* Optional: p's fill / victim / removal rule when its ops are
+     * repl_evict_kind's (else leave *r as it is, REPL_EVICT_OPS). */
+    void (*evict_rule)(const repl_policy *p, repl_evict_rule *r);
 } repl_ops;
 
 /* Longest policy name + 1: "duel:QLRU_H11_MR31_R0_U0_UMO,QLRU_H11_MR31_R0_U0_UMO" fits. */
@@ -212,7 +239,10 @@ static inline uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo, i
     const uint64_t o = (u & 1) && i >= 0 ? lo & ~(1ull << (2 * i)) : lo;
     if (u <= 1) {
         /* U0, U1: lift the oldest of those ways to 3, each field by the
-         * same amount (none overflows: each is at most the oldest). */
+         * same amount (none overflows: each is at most the oldest); none
+         * when one is at 3 already, the usual case, tested first. */
+        if (repl_qlru_at3(x, o))
+            return x;
         const uint64_t fields = o | (o << 1);
         return x + (uint64_t)(3 - repl_qlru_max_age(x & fields, o)) * o;
     }
@@ -223,8 +253,12 @@ static inline uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo, i
 /* ... and the ages after a hit on `way` under rule r (REPL_HIT_QLRU). */
 static inline uint64_t repl_qlru_hit_word(const repl_hit_rule *r, uint64_t x, uint32_t way)
 {
-    const uint32_t sh = 2 * way;
-    const uint64_t y = (x & ~(3ull << sh)) | (uint64_t)r->qlru_hit[(x >> sh) & 3] << sh;
+    const uint32_t sh = 2 * way, a = (uint32_t)(x >> sh) & 3, v = ((uint32_t)r->qlru_table >> (2 * a)) & 3;
+    /* The age stays and another way is at 3: no U lifts or steps (a
+     * line hit again). */
+    if (v == a && repl_qlru_at3(x, r->qlru_lo & ~(1ull << sh)))
+        return x;
+    const uint64_t y = (x & ~(3ull << sh)) | (uint64_t)v << sh;
     return r->qlru_umo ? y : repl_qlru_age_word(r->qlru_u, y, r->qlru_lo, (int32_t)way);
 }
 
@@ -241,6 +275,113 @@ static inline __attribute__((always_inline)) void repl_hit_apply(const repl_hit_
         break;
     }
     default: assert(0 && "no inline hit rule"); break;
+    }
+}
+
+/* p's fill / victim / removal rule (repl_ops.evict_rule), REPL_EVICT_OPS
+ * when it has none. */
+repl_evict_rule repl_evict_rule_of(const repl_policy *p);
+
+/* 1 when rules a and b choose victims and remove lines alike (their fills
+ * may differ: a duel's members). */
+static inline int repl_evict_choice_same(const repl_evict_rule *a, const repl_evict_rule *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    if (a->kind != REPL_EVICT_QLRU)
+        return 1;
+    return a->qlru_r == b->qlru_r && a->qlru_u == b->qlru_u && a->qlru_umo == b->qlru_umo &&
+           a->qlru_mask_age == b->qlru_mask_age && a->qlru_full == b->qlru_full && a->qlru_lo == b->qlru_lo;
+}
+
+/* RRIP's victim among the valid ways `mask` of the RRPV bytes `r`: the
+ * first (lowest) way at RRPV 3; if there is none, every way of the mask
+ * ages by one and the search repeats (repl_rrip.c). */
+static inline uint32_t repl_rrpv_victim(uint8_t *r, uint64_t mask)
+{
+    for (;;) {
+        for (uint64_t m = mask; m; m &= m - 1) {
+            const uint32_t w = (uint32_t)__builtin_ctzll(m);
+            if (r[w] >= 3)
+                return w;
+        }
+        for (uint64_t m = mask; m; m &= m - 1)
+            r[__builtin_ctzll(m)]++;
+    }
+}
+
+/* Bit 2w set for each bit w of a 32-bit mask (QLRU's packed fields). */
+static inline uint64_t repl_qlru_spread(uint64_t m)
+{
+    m = (m | (m << 16)) & 0x0000FFFF0000FFFFull;
+    m = (m | (m << 8)) & 0x00FF00FF00FF00FFull;
+    m = (m | (m << 4)) & 0x0F0F0F0F0F0F0F0Full;
+    m = (m | (m << 2)) & 0x3333333333333333ull;
+    return (m | (m << 1)) & 0x5555555555555555ull;
+}
+
+/* repl_qlru.c: repl_qlru_fill_way's rare case, a partial mask with no way
+ * of age 3. */
+uint32_t repl_qlru_fill_rare(const repl_evict_rule *r, uint64_t *x, uint64_t mask);
+
+/* QLRU's choice of the way a miss fills in the packed ages *x (rule r),
+ * inside `mask` whose empty ways are `empty` (repl_qlru.c has the rules):
+ * UMO ages the set first; then R's empty way, else the mask's leftmost way
+ * of age 3, else repl_qlru_fill_rare. */
+static inline uint32_t repl_qlru_fill_way(const repl_evict_rule *r, uint64_t *x, uint64_t mask, uint64_t empty)
+{
+    if (r->qlru_umo)
+        *x = repl_qlru_age_word(r->qlru_u, *x, r->qlru_lo, -1);
+    if (empty)
+        return r->qlru_r == 2 ? 63u - (uint32_t)__builtin_clzll(empty) : (uint32_t)__builtin_ctzll(empty);
+    const uint64_t c = repl_qlru_at3(*x, mask == r->qlru_full ? r->qlru_lo : repl_qlru_spread(mask));
+    if (c)
+        return (uint32_t)__builtin_ctzll(c) / 2;
+    return repl_qlru_fill_rare(r, x, mask);
+}
+
+/* The packed ages after way w's becomes v, then U for an access to w
+ * (unless UMO). */
+static inline __attribute__((always_inline)) uint64_t repl_qlru_set_word(const repl_evict_rule *r, uint64_t x, uint32_t w, uint32_t v)
+{
+    const uint64_t y = (x & ~(3ull << (2 * w))) | (uint64_t)v << (2 * w);
+    return r->qlru_umo ? y : repl_qlru_age_word(r->qlru_u, y, r->qlru_lo, (int32_t)w);
+}
+
+/* Under rule r (not REPL_EVICT_OPS), on the policy state `state` of a set
+ * of `ways` ways: the way a miss fills inside `mask` (empty ways `empty`),
+ * which may update the state (RRIP's and QLRU UMO's ageing) ... */
+static inline __attribute__((always_inline)) uint32_t repl_evict_way(const repl_evict_rule *r, uint8_t *state,
+                                                                     uint64_t mask, uint64_t empty)
+{
+    switch (r->kind) {
+    case REPL_EVICT_RRPV: return empty ? (uint32_t)__builtin_ctzll(empty) : repl_rrpv_victim(state, mask);
+    case REPL_EVICT_QLRU: return repl_qlru_fill_way(r, (uint64_t *)(void *)state, mask, empty);
+    default: assert(0 && "no inline evict rule"); return UINT32_MAX;
+    }
+}
+
+/* ... a new line's update in `way` (when r->fill) ... */
+static inline __attribute__((always_inline)) void repl_evict_fill(const repl_evict_rule *r, uint8_t *state, uint32_t way)
+{
+    switch (r->kind) {
+    case REPL_EVICT_RRPV: state[way] = r->rrpv_fill; break;
+    case REPL_EVICT_QLRU: {
+        uint64_t *x = (uint64_t *)(void *)state;
+        *x = repl_qlru_set_word(r, *x, way, r->qlru_miss);
+        break;
+    }
+    default: assert(0 && "no inline evict rule"); break;
+    }
+}
+
+/* ... and the removal of the line in `way`. */
+static inline __attribute__((always_inline)) void repl_evict_remove(const repl_evict_rule *r, uint8_t *state, uint32_t way)
+{
+    switch (r->kind) {
+    case REPL_EVICT_RRPV: state[way] = 3; break;
+    case REPL_EVICT_QLRU: break;   /* the way keeps its age */
+    default: assert(0 && "no inline evict rule"); break;
     }
 }
 

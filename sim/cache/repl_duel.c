@@ -45,7 +45,7 @@ typedef struct duel {
     uint32_t region;                    /* REGION: sets per region, 0 = no leaders */
     uint32_t slice_sets, groups, group_sets;   /* DIAGONAL; groups = 0: no leaders */
     int split;              /* 1: A and B differ beyond insertion, each op asks the set's policy */
-    uint8_t *role;          /* split: role_of() per set, so that a hit costs no division */
+    uint8_t *role;          /* role_of() per set, so that a hit or a fill costs no division */
 } duel;
 
 enum { FOLLOWER = 0, LEADER_A, LEADER_B };
@@ -188,19 +188,18 @@ static int duel_init_with(repl_policy *p, const repl_ops *a, const char *a_name,
     }
     d->split = !(a->on_hit == b->on_hit && a->victim == b->victim && a->on_invalidate == b->on_invalidate &&
                  a->fill_way == b->fill_way && !d->a.priv && !d->b.priv);
-    if (d->split) {
-        d->role = malloc(p->nsets);
-        if (!d->role) {
-            if (b->free)
-                b->free(&d->b);
-            if (a->free)
-                a->free(&d->a);
-            free(d);
-            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-        }
-        for (uint32_t set = 0; set < p->nsets; set++)
-            d->role[set] = (uint8_t)role_of(d, set);
+    /* Every set's role, so that a hit or a fill costs no division. */
+    d->role = malloc(p->nsets);
+    if (!d->role) {
+        if (b->free)
+            b->free(&d->b);
+        if (a->free)
+            a->free(&d->a);
+        free(d);
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
+    for (uint32_t set = 0; set < p->nsets; set++)
+        d->role[set] = (uint8_t)role_of(d, set);
     p->priv = d;
     p->state = d->a.state;
     return 0;
@@ -265,6 +264,19 @@ static void duel_hit_rule(const repl_policy *p, repl_hit_rule *r)
         *r = a;
 }
 
+/* A set's victims and removals are its policy's: the members' rule when
+ * they choose alike (every set then does whichever member it uses); its
+ * fills go through duel_fill, which counts PSEL. */
+static void duel_evict_rule(const repl_policy *p, repl_evict_rule *r)
+{
+    const duel *d = p->priv;
+    const repl_evict_rule a = repl_evict_rule_of(&d->a), b = repl_evict_rule_of(&d->b);
+    if (!d->split || repl_evict_choice_same(&a, &b)) {
+        *r = a;
+        r->fill = 0;
+    }
+}
+
 static void duel_init_set(repl_policy *p, uint32_t set)
 {
     duel *d = p->priv;
@@ -315,6 +327,7 @@ const repl_ops repl_dip_ops = {
     .on_invalidate = duel_invalidate,
     .free = duel_free,
     .hit_rule = duel_hit_rule,
+    .evict_rule = duel_evict_rule,
 };
 
 const repl_ops repl_drrip_ops = {
@@ -329,6 +342,7 @@ const repl_ops repl_drrip_ops = {
     .on_invalidate = duel_invalidate,
     .free = duel_free,
     .hit_rule = duel_hit_rule,
+    .evict_rule = duel_evict_rule,
 };
 
 /* --- duel:A,B ------------------------------------------------------------ */
@@ -366,6 +380,7 @@ const repl_ops repl_duel_ops = {
     .free = duel_free,
     .hit_rule = duel_hit_rule,
     .fill_way = duel_fill_way,
+    .evict_rule = duel_evict_rule,
 };
 
 int repl_duel_psel(const repl_policy *p, uint32_t *psel, uint32_t *mid)

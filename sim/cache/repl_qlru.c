@@ -63,6 +63,7 @@ typedef struct qlru_params {
     uint64_t full;      /* every way of the set */
     uint64_t lo;        /* packed sets: bit 2w for every way w */
     repl_hit_rule rule; /* packed sets: the hit (packed_rule) */
+    repl_evict_rule evict;  /* packed sets: the fill, victim, removal (packed_evict) */
 } qlru_params;
 
 /* --- names --------------------------------------------------------------- */
@@ -181,17 +182,10 @@ static inline uint64_t *word_of(repl_policy *p, uint32_t set)
     return (uint64_t *)(void *)repl_line_state(p, set);
 }
 
-/* Bit 2w set where way w is at age 3; the largest age; U on a packed set
- * after an access to way i (i < 0: a UMO miss): repl.h's, which the
- * hierarchy's inline hits share. */
-static inline uint64_t at3(uint64_t x, uint64_t lo) { return repl_qlru_at3(x, lo); }
+/* The packed sets' rules (the hit, U, the fill's choice) are repl.h's,
+ * which the hierarchy's inline hits and fills share. */
 
-static inline uint64_t age_packed(const qlru_params *q, uint64_t x, uint64_t lo, int32_t i)
-{
-    return repl_qlru_age_word(q->u, x, lo, i);
-}
-
-/* U on a byte-per-way set, the same rules. */
+/* U on a byte-per-way set, the same rules as repl_qlru_age_word. */
 static void age_bytes(const qlru_params *q, uint8_t *a, uint32_t n, int32_t i)
 {
     const int32_t skip = (q->u & 1) && i >= 0 ? i : -1;
@@ -230,8 +224,7 @@ static inline void set_and_age(repl_policy *p, const qlru_params *q, uint32_t se
 {
     if (p->ways <= PACKED_WAYS) {
         uint64_t *x = word_of(p, set);
-        uint64_t y = (*x & ~(3ull << (2 * w))) | (uint64_t)v << (2 * w);
-        *x = q->umo ? y : age_packed(q, y, q->lo, (int32_t)w);
+        *x = repl_qlru_set_word(&q->evict, *x, w, v);
         return;
     }
     uint8_t *a = repl_line_state(p, set);
@@ -244,8 +237,10 @@ static inline void set_and_age(repl_policy *p, const qlru_params *q, uint32_t se
 static repl_hit_rule packed_rule(const qlru_params *q)
 {
     repl_hit_rule r = {.kind = REPL_HIT_QLRU, .qlru_u = q->u, .qlru_umo = q->umo, .qlru_lo = q->lo};
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < 4; a++) {
         r.qlru_hit[a] = q->hit[a];
+        r.qlru_table = (uint8_t)(r.qlru_table | q->hit[a] << (2 * a));
+    }
     return r;
 }
 
@@ -271,60 +266,68 @@ static void qlru_fill(repl_policy *p, uint32_t set, uint32_t way)
     set_and_age(p, q, set, way, q->rand && ddio_rng_below(&p->rng, 16) == 0 ? q->miss_rare : q->miss);
 }
 
-/* Bit 2w set for each bit w of a 32-bit mask. */
-static inline uint64_t spread(uint64_t m)
+static inline uint64_t spread(uint64_t m) { return repl_qlru_spread(m); }
+
+/* The packed sets' fill, victim and removal (repl_evict_rule); the fill
+ * inline unless MR draws. */
+static repl_evict_rule packed_evict(const qlru_params *q)
 {
-    m = (m | (m << 16)) & 0x0000FFFF0000FFFFull;
-    m = (m | (m << 8)) & 0x00FF00FF00FF00FFull;
-    m = (m | (m << 4)) & 0x0F0F0F0F0F0F0F0Full;
-    m = (m | (m << 2)) & 0x3333333333333333ull;
-    return (m | (m << 1)) & 0x5555555555555555ull;
+    return (repl_evict_rule){.kind = REPL_EVICT_QLRU, .fill = !q->rand, .qlru_miss = q->miss, .qlru_r = q->r,
+                             .qlru_u = q->u, .qlru_umo = q->umo, .qlru_mask_age = q->mask_age,
+                             .qlru_full = q->full, .qlru_lo = q->lo};
 }
 
-static uint32_t qlru_fill_way(repl_policy *p, uint32_t set, uint64_t mask, uint64_t empty)
+static void qlru_evict_rule(const repl_policy *p, repl_evict_rule *r)
 {
-    const qlru_params *q = p->priv;
-    const int packed = p->ways <= PACKED_WAYS;
-    if (q->umo) {
-        if (packed)
-            *word_of(p, set) = age_packed(q, *word_of(p, set), q->lo, -1);
-        else
-            age_bytes(q, repl_line_state(p, set), p->ways, -1);
-    }
-    if (empty)
-        return q->r == 2 ? 63u - (uint32_t)__builtin_clzll(empty) : (uint32_t)__builtin_ctzll(empty);
-    if (packed) {
-        const uint64_t x = *word_of(p, set);
-        const uint64_t c = at3(x, mask == q->full ? q->lo : spread(mask));
-        if (c)
-            return (uint32_t)__builtin_ctzll(c) / 2;
-    }
-    /* Byte sets, and no way of age 3 in the mask (only when the mask is not
-     * the whole set): R1 the mask's lowest way, R0 / R2 its oldest; or, with
-     * mask_age, the mask's ways age until the oldest is at 3 and the
-     * leftmost of those goes (every R). */
+    if (p->ways <= PACKED_WAYS)
+        *r = ((const qlru_params *)p->priv)->evict;
+}
+
+/* No way of age 3 in the mask (only when the mask is not the whole set),
+ * on packed ages *x or bytes a: R1 the mask's lowest way, R0 / R2 its
+ * oldest; or, with mask_age, the mask's ways age until the oldest is at 3
+ * and the leftmost of those goes (every R). */
+static uint32_t pick_old(uint32_t r, uint32_t mask_age, uint64_t full, uint64_t *x, uint8_t *a, uint64_t mask)
+{
     uint32_t best = (uint32_t)__builtin_ctzll(mask), best_age = 0;
     for (uint64_t m = mask; m; m &= m - 1) {
-        const uint32_t w = (uint32_t)__builtin_ctzll(m), a = age_of(p, set, w);
-        if (a == AGE_MAX)
+        const uint32_t w = (uint32_t)__builtin_ctzll(m), age = x ? (uint32_t)(*x >> (2 * w)) & 3 : a[w];
+        if (age == AGE_MAX)
             return w;
-        if (a > best_age) {
-            best_age = a;
+        if (age > best_age) {
+            best_age = age;
             best = w;
         }
     }
-    if (q->mask_age && mask != q->full) {
+    if (mask_age && mask != full) {
         const uint32_t d = AGE_MAX - best_age;
-        if (packed) {
-            *word_of(p, set) += (uint64_t)d * spread(mask);
+        if (x) {
+            *x += (uint64_t)d * spread(mask);
         } else {
-            uint8_t *a = repl_line_state(p, set);
             for (uint64_t m = mask; m; m &= m - 1)
                 a[__builtin_ctzll(m)] = (uint8_t)(a[__builtin_ctzll(m)] + d);
         }
         return best;
     }
-    return q->r == 1 ? (uint32_t)__builtin_ctzll(mask) : best;
+    return r == 1 ? (uint32_t)__builtin_ctzll(mask) : best;
+}
+
+uint32_t repl_qlru_fill_rare(const repl_evict_rule *r, uint64_t *x, uint64_t mask)
+{
+    return pick_old(r->qlru_r, r->qlru_mask_age, r->qlru_full, x, NULL, mask);
+}
+
+static uint32_t qlru_fill_way(repl_policy *p, uint32_t set, uint64_t mask, uint64_t empty)
+{
+    const qlru_params *q = p->priv;
+    if (p->ways <= PACKED_WAYS)
+        return repl_qlru_fill_way(&q->evict, word_of(p, set), mask, empty);
+    uint8_t *a = repl_line_state(p, set);
+    if (q->umo)
+        age_bytes(q, a, p->ways, -1);
+    if (empty)
+        return q->r == 2 ? 63u - (uint32_t)__builtin_clzll(empty) : (uint32_t)__builtin_ctzll(empty);
+    return pick_old(q->r, q->mask_age, q->full, NULL, a, mask);
 }
 
 static uint32_t qlru_victim(repl_policy *p, uint32_t set, uint64_t mask)
@@ -357,6 +360,7 @@ static int qlru_init(repl_policy *p, ddio_err *e)
     q->mask_age = p->cfg.qlru_mask_age != 0;
     q->lo = p->ways <= PACKED_WAYS ? spread(q->full) : 0;
     q->rule = packed_rule(q);
+    q->evict = packed_evict(q);
     p->priv = q;
     return 0;
 }
@@ -392,4 +396,5 @@ const repl_ops repl_qlru_ops = {
     .free = qlru_free,
     .fill_way = qlru_fill_way,
     .hit_rule = qlru_hit_rule,
+    .evict_rule = qlru_evict_rule,
 };

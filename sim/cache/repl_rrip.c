@@ -44,26 +44,34 @@ static void rrip_hit_rule(const repl_policy *p, repl_hit_rule *r)
 
 static uint32_t rrip_victim(repl_policy *p, uint32_t set, uint64_t mask)
 {
-    uint8_t *r = rrpv_of(p, set);
-    for (;;) {
-        for (uint64_t m = mask; m; m &= m - 1) {
-            uint32_t w = (uint32_t)__builtin_ctzll(m);
-            if (r[w] >= RRPV_MAX)
-                return w;
-        }
-        for (uint64_t m = mask; m; m &= m - 1)
-            r[__builtin_ctzll(m)]++;
-    }
+    return repl_rrpv_victim(rrpv_of(p, set), mask);
+}
+
+/* SRRIP's fill, victims and removals (BRRIP's victims and removals: its
+ * fill flips a coin). */
+static const repl_evict_rule srrip_rule = {.kind = REPL_EVICT_RRPV, .fill = 1, .rrpv_fill = RRPV_LONG};
+
+static void srrip_evict_rule(const repl_policy *p, repl_evict_rule *r)
+{
+    (void)p;
+    *r = srrip_rule;
+}
+
+static void brrip_evict_rule(const repl_policy *p, repl_evict_rule *r)
+{
+    (void)p;
+    *r = srrip_rule;
+    r->fill = 0;
 }
 
 static void rrip_invalidate(repl_policy *p, uint32_t set, uint32_t way)
 {
-    rrpv_of(p, set)[way] = RRPV_MAX;
+    repl_evict_remove(&srrip_rule, rrpv_of(p, set), way);
 }
 
 static void srrip_fill(repl_policy *p, uint32_t set, uint32_t way)
 {
-    rrpv_of(p, set)[way] = RRPV_LONG;
+    repl_evict_fill(&srrip_rule, rrpv_of(p, set), way);
 }
 
 static void brrip_fill(repl_policy *p, uint32_t set, uint32_t way)
@@ -82,6 +90,7 @@ const repl_ops repl_srrip_ops = {
     .victim = rrip_victim,
     .on_invalidate = rrip_invalidate,
     .hit_rule = rrip_hit_rule,
+    .evict_rule = srrip_evict_rule,
 };
 
 const repl_ops repl_brrip_ops = {
@@ -94,4 +103,5 @@ const repl_ops repl_brrip_ops = {
     .victim = rrip_victim,
     .on_invalidate = rrip_invalidate,
     .hit_rule = rrip_hit_rule,
+    .evict_rule = brrip_evict_rule,
 };

@@ -308,35 +308,44 @@ static inline int find_in(const cache *c, uint32_t set, uint64_t line)
 
 /* cache_fill / cache_remove with the policy work inline when `recency`
  * (LRU / BIP on the nibble order, hier_derive.c recency_inline) and, for the
- * fill's MRU insertion, `lru_fill` (LRU): the stores above, the same
- * effect as cache.c's, which a general-only hierarchy uses. */
-static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill, uint32_t set,
+ * fill's MRU insertion, `lru_fill` (LRU), or else by the policy's evict
+ * rule `er` unless it is REPL_EVICT_OPS (RRIP, packed QLRU): the stores
+ * above, the same effect as cache.c's, which a general-only hierarchy
+ * uses. */
+static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int recency, int lru_fill,
+                                                              const repl_evict_rule *er, uint32_t set,
                                                               uint64_t mask, uint64_t line, uint8_t meta,
                                                               cache_evicted *ev)
 {
-    if (!recency)
+    if (!recency && er->kind == REPL_EVICT_OPS)
         return cache_fill(c, set, mask, line, meta, ev);
     const sb_layout l = sb_layout_of(c);
     uint8_t *b = (uint8_t *)cache_tags(c, set);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(sb_order(l, b) == (uint64_t *)(void *)repl_line_state(c->repl, set));
+    assert(b + l.repl_off == repl_line_state(c->repl, set));
 #endif
     mask &= l.full_mask;
     assert(mask != 0 && "allocation mask selects no way");
     const uint64_t empty = sb_empty(l, b, mask);
     uint32_t way;
-    if (empty) {
-        way = (uint32_t)__builtin_ctzll(empty);
+    if (!recency)
+        way = repl_evict_way(er, b + l.repl_off, mask, empty);
+    else
+        way = empty ? (uint32_t)__builtin_ctzll(empty) : lru_order_victim(*sb_order(l, b), l.ways, mask);
+    assert(way < l.ways && ((mask >> way) & 1));
+    if ((empty >> way) & 1) {
         ev->line = CACHE_INVALID;
         ev->meta = 0;
     } else {
-        way = lru_order_victim(*sb_order(l, b), l.ways, mask);
+        assert(!empty && "a policy filled a valid way while its mask had an empty one");
         ev->line = sb_tags(b)[way];
         ev->meta = *sb_meta(l, b, way);
     }
-    assert(way < l.ways && ((mask >> way) & 1));
     if (lru_fill) {
         sb_fill_lru(l, b, way, line, meta);
+    } else if (!recency && er->fill) {
+        sb_put(l, b, way, line, meta);
+        repl_evict_fill(er, b + l.repl_off, way);
     } else {
         repl_policy *p = c->repl;   /* before the byte store, which may alias it */
         sb_put(l, b, way, line, meta);
@@ -345,17 +354,25 @@ static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int rece
     return way;
 }
 
-static inline __attribute__((always_inline)) void remove_in(cache *c, int recency, uint32_t set, uint32_t way)
+static inline __attribute__((always_inline)) void remove_in(cache *c, int recency, const repl_evict_rule *er,
+                                                            uint32_t set, uint32_t way)
 {
-    if (!recency) {
+    if (!recency && er->kind == REPL_EVICT_OPS) {
         cache_remove(c, set, way);
         return;
     }
     assert(way < c->ways);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(sb_order(sb_layout_of(c), (uint8_t *)cache_tags(c, set)) == (uint64_t *)(void *)repl_line_state(c->repl, set));
+    assert((uint8_t *)cache_tags(c, set) + c->repl_off == repl_line_state(c->repl, set));
 #endif
-    sb_remove(sb_layout_of(c), (uint8_t *)cache_tags(c, set), way);
+    const sb_layout l = sb_layout_of(c);
+    uint8_t *b = (uint8_t *)cache_tags(c, set);
+    if (recency) {
+        sb_remove(l, b, way);
+    } else {
+        sb_clear(l, b, way);
+        repl_evict_remove(er, b + l.repl_off, way);
+    }
 }
 
 /* --- counting ------------------------------------------------------------------ */
