@@ -73,7 +73,7 @@ typedef struct hier_where {
 
 /* Room for the fast paths' state, struct hier_fast (sim/cache/hier_int.h,
  * which checks that it fits). */
-#define HIER_FAST_ROOM 2560
+#define HIER_FAST_ROOM 3072
 
 typedef struct hier {
     hier_config cfg;
