@@ -320,6 +320,13 @@ static inline uint64_t repl_qlru_spread(uint64_t m)
     return (m | (m << 1)) & 0x5555555555555555ull;
 }
 
+/* QLRU's choice among the empty ways `empty` (not 0) under R<r>: R2 the
+ * highest, R0 / R1 the lowest. */
+static inline uint32_t repl_qlru_empty_way(uint32_t r, uint64_t empty)
+{
+    return r == 2 ? 63u - (uint32_t)__builtin_clzll(empty) : (uint32_t)__builtin_ctzll(empty);
+}
+
 /* repl_qlru.c: repl_qlru_fill_way's rare case, a partial mask with no way
  * of age 3. */
 uint32_t repl_qlru_fill_rare(const repl_evict_rule *r, uint64_t *x, uint64_t mask);
@@ -333,7 +340,7 @@ static inline uint32_t repl_qlru_fill_way(const repl_evict_rule *r, uint64_t *x,
     if (r->qlru_umo)
         *x = repl_qlru_age_word(r->qlru_u, *x, r->qlru_lo, -1);
     if (empty)
-        return r->qlru_r == 2 ? 63u - (uint32_t)__builtin_clzll(empty) : (uint32_t)__builtin_ctzll(empty);
+        return repl_qlru_empty_way(r->qlru_r, empty);
     const uint64_t c = repl_qlru_at3(*x, mask == r->qlru_full ? r->qlru_lo : repl_qlru_spread(mask));
     if (c)
         return (uint32_t)__builtin_ctzll(c) / 2;

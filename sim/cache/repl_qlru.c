@@ -266,8 +266,6 @@ static void qlru_fill(repl_policy *p, uint32_t set, uint32_t way)
     set_and_age(p, q, set, way, q->rand && ddio_rng_below(&p->rng, 16) == 0 ? q->miss_rare : q->miss);
 }
 
-static inline uint64_t spread(uint64_t m) { return repl_qlru_spread(m); }
-
 /* The packed sets' fill, victim and removal (repl_evict_rule); the fill
  * inline unless MR draws. */
 static repl_evict_rule packed_evict(const qlru_params *q)
@@ -302,7 +300,7 @@ static uint32_t pick_old(uint32_t r, uint32_t mask_age, uint64_t full, uint64_t 
     if (mask_age && mask != full) {
         const uint32_t d = AGE_MAX - best_age;
         if (x) {
-            *x += (uint64_t)d * spread(mask);
+            *x += (uint64_t)d * repl_qlru_spread(mask);
         } else {
             for (uint64_t m = mask; m; m &= m - 1)
                 a[__builtin_ctzll(m)] = (uint8_t)(a[__builtin_ctzll(m)] + d);
@@ -326,7 +324,7 @@ static uint32_t qlru_fill_way(repl_policy *p, uint32_t set, uint64_t mask, uint6
     if (q->umo)
         age_bytes(q, a, p->ways, -1);
     if (empty)
-        return q->r == 2 ? 63u - (uint32_t)__builtin_clzll(empty) : (uint32_t)__builtin_ctzll(empty);
+        return repl_qlru_empty_way(q->r, empty);
     return pick_old(q->r, q->mask_age, q->full, NULL, a, mask);
 }
 
@@ -358,7 +356,7 @@ static int qlru_init(repl_policy *p, ddio_err *e)
     }
     q->full = p->ways >= 64 ? UINT64_MAX : (1ull << p->ways) - 1;
     q->mask_age = p->cfg.qlru_mask_age != 0;
-    q->lo = p->ways <= PACKED_WAYS ? spread(q->full) : 0;
+    q->lo = p->ways <= PACKED_WAYS ? repl_qlru_spread(q->full) : 0;
     q->rule = packed_rule(q);
     q->evict = packed_evict(q);
     p->priv = q;
