@@ -317,6 +317,14 @@ void core_send_request(dsim *s, uint32_t c, uint32_t len)
     core_wake(s, c);
 }
 
+/* A full blocking software queue stops the loop from receiving (and
+ * refilling): the same test for every poll. */
+static inline int poll_blocked(const dsim *s, const dsim_core *cs)
+{
+    const ddio_driver *d = drv(s);
+    return d->sw_tx_queue && ring_count(&cs->swq) >= d->sw_tx_queue;
+}
+
 /* The iteration's end, the same for every poll: the core is busy for `ns`,
  * then polls again at once if it has work, else as idle work asks. */
 static inline __attribute__((always_inline)) void poll_end(dsim *s, uint32_t c, uint64_t now, double ns, uint32_t n,
@@ -338,11 +346,10 @@ static inline __attribute__((always_inline)) void poll_end(dsim *s, uint32_t c, 
 static void core_poll_empty(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
-    const ddio_driver *d = drv(s);
     uint64_t now = evq_now(&s->q);
     cs->poll_pending = 0;
     dsim_account(s, c);
-    int blocked = d->sw_tx_queue && ring_count(&cs->swq) >= d->sw_tx_queue;
+    int blocked = poll_blocked(s, cs);
     if (!blocked && cs->rx_unposted)
         s->nic->rx_refill(s, c, 0);
     if (s->mode == DDIO_MODE_RECEIVE)
@@ -366,8 +373,7 @@ void core_poll(dsim *s, uint32_t c)
     uint32_t n = 0;
     cs->poll_pending = 0;
     dsim_account(s, c);
-    /* A full blocking software queue stops the loop from receiving. */
-    int blocked = d->sw_tx_queue && ring_count(&cs->swq) >= d->sw_tx_queue;
+    int blocked = poll_blocked(s, cs);
     if (s->mode == DDIO_MODE_SEND) {
         n = blocked ? 0 : send_collect(s, c, bufs, &ns);
     } else if (!blocked) {
