@@ -124,10 +124,9 @@ static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, u
     return st;
 }
 
-/* The LLC victim `line` (its metadata `meta`) has left way `way`: Table 1's
- * eviction row of its column.  Out of line: most fills find an empty way. */
-static __attribute__((noinline)) void llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta,
-                                                 hier_result *res)
+/* The LLC victim's cell, in full: out of line, after llc_victim_at's
+ * common case. */
+__attribute__((noinline)) void hier_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res)
 {
     h->stats.llc_evictions++;
     int wb = META_STATE(meta) == ST_M;
@@ -152,7 +151,7 @@ uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, ui
     cache_evicted ev;
     uint32_t way = fill_in(&h->llc, f->llc_recency, f->llc_lru_fill, &f->llc_evict, set, mask, line, state, &ev);
     if (__builtin_expect(ev.line != CACHE_INVALID, 0))
-        llc_victim(h, way, ev.line, ev.meta, res);
+        llc_victim_at(h, way, ev.line, ev.meta, res);
     return way;
 }
 

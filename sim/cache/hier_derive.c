@@ -106,6 +106,18 @@ static void derive_pcie_wr_miss(hier *h)
     }
 }
 
+/* llc_victim_at: the LLC ways whose eviction cell is hier_llc_victim's
+ * plain case (to memory, no L2 copy to back-invalidate). */
+static void derive_llc_victim(hier *h)
+{
+    struct hier_fast *f = hier_fast_of(h);
+    for (uint32_t w = 0; w < h->cfg.llc.ways; w++) {
+        const coh_cell *ev = coh_lookup(h->cfg.mode, REQ_EVICT, coh_region_col((enum hier_region)h->way_region[w]));
+        if (ev->llc == LLC_TO_MEM && ev->l2 != L2_DROP)
+            f->victim_plain |= 1ull << w;
+    }
+}
+
 /* Fast path 4 (core_move_ways): the LLC ways whose cells move a core's
  * line to its L2 (LLC_DROP, L2_TO_EM, no memory read) for reads and writes. */
 static void derive_core_move(hier *h)
@@ -151,11 +163,13 @@ static void derive_fast_paths(hier *h, int on)
     f->rd_miss_fast = 0;
     memset(f->wr_miss_fast, 0, sizeof f->wr_miss_fast);
     f->core_move_ways = 0;
+    f->victim_plain = 0;
     derive_layouts(h, on);
     if (on || h->cfg.mode != HIER_NONINCLUSIVE)
         return;   /* inclusive: any LLC line may have an L2 copy */
     derive_pcie_rd_miss(h);
     derive_pcie_wr_miss(h);
+    derive_llc_victim(h);
     derive_core_move(h);
     derive_keep_ways(h);
 }

@@ -42,6 +42,7 @@ struct hier_fast {
     uint8_t wr_miss_fast[REQ_COUNT];    /* a PCIe write the LLC misses (full, partial): hier_pcie_wr_miss */
     uint8_t wr_mem_read[REQ_COUNT][COL_COUNT];  /* its cells' memory reads, by request and column */
     uint64_t wr_miss_mask;          /* the ways its cells allocate the line in (LLC_TO_DDIO: the DDIO ways) */
+    uint64_t victim_plain;          /* LLC ways whose eviction cell writes a dirty line back and drops no L2 copy */
     uint64_t run_plain[2];          /* DMA runs (read, write): full lines' plain fast ways, without way 63 */
     uint64_t run_drop, run_plain_part;  /* write runs: full lines' drop ways, partial lines' plain ways (the same) */
     int run_hints;                  /* the runs keep hint words: the LLC has fewer than HIER_HINT_MAX_SETS sets */
@@ -79,6 +80,11 @@ static inline __attribute__((always_inline)) struct hier_fast *hier_fast_of(cons
  * `llc_match` is cache_match(llc, llc_set, line). */
 void hier_access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set,
                          uint64_t llc_match, hier_result *res);
+
+/* hier.c: the LLC victim `line` (its metadata `meta`) has left way
+ * `way`: Table 1's eviction row of its column (llc_victim_at inlines the
+ * victim_plain ways' cells). */
+void hier_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res);
 
 /* hier.c: allocate the absent `line` in its LLC set `set` inside `mask`
  * in state `state`, any policy; a victim leaves by Table 1's eviction row
@@ -324,12 +330,26 @@ static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64
     return st;
 }
 
+/* hier_llc_victim, with the cell of a victim_plain way (the usual one: a
+ * non-inclusive LLC's victim goes to memory, if dirty, and has no L2 copy)
+ * inline: the miss path of a run at many cores evicts on most lines. */
+static inline __attribute__((always_inline)) void llc_victim_at(hier *h, uint32_t way, uint64_t line, uint8_t meta,
+                                                                hier_result *res)
+{
+    if (__builtin_expect(!((hier_fast_of(h)->victim_plain >> way) & 1), 0)) {
+        hier_llc_victim(h, way, line, meta, res);
+        return;
+    }
+    h->stats.llc_evictions++;
+    res->mem_writebacks += META_STATE(meta) == ST_M;
+}
+
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
  * Shared-way copy, a PCIe write's DDIO copy, about once per packet each).
- * With LRU on the set blocks' order words (llc_lean, llc_lru_fill), a set
- * with an empty way in `mask` (the usual case: the Shared and DDIO ways'
- * lines move on to the L2s) is filled here with fill_in's stores; the
- * rest goes through hier_llc_insert. */
+ * With LRU on the set blocks' order words (llc_lean, llc_lru_fill) every
+ * fill is made here with fill_in's stores (an empty way is the usual case
+ * at a few cores: the Shared and DDIO ways' lines move on to the L2s; at
+ * many, the DDIO ways are full); the rest goes through hier_llc_insert. */
 static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h, uint64_t line, uint32_t set,
                                                                         uint64_t mask, uint8_t state,
                                                                         hier_result *res)
@@ -337,9 +357,13 @@ static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h,
     struct hier_fast *const f = hier_fast_of(h);
     llc_absent_check(h, line, set);
     if (f->llc_lean && f->llc_lru_fill) {
-        const uint32_t way = sb_fill_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask, line, state);
-        if (__builtin_expect(way != UINT32_MAX, 1))
-            return way;
+        /* fill_in's LRU work, its victim (at many cores most DDIO fills
+         * have one) through llc_victim_at. */
+        cache_evicted ev;
+        const uint32_t way = fill_in(&h->llc, 1, 1, &f->llc_evict, set, mask, line, state, &ev);
+        if (__builtin_expect(ev.line != CACHE_INVALID, 0))
+            llc_victim_at(h, way, ev.line, ev.meta, res);
+        return way;
     } else if (f->llc_evict.kind != REPL_EVICT_OPS &&
                sb_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask)) {
         /* RRIP, QLRU: an empty way, no victim (fill_in's choice, which is
