@@ -244,6 +244,43 @@ static inline __attribute__((always_inline)) int tight_part_line(hier *h, run *r
     return 1;
 }
 
+/* Line k (`line`, LLC set `set`, in no way of it) of a write run, `req`
+ * a PCIe write whose misses take fast path 5 (wr_miss_fast): its hint
+ * word names the way the line went to, for the read run that follows (the
+ * packet's transmission), whose tight loop then takes the line. */
+static inline __attribute__((always_inline)) void run_wr_miss(hier *h, run *r, hier_hint_word *hints, uint32_t k,
+                                                              uint64_t line, uint32_t set, enum coh_req req,
+                                                              int partial)
+{
+    hier_result res;
+    const uint32_t way = hier_pcie_wr_miss(h, req, line, set, &res);
+    r->hits += res.hit;
+    r->phits += (uint32_t)(res.hit & partial);
+    if (hints)
+        hints[k] = run_hint_at(set, way);
+}
+
+/* Line k of a write run, a full line, when its set (named by its hint)
+ * holds it in no way and its request's misses take fast path 5 (at many
+ * cores, the DDIO ways hold fewer buffers than the cores keep in
+ * circulation and most lines miss): run_line's work for it, without its
+ * hint test and set lookup again.  Returns 1 when done. */
+static inline __attribute__((always_inline)) int tight_miss_line(hier *h, run *r, hier_hint_word *hints, uint32_t k)
+{
+    const uint64_t hv = hints[k];
+    if (!hv || !hier_fast_of(h)->wr_miss_fast[REQ_PCIE_WR_FULL])
+        return 0;
+    const uint64_t line = r->first + k;
+    const uint64_t *t = (const uint64_t *)(const void *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
+    if (sb_match(t, r->lay.tag_slots, line))
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert((uint32_t)(hv >> 8) - 1 == cache_set(&h->llc, line) && k != r->part_first && k != r->part_last);
+#endif
+    run_wr_miss(h, r, hints, k, line, (uint32_t)(hv >> 8) - 1, REQ_PCIE_WR_FULL, 0);
+    return 1;
+}
+
 /* What the tight part of a run left for line i: its general work, the
  * next line, or the end of the chunk. */
 enum { TIGHT_LINE = 0, TIGHT_NEXT, TIGHT_BREAK };
@@ -256,7 +293,7 @@ enum { TIGHT_LINE = 0, TIGHT_NEXT, TIGHT_BREAK };
  * work too.  It does what run_line does for them (the hint it would store
  * is the one read). */
 static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint32_t *cnt, int write,
-                                                           const hier_hint_word *hints, uint32_t base, uint32_t *ip,
+                                                           hier_hint_word *hints, uint32_t base, uint32_t *ip,
                                                            uint32_t m)
 {
     const uint32_t start = *ip;
@@ -279,7 +316,7 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
     if (i == m)
         return TIGHT_BREAK;
     const uint32_t k = base + i;
-    if (write && k != r->part_last && tight_drop_line(h, r, cnt, hints, k))
+    if (write && k != r->part_last && (tight_drop_line(h, r, cnt, hints, k) || tight_miss_line(h, r, hints, k)))
         return TIGHT_NEXT;
     if (write && k == r->part_last && tight_part_line(h, r, hints, k))
         return TIGHT_BREAK;   /* the last line of the run */
@@ -335,9 +372,8 @@ static inline __attribute__((always_inline)) void run_other(hier *h, run *r, int
         if (way < r->lay.ways)
             hint_way = way;
     } else if (write && !match && f->wr_miss_fast[req]) {
-        /* The way the line went to, for the read run that follows (the
-         * packet's transmission): its tight loop then takes the line. */
-        hint_way = hier_pcie_wr_miss(h, req, line, set, &res);
+        run_wr_miss(h, r, hints, k, line, set, req, partial);
+        return;
     } else {
         hier_access_general(h, req, 0, line, set, match, &res);
     }
