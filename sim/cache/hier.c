@@ -155,6 +155,13 @@ uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, ui
     return way;
 }
 
+__attribute__((noinline)) uint32_t hier_llc_insert_lru(hier *h, uint64_t line, uint32_t set, uint64_t mask,
+                                                      uint8_t state, hier_result *res)
+{
+    llc_absent_check(h, line, set);
+    return llc_fill_lru(h, line, set, mask, state, res);
+}
+
 void hier_l2_victim(hier *h, uint32_t core, uint64_t line, uint8_t meta, hier_result *res)
 {
     h->stats.l2_evictions++;

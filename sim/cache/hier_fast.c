@@ -127,7 +127,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_wr_miss_at(hier *h, e
     res->region = col_region(col);
     res->mem_reads = mem_reads;
     res->mem_writebacks = 0;
-    const uint32_t way = llc_insert_inline(h, line, llc_set, f->wr_miss_mask, ST_M, res);   /* M: the request writes (choice 1) */
+    /* M: the request writes (choice 1) */
+    const uint32_t way = llc_insert_inline(h, line, llc_set, f->wr_miss_mask, ST_M, 1, res);
     count_access(h, req, res);
     return way;
 }

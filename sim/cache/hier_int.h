@@ -86,6 +86,10 @@ void hier_access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line
  * victim_plain ways' cells). */
 void hier_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res);
 
+/* hier.c: llc_fill_lru (below) out of line, for callers that fill an
+ * empty way themselves (llc_insert_inline). */
+uint32_t hier_llc_insert_lru(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res);
+
 /* hier.c: allocate the absent `line` in its LLC set `set` inside `mask`
  * in state `state`, any policy; a victim leaves by Table 1's eviction row
  * (its write-back counted in `res`).  Returns the way. */
@@ -344,26 +348,42 @@ static inline __attribute__((always_inline)) void llc_victim_at(hier *h, uint32_
     res->mem_writebacks += META_STATE(meta) == ST_M;
 }
 
+/* hier_llc_insert's work for an LLC that is LRU on the set blocks' order
+ * words (llc_lean, llc_lru_fill): fill_in's stores, its victim's cell
+ * through llc_victim_at. */
+static inline __attribute__((always_inline)) uint32_t llc_fill_lru(hier *h, uint64_t line, uint32_t set,
+                                                                   uint64_t mask, uint8_t state, hier_result *res)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    assert(f->llc_lean && f->llc_lru_fill);
+    cache_evicted ev;
+    const uint32_t way = fill_in(&h->llc, 1, 1, &f->llc_evict, set, mask, line, state, &ev);
+    if (ev.line != CACHE_INVALID)
+        llc_victim_at(h, way, ev.line, ev.meta, res);
+    return way;
+}
+
 /* Allocate the absent `line` in its LLC set `set` (inline: a PCIe read's
  * Shared-way copy, a PCIe write's DDIO copy, about once per packet each).
- * With LRU on the set blocks' order words (llc_lean, llc_lru_fill) every
- * fill is made here with fill_in's stores (an empty way is the usual case
- * at a few cores: the Shared and DDIO ways' lines move on to the L2s; at
- * many, the DDIO ways are full); the rest goes through hier_llc_insert. */
+ * With LRU on the set blocks' order words (llc_lean, llc_lru_fill) the
+ * fill is llc_fill_lru: here when `victim_here` (a constant: a PCIe
+ * write's, whose DDIO ways are full at many cores), else only into an
+ * empty way of `mask` (the usual case of a few cores: the Shared and DDIO
+ * ways' lines move on to the L2s), a full set through
+ * hier_llc_insert_lru; the rest goes through hier_llc_insert. */
 static inline __attribute__((always_inline)) uint32_t llc_insert_inline(hier *h, uint64_t line, uint32_t set,
                                                                         uint64_t mask, uint8_t state,
-                                                                        hier_result *res)
+                                                                        int victim_here, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
     llc_absent_check(h, line, set);
     if (f->llc_lean && f->llc_lru_fill) {
-        /* fill_in's LRU work, its victim (at many cores most DDIO fills
-         * have one) through llc_victim_at. */
-        cache_evicted ev;
-        const uint32_t way = fill_in(&h->llc, 1, 1, &f->llc_evict, set, mask, line, state, &ev);
-        if (__builtin_expect(ev.line != CACHE_INVALID, 0))
-            llc_victim_at(h, way, ev.line, ev.meta, res);
-        return way;
+        if (victim_here)
+            return llc_fill_lru(h, line, set, mask, state, res);
+        const uint32_t way = sb_fill_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask, line, state);
+        if (__builtin_expect(way != UINT32_MAX, 1))
+            return way;
+        return hier_llc_insert_lru(h, line, set, mask, state, res);
     } else if (f->llc_evict.kind != REPL_EVICT_OPS &&
                sb_empty(sb_layout_of(&h->llc), (uint8_t *)cache_tags(&h->llc, set), mask)) {
         /* RRIP, QLRU: an empty way, no victim (fill_in's choice, which is
@@ -400,7 +420,8 @@ static inline __attribute__((always_inline)) uint32_t pcie_rd_miss_at(hier *h, u
         col = coh_l2_col(st);
         if (col == COL_L2_EM) {
             *meta = ST_S;   /* L2_TO_S */
-            way = llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, (uint8_t)coh_llc_fill_state(st == ST_M), res);
+            way = llc_insert_inline(h, line, llc_set, h->cfg.shared_mask, (uint8_t)coh_llc_fill_state(st == ST_M), 0,
+                                    res);
         }
     }
     res->hit = (uint8_t)coh_col_hit((enum coh_col)col);
