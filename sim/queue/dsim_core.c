@@ -71,14 +71,6 @@ int core_init_rings(dsim *s, uint32_t c)
     return s->nic->init_core(s, c);
 }
 
-void core_schedule(dsim *s, uint32_t c, uint64_t delay)
-{
-    dsim_core *cs = &s->core[c];
-    uint64_t now = evq_now(&s->q);
-    cs->poll_pending = 1;
-    dsim_push(s, (cs->busy_until > now ? cs->busy_until : now) + delay, EV_CORE_POLL, 0, c, 0);
-}
-
 /* Schedule the core's next loop iteration `delay` ns after it is free. */
 static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
 {
@@ -93,7 +85,7 @@ static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
  * descriptors. */
 #define IDLE_LOOP_NS 100
 
-void core_idle_work(dsim *s, uint32_t c)
+void core_idle_work_due(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     /* No driver frees from an empty TX Recycle (nic.h): checked here,
@@ -232,6 +224,7 @@ __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, u
         driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[tx_slot(s, cs->tx_wqe)]);
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
+    s->tx_map[c / 64] |= 1ull << (c % 64);
     dsim_len_add(s, cs, Q_TX, 1);
     s->tx_waiting++;
 }
@@ -343,7 +336,7 @@ static inline __attribute__((always_inline)) void poll_end(dsim *s, uint32_t c, 
 /* core_poll when nothing was received (RX empty, not in send mode): the
  * general iteration with n = 0, without its burst array - at a few cores
  * every other poll is one (the driver's free after a send). */
-static void core_poll_empty(dsim *s, uint32_t c)
+__attribute__((noinline)) static void core_poll_empty(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
@@ -359,13 +352,11 @@ static void core_poll_empty(dsim *s, uint32_t c)
     poll_end(s, c, now, 0, 0, blocked);
 }
 
-void core_poll(dsim *s, uint32_t c)
+/* core_poll when it receives (or sends): out of line, so that the empty
+ * poll does not pay for its frame (the burst array). */
+__attribute__((noinline)) static void core_poll_burst(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
-    if (s->mode != DDIO_MODE_SEND && ring_empty(&cs->rx_done)) {
-        core_poll_empty(s, c);
-        return;
-    }
     const ddio_driver *d = drv(s);
     uint64_t now = evq_now(&s->q);
     uint32_t bufs[MAX_BURST];
@@ -406,6 +397,14 @@ void core_poll(dsim *s, uint32_t c)
         tx_burst(s, c, bufs, n);
     }
     poll_end(s, c, now, ns, n, blocked);
+}
+
+void core_poll(dsim *s, uint32_t c)
+{
+    if (s->mode != DDIO_MODE_SEND && ring_empty(&s->core[c].rx_done))
+        core_poll_empty(s, c);
+    else
+        core_poll_burst(s, c);
 }
 
 /* The LLC distractor of Wang, Xu, Wu (SIGMETRICS 2022), Algorithm 2: x[i] = 1 + x[i - s] over a

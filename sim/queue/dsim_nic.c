@@ -155,7 +155,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     ring_enqueue(&cs->rx_done, buf);
     s->rx_total++;
     dsim_maybe_end_warmup(s, c);
-    core_wake(s, c);
+    core_wake_last(s, c);
 }
 
 void nic_start_tx(dsim *s)
@@ -206,23 +206,34 @@ static double tx_paced_ready(dsim *s, uint32_t c, uint32_t len, double ready)
     return cs->tx_ready_ns;
 }
 
+/* The round robin over the cores' TX rings: the first core at or after
+ * `from` (< cores), cyclically, whose ring holds packets (tx_map), or
+ * UINT32_MAX. */
+static uint32_t tx_next_core(const dsim *s, uint32_t from)
+{
+    const uint32_t words = (s->cores + 63) / 64;
+    uint32_t w = from / 64;
+    uint64_t m = s->tx_map[w] & (~0ull << (from % 64));
+    /* words + 1 looks: from's word above `from`, the others, from's word
+     * again (below `from`). */
+    for (uint32_t i = 0; i <= words; i++) {
+        if (m) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+            for (uint32_t k = 0; k < s->cores; k++)
+                assert(!ring_empty(&s->core[k].tx_pending) == (int)((s->tx_map[k / 64] >> (k % 64)) & 1));
+#endif
+            return w * 64 + (uint32_t)__builtin_ctzll(m);
+        }
+        w = w + 1 == words ? 0 : w + 1;
+        m = s->tx_map[w];
+    }
+    return UINT32_MAX;
+}
+
 /* One fetch; returns 1 if another one is due now (EV_TX_START). */
 static int tx_fetch_one(dsim *s, uint64_t now)
 {
-    uint32_t c = UINT32_MAX;
-    if (s->cores == 1) {   /* the round robin of one */
-        c = ring_empty(&s->core[0].tx_pending) ? UINT32_MAX : 0;
-    } else {
-        for (uint32_t i = 0; i < s->cores; i++) {
-            /* (tx_rr + i) % cores without a division: tx_rr <= cores, i < cores. */
-            uint32_t k = s->tx_rr + i;
-            k -= k >= s->cores ? s->cores : 0;
-            if (!ring_empty(&s->core[k].tx_pending)) {
-                c = k;
-                break;
-            }
-        }
-    }
+    uint32_t c = tx_next_core(s, s->tx_rr >= s->cores ? 0 : s->tx_rr);
     if (c == UINT32_MAX) {
         s->tx_engine_busy = 0;
         return 0;
@@ -233,6 +244,8 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     dsim_account(s, c);
     uint32_t buf = 0;
     ring_dequeue(&cs->tx_pending, &buf);
+    if (ring_empty(&cs->tx_pending))
+        s->tx_map[c / 64] &= ~(1ull << (c % 64));
     s->tx_waiting--;
     cs->tx_inflight++;   /* from tx_pending: Q_TX stays */
     dsim_len_add(s, cs, DSIM_INF_TX, 1);
@@ -293,7 +306,7 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     if (cs->poll_pending)
         return;
     if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
-        core_wake(s, c);
+        core_wake_last(s, c);
     else
         core_idle_work(s, c);   /* the polling driver frees the buffer soon */
 }
