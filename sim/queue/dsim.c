@@ -407,6 +407,12 @@ static int setup(dsim *s, ddio_err *e)
         if (s->cores > 1 && s->cores < 256 && s->src.g.flows <= PKTSRC_TCP_CACHE_MAX &&
             !(s->flow_queue = calloc(s->src.g.flows, 1)))
             return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    } else if (s->src.mem && s->cores > 1 && s->cores < 256) {
+        /* A trace held in memory is looped: its packets' RSS queues are
+         * hashed once per record (nic_queue_of). */
+        s->rec_n = s->src.mem_n;
+        if (!(s->rec_queue = calloc(s->rec_n ? s->rec_n : 1, 1)))
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
     /* Warm-up: a given number of received packets, or by default until the
      * buffers in circulation have cycled twice and the queues have settled
@@ -549,6 +555,7 @@ static void teardown(dsim *s)
     free(s->line_hints);
     free(s->hdr_set);
     free(s->flow_queue);
+    free(s->rec_queue);
     free(s->buf_data);
     free(s->ops);
     free(s->memo_at);

@@ -243,6 +243,10 @@ static inline __attribute__((always_inline)) void tx_burst(dsim *s, uint32_t c, 
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
     s->nic->tx_free(s, c);
+    if (!n && ring_empty(&cs->swq)) {   /* an empty poll with nothing queued: the loops below do nothing */
+        nic_kick_tx(s);
+        return;
+    }
     /* Each post takes one free descriptor; nothing else here frees or takes
      * one, so the count is read once. */
     uint32_t room = tx_ring_free(s, cs), b, i = 0;
@@ -405,6 +409,12 @@ void core_poll(dsim *s, uint32_t c)
         core_poll_empty(s, c);
     else
         core_poll_burst(s, c);
+    /* A TX start the iteration pushed to the front is the next event (the
+     * front was empty when the poll began): run it here, without the event,
+     * in the same order.  core_poll is its handler's last action (dsim_run,
+     * core_wake_last). */
+    if (!s->failed && evq_front_take(&s->q, EV_TX_START))
+        nic_tx_start(s);
 }
 
 /* The LLC distractor of Wang, Xu, Wu (SIGMETRICS 2022), Algorithm 2: x[i] = 1 + x[i - s] over a

@@ -125,6 +125,8 @@ typedef struct dsim {
     uint64_t *buf_data;         /* per buffer: mbuf_data_addr (kept: it divides by per_page) */
     uint32_t rx_mask, tx_mask;  /* rx_ring - 1, tx_ring - 1 (powers of two: ring_init) */
     uint8_t *flow_queue;        /* generated flows: 1 + RX queue, 0 = not yet hashed (nic_queue_of); or NULL */
+    uint8_t *rec_queue;         /* a trace held in memory: per record, 1 + RX queue, 0 = not yet hashed; or NULL */
+    uint64_t rec_n;             /* records of rec_queue */
     hier_hint_word *line_hints; /* per buffer, hint_lines words: where its data lines were (hier_dma_run) */
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
@@ -371,7 +373,7 @@ void core_poll(dsim *s, uint32_t c);
  * pending event (evq_front_fits) would be the next event, popped as soon
  * as the handler returns: it runs here instead, in the same order (the seq
  * it would take is not taken: no other event's order changes). */
-static inline void core_wake_last(dsim *s, uint32_t c)
+static inline __attribute__((always_inline)) void core_wake_last(dsim *s, uint32_t c)
 {
     const dsim_core *cs = &s->core[c];
     if (cs->poll_pending)

@@ -31,7 +31,16 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
         return 0;
     if (p->has_flow)
         return nic_flow_queue(s, p->flow);
-    return p->has_tuple ? nic_queue_hash(s, p) : 0;
+    if (!p->has_tuple)
+        return 0;
+    if (s->rec_queue && p->flow) {   /* a held trace's record: hashed at its first pass */
+        assert(p->flow <= s->rec_n);
+        uint8_t *q = &s->rec_queue[p->flow - 1];
+        if (!*q)
+            *q = (uint8_t)(nic_queue_hash(s, p) + 1);
+        return *q - 1u;
+    }
+    return nic_queue_hash(s, p);
 }
 
 static void rx_dma(dsim *s, uint32_t c, uint32_t len, uint64_t arrival);
