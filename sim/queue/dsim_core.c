@@ -413,7 +413,7 @@ void core_poll(dsim *s, uint32_t c)
      * front was empty when the poll began): run it here, without the event,
      * in the same order.  core_poll is its handler's last action (dsim_run,
      * core_wake_last). */
-    if (!s->failed && evq_front_take(&s->q, EV_TX_START))
+    if (!s->failed && !s->plain_events && evq_front_take(&s->q, EV_TX_START))
         nic_tx_start(s);
 }
 

@@ -99,6 +99,7 @@ typedef struct dsim {
     const ddio_config *cfg;
     const dsim_options *opt;
     int desc_access;            /* opt->desc_access (one load less on the hot paths) */
+    int plain_events;           /* opt->plain_events */
     int mode;                   /* cfg->workload.mode (likewise) */
     uint32_t data_room;         /* cfg->workload.driver.data_room: the longest frame a buffer takes */
     uint32_t cores;
@@ -378,7 +379,7 @@ static inline __attribute__((always_inline)) void core_wake_last(dsim *s, uint32
     const dsim_core *cs = &s->core[c];
     if (cs->poll_pending)
         return;
-    if (cs->busy_until <= evq_now(&s->q) && !s->failed && evq_front_fits(&s->q, evq_now(&s->q)))
+    if (cs->busy_until <= evq_now(&s->q) && !s->failed && !s->plain_events && evq_front_fits(&s->q, evq_now(&s->q)))
         core_poll(s, c);
     else
         core_schedule(s, c, 0);

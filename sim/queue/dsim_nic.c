@@ -220,6 +220,14 @@ static double tx_paced_ready(dsim *s, uint32_t c, uint32_t len, double ready)
  * UINT32_MAX. */
 static uint32_t tx_next_core(const dsim *s, uint32_t from)
 {
+    if (s->plain_events) {   /* the rule, core by core */
+        for (uint32_t i = 0; i < s->cores; i++) {
+            uint32_t k = from + i < s->cores ? from + i : from + i - s->cores;
+            if (!ring_empty(&s->core[k].tx_pending))
+                return k;
+        }
+        return UINT32_MAX;
+    }
     const uint32_t words = (s->cores + 63) / 64;
     uint32_t w = from / 64;
     uint64_t m = s->tx_map[w] & (~0ull << (from % 64));
@@ -229,7 +237,7 @@ static uint32_t tx_next_core(const dsim *s, uint32_t from)
         if (m) {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
             for (uint32_t k = 0; k < s->cores; k++)
-                assert(!ring_empty(&s->core[k].tx_pending) == (int)((s->tx_map[k / 64] >> (k % 64)) & 1));
+                assert((!ring_empty(&s->core[k].tx_pending)) == (int)((s->tx_map[k / 64] >> (k % 64)) & 1));
 #endif
             return w * 64 + (uint32_t)__builtin_ctzll(m);
         }
