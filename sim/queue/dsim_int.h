@@ -354,7 +354,7 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
 int core_init_rings(dsim *s, uint32_t c);
 void core_init_latency(dsim *s);
 /* Push core c's next poll `delay` ns after it is free (none is pending). */
-static inline void core_schedule(dsim *s, uint32_t c, uint64_t delay)
+static inline __attribute__((always_inline)) void core_schedule(dsim *s, uint32_t c, uint64_t delay)
 {
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
