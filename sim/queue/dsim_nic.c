@@ -185,9 +185,13 @@ void nic_tx_start(dsim *s)
      * event due now has a smaller seq and would pop first), so the next
      * fetch runs here instead, in the same order, without the event.  A fetch pushes
      * only its EV_TX_DONE, after the PCIe read completes (later than now),
-     * so whether an event is due now is known before the first. */
-    int due = !evq_all_after(&s->q, now);
+     * so whether an event is due now is the same after every fetch: asked
+     * once, when a second fetch is due (at a few cores one fetch is the
+     * usual start). */
+    int due = -1;
     while (tx_fetch_one(s, now) && !s->failed) {
+        if (due < 0)
+            due = !evq_all_after(&s->q, now);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
         assert(due == (evq_next_time(&s->q) <= now));
 #endif
@@ -220,6 +224,8 @@ static double tx_paced_ready(dsim *s, uint32_t c, uint32_t len, double ready)
  * UINT32_MAX. */
 static uint32_t tx_next_core(const dsim *s, uint32_t from)
 {
+    if (s->cores == 1)   /* the round robin of one */
+        return ring_empty(&s->core[0].tx_pending) ? UINT32_MAX : 0;
     if (s->plain_events) {   /* the rule, core by core */
         for (uint32_t i = 0; i < s->cores; i++) {
             uint32_t k = from + i < s->cores ? from + i : from + i - s->cores;
