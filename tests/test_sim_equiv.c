@@ -59,33 +59,39 @@ static void run(const ddio_config *cfg, const char *profile, int general_only, d
     cr_assert_eq(dsim_run(cfg, &o, r, &e), 0, "%s", e.msg);
 }
 
-/* Both runs of `cfg`, compared field by field in memory: the per-core
- * arrays, then the rest of the struct (its pointers set aside). */
+/* Two results, compared field by field in memory: the per-core arrays,
+ * then the rest of the struct (its pointers set aside); both freed. */
+static void expect_same_results(dsim_result *fast, dsim_result *general, const char *what)
+{
+    cr_assert_gt(fast->cache.req[REQ_PCIE_WR_FULL].accesses, 1000, "%s: the run reached the cache", what);
+    cr_assert_eq(fast->cores, general->cores);
+    const size_t nq = (size_t)fast->cores * Q_COUNT, ni = (size_t)fast->cores * 2;
+    cr_expect_eq(memcmp(fast->queue_len, general->queue_len, nq * sizeof(double)), 0, "%s: queue lengths differ", what);
+    cr_expect_eq(memcmp(fast->inflight, general->inflight, ni * sizeof(double)), 0, "%s: in-flight parts differ", what);
+    for (int q = 0; q < REQ_COUNT; q++)
+        cr_expect_eq(memcmp(&fast->cache.req[q], &general->cache.req[q], sizeof fast->cache.req[q]), 0,
+                     "%s: the %s counters differ (accesses %llu / %llu, hits %llu / %llu)", what,
+                     coh_req_name((enum coh_req)q), (unsigned long long)fast->cache.req[q].accesses,
+                     (unsigned long long)general->cache.req[q].accesses, (unsigned long long)fast->cache.req[q].hits,
+                     (unsigned long long)general->cache.req[q].hits);
+    double *qf = fast->queue_len, *qg = general->queue_len, *inf = fast->inflight, *ing = general->inflight;
+    fast->queue_len = general->queue_len = fast->inflight = general->inflight = NULL;
+    cr_expect_eq(memcmp(fast, general, sizeof *fast), 0, "%s: the results differ", what);
+    fast->queue_len = qf;
+    general->queue_len = qg;
+    fast->inflight = inf;
+    general->inflight = ing;
+    dsim_result_free(fast);
+    dsim_result_free(general);
+}
+
+/* Both runs of `cfg`: the hierarchy's fast paths and its general path. */
 static void expect_equal_runs(const ddio_config *cfg, const char *profile, const char *what)
 {
     dsim_result fast, general;
     run(cfg, profile, 0, &fast);
     run(cfg, profile, 1, &general);
-    cr_assert_gt(fast.cache.req[REQ_PCIE_WR_FULL].accesses, 1000, "%s: the run reached the cache", what);
-    cr_assert_eq(fast.cores, general.cores);
-    const size_t nq = (size_t)fast.cores * Q_COUNT, ni = (size_t)fast.cores * 2;
-    cr_expect_eq(memcmp(fast.queue_len, general.queue_len, nq * sizeof(double)), 0, "%s: queue lengths differ", what);
-    cr_expect_eq(memcmp(fast.inflight, general.inflight, ni * sizeof(double)), 0, "%s: in-flight parts differ", what);
-    for (int q = 0; q < REQ_COUNT; q++)
-        cr_expect_eq(memcmp(&fast.cache.req[q], &general.cache.req[q], sizeof fast.cache.req[q]), 0,
-                     "%s: the %s counters differ (accesses %llu / %llu, hits %llu / %llu)", what,
-                     coh_req_name((enum coh_req)q), (unsigned long long)fast.cache.req[q].accesses,
-                     (unsigned long long)general.cache.req[q].accesses, (unsigned long long)fast.cache.req[q].hits,
-                     (unsigned long long)general.cache.req[q].hits);
-    double *qf = fast.queue_len, *qg = general.queue_len, *inf = fast.inflight, *ing = general.inflight;
-    fast.queue_len = general.queue_len = fast.inflight = general.inflight = NULL;
-    cr_expect_eq(memcmp(&fast, &general, sizeof fast), 0, "%s: the results differ", what);
-    fast.queue_len = qf;
-    general.queue_len = qg;
-    fast.inflight = inf;
-    general.inflight = ing;
-    dsim_result_free(&fast);
-    dsim_result_free(&general);
+    expect_same_results(&fast, &general, what);
 }
 
 /* One LLC policy of each family (and QLRU in the L2 too), 1 and 4 cores. */
@@ -119,5 +125,42 @@ Test(sim_equiv, inclusive_lru, .timeout = 300)
         ddio_config cfg;
         equiv_config(&cfg, "broadwell-2650v4", "lru", NULL, cores);
         expect_equal_runs(&cfg, "mawi", cores == 1 ? "broadwell, 1 core" : "broadwell, 4 cores");
+    }
+}
+
+/* The event loop's shortcuts (a poll or a TX start run in place, the TX
+ * round robin's bitmap, a looped trace's RSS queue per record) against
+ * dsim_options.plain_events, where every event goes through the queue:
+ * 1, 4 and 18 cores, generated packets and a trace looped twice and more. */
+static void run_events(const ddio_config *cfg, const char *profile, const char *trace, int plain, dsim_result *r)
+{
+    dsim_options o;
+    dsim_options_default(&o);
+    o.src.profile = profile;
+    o.src.trace = trace;
+    o.packets = trace ? 25000 : 20000;
+    o.rate_gbps = -1;   /* line rate */
+    o.wall_clock = fixed_clock;
+    o.plain_events = plain;
+    ddio_err e;
+    cr_assert_eq(dsim_run(cfg, &o, r, &e), 0, "%s", e.msg);
+}
+
+Test(sim_equiv, plain_events, .timeout = 600)
+{
+    const uint32_t cores[] = {1, 4, 18};
+    for (size_t k = 0; k < sizeof cores / sizeof *cores; k++) {
+        ddio_config cfg;
+        equiv_config(&cfg, NULL, "lru", NULL, cores[k]);
+        for (int t = 0; t < 2; t++) {
+            const char *trace = t ? DDIOSIM_SOURCE_DIR "/traces/samples/imix-10k.pcap" : NULL;
+            dsim_result fast, plain;
+            run_events(&cfg, t ? NULL : "fixed:1500", trace, 0, &fast);
+            run_events(&cfg, t ? NULL : "fixed:1500", trace, 1, &plain);
+            char what[96];
+            snprintf(what, sizeof what, "%s, %u cores: shortcuts / plain events", t ? "imix trace" : "1500 B",
+                     cores[k]);
+            expect_same_results(&fast, &plain, what);
+        }
     }
 }

@@ -338,6 +338,7 @@ static int setup(dsim *s, ddio_err *e)
         hier_set_general_only(&s->h, 1);
     s->area_double_from = UINT64_MAX;   /* not measuring yet (dsim_account) */
     s->desc_access = o->desc_access;
+    s->plain_events = o->plain_events;
     s->mode = cfg->workload.mode;
     s->data_room = cfg->workload.driver.data_room;
     s->line_size = hc.llc.line_size;
@@ -406,6 +407,12 @@ static int setup(dsim *s, ddio_err *e)
         pktsrc_skip_tuple(&s->src);
         if (s->cores > 1 && s->cores < 256 && s->src.g.flows <= PKTSRC_TCP_CACHE_MAX &&
             !(s->flow_queue = calloc(s->src.g.flows, 1)))
+            return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    } else if (s->src.mem && s->cores > 1 && s->cores < 256 && !s->plain_events) {
+        /* A trace held in memory is looped: its packets' RSS queues are
+         * hashed once per record (nic_queue_of). */
+        s->rec_n = s->src.mem_n;
+        if (!(s->rec_queue = calloc(s->rec_n ? s->rec_n : 1, 1)))
             return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
     /* Warm-up: a given number of received packets, or by default until the
@@ -549,6 +556,7 @@ static void teardown(dsim *s)
     free(s->line_hints);
     free(s->hdr_set);
     free(s->flow_queue);
+    free(s->rec_queue);
     free(s->buf_data);
     free(s->ops);
     free(s->memo_at);

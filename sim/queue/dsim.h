@@ -63,6 +63,12 @@ typedef struct dsim_options {
      * cell by cell, without the fast paths (hier_set_general_only): the
      * same results, slower; tests compare the two. */
     int general_only;
+    /* 1: the event loop's shortcuts off: every poll and TX start goes
+     * through the event queue (none runs in place: core_wake_last,
+     * evq_front_take), the TX round robin scans every core, a looped
+     * trace's RSS queues are hashed at every packet.  The same results,
+     * slower; tests compare the two. */
+    int plain_events;
 } dsim_options;
 
 void dsim_options_default(dsim_options *o);

@@ -71,14 +71,6 @@ int core_init_rings(dsim *s, uint32_t c)
     return s->nic->init_core(s, c);
 }
 
-void core_schedule(dsim *s, uint32_t c, uint64_t delay)
-{
-    dsim_core *cs = &s->core[c];
-    uint64_t now = evq_now(&s->q);
-    cs->poll_pending = 1;
-    dsim_push(s, (cs->busy_until > now ? cs->busy_until : now) + delay, EV_CORE_POLL, 0, c, 0);
-}
-
 /* Schedule the core's next loop iteration `delay` ns after it is free. */
 static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
 {
@@ -93,7 +85,7 @@ static void core_wake_after(dsim *s, uint32_t c, uint64_t delay)
  * descriptors. */
 #define IDLE_LOOP_NS 100
 
-void core_idle_work(dsim *s, uint32_t c)
+void core_idle_work_due(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     /* No driver frees from an empty TX Recycle (nic.h): checked here,
@@ -232,6 +224,7 @@ __attribute__((always_inline)) static inline void tx_post(dsim *s, uint32_t c, u
         driver_line(s, REQ_CORE_WR, c, tx_wqe_addr(s, c, cs->tx_wqe), cs->tx_wqe_set[tx_slot(s, cs->tx_wqe)]);
     cs->tx_wqe++;
     ring_enqueue(&cs->tx_pending, b);
+    s->tx_map[c / 64] |= 1ull << (c % 64);
     dsim_len_add(s, cs, Q_TX, 1);
     s->tx_waiting++;
 }
@@ -250,6 +243,10 @@ static inline __attribute__((always_inline)) void tx_burst(dsim *s, uint32_t c, 
     dsim_core *cs = &s->core[c];
     const ddio_driver *d = drv(s);
     s->nic->tx_free(s, c);
+    if (!n && ring_empty(&cs->swq)) {   /* an empty poll with nothing queued: the loops below do nothing */
+        nic_kick_tx(s);
+        return;
+    }
     /* Each post takes one free descriptor; nothing else here frees or takes
      * one, so the count is read once. */
     uint32_t room = tx_ring_free(s, cs), b, i = 0;
@@ -343,7 +340,7 @@ static inline __attribute__((always_inline)) void poll_end(dsim *s, uint32_t c, 
 /* core_poll when nothing was received (RX empty, not in send mode): the
  * general iteration with n = 0, without its burst array - at a few cores
  * every other poll is one (the driver's free after a send). */
-static void core_poll_empty(dsim *s, uint32_t c)
+__attribute__((noinline)) static void core_poll_empty(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
     uint64_t now = evq_now(&s->q);
@@ -359,13 +356,11 @@ static void core_poll_empty(dsim *s, uint32_t c)
     poll_end(s, c, now, 0, 0, blocked);
 }
 
-void core_poll(dsim *s, uint32_t c)
+/* core_poll when it receives (or sends): out of line, so that the empty
+ * poll does not pay for its frame (the burst array). */
+__attribute__((noinline)) static void core_poll_burst(dsim *s, uint32_t c)
 {
     dsim_core *cs = &s->core[c];
-    if (s->mode != DDIO_MODE_SEND && ring_empty(&cs->rx_done)) {
-        core_poll_empty(s, c);
-        return;
-    }
     const ddio_driver *d = drv(s);
     uint64_t now = evq_now(&s->q);
     uint32_t bufs[MAX_BURST];
@@ -406,6 +401,20 @@ void core_poll(dsim *s, uint32_t c)
         tx_burst(s, c, bufs, n);
     }
     poll_end(s, c, now, ns, n, blocked);
+}
+
+void core_poll(dsim *s, uint32_t c)
+{
+    if (s->mode != DDIO_MODE_SEND && ring_empty(&s->core[c].rx_done))
+        core_poll_empty(s, c);
+    else
+        core_poll_burst(s, c);
+    /* A TX start the iteration pushed to the front is the next event (the
+     * front was empty when the poll began): run it here, without the event,
+     * in the same order.  core_poll is its handler's last action (dsim_run,
+     * core_wake_last). */
+    if (!s->failed && !s->plain_events && evq_front_take(&s->q, EV_TX_START))
+        nic_tx_start(s);
 }
 
 /* The LLC distractor of Wang, Xu, Wu (SIGMETRICS 2022), Algorithm 2: x[i] = 1 + x[i - s] over a

@@ -99,6 +99,7 @@ typedef struct dsim {
     const ddio_config *cfg;
     const dsim_options *opt;
     int desc_access;            /* opt->desc_access (one load less on the hot paths) */
+    int plain_events;           /* opt->plain_events */
     int mode;                   /* cfg->workload.mode (likewise) */
     uint32_t data_room;         /* cfg->workload.driver.data_room: the longest frame a buffer takes */
     uint32_t cores;
@@ -125,6 +126,8 @@ typedef struct dsim {
     uint64_t *buf_data;         /* per buffer: mbuf_data_addr (kept: it divides by per_page) */
     uint32_t rx_mask, tx_mask;  /* rx_ring - 1, tx_ring - 1 (powers of two: ring_init) */
     uint8_t *flow_queue;        /* generated flows: 1 + RX queue, 0 = not yet hashed (nic_queue_of); or NULL */
+    uint8_t *rec_queue;         /* a trace held in memory: per record, 1 + RX queue, 0 = not yet hashed; or NULL */
+    uint64_t rec_n;             /* records of rec_queue */
     hier_hint_word *line_hints; /* per buffer, hint_lines words: where its data lines were (hier_dma_run) */
     uint32_t hint_lines;        /* most lines one DMA into a buffer spans */
     uint32_t line_size, line_shift;
@@ -133,6 +136,9 @@ typedef struct dsim {
     double wire_free_ns;        /* the TX wire is busy until then */
     int tx_engine_busy;
     uint32_t tx_rr;             /* round-robin position over the cores' TX rings */
+    /* Bit c: core c's TX ring holds packets not yet fetched (tx_pending
+     * not empty), so the round robin finds the next one by bit scans. */
+    uint64_t tx_map[(HIER_MAX_CORES + 63) / 64];
     double tx_packet_ns;        /* machine nic.tx_packet_ns (0: off) */
     uint64_t held_bytes;        /* nic.rx_hold_bytes: frame bytes held now, all queues */
     uint64_t tx_waiting;        /* packets on TX rings, all cores */
@@ -348,7 +354,13 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
 int core_init_rings(dsim *s, uint32_t c);
 void core_init_latency(dsim *s);
 /* Push core c's next poll `delay` ns after it is free (none is pending). */
-void core_schedule(dsim *s, uint32_t c, uint64_t delay);
+static inline __attribute__((always_inline)) void core_schedule(dsim *s, uint32_t c, uint64_t delay)
+{
+    dsim_core *cs = &s->core[c];
+    uint64_t now = evq_now(&s->q);
+    cs->poll_pending = 1;
+    dsim_push(s, (cs->busy_until > now ? cs->busy_until : now) + delay, EV_CORE_POLL, 0, c, 0);
+}
 /* Schedule core c's next loop iteration, unless one is pending (inline:
  * every received and every sent packet asks). */
 static inline void core_wake(dsim *s, uint32_t c)
@@ -356,8 +368,35 @@ static inline void core_wake(dsim *s, uint32_t c)
     if (!s->core[c].poll_pending)
         core_schedule(s, c, 0);
 }
-void core_idle_work(dsim *s, uint32_t c);
+/* One iteration of core c's loop (EV_CORE_POLL). */
 void core_poll(dsim *s, uint32_t c);
+/* A handler's last action: wake core c.  A poll due now and before every
+ * pending event (evq_front_fits) would be the next event, popped as soon
+ * as the handler returns: it runs here instead, in the same order (the seq
+ * it would take is not taken: no other event's order changes). */
+static inline __attribute__((always_inline)) void core_wake_last(dsim *s, uint32_t c)
+{
+    const dsim_core *cs = &s->core[c];
+    if (cs->poll_pending)
+        return;
+    if (cs->busy_until <= evq_now(&s->q) && !s->failed && !s->plain_events && evq_front_fits(&s->q, evq_now(&s->q)))
+        core_poll(s, c);
+    else
+        core_schedule(s, c, 0);
+}
+/* core_idle_work's rule: wake core c IDLE_LOOP_NS after it is free if
+ * its driver would free sent buffers or refill the RX ring now. */
+void core_idle_work_due(dsim *s, uint32_t c);
+/* Core c has nothing to receive or send: wake it for its driver's work
+ * (core_idle_work_due).  Inline: after most iterations the answer is "no
+ * work" (TX Recycle empty, nothing to refill), known from two loads. */
+static inline void core_idle_work(dsim *s, uint32_t c)
+{
+    const dsim_core *cs = &s->core[c];
+    if (ring_empty(&cs->tx_done) && (!cs->rx_unposted || s->measure_closed))
+        return;
+    core_idle_work_due(s, c);
+}
 void core_send_request(dsim *s, uint32_t c, uint32_t len);
 void distractor_run(dsim *s);
 

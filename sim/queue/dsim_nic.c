@@ -31,7 +31,16 @@ uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p)
         return 0;
     if (p->has_flow)
         return nic_flow_queue(s, p->flow);
-    return p->has_tuple ? nic_queue_hash(s, p) : 0;
+    if (!p->has_tuple)
+        return 0;
+    if (s->rec_queue && p->flow) {   /* a held trace's record: hashed at its first pass */
+        assert(p->flow <= s->rec_n);
+        uint8_t *q = &s->rec_queue[p->flow - 1];
+        if (!*q)
+            *q = (uint8_t)(nic_queue_hash(s, p) + 1);
+        return *q - 1u;
+    }
+    return nic_queue_hash(s, p);
 }
 
 static void rx_dma(dsim *s, uint32_t c, uint32_t len, uint64_t arrival);
@@ -155,7 +164,7 @@ void nic_rx_done(dsim *s, uint32_t c, uint32_t buf)
     ring_enqueue(&cs->rx_done, buf);
     s->rx_total++;
     dsim_maybe_end_warmup(s, c);
-    core_wake(s, c);
+    core_wake_last(s, c);
 }
 
 void nic_start_tx(dsim *s)
@@ -176,9 +185,13 @@ void nic_tx_start(dsim *s)
      * event due now has a smaller seq and would pop first), so the next
      * fetch runs here instead, in the same order, without the event.  A fetch pushes
      * only its EV_TX_DONE, after the PCIe read completes (later than now),
-     * so whether an event is due now is known before the first. */
-    int due = !evq_all_after(&s->q, now);
+     * so whether an event is due now is the same after every fetch: asked
+     * once, when a second fetch is due (at a few cores one fetch is the
+     * usual start). */
+    int due = -1;
     while (tx_fetch_one(s, now) && !s->failed) {
+        if (due < 0)
+            due = !evq_all_after(&s->q, now);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
         assert(due == (evq_next_time(&s->q) <= now));
 #endif
@@ -206,23 +219,44 @@ static double tx_paced_ready(dsim *s, uint32_t c, uint32_t len, double ready)
     return cs->tx_ready_ns;
 }
 
+/* The round robin over the cores' TX rings: the first core at or after
+ * `from` (< cores), cyclically, whose ring holds packets (tx_map), or
+ * UINT32_MAX. */
+static uint32_t tx_next_core(const dsim *s, uint32_t from)
+{
+    if (s->cores == 1)   /* the round robin of one */
+        return ring_empty(&s->core[0].tx_pending) ? UINT32_MAX : 0;
+    if (s->plain_events) {   /* the rule, core by core */
+        for (uint32_t i = 0; i < s->cores; i++) {
+            uint32_t k = from + i < s->cores ? from + i : from + i - s->cores;
+            if (!ring_empty(&s->core[k].tx_pending))
+                return k;
+        }
+        return UINT32_MAX;
+    }
+    const uint32_t words = (s->cores + 63) / 64;
+    uint32_t w = from / 64;
+    uint64_t m = s->tx_map[w] & (~0ull << (from % 64));
+    /* words + 1 looks: from's word above `from`, the others, from's word
+     * again (below `from`). */
+    for (uint32_t i = 0; i <= words; i++) {
+        if (m) {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+            for (uint32_t k = 0; k < s->cores; k++)
+                assert((!ring_empty(&s->core[k].tx_pending)) == (int)((s->tx_map[k / 64] >> (k % 64)) & 1));
+#endif
+            return w * 64 + (uint32_t)__builtin_ctzll(m);
+        }
+        w = w + 1 == words ? 0 : w + 1;
+        m = s->tx_map[w];
+    }
+    return UINT32_MAX;
+}
+
 /* One fetch; returns 1 if another one is due now (EV_TX_START). */
 static int tx_fetch_one(dsim *s, uint64_t now)
 {
-    uint32_t c = UINT32_MAX;
-    if (s->cores == 1) {   /* the round robin of one */
-        c = ring_empty(&s->core[0].tx_pending) ? UINT32_MAX : 0;
-    } else {
-        for (uint32_t i = 0; i < s->cores; i++) {
-            /* (tx_rr + i) % cores without a division: tx_rr <= cores, i < cores. */
-            uint32_t k = s->tx_rr + i;
-            k -= k >= s->cores ? s->cores : 0;
-            if (!ring_empty(&s->core[k].tx_pending)) {
-                c = k;
-                break;
-            }
-        }
-    }
+    uint32_t c = tx_next_core(s, s->tx_rr >= s->cores ? 0 : s->tx_rr);
     if (c == UINT32_MAX) {
         s->tx_engine_busy = 0;
         return 0;
@@ -233,6 +267,8 @@ static int tx_fetch_one(dsim *s, uint64_t now)
     dsim_account(s, c);
     uint32_t buf = 0;
     ring_dequeue(&cs->tx_pending, &buf);
+    if (ring_empty(&cs->tx_pending))
+        s->tx_map[c / 64] &= ~(1ull << (c % 64));
     s->tx_waiting--;
     cs->tx_inflight++;   /* from tx_pending: Q_TX stays */
     dsim_len_add(s, cs, DSIM_INF_TX, 1);
@@ -293,7 +329,7 @@ void nic_tx_done(dsim *s, uint32_t c, uint32_t buf)
     if (cs->poll_pending)
         return;
     if (!ring_empty(&cs->swq) || !ring_empty(&cs->rx_done) || !ring_empty(&cs->send_req))
-        core_wake(s, c);
+        core_wake_last(s, c);
     else
         core_idle_work(s, c);   /* the polling driver frees the buffer soon */
 }

@@ -260,6 +260,18 @@ static inline void evq_front_put(evq *q, sim_event ev)
     q->front_n = 1;
 }
 
+/* Pop the front if it holds an event of kind `type`: for a handler whose
+ * last action is to run that event (the next one) itself.  Returns 1 if it
+ * did (the clock stays: the front's time is now). */
+static inline int evq_front_take(evq *q, int32_t type)
+{
+    if (!q->front_n || q->front.type != type)
+        return 0;
+    assert(q->front.time_ns == q->now_ns);
+    q->front_n = 0;
+    return 1;
+}
+
 /* Can `lane` take an event at time t without growing and in order?  Then
  * evq_lane_put may push it (the fast path of evq_push_lane, for callers
  * that keep the rare rest out of line). */

@@ -358,7 +358,7 @@ int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
     p->proto = tp->proto;
     p->has_tuple = tp->has_tuple;
     p->has_flow = 0;
-    p->flow = 0;
+    p->flow = s->mem ? (uint32_t)s->mem_pos : 0;   /* 1 + the record's index (mem_pos is past it) */
     return 1;
 }
 

@@ -56,6 +56,9 @@ typedef struct pktsrc_pkt {
     uint8_t proto, has_tuple;
     uint8_t has_flow;       /* generated: `flow` is the generator's flow index (gen_flow_meta) */
     uint8_t ipv6;           /* 1: the addresses are ip6 (a trace's IPv6 packet) */
+    /* has_flow: the generator's flow; else a trace packet held in memory:
+     * 1 + its index there (the same record every pass, so a pure function
+     * of it can be remembered per record); 0: streamed. */
     uint32_t flow;
 } pktsrc_pkt;
 
