@@ -255,6 +255,18 @@ Test(queue_pcie, dpdk_nic_batched_descriptors)
     cf.desc.rx_wb_per = 1;
     for (uint64_t i = 0; i < 9; i++)
         cr_assert(pcie_rx_wb_due(&cf.desc, i));
+    /* Every count per line, powers of two (a mask) or not (a division):
+     * packets 0, per, 2 per, ... start a line. */
+    for (uint32_t per = 2; per <= 64; per++) {
+        cf.desc.rx_wb_per = per;
+        uint32_t due = 0;
+        for (uint64_t i = 0; i < 3 * (uint64_t)per + 1; i++) {
+            cr_assert_eq(pcie_rx_wb_due(&cf.desc, i), (i / per) * per == i, "per %u, packet %lu", per,
+                         (unsigned long)i);
+            due += (uint32_t)pcie_rx_wb_due(&cf.desc, i);
+        }
+        cr_assert_eq(due, 4);
+    }
     /* Out of range: refused with the field named. */
     cf.desc.rx_wb_per = 0;
     cr_assert_eq(pcie_link_init(&l, &cf, &e), -1);
