@@ -322,13 +322,55 @@ void pktsrc_skip_tuple(pktsrc *s)
         gen_set_tcp_cache(&s->g, s->tcp_cache);
 }
 
+/* Trace record `tp` (the one next_trace just handed out) as packet `p`,
+ * placed. */
+static void trace_packet(pktsrc *s, pktsrc_pkt *p, const pktsrc_rec *tp)
+{
+    place(s, p, tp->ts_ns, tp->wire_len);
+    if (tp->ipv6) {
+        p->ip6 = s->mem ? s->mem6[tp->ip6] : s->tip6;
+    } else {
+        p->src_ip = tp->src_ip;
+        p->dst_ip = tp->dst_ip;
+    }
+    p->ipv6 = tp->ipv6;
+    p->src_port = tp->src_port;
+    p->dst_port = tp->dst_port;
+    p->proto = tp->proto;
+    p->has_tuple = tp->has_tuple;
+    p->has_flow = 0;
+    p->flow = s->mem ? (uint32_t)s->mem_pos : 0;   /* 1 + the record's index (mem_pos is past it) */
+}
+
+/* The next packets of a trace held in memory, placed, into gbuf: those the
+ * calls one packet at a time would hand out (at most PKTSRC_BATCH and the
+ * limit's rest, so that no pass starts early), in their order.  Returns
+ * how many (0: the trace ended). */
+static uint32_t trace_batch(pktsrc *s)
+{
+    assert(s->mem);
+    uint32_t n = PKTSRC_BATCH;
+    if (s->limit && s->limit - s->produced < n)
+        n = (uint32_t)(s->limit - s->produced);
+    uint32_t i = 0;
+    for (; i < n; i++) {
+        const pktsrc_rec *tp;
+        if (next_trace(s, &tp, NULL, NULL) <= 0)   /* memory: no error */
+            break;
+        trace_packet(s, &s->gbuf[i], tp);
+    }
+    return i;
+}
+
 int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
 {
     if (s->limit && s->produced >= s->limit)
         return 0;
-    if (!s->is_trace) {
+    if (!s->is_trace || s->mem) {
+        /* A batch (generated, or a trace held in memory) handed out by
+         * pktsrc_next_ref. */
         if (s->gpos == s->gcount) {
-            s->gcount = generate(s);
+            s->gcount = s->is_trace ? trace_batch(s) : generate(s);
             s->gpos = 0;
             if (!s->gcount)
                 return 0;
@@ -344,21 +386,8 @@ int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
     int rc = next_trace(s, &tp, &buf, e);
     if (rc <= 0)
         return rc;
-    place(s, p, tp->ts_ns, tp->wire_len);
+    trace_packet(s, p, tp);
     s->produced++;
-    if (tp->ipv6) {
-        p->ip6 = s->mem ? s->mem6[tp->ip6] : s->tip6;
-    } else {
-        p->src_ip = tp->src_ip;
-        p->dst_ip = tp->dst_ip;
-    }
-    p->ipv6 = tp->ipv6;
-    p->src_port = tp->src_port;
-    p->dst_port = tp->dst_port;
-    p->proto = tp->proto;
-    p->has_tuple = tp->has_tuple;
-    p->has_flow = 0;
-    p->flow = s->mem ? (uint32_t)s->mem_pos : 0;   /* 1 + the record's index (mem_pos is past it) */
     return 1;
 }
 
