@@ -433,6 +433,16 @@ static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum co
     core_miss(h, req, core, line, llc_set, slot, res);
 }
 
+/* core_miss out of line, for core_entry_rule: its hit keeps no frame. */
+static __attribute__((noinline)) void core_rule_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                     uint32_t llc_set, hier_result *res)
+{
+    /* core_miss's snoop filter slot serves only core_move_lean, which
+     * needs an LRU L2 (l2_lru_fill). */
+    assert(!hier_fast_of(h)->move_lean);
+    core_miss(h, req, core, line, llc_set, 0, res);
+}
+
 /* A core request with the lean own-L2 entry of an L2 whose hit rule is
  * not the nibble order's (L2_LEAN_RULE: RRIP, QLRU): no most recent way to
  * try, so the own L2 set is searched at once; a hit there by the policy's
@@ -447,10 +457,7 @@ static inline __attribute__((always_inline)) void core_entry_rule_in(hier *h, en
         core_l2_hit_lean(h, req, core, line, llc_set, b, (uint32_t)w, 0, res);
         return;
     }
-    /* core_miss's snoop filter slot serves only core_move_lean, which
-     * needs an LRU L2 (l2_lru_fill). */
-    assert(!f->move_lean);
-    core_miss(h, req, core, line, llc_set, 0, res);
+    core_rule_miss(h, req, core, line, llc_set, res);
 }
 
 /* pcie_lean out of line (the entry's tail call). */
