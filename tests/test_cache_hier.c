@@ -948,7 +948,7 @@ static void access_set_equal(enum hier_mode mode, const char *policy, uint64_t s
     /* PCIe reads of L2 (E/M) lines asked the snoop filter first (hier_fast.c pcie_entry). */
     if (!hier_paths_of(&h[0]).counted)
         ;   /* counts kept in the sanitizer build only */
-    else if (hier_paths_of(&h[0]).llc_lean && hier_paths_of(&h[0]).rd_miss_fast)
+    else if ((hier_paths_of(&h[0]).llc_lean || hier_paths_of(&h[0]).llc_rule_lean) && hier_paths_of(&h[0]).rd_miss_fast)
         cr_assert_gt(hier_paths_of(&h[0]).taken.rd_owned, 50, "%llu", (unsigned long long)hier_paths_of(&h[0]).taken.rd_owned);
     else
         cr_assert_eq(hier_paths_of(&h[0]).taken.rd_owned, 0);
@@ -976,11 +976,12 @@ Test(cache_hier, fixed_request_entries_equal_general_path)
     access_set_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 136, 1);
 }
 
-/* The lean own-L2 hit (hier_fast.c core_l2_mru / core_entry_in: L2 geometry read from the fast state, the S
- * upgrade's Shared-copy drop out of line) and the lean PCIe LLC hit of a
- * line whose set is known (pcie_lean) against the general path, through
- * hier_access and hier_access_set; L2s with 1, 2, 4 and 8 sets (lean) and
- * 3 sets or SRRIP (not lean: access_core_fast as before).  Core requests
+/* The lean own-L2 hit (hier_fast.c core_l2_mru / core_entry_in with LRU /
+ * BIP, core_entry_rule with SRRIP and QLRU: L2 geometry read from the fast
+ * state, the S upgrade's Shared-copy drop out of line) and the lean PCIe LLC
+ * hit of a line whose set is known (pcie_lean) against the general path,
+ * through hier_access and hier_access_set; L2s with 1, 2, 4 and 8 sets
+ * (lean) and 3 sets (not lean: access_core_fast as before).  Core requests
  * dominate, with PCIe reads to make L2 (S) lines and writes to drop them. */
 static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l2_sets, int lean, uint64_t seed)
 {
@@ -1021,8 +1022,11 @@ Test(cache_hier, lean_l2_hits_equal_general_path)
     lean_l2_equal(HIER_NONINCLUSIVE, "bip", 8, 1, 42);
     lean_l2_equal(HIER_NONINCLUSIVE, "lru", 1, 1, 43);
     lean_l2_equal(HIER_NONINCLUSIVE, "lru", 3, 0, 44);
-    lean_l2_equal(HIER_NONINCLUSIVE, "srrip", 4, 0, 45);
-    lean_l2_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 4, 0, 48);
+    lean_l2_equal(HIER_NONINCLUSIVE, "srrip", 4, 1, 45);
+    lean_l2_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 4, 1, 48);
+    lean_l2_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 8, 1, 49);
+    lean_l2_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 3, 0, 50);
+    lean_l2_equal(HIER_INCLUSIVE, "srrip", 2, 1, 51);
     lean_l2_equal(HIER_INCLUSIVE, "lru", 2, 1, 46);
     lean_l2_equal(HIER_INCLUSIVE, "bip", 4, 1, 47);
 }
@@ -1035,8 +1039,10 @@ Test(cache_hier, lean_l2_hits_equal_general_path)
  * put in every column first: core reads and writes (L2 E/M), PCIe reads of
  * those (L2 (S) plus a Shared copy, which the one Shared way soon evicts:
  * L2 (S) alone), memory; the DDIO ways are small enough to evict dirty
- * lines.  `l2_policy` SRRIP leaves the lean L2 path off (access_matched
- * only); inclusive has no such fast path. */
+ * lines.  The snoop filter goes first with LRU / BIP L2s only (their
+ * removal inline: l2_recency), with an LRU / BIP LLC (pcie_entry) or an
+ * RRIP / QLRU one (pcie_entry_rule); `l2_policy` SRRIP leaves it to
+ * access_matched; inclusive has no such fast path. */
 static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const char *l2_policy, uint64_t seed)
 {
     hier_config c = pair_config(mode, policy, l2_policy);
@@ -1078,7 +1084,8 @@ static void pcie_write_miss_equal(enum hier_mode mode, const char *policy, const
     /* Writes with a known set asked the snoop filter first (pcie_entry). */
     if (!hier_paths_of(&h[0]).counted)
         ;   /* counts kept in the sanitizer build only */
-    else if (fast && hier_paths_of(&h[0]).llc_lean && hier_paths_of(&h[0]).l2_lean)
+    else if (fast && (hier_paths_of(&h[0]).llc_lean || hier_paths_of(&h[0]).llc_rule_lean) &&
+             hier_paths_of(&h[0]).l2_lean && hier_paths_of(&h[0]).l2_recency)
         cr_assert_gt(hier_paths_of(&h[0]).taken.wr_owned, 50, "%llu", (unsigned long long)hier_paths_of(&h[0]).taken.wr_owned);
     else
         cr_assert_eq(hier_paths_of(&h[0]).taken.wr_owned, 0);
@@ -1092,6 +1099,7 @@ Test(cache_hier, pcie_write_miss_fast_path_equals_general_path)
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "lru", "srrip", 53);
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", "QLRU_H00_M1_R2_U1", 56);
     pcie_write_miss_equal(HIER_NONINCLUSIVE, "srrip", "lru", 54);
+    pcie_write_miss_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", "lru", 57);
     pcie_write_miss_equal(HIER_INCLUSIVE, "lru", "lru", 55);
 }
 

@@ -20,8 +20,10 @@ static int recency_inline(const repl_policy *p)
 }
 
 /* The lean own-L2 entries' L2 layout (every L2 has the same): usable when
- * the L2 maps by a mask (modulo, a power of two of sets), keeps LRU / BIP
- * nibble orders (l2_nibble) and its policy state sits in the set blocks. */
+ * the L2 maps by a mask (modulo, a power of two of sets), its policy's hit
+ * is inline (LRU / BIP nibble orders: L2_LEAN_NIBBLE, with the most recent
+ * way tried first; RRIP, QLRU: L2_LEAN_RULE, a full set search) and its
+ * policy state sits in the set blocks. */
 static void l2_lean_init(hier *h)
 {
     struct hier_fast *f = hier_fast_of(h);
@@ -29,7 +31,10 @@ static void l2_lean_init(hier *h)
     f->l2_mask_map = l2->map.kind == MAP_MODULO && (l2->map.total_mask || l2->nsets == 1);
     f->l2_set_mask = f->l2_mask_map ? l2->map.total_mask : 0;
     f->l2_lay = sb_layout_of(l2);
-    f->l2_lean = f->core_fast && f->l2_nibble && f->l2_mask_map;
+    f->l2_lean = !f->core_fast || !f->l2_mask_map ? 0
+                 : f->l2_nibble                    ? L2_LEAN_NIBBLE
+                 : f->l2_hit.kind != REPL_HIT_OPS  ? L2_LEAN_RULE
+                                                   : 0;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         f->l2_blocks[c] = h->l2[c].blocks;
     for (uint32_t c = 0; c < h->cfg.cores; c++)
@@ -188,6 +193,7 @@ static void derive_runs(hier *h)
     f->run_drop = f->drop_ways[REQ_PCIE_WR_FULL] & no63;
     f->run_plain_part = f->fast_ways[REQ_PCIE_WR_PART] & ~f->drop_ways[REQ_PCIE_WR_PART] & no63;
     f->run_hints = h->llc.nsets < HIER_HINT_MAX_SETS;
+    f->run_tight_rule = hier_run_tight_of(h);
 }
 
 void hier_set_general_only(hier *h, int on)
@@ -203,7 +209,8 @@ void hier_set_general_only(hier *h, int on)
 hier_paths hier_paths_of(const hier *h)
 {
     const struct hier_fast *f = hier_fast_of(h);
-    hier_paths p = {.llc_lean = f->llc_lean, .l2_lean = f->l2_lean, .move_lean = f->move_lean,
+    hier_paths p = {.llc_lean = f->llc_lean, .llc_rule_lean = f->llc_run_inline && !f->llc_lean,
+                    .l2_lean = f->l2_lean != 0, .l2_recency = f->l2_recency, .move_lean = f->move_lean,
                     .rd_miss_fast = f->rd_miss_fast, .core_move_ways = f->core_move_ways};
     p.wr_miss_fast[REQ_PCIE_WR_FULL] = f->wr_miss_fast[REQ_PCIE_WR_FULL];
     p.wr_miss_fast[REQ_PCIE_WR_PART] = f->wr_miss_fast[REQ_PCIE_WR_PART];

@@ -248,10 +248,12 @@ static __attribute__((noinline)) void access_rest_matched(hier *h, enum coh_req 
 
 /* Fast path 1 once more, lean: a PCIe request whose LLC set the caller
  * knows (descriptor and completion lines) meeting a plain LLC_KEEP cell
- * (fast_ways) with LRU / BIP, no stack frame; anything else goes on with
- * the match found.  The same work as access_llc_fast. */
+ * (fast_ways), no stack frame; anything else goes on with the match
+ * found.  `nibble` (a constant): LRU / BIP (llc_lean), else the LLC
+ * policy's inline hit rule (llc_run_inline: RRIP, QLRU).  The same work as
+ * access_llc_fast. */
 static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_req req, uint64_t line, uint32_t set,
-                                                            hier_result *res)
+                                                            int nibble, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
     const sb_layout l = sb_layout_of(&h->llc);
@@ -266,9 +268,14 @@ static inline __attribute__((always_inline)) void pcie_lean(hier *h, enum coh_re
     uint32_t way = (uint32_t)__builtin_ctzll(match);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((((h->cfg.shared_mask >> way) & 1) || snoop_get(&h->sf, line) < 0) && "a DDIO/L3* line with an L2 copy");
-    assert(sb_order(l, b) == (uint64_t *)(void *)repl_line_state(h->llc.repl, set));
+    assert(b + l.repl_off == repl_line_state(h->llc.repl, set));
 #endif
-    sb_keep_hit(l, b, way, req);
+    if (nibble) {
+        sb_keep_hit(l, b, way, req);
+    } else {
+        const repl_hit_rule rule = f->llc_hit;   /* before the stores, which may alias it */
+        sb_keep_hit_rule(l, b, way, req, &rule);
+    }
     uint32_t col = f->fast_col[way];
     sb_count_hit(&h->stats, req, col);
     sb_hit_result(res, col, col_region(col));
@@ -332,14 +339,16 @@ static __attribute__((noinline, flatten)) void drop_shared_copy(hier *h, uint64_
     drop_shared_copy_in(h, line, llc_set);
 }
 
-/* Fast path 2 once more, lean (l2_lean: the L2s map by a mask and keep
- * LRU / BIP nibble orders): the own-L2 hit of a core request on `way` of
- * its L2 set block `b` (core_entry_in found it; core_l2_mru took the most
- * recent way), with the L2 geometry read from the fast state.  The same
- * work as access_core_fast. */
+/* Fast path 2 once more, lean (l2_lean: the L2s map by a mask and their
+ * policy's hit is inline): the own-L2 hit of a core request on `way` of
+ * its L2 set block `b` (core_entry_in or core_entry_rule found it;
+ * core_l2_mru took the most recent way), with the L2 geometry read from the
+ * fast state; `nibble` (a constant): the L2 keeps nibble orders
+ * (L2_LEAN_NIBBLE), else its hit rule is hier_fast.l2_hit.  The same work
+ * as access_core_fast. */
 static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum coh_req req, uint32_t core,
                                                                    uint64_t line, uint32_t llc_set, uint8_t *b,
-                                                                   uint32_t way, hier_result *res)
+                                                                   uint32_t way, int nibble, hier_result *res)
 {
     const sb_layout l2 = hier_fast_of(h)->l2_lay;
     (void)core;
@@ -350,7 +359,12 @@ static inline __attribute__((always_inline)) void core_l2_hit_lean(hier *h, enum
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
     assert(h->cfg.mode != HIER_NONINCLUSIVE || st == ST_S || find_in(&h->llc, cache_set(&h->llc, line), line) < 0);
 #endif
-    sb_touch(l2, b, way);
+    if (nibble) {
+        sb_touch(l2, b, way);
+    } else {
+        const repl_hit_rule rule = hier_fast_of(h)->l2_hit;   /* before the stores, which may alias it */
+        sb_touch_rule(l2, b, way, &rule);
+    }
     if (own_l2_hit(h, req, sb_meta(l2, b, way), res))
         drop_shared_copy_in(h, line, llc_set);
 }
@@ -405,13 +419,13 @@ static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum co
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
         assert(sb_way(sb_tags(b), f->l2_lay.tag_slots, line) == (int)w1);
 #endif
-        core_l2_hit_lean(h, req, core, line, llc_set, b, w1, res);
+        core_l2_hit_lean(h, req, core, line, llc_set, b, w1, 1, res);
         return;
     }
     const uint64_t slot = snoop_find(&h->sf, line);
     if (snoop_at(&h->sf, slot, line) && (h->sf.core[slot] & (SNOOP_MAX_CORES - 1)) == core) {
         core_l2_hit_lean(h, req, core, line, llc_set, b, l2_way_lean(h, b, line, h->sf.core[slot] >> SNOOP_CORE_BITS),
-                         res);
+                         1, res);
         return;
     }
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -420,9 +434,36 @@ static inline __attribute__((always_inline)) void core_entry_in(hier *h, enum co
     core_miss(h, req, core, line, llc_set, slot, res);
 }
 
+/* core_miss out of line, for core_entry_rule: its hit keeps no frame. */
+static __attribute__((noinline)) void core_rule_miss(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                     uint32_t llc_set, hier_result *res)
+{
+    /* core_miss's snoop filter slot serves only core_move_lean, which
+     * needs an LRU L2 (l2_lru_fill). */
+    assert(!hier_fast_of(h)->move_lean);
+    core_miss(h, req, core, line, llc_set, 0, res);
+}
+
+/* A core request with the lean own-L2 entry of an L2 whose hit rule is
+ * not the nibble order's (L2_LEAN_RULE: RRIP, QLRU): no most recent way to
+ * try, so the own L2 set is searched at once; a hit there by the policy's
+ * rule, else the move from the LLC or the rest (core_miss). */
+static inline __attribute__((always_inline)) void core_entry_rule_in(hier *h, enum coh_req req, uint32_t core,
+                                                                     uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    struct hier_fast *const f = hier_fast_of(h);
+    uint8_t *b = l2_block_lean(h, core, line);
+    const int w = sb_way(sb_tags(b), f->l2_lay.tag_slots, line);
+    if (w >= 0) {
+        core_l2_hit_lean(h, req, core, line, llc_set, b, (uint32_t)w, 0, res);
+        return;
+    }
+    core_rule_miss(h, req, core, line, llc_set, res);
+}
+
 /* pcie_lean out of line (the entry's tail call). */
 static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
-                                                 hier_result *res)
+                                                 int nibble, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
     if (req == REQ_PCIE_RD && f->rd_miss_fast) {
@@ -452,7 +493,7 @@ static inline __attribute__((always_inline)) void pcie_entry_in(hier *h, enum co
             }
         }
     }
-    pcie_lean(h, req, line, llc_set, res);
+    pcie_lean(h, req, line, llc_set, nibble, res);
 }
 
 /* core_entry_in and pcie_entry_in out of line (the entry's tail calls):
@@ -478,20 +519,58 @@ static __attribute__((noinline, flatten)) void core_entry_wr(hier *h, uint32_t c
     core_entry_in(h, REQ_CORE_WR, core, line, llc_set, res);
 }
 
+static __attribute__((noinline, flatten)) void core_entry_rule(hier *h, enum coh_req req, uint32_t core, uint64_t line,
+                                                               uint32_t llc_set, hier_result *res)
+{
+    core_entry_rule_in(h, req, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void core_entry_rule_rd(hier *h, uint32_t core, uint64_t line,
+                                                                  uint32_t llc_set, hier_result *res)
+{
+    core_entry_rule_in(h, REQ_CORE_RD, core, line, llc_set, res);
+}
+
+static __attribute__((noinline, flatten)) void core_entry_rule_wr(hier *h, uint32_t core, uint64_t line,
+                                                                  uint32_t llc_set, hier_result *res)
+{
+    core_entry_rule_in(h, REQ_CORE_WR, core, line, llc_set, res);
+}
+
 static __attribute__((noinline, flatten)) void pcie_entry(hier *h, enum coh_req req, uint64_t line, uint32_t llc_set,
                                                           hier_result *res)
 {
-    pcie_entry_in(h, req, line, llc_set, res);
+    pcie_entry_in(h, req, line, llc_set, 1, res);
 }
 
 static __attribute__((noinline, flatten)) void pcie_entry_rd(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
 {
-    pcie_entry_in(h, REQ_PCIE_RD, line, llc_set, res);
+    pcie_entry_in(h, REQ_PCIE_RD, line, llc_set, 1, res);
 }
 
 static __attribute__((noinline, flatten)) void pcie_entry_wr(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
 {
-    pcie_entry_in(h, REQ_PCIE_WR_FULL, line, llc_set, res);
+    pcie_entry_in(h, REQ_PCIE_WR_FULL, line, llc_set, 1, res);
+}
+
+/* The same for an LLC policy with another inline hit rule (llc_run_inline
+ * without llc_lean). */
+static __attribute__((noinline, flatten)) void pcie_entry_rule(hier *h, enum coh_req req, uint64_t line,
+                                                               uint32_t llc_set, hier_result *res)
+{
+    pcie_entry_in(h, req, line, llc_set, 0, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry_rule_rd(hier *h, uint64_t line, uint32_t llc_set,
+                                                                  hier_result *res)
+{
+    pcie_entry_in(h, REQ_PCIE_RD, line, llc_set, 0, res);
+}
+
+static __attribute__((noinline, flatten)) void pcie_entry_rule_wr(hier *h, uint64_t line, uint32_t llc_set,
+                                                                  hier_result *res)
+{
+    pcie_entry_in(h, REQ_PCIE_WR_FULL, line, llc_set, 0, res);
 }
 
 /* core_l2_mru's write to its own L2 (S) line on the most recent way: the
@@ -561,7 +640,7 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
-    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && f->l2_lean && core < h->cfg.cores) {
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && f->l2_lean == L2_LEAN_NIBBLE && core < h->cfg.cores) {
         if (core_l2_mru(h, req, core, line, llc_set, res))
             return;
         if (__builtin_constant_p(req) && req == REQ_CORE_RD)   /* the fixed-request entries */
@@ -570,6 +649,15 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
             core_entry_wr(h, core, line, llc_set, res);
         else
             core_entry(h, req, core, line, llc_set, res);
+        return;
+    }
+    if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && f->l2_lean == L2_LEAN_RULE && core < h->cfg.cores) {
+        if (__builtin_constant_p(req) && req == REQ_CORE_RD)
+            core_entry_rule_rd(h, core, line, llc_set, res);
+        else if (__builtin_constant_p(req) && req == REQ_CORE_WR)
+            core_entry_rule_wr(h, core, line, llc_set, res);
+        else
+            core_entry_rule(h, req, core, line, llc_set, res);
         return;
     }
     if (req <= REQ_PCIE_RD && f->llc_lean && llc_set != UINT32_MAX) {
@@ -581,6 +669,15 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
             pcie_entry_wr(h, line, llc_set, res);
         else
             pcie_entry(h, req, line, llc_set, res);
+        return;
+    }
+    if (req <= REQ_PCIE_RD && f->llc_run_inline && llc_set != UINT32_MAX) {
+        if (__builtin_constant_p(req) && req == REQ_PCIE_RD)
+            pcie_entry_rule_rd(h, line, llc_set, res);
+        else if (__builtin_constant_p(req) && req == REQ_PCIE_WR_FULL)
+            pcie_entry_rule_wr(h, line, llc_set, res);
+        else
+            pcie_entry_rule(h, req, line, llc_set, res);
         return;
     }
     access_rest(h, req, core, line, llc_set, res);

@@ -24,6 +24,19 @@ _Static_assert(COL_DDIO < LLC_COLS && COL_L3 < LLC_COLS && COL_SHARED < LLC_COLS
 _Static_assert(HIER_MAX_CORES <= SNOOP_MAX_CORES && CACHE_MAX_WAYS <= SNOOP_MAX_WAYS,
                "the snoop filter stores a core and an L2 way");
 
+/* The DMA runs' tight loop over the hinted lines hp..he of lines line..
+ * for an LLC policy whose hit is not the nibble order's: a copy per rule
+ * kind (QLRU: per ageing rule, its fields constants), chosen at init
+ * (hier_run.c hier_run_tight_of); returns where it stopped. */
+typedef const hier_hint_word *(*hier_tight_fn)(hier *h, int write, const hier_hint_word *hp,
+                                               const hier_hint_word *he, uint64_t line, uintptr_t blocks_m1,
+                                               uint64_t plain_tight, uint32_t *cnt);
+
+/* hier_fast.l2_lean: off, or the lean own-L2 entries of a nibble order
+ * (the most recent way tried first) or of another inline hit rule (a full
+ * set search); nonzero: the L2 layout in the fast state is usable. */
+enum { L2_LEAN_NIBBLE = 1, L2_LEAN_RULE = 2 };
+
 struct hier_fast {
     uint64_t fast_ways[REQ_COUNT];  /* LLC ways where a hit of this request is a plain LLC_KEEP cell */
     uint64_t drop_ways[REQ_COUNT];  /* LLC ways where a hit is LLC_KEEP, reads no memory and drops any L2 copy */
@@ -46,7 +59,8 @@ struct hier_fast {
     uint64_t run_plain[2];          /* DMA runs (read, write): full lines' plain fast ways, without way 63 */
     uint64_t run_drop, run_plain_part;  /* write runs: full lines' drop ways, partial lines' plain ways (the same) */
     int run_hints;                  /* the runs keep hint words: the LLC has fewer than HIER_HINT_MAX_SETS sets */
-    int l2_lean;                    /* a core request's own-L2 hit: hier_fast.c core_l2_mru / core_entry_in, with: */
+    hier_tight_fn run_tight_rule;   /* the tight loop of llc_hit when not the nibble order's (NULL: none) */
+    int l2_lean;                    /* a core request's own-L2 hit: hier_fast.c core_l2_mru / core_entry_in (L2_LEAN_NIBBLE) or core_entry_rule (L2_LEAN_RULE), with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
     sb_layout l2_lay;               /* every L2's block layout, here for the lean entries */
@@ -56,6 +70,10 @@ struct hier_fast {
     hier_taken taken;               /* the tests' counts (hier_test.h), not in the shipped build */
 #endif
 };
+
+/* hier_run.c: the tight loop for h's LLC hit rule (llc_run_inline, not
+ * the nibble order), or NULL. */
+hier_tight_fn hier_run_tight_of(const hier *h);
 
 _Static_assert(sizeof(struct hier_fast) <= HIER_FAST_ROOM, "struct hier_fast fits in hier.fast_room");
 _Static_assert(_Alignof(struct hier_fast) <= 8, "hier.fast_room is 8-byte aligned");

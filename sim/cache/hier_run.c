@@ -66,26 +66,87 @@ static inline __attribute__((always_inline)) hier_hint_word run_hint_at(uint32_t
 
 static const repl_hit_rule nibble_rule = {.kind = REPL_HIT_NIBBLE};
 
-/* tight_lines for the policies whose hit is not the nibble order's, out of
- * pcie_run (whose registers stay the nibble loop's): one loop per kind,
- * the kind a constant in each; the rule copied first (a metadata store may
- * alias the fast state). */
-static __attribute__((noinline)) const hier_hint_word *tight_lines_rule(hier *h, int write, const hier_hint_word *hp,
-                                                                  const hier_hint_word *he, uint64_t line,
-                                                                  uintptr_t blocks_m1, sb_layout l,
-                                                                  uint64_t plain_tight, int geom12, uint32_t *cnt)
+/* tight_lines for QLRU on the 9-12-way block layout (the usual LLCs'),
+ * for ageing rule U<u> (or UMO: none after a hit) as a constant: the hit's
+ * other fields then stay in registers; the rule copied first (a metadata
+ * store may alias the fast state). */
+static inline __attribute__((always_inline)) const hier_hint_word *
+tight_qlru(hier *h, int write, const hier_hint_word *hp, const hier_hint_word *he, uint64_t line, uintptr_t blocks_m1,
+           uint64_t plain_tight, uint32_t *cnt, uint8_t u, uint8_t umo)
 {
     repl_hit_rule rk = hier_fast_of(h)->llc_hit;
-    if (rk.kind == REPL_HIT_QLRU && geom12) {
-        rk.kind = REPL_HIT_QLRU;
-        return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_make(12, sizeof(uint64_t)), plain_tight, rk,
-                           cnt);
-    }
-    if (rk.kind == REPL_HIT_RRPV) {
-        rk.kind = REPL_HIT_RRPV;
-        return tight_lines(h, write, hp, he, line, blocks_m1, l, plain_tight, rk, cnt);
-    }
-    return tight_lines(h, write, hp, he, line, blocks_m1, l, plain_tight, rk, cnt);
+    assert(rk.kind == REPL_HIT_QLRU && rk.qlru_umo == umo && (umo || rk.qlru_u == u));
+    rk.kind = REPL_HIT_QLRU;
+    rk.qlru_u = u;
+    rk.qlru_umo = umo;
+    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_make(12, sizeof(uint64_t)), plain_tight, rk, cnt);
+}
+
+#define TIGHT_ARGS                                                                                                     \
+    hier *h, int write, const hier_hint_word *hp, const hier_hint_word *he, uint64_t line, uintptr_t blocks_m1,       \
+        uint64_t plain_tight, uint32_t *cnt
+
+static __attribute__((noinline)) const hier_hint_word *tight_qlru_u0(TIGHT_ARGS)
+{
+    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 0, 0);
+}
+
+static __attribute__((noinline)) const hier_hint_word *tight_qlru_u1(TIGHT_ARGS)
+{
+    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 1, 0);
+}
+
+static __attribute__((noinline)) const hier_hint_word *tight_qlru_u2(TIGHT_ARGS)
+{
+    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 2, 0);
+}
+
+static __attribute__((noinline)) const hier_hint_word *tight_qlru_u3(TIGHT_ARGS)
+{
+    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 3, 0);
+}
+
+static __attribute__((noinline)) const hier_hint_word *tight_qlru_umo(TIGHT_ARGS)
+{
+    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 0, 1);
+}
+
+/* RRIP (any block layout), and QLRU on other layouts (the rule's fields
+ * loaded), the kind a constant in each. */
+static __attribute__((noinline)) const hier_hint_word *tight_rrpv(TIGHT_ARGS)
+{
+    repl_hit_rule rk = hier_fast_of(h)->llc_hit;
+    assert(rk.kind == REPL_HIT_RRPV);
+    rk.kind = REPL_HIT_RRPV;
+    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt);
+}
+
+static __attribute__((noinline)) const hier_hint_word *tight_qlru_any(TIGHT_ARGS)
+{
+    repl_hit_rule rk = hier_fast_of(h)->llc_hit;
+    assert(rk.kind == REPL_HIT_QLRU);
+    rk.kind = REPL_HIT_QLRU;
+    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt);
+}
+
+#undef TIGHT_ARGS
+
+hier_tight_fn hier_run_tight_of(const hier *h)
+{
+    const struct hier_fast *f = hier_fast_of(h);
+    const repl_hit_rule *r = &f->llc_hit;
+    if (!f->llc_run_inline || r->kind == REPL_HIT_NIBBLE || r->kind == REPL_HIT_OPS)
+        return NULL;
+    if (r->kind == REPL_HIT_RRPV)
+        return tight_rrpv;
+    assert(r->kind == REPL_HIT_QLRU);
+    if (!sb_same_places(sb_layout_of(&h->llc), sb_layout_make(12, sizeof(uint64_t))))
+        return tight_qlru_any;
+    if (r->qlru_umo)
+        return tight_qlru_umo;
+    static const hier_tight_fn by_u[4] = {tight_qlru_u0, tight_qlru_u1, tight_qlru_u2, tight_qlru_u3};
+    assert(r->qlru_u < 4);
+    return by_u[r->qlru_u];
 }
 
 /* One DMA run's constants and its counts so far (pcie_run).  A local of
@@ -302,13 +363,15 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
     const hier_hint_word *hp = hints + base + start;
     const hier_hint_word *const he = hints + base + (end > start ? end : start);
     const uint64_t line = r->first + base + start;
-    if (r->kind != REPL_HIT_NIBBLE)
-        hp = tight_lines_rule(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, r->geom12, cnt);
-    else if (r->geom12)   /* the layout as constants: fewer live registers */
+    if (r->kind != REPL_HIT_NIBBLE) {   /* the policy's copy, out of line: this one's registers stay the nibble loop's */
+        assert(hier_fast_of(h)->run_tight_rule);
+        hp = hier_fast_of(h)->run_tight_rule(h, write, hp, he, line, r->blocks_m1, r->plain_tight, cnt);
+    } else if (r->geom12) {   /* the layout as constants: fewer live registers */
         hp = tight_lines(h, write, hp, he, line, r->blocks_m1, sb_layout_make(12, sizeof(uint64_t)), r->plain_tight,
                          nibble_rule, cnt);
-    else
+    } else {
         hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, nibble_rule, cnt);
+    }
     const uint32_t i = (uint32_t)(hp - (hints + base));
     *ip = i;
     r->hits += i - start;

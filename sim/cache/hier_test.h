@@ -22,7 +22,9 @@ typedef struct hier_taken {
 
 typedef struct hier_paths {
     int llc_lean;           /* PCIe requests with a known set: the lean LLC_KEEP hit (LRU / BIP LLC) */
-    int l2_lean;            /* core requests: the lean own-L2 hit (L2s mapped by a mask, LRU / BIP) */
+    int llc_rule_lean;      /* the same by another inline hit rule (RRIP, QLRU LLC: hier_fast.c pcie_entry_rule) */
+    int l2_lean;            /* core requests: the lean own-L2 hit (L2s mapped by a mask, an inline hit rule) */
+    int l2_recency;         /* LRU / BIP in the L2s: their removals inline (a PCIe write's drop of an L2 (E/M) copy in pcie_entry) */
     int move_lean;          /* the core's move of an LLC line into its L2 from the layouts (LRU both ends) */
     int rd_miss_fast;       /* a PCIe read the LLC misses */
     int wr_miss_fast[2];    /* a PCIe write the LLC misses: [REQ_PCIE_WR_FULL], [REQ_PCIE_WR_PART] */

@@ -53,6 +53,7 @@ typedef struct repl_hit_rule {
     repl_hit_kind kind;
     uint8_t qlru_hit[4];    /* QLRU: the age after a hit, by the age before */
     uint8_t qlru_table;     /* QLRU: qlru_hit as 2-bit fields (age a's at bits 2a), one register in a loop */
+    uint8_t qlru_fix;       /* QLRU: bit a set when a hit leaves age a as it is (qlru_hit[a] == a) */
     uint8_t qlru_u;         /* QLRU: the U<u> ageing rule */
     uint8_t qlru_umo;       /* QLRU: update on miss only (no ageing after a hit) */
     uint64_t qlru_lo;       /* QLRU: bit 2w set for every way w */
@@ -215,6 +216,7 @@ static inline int repl_hit_rule_same(const repl_hit_rule *a, const repl_hit_rule
     for (int i = 0; i < 4; i++)
         if (a->qlru_hit[i] != b->qlru_hit[i])
             return 0;
+    assert(a->qlru_fix == b->qlru_fix && a->qlru_table == b->qlru_table);   /* both from qlru_hit */
     return a->qlru_u == b->qlru_u && a->qlru_umo == b->qlru_umo && a->qlru_lo == b->qlru_lo;
 }
 
@@ -253,11 +255,13 @@ static inline uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo, i
 /* ... and the ages after a hit on `way` under rule r (REPL_HIT_QLRU). */
 static inline uint64_t repl_qlru_hit_word(const repl_hit_rule *r, uint64_t x, uint32_t way)
 {
-    const uint32_t sh = 2 * way, a = (uint32_t)(x >> sh) & 3, v = ((uint32_t)r->qlru_table >> (2 * a)) & 3;
+    const uint32_t sh = 2 * way, a = (uint32_t)(x >> sh) & 3;
     /* The age stays and another way is at 3: no U lifts or steps (a
-     * line hit again). */
-    if (v == a && repl_qlru_at3(x, r->qlru_lo & ~(1ull << sh)))
+     * line hit again).  Tested first, with the fewest operations: the
+     * hits of a forwarding run are mostly this. */
+    if (((r->qlru_fix >> a) & 1) && (repl_qlru_at3(x, r->qlru_lo) & ~(1ull << sh)))
         return x;
+    const uint32_t v = ((uint32_t)r->qlru_table >> (2 * a)) & 3;
     const uint64_t y = (x & ~(3ull << sh)) | (uint64_t)v << sh;
     return r->qlru_umo ? y : repl_qlru_age_word(r->qlru_u, y, r->qlru_lo, (int32_t)way);
 }

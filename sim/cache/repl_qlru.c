@@ -240,6 +240,7 @@ static repl_hit_rule packed_rule(const qlru_params *q)
     for (int a = 0; a < 4; a++) {
         r.qlru_hit[a] = q->hit[a];
         r.qlru_table = (uint8_t)(r.qlru_table | q->hit[a] << (2 * a));
+        r.qlru_fix = (uint8_t)(r.qlru_fix | (q->hit[a] == a) << a);
     }
     return r;
 }
