@@ -357,33 +357,42 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
                                                            hier_hint_word *hints, uint32_t base, uint32_t *ip,
                                                            uint32_t m)
 {
-    const uint32_t start = *ip;
+    uint32_t start = *ip;
     const uint32_t end = r->tight_hi - base < m ? r->tight_hi - base : m;
-    /* Walked by pointer, the set block from the hint's set + 1. */
-    const hier_hint_word *hp = hints + base + start;
-    const hier_hint_word *const he = hints + base + (end > start ? end : start);
-    const uint64_t line = r->first + base + start;
-    if (r->kind != REPL_HIT_NIBBLE) {   /* the policy's copy, out of line: this one's registers stay the nibble loop's */
-        assert(hier_fast_of(h)->run_tight_rule);
-        hp = hier_fast_of(h)->run_tight_rule(h, write, hp, he, line, r->blocks_m1, r->plain_tight, cnt);
-    } else if (r->geom12) {   /* the layout as constants: fewer live registers */
-        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, sb_layout_make(12, sizeof(uint64_t)), r->plain_tight,
-                         nibble_rule, cnt);
-    } else {
-        hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, nibble_rule, cnt);
+    for (;;) {
+        /* Walked by pointer, the set block from the hint's set + 1. */
+        const hier_hint_word *hp = hints + base + start;
+        const hier_hint_word *const he = hints + base + (end > start ? end : start);
+        const uint64_t line = r->first + base + start;
+        if (r->kind != REPL_HIT_NIBBLE) {   /* the policy's copy, out of line: this one's registers stay the nibble loop's */
+            assert(hier_fast_of(h)->run_tight_rule);
+            hp = hier_fast_of(h)->run_tight_rule(h, write, hp, he, line, r->blocks_m1, r->plain_tight, cnt);
+        } else if (r->geom12) {   /* the layout as constants: fewer live registers */
+            hp = tight_lines(h, write, hp, he, line, r->blocks_m1, sb_layout_make(12, sizeof(uint64_t)),
+                             r->plain_tight, nibble_rule, cnt);
+        } else {
+            hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, nibble_rule, cnt);
+        }
+        const uint32_t i = (uint32_t)(hp - (hints + base));
+        *ip = i;
+        r->hits += i - start;
+        HIER_TAKEN(h, tight_lines, i - start);
+        if (i == m)
+            return TIGHT_BREAK;
+        const uint32_t k = base + i;
+        if (write && k != r->part_last && (tight_drop_line(h, r, cnt, hints, k) || tight_miss_line(h, r, hints, k))) {
+            /* Line i done: the tight loop again from the next, as the
+             * caller would (at many cores most lines miss). */
+            if (i + 1 < end) {
+                start = i + 1;
+                continue;
+            }
+            return TIGHT_NEXT;
+        }
+        if (write && k == r->part_last && tight_part_line(h, r, hints, k))
+            return TIGHT_BREAK;   /* the last line of the run */
+        return TIGHT_LINE;
     }
-    const uint32_t i = (uint32_t)(hp - (hints + base));
-    *ip = i;
-    r->hits += i - start;
-    HIER_TAKEN(h, tight_lines, i - start);
-    if (i == m)
-        return TIGHT_BREAK;
-    const uint32_t k = base + i;
-    if (write && k != r->part_last && (tight_drop_line(h, r, cnt, hints, k) || tight_miss_line(h, r, hints, k)))
-        return TIGHT_NEXT;
-    if (write && k == r->part_last && tight_part_line(h, r, hints, k))
-        return TIGHT_BREAK;   /* the last line of the run */
-    return TIGHT_LINE;
 }
 
 /* Line k (`line`, LLC set `set`, found in `match`) meeting a plain LLC_KEEP
