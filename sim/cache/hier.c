@@ -124,24 +124,17 @@ static uint8_t l2_take_at(hier *h, uint32_t core, uint64_t line, uint32_t set, u
     return st;
 }
 
-/* The LLC victim's cell, in full: out of line, after llc_victim_at's
- * common case. */
-__attribute__((noinline)) void hier_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res)
+__attribute__((noinline)) int hier_llc_victim_l2(hier *h, uint32_t way, uint64_t line)
 {
-    h->stats.llc_evictions++;
-    int wb = META_STATE(meta) == ST_M;
     const coh_cell *cell = coh_lookup(h->cfg.mode, REQ_EVICT, coh_region_col((enum hier_region)h->way_region[way]));
     assert(cell->llc == LLC_TO_MEM);
-    if (cell->l2 == L2_DROP) {
-        /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
-        uint32_t sway;
-        uint64_t sslot = 0;
-        int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
-        if (owner >= 0)
-            wb |= l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_M;
-    }
-    if (wb)
-        res->mem_writebacks++;
+    if (cell->l2 != L2_DROP)
+        return 0;
+    /* Inclusive: back-invalidate the L2 copy; its dirt goes to memory too. */
+    uint32_t sway;
+    uint64_t sslot = 0;
+    int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
+    return owner >= 0 && l2_take(h, (uint32_t)owner, line, sway, sslot) == ST_M;
 }
 
 uint32_t hier_llc_insert(hier *h, uint64_t line, uint32_t set, uint64_t mask, uint8_t state, hier_result *res)

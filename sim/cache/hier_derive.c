@@ -111,8 +111,8 @@ static void derive_pcie_wr_miss(hier *h)
     }
 }
 
-/* llc_victim_at: the LLC ways whose eviction cell is hier_llc_victim's
- * plain case (to memory, no L2 copy to back-invalidate). */
+/* llc_victim_at: the LLC ways whose eviction cell sends the line to
+ * memory and has no L2 copy to back-invalidate (no hier_llc_victim_l2). */
 static void derive_llc_victim(hier *h)
 {
     struct hier_fast *f = hier_fast_of(h);

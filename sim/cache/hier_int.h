@@ -55,7 +55,7 @@ struct hier_fast {
     uint8_t wr_miss_fast[REQ_COUNT];    /* a PCIe write the LLC misses (full, partial): hier_pcie_wr_miss */
     uint8_t wr_mem_read[REQ_COUNT][COL_COUNT];  /* its cells' memory reads, by request and column */
     uint64_t wr_miss_mask;          /* the ways its cells allocate the line in (LLC_TO_DDIO: the DDIO ways) */
-    uint64_t victim_plain;          /* LLC ways whose eviction cell writes a dirty line back and drops no L2 copy */
+    uint64_t victim_plain;          /* LLC ways whose eviction cell has no L2 side (hier_llc_victim_l2 not needed) */
     uint64_t run_plain[2];          /* DMA runs (read, write): full lines' plain fast ways, without way 63 */
     uint64_t run_drop, run_plain_part;  /* write runs: full lines' drop ways, partial lines' plain ways (the same) */
     int run_hints;                  /* the runs keep hint words: the LLC has fewer than HIER_HINT_MAX_SETS sets */
@@ -99,10 +99,11 @@ static inline __attribute__((always_inline)) struct hier_fast *hier_fast_of(cons
 void hier_access_general(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set,
                          uint64_t llc_match, hier_result *res);
 
-/* hier.c: the LLC victim `line` (its metadata `meta`) has left way
- * `way`: Table 1's eviction row of its column (llc_victim_at inlines the
- * victim_plain ways' cells). */
-void hier_llc_victim(hier *h, uint32_t way, uint64_t line, uint8_t meta, hier_result *res);
+/* hier.c: the L2 side of the eviction cell (Table 1's eviction row) of
+ * LLC way `way`'s column for its victim `line` (llc_victim_at, for the
+ * ways not in victim_plain): an inclusive LLC back-invalidates the L2
+ * copy.  Returns 1 when that copy was dirty (its data goes to memory). */
+int hier_llc_victim_l2(hier *h, uint32_t way, uint64_t line);
 
 /* hier.c: llc_fill_lru (below) out of line, for callers that fill an
  * empty way themselves (llc_insert_inline). */
@@ -352,18 +353,20 @@ static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64
     return st;
 }
 
-/* hier_llc_victim, with the cell of a victim_plain way (the usual one: a
- * non-inclusive LLC's victim goes to memory, if dirty, and has no L2 copy)
- * inline: the miss path of a run at many cores evicts on most lines. */
+/* The LLC victim `line` (its metadata `meta`) has left way `way`: Table
+ * 1's eviction row of its column.  The line goes to memory if dirty; the
+ * L2 side of the cell is out of line (hier_llc_victim_l2) except for a
+ * victim_plain way (the usual one: a non-inclusive LLC's victim has no L2
+ * copy), inline: the miss path of a run at many cores evicts on most
+ * lines. */
 static inline __attribute__((always_inline)) void llc_victim_at(hier *h, uint32_t way, uint64_t line, uint8_t meta,
                                                                 hier_result *res)
 {
-    if (__builtin_expect(!((hier_fast_of(h)->victim_plain >> way) & 1), 0)) {
-        hier_llc_victim(h, way, line, meta, res);
-        return;
-    }
     h->stats.llc_evictions++;
-    res->mem_writebacks += META_STATE(meta) == ST_M;
+    int wb = META_STATE(meta) == ST_M;
+    if (__builtin_expect(!((hier_fast_of(h)->victim_plain >> way) & 1), 0))
+        wb |= hier_llc_victim_l2(h, way, line);
+    res->mem_writebacks += wb;
 }
 
 /* hier_llc_insert's work for an LLC that is LRU on the set blocks' order
