@@ -172,6 +172,13 @@ typedef struct run {
     uint32_t hits, phits;       /* hits, and hits of partial lines */
 } run;
 
+/* The set block of the set a hint word `hv` names (cache_tags of set
+ * (hv >> 8) - 1; a zero hint: the guard block before set 0, cache.h). */
+static inline __attribute__((always_inline)) uint8_t *run_block(const run *r, uint64_t hv)
+{
+    return (uint8_t *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
+}
+
 /* The constants of a run of `n` lines from `first`. */
 static inline __attribute__((always_inline)) void run_init(hier *h, run *r, int write, uint64_t first, uint32_t n,
                                                            int head_partial, int tail_partial)
@@ -219,7 +226,7 @@ static inline __attribute__((always_inline)) void run_prefetch(hier *h, const ru
              * block (cache.h): no test per line. */
             const uint64_t hv = *hp;
             /* cache_tags of the hint's set */
-            const uint8_t *b = (const uint8_t *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
+            const uint8_t *b = run_block(r, hv);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
             const uint64_t line = r->first + (uint64_t)(hp - hints);
             assert((!hv || b == (const uint8_t *)cache_tags(&h->llc, cache_set(&h->llc, line))) &&
@@ -242,7 +249,7 @@ static inline __attribute__((always_inline)) uint8_t *run_hinted(const hier *h, 
 {
     const uint64_t hv = hints[k];
     *w = (uint32_t)hv & 63;
-    uint8_t *blk = (uint8_t *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
+    uint8_t *blk = run_block(r, hv);
     if (!((ways >> *w) & 1) || ((const uint64_t *)(const void *)blk)[*w] != r->first + k)   /* 0: the guard */
         return NULL;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -332,8 +339,7 @@ static inline __attribute__((always_inline)) int tight_miss_line(hier *h, run *r
     if (!hv || !hier_fast_of(h)->wr_miss_fast[REQ_PCIE_WR_FULL])
         return 0;
     const uint64_t line = r->first + k;
-    const uint64_t *t = (const uint64_t *)(const void *)(r->blocks_m1 + (hv >> 8) * r->lay.block_bytes);
-    if (sb_match(t, r->lay.tag_slots, line))
+    if (sb_match(sb_tags(run_block(r, hv)), r->lay.tag_slots, line))
         return 0;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((uint32_t)(hv >> 8) - 1 == cache_set(&h->llc, line) && k != r->part_first && k != r->part_last);
