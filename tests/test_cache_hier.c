@@ -305,6 +305,66 @@ Test(cache_hier, clflush_writes_back_and_drops)
     hier_free(&h);
 }
 
+/* Inclusive LLC: the eviction of a line an L2 holds in M back-invalidates
+ * that copy, whose dirt goes to memory (Table 1's eviction row, L2_DROP).
+ * An LLC of 4 sets x 6 ways (core ways 0x0F) under L2s of 16 sets x 2
+ * ways, both modulo: lines 4 apart share an LLC set and not an L2 set, so
+ * four reads after the write evict the written line from the LLC while its
+ * L2 copy stays.  On both the fast and the general path. */
+static void back_invalidation_writes_back(int general)
+{
+    hier_config c;
+    small_config(&c, HIER_INCLUSIVE, 1, MAP_MODULO);
+    c.llc = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 4, .ways = 6, .mapping = MAP_MODULO};
+    c.l2 = (cache_geom){.line_size = 64, .slices = 1, .sets_per_slice = 16, .ways = 2, .mapping = MAP_MODULO};
+    hier h;
+    ddio_err e;
+    cr_assert_eq(hier_init(&h, &c, &e), 0, "%s", e.msg);
+    hier_set_general_only(&h, general);
+    const uint64_t X = 1;
+    hier_result r;
+    hier_access(&h, REQ_CORE_WR, 0, X, 0, &r);   /* from memory: L2 (M), an LLC copy */
+    cr_assert_eq(hier_locate(&h, X).l2_state, ST_M);
+    cr_assert_eq(h.stats.req[REQ_CORE_WR].mem_reads, 1);
+    uint64_t wb = 0, evictions = 0;
+    for (uint64_t k = 1; k <= 4; k++) {
+        hier_access(&h, REQ_CORE_RD, 0, X + 4 * k, 0, &r);   /* the same LLC set, L2 sets 5, 9, 13, 1 */
+        cr_assert(!r.hit);
+        wb += r.mem_writebacks;
+        evictions = h.stats.llc_evictions;
+        if (k < 4) {
+            cr_assert_eq(r.mem_writebacks, 0, "read %llu", (unsigned long long)k);
+            cr_assert_eq(hier_locate(&h, X).l2_state, ST_M, "read %llu", (unsigned long long)k);
+        }
+    }
+    /* The fifth core line in four core ways: X (the least recent) leaves
+     * the LLC and, inclusive, core 0's L2, dirty. */
+    cr_assert_eq(evictions, 1);
+    cr_assert_eq(wb, 1);
+    cr_assert_eq(h.stats.req[REQ_CORE_RD].mem_writebacks, 1);
+    const hier_where w = hier_locate(&h, X);
+    cr_assert_eq(w.l2_core, -1);
+    cr_assert_eq(w.llc_region, REG_MEM);
+    /* X + 16 shares X's L2 set: had X stayed there, this read would have
+     * evicted a dirty line; now the set has room and nothing is written. */
+    hier_access(&h, REQ_CORE_RD, 0, X + 16, 0, &r);
+    cr_assert_eq(r.mem_writebacks, 0);
+    /* Clean copies: X + 4 .. X + 16 (E) leave the LLC and their L2s with
+     * four more reads, and nothing is written. */
+    const uint64_t before = h.stats.req[REQ_CORE_RD].mem_writebacks;
+    for (uint64_t k = 6; k <= 9; k++)
+        hier_access(&h, REQ_CORE_RD, 0, X + 4 * k, 0, &r);
+    cr_assert_eq(h.stats.req[REQ_CORE_RD].mem_writebacks, before);
+    cr_assert_eq(hier_locate(&h, X + 4).l2_core, -1);
+    hier_free(&h);
+}
+
+Test(cache_hier, inclusive_back_invalidation_writes_back_dirt)
+{
+    back_invalidation_writes_back(0);
+    back_invalidation_writes_back(1);
+}
+
 /* ------------------------------------------- fast paths vs general path
  *
  * Each fast-path test runs the same requests through two hierarchies of one
