@@ -667,6 +667,69 @@ Test(cache_hier, dma_run_tight_loop_equals_general_path)
     tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12, 16);
 }
 
+/* Write runs that miss most of their lines (many cores: the DDIO ways
+ * hold fewer buffers than circulate): the tight loop's misses (run_miss,
+ * taken after a run with many) against the general path.  16 buffers of
+ * 12 lines for 16 DDIO slots; a core sometimes reads and writes a
+ * buffer's first line, whose next write then meets its L2 copy (no
+ * run_miss); evicted DDIO lines are dirty (write-backs). */
+static void write_run_misses_equal(uint32_t llc_ways, uint64_t seed)
+{
+    hier_config c = pair_config(HIER_NONINCLUSIVE, "lru", NULL);
+    c.llc.ways = llc_ways;
+    hier h[2];
+    pair_init(h, &c);
+    ddio_rng rng;
+    ddio_rng_seed(&rng, seed);
+    enum { BUFS = 16, BUF_LINES = 12 };
+    hier_hint_word hints[BUFS * BUF_LINES];
+    memset(hints, 0, sizeof hints);
+    uint64_t total = 0;
+    for (int i = 0; i < 3000; i++) {
+        const uint32_t b = (uint32_t)ddio_rng_below(&rng, BUFS), core = (uint32_t)ddio_rng_below(&rng, 3);
+        const uint64_t first = (uint64_t)b * BUF_LINES;
+        const int head = ddio_rng_below(&rng, 4) == 0, tail = ddio_rng_below(&rng, 4) == 0;
+        uint32_t ph, ref = 0, ref_ph = 0;
+        const uint32_t hits = write_run(&h[0], first, BUF_LINES, head, tail, hints + b * BUF_LINES, &ph);
+        for (uint32_t j = 0; j < BUF_LINES; j++) {
+            const int partial = (j == 0 && head) || (j == BUF_LINES - 1 && tail);
+            hier_result r;
+            hier_access(&h[1], partial ? REQ_PCIE_WR_PART : REQ_PCIE_WR_FULL, 0, first + j, 0, &r);
+            ref += r.hit;
+            ref_ph += (uint32_t)(r.hit && partial);
+        }
+        cr_assert_eq(hits, ref, "write run %d", i);
+        cr_assert_eq(ph, ref_ph, "write run %d", i);
+        if (ddio_rng_below(&rng, 3) == 0) {
+            for (int k = 0; k < 2; k++) {
+                hier_result a, bb;
+                const enum coh_req q = k ? REQ_CORE_WR : REQ_CORE_RD;
+                hier_access(&h[0], q, core, first, 0, &a);
+                hier_access(&h[1], q, core, first, 0, &bb);
+                pair_expect_same_result(&a, &bb, i, coh_req_name(q), (unsigned long long)first);
+            }
+        }
+        cr_assert_eq(read_run(&h[0], first, BUF_LINES, hints + b * BUF_LINES),
+                     read_run(&h[1], first, BUF_LINES, NULL), "read run %d", i);
+        total += BUF_LINES;
+        if (i % 300 == 0)
+            pair_expect_same_places(h, BUFS * BUF_LINES, i);
+    }
+    pair_expect_same_places(h, BUFS * BUF_LINES, 3000);
+    cr_assert(h[0].stats.req[REQ_PCIE_WR_FULL].mem_writebacks > total / 4, "dirty victims written back");
+    if (hier_paths_of(&h[0]).counted)   /* counts kept in the sanitizer build only */
+        cr_assert(hier_paths_of(&h[0]).taken.run_misses > total / 2, "run_miss took %llu of %llu lines",
+                  (unsigned long long)hier_paths_of(&h[0]).taken.run_misses, (unsigned long long)total);
+    cr_assert_eq(hier_paths_of(&h[1]).taken.run_misses, 0);
+    pair_expect_same_state_and_free(h);
+}
+
+Test(cache_hier, write_run_misses_equal_general_path)
+{
+    write_run_misses_equal(6, 21);
+    write_run_misses_equal(11, 22);   /* the 9 - 12-way block layout as constants */
+}
+
 /* The core fast path's L2(S) hits (a read, and a write that upgrades and
  * takes the non-inclusive LLC's Shared copy) and the inline fills and
  * removals (LRU, BIP) against the general path with cache.c's fills: each

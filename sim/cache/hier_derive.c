@@ -194,6 +194,11 @@ static void derive_runs(hier *h)
     f->run_plain_part = f->fast_ways[REQ_PCIE_WR_PART] & ~f->drop_ways[REQ_PCIE_WR_PART] & no63;
     f->run_hints = h->llc.nsets < HIER_HINT_MAX_SETS;
     f->run_tight_rule = hier_run_tight_of(h);
+    /* A full line's miss with no L2 copy in the write runs' tight loop:
+     * fast path 5's cell of a line only in memory (no hit), its LRU fill
+     * (llc_fill_lru) and counts summed over the run. */
+    f->run_miss_lean = f->run_hints && f->wr_miss_fast[REQ_PCIE_WR_FULL] && f->llc_lean && f->llc_lru_fill &&
+                       !coh_col_hit(COL_MEM);
 }
 
 void hier_set_general_only(hier *h, int on)

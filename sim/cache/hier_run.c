@@ -18,14 +18,60 @@ static inline __attribute__((always_inline)) void prefetch_set(const cache *c, u
         __builtin_prefetch(b + 64);
 }
 
+/* A write run's full lines that missed in its tight loop (run_miss):
+ * their counts, added to the counters at the run's end (run_count), and
+ * the run's hint words, which a miss rewrites. */
+typedef struct run_misses {
+    hier_hint_word *hints;      /* the run's hint words (pcie_run's `hints`) */
+    uint32_t misses, writebacks;
+} run_misses;
+
+/* The hint word of (set, way) as the runs store it: hier_hint_at in 32
+ * bits, which it fits when hints are kept (hier_fast.run_hints). */
+static inline __attribute__((always_inline)) hier_hint_word run_hint_at(uint32_t set, uint32_t way)
+{
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(set < HIER_HINT_MAX_SETS && way <= HIER_HINT_NO_WAY);
+#endif
+    return (hier_hint_word)hier_hint_at(set, way);
+}
+
+/* Line `line` of a write run, a full line whose hint *hp names its set
+ * (block `blk`) and a way holding another line: when no way holds it and
+ * no L2 has a copy, fast path 5's cell of a line only in memory (no hit,
+ * derive_runs) without its frame: the LRU fill into the DDIO ways with the
+ * victim's cell (llc_fill_lru, as pcie_wr_miss_at's), the counts in `mc`,
+ * the hint word.  At many cores most of a buffer's lines miss, each one
+ * here instead of leaving the tight loop.  Returns 0, nothing done, for
+ * any other line. */
+static __attribute__((noinline)) int run_miss(hier *h, run_misses *mc, const hier_hint_word *hp, uint64_t line,
+                                              const uint8_t *blk)
+{
+    if (sb_match((const uint64_t *)(const void *)blk, h->llc.tag_slots, line) || snoop_get(&h->sf, line) >= 0)
+        return 0;
+    const uint32_t set = (uint32_t)(*hp >> 8) - 1;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(hier_fast_of(h)->run_miss_lean && set == cache_set(&h->llc, line));
+    assert(blk == (const uint8_t *)cache_tags(&h->llc, set));
+#endif
+    hier_result res = {0};   /* the victim's write-back */
+    const uint32_t way = llc_fill_lru(h, line, set, hier_fast_of(h)->wr_miss_mask, ST_M, &res);
+    mc->misses++;
+    mc->writebacks += res.mem_writebacks;
+    mc->hints[hp - mc->hints] = run_hint_at(set, way);
+    HIER_TAKEN(h, run_misses, 1);
+    return 1;
+}
+
 /* pcie_run's tight loop over the hints hp..he of lines line..: full lines
  * whose hint names both the set and a way of `plain_tight` holding the
- * line; returns where it stopped.  `l`: the LLC's block layout, constants
+ * line, and (`mc`, a write run's, not NULL) the full lines run_miss takes;
+ * returns where it stopped.  `l`: the LLC's block layout, constants
  * at the usual call; `rule`: the LLC policy's hit rule, its kind a
  * constant (run_tight). */
 static inline __attribute__((always_inline)) const hier_hint_word *
 tight_lines(hier *h, int write, const hier_hint_word *hp, const hier_hint_word *he, uint64_t line, uintptr_t blocks_m1,
-            sb_layout l, uint64_t plain_tight, const repl_hit_rule rule, uint32_t *cnt)
+            sb_layout l, uint64_t plain_tight, const repl_hit_rule rule, uint32_t *cnt, run_misses *mc)
 {
     for (; hp < he; hp++, line++) {
         const uint64_t hv = *hp;
@@ -35,8 +81,11 @@ tight_lines(hier *h, int write, const hier_hint_word *hp, const hier_hint_word *
         if (!((plain_tight >> w) & 1))
             break;
         uint8_t *blk = (uint8_t *)(blocks_m1 + (hv >> 8) * l.block_bytes);   /* cache_tags */
-        if (((const uint64_t *)(const void *)blk)[w] != line)
+        if (((const uint64_t *)(const void *)blk)[w] != line) {
+            if (write && mc && run_miss(h, mc, hp, line, blk))
+                continue;
             break;
+        }
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
         const uint32_t set = (uint32_t)(hv >> 8) - 1;
         assert(w == (hv & 0xFF) && w < h->llc.ways);
@@ -54,16 +103,6 @@ tight_lines(hier *h, int write, const hier_hint_word *hp, const hier_hint_word *
     return hp;
 }
 
-/* The hint word of (set, way) as the runs store it: hier_hint_at in 32
- * bits, which it fits when hints are kept (hier_fast.run_hints). */
-static inline __attribute__((always_inline)) hier_hint_word run_hint_at(uint32_t set, uint32_t way)
-{
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(set < HIER_HINT_MAX_SETS && way <= HIER_HINT_NO_WAY);
-#endif
-    return (hier_hint_word)hier_hint_at(set, way);
-}
-
 static const repl_hit_rule nibble_rule = {.kind = REPL_HIT_NIBBLE};
 
 /* tight_lines for QLRU on the 9-12-way block layout (the usual LLCs'),
@@ -79,7 +118,8 @@ tight_qlru(hier *h, int write, const hier_hint_word *hp, const hier_hint_word *h
     rk.kind = REPL_HIT_QLRU;
     rk.qlru_u = u;
     rk.qlru_umo = umo;
-    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_make(12, sizeof(uint64_t)), plain_tight, rk, cnt);
+    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_make(12, sizeof(uint64_t)), plain_tight, rk, cnt,
+                       NULL);
 }
 
 #define TIGHT_ARGS                                                                                                     \
@@ -118,7 +158,7 @@ static __attribute__((noinline)) const hier_hint_word *tight_rrpv(TIGHT_ARGS)
     repl_hit_rule rk = hier_fast_of(h)->llc_hit;
     assert(rk.kind == REPL_HIT_RRPV);
     rk.kind = REPL_HIT_RRPV;
-    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt);
+    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt, NULL);
 }
 
 static __attribute__((noinline)) const hier_hint_word *tight_qlru_any(TIGHT_ARGS)
@@ -126,7 +166,7 @@ static __attribute__((noinline)) const hier_hint_word *tight_qlru_any(TIGHT_ARGS
     repl_hit_rule rk = hier_fast_of(h)->llc_hit;
     assert(rk.kind == REPL_HIT_QLRU);
     rk.kind = REPL_HIT_QLRU;
-    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt);
+    return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt, NULL);
 }
 
 #undef TIGHT_ARGS
@@ -359,7 +399,7 @@ enum { TIGHT_LINE = 0, TIGHT_NEXT, TIGHT_BREAK };
  * or the partial last line in a plain way, which take the tight loop's
  * work too.  It does what run_line does for them (the hint it would store
  * is the one read). */
-static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint32_t *cnt, int write,
+static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint32_t *cnt, run_misses *mc, int write,
                                                            hier_hint_word *hints, uint32_t base, uint32_t *ip,
                                                            uint32_t m)
 {
@@ -370,19 +410,21 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
         const hier_hint_word *hp = hints + base + start;
         const hier_hint_word *const he = hints + base + (end > start ? end : start);
         const uint64_t line = r->first + base + start;
+        const uint32_t misses0 = mc ? mc->misses : 0;
         if (r->kind != REPL_HIT_NIBBLE) {   /* the policy's copy, out of line: this one's registers stay the nibble loop's */
             assert(hier_fast_of(h)->run_tight_rule);
             hp = hier_fast_of(h)->run_tight_rule(h, write, hp, he, line, r->blocks_m1, r->plain_tight, cnt);
         } else if (r->geom12) {   /* the layout as constants: fewer live registers */
             hp = tight_lines(h, write, hp, he, line, r->blocks_m1, sb_layout_make(12, sizeof(uint64_t)),
-                             r->plain_tight, nibble_rule, cnt);
+                             r->plain_tight, nibble_rule, cnt, mc);
         } else {
-            hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, nibble_rule, cnt);
+            hp = tight_lines(h, write, hp, he, line, r->blocks_m1, r->lay, r->plain_tight, nibble_rule, cnt, mc);
         }
+        const uint32_t missed = mc ? mc->misses - misses0 : 0;   /* the lines run_miss took: no hits */
         const uint32_t i = (uint32_t)(hp - (hints + base));
         *ip = i;
-        r->hits += i - start;
-        HIER_TAKEN(h, tight_lines, i - start);
+        r->hits += i - start - missed;
+        HIER_TAKEN(h, tight_lines, i - start - missed);
         if (i == m)
             return TIGHT_BREAK;
         const uint32_t k = base + i;
@@ -503,9 +545,17 @@ static inline __attribute__((always_inline)) void run_line(hier *h, run *r, uint
 
 /* The full lines' counts by column, kept for the run's end, into the
  * counters. */
-static inline __attribute__((always_inline)) void run_count(hier *h, const run *r, const uint32_t *cnt)
+static inline __attribute__((always_inline)) void run_count(hier *h, const run *r, const uint32_t *cnt,
+                                                            const run_misses *mc)
 {
     hier_req_stats *rs = &h->stats.req[r->req_full];
+    assert(!mc->misses || r->req_full == REQ_PCIE_WR_FULL);
+    if (mc->misses) {   /* pcie_wr_miss_at's count_access of each, a line only in memory */
+        rs->accesses += mc->misses;
+        rs->misses += mc->misses;
+        rs->mem_reads += (uint64_t)mc->misses * hier_fast_of(h)->wr_mem_read[REQ_PCIE_WR_FULL][COL_MEM];
+        rs->mem_writebacks += mc->writebacks;
+    }
     const uint32_t sum = cnt[COL_DDIO] + cnt[COL_L3] + cnt[COL_SHARED];
     _Static_assert(LLC_COLS == 3, "the LLC columns are DDIO, L3*, Shared");
     rs->hit_col[COL_DDIO] += cnt[COL_DDIO];
@@ -524,18 +574,19 @@ static inline __attribute__((always_inline)) void run_count(hier *h, const run *
  * reads is copied into the run first. */
 static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int write, uint64_t first, uint32_t n,
                                                                int head_partial, int tail_partial,
-                                                               uint32_t *part_hits, hier_hint_word *hints)
+                                                               uint32_t *part_hits, hier_hint_word *hints, int miss)
 {
     run r;
     run_init(h, &r, write, first, n, head_partial, tail_partial);
     uint32_t cnt[LLC_COLS] = {0};   /* fast hits of full lines by column (an LLC way's) */
+    run_misses mc = {.hints = hints};
     uint32_t sets[RUN_CHUNK];
     for (uint32_t base = 0; base < n; base += RUN_CHUNK) {
         const uint32_t m = n - base < RUN_CHUNK ? n - base : RUN_CHUNK;
         run_prefetch(h, &r, write, hints, base, m, sets);
         for (uint32_t i = 0; i < m; i++) {
             if (hints && r.lean && base + i >= r.tight_lo) {
-                const int next = run_tight(h, &r, cnt, write, hints, base, &i, m);
+                const int next = run_tight(h, &r, cnt, miss ? &mc : NULL, write, hints, base, &i, m);
                 if (next == TIGHT_BREAK)
                     break;
                 if (next == TIGHT_NEXT)
@@ -551,28 +602,50 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
             run_line(h, &r, cnt, write, hints, k, set);
         }
     }
-    run_count(h, &r, cnt);
+    run_count(h, &r, cnt, &mc);
+    if (write && hints && hier_fast_of(h)->run_miss_lean)   /* the next write run's copy: run_miss's after many misses */
+        hier_fast_of(h)->run_miss_loop = 4 * (n - r.hits) >= n;
     if (part_hits)
         *part_hits = r.phits;
     return r.hits;
 }
 
-/* pcie_run is compiled once per (write, hints or not): the hint tests
+/* A write run with hints: pcie_run with run_miss in the tight loop
+ * (`miss`) when the last write run had a line that did not hit (the next
+ * one likely has too: at many cores most lines miss), else without it,
+ * whose loop keeps its values in registers. */
+static __attribute__((noinline)) uint32_t write_run_miss(hier *h, uint64_t first, uint32_t n, int head_partial,
+                                                         int tail_partial, uint32_t *part_hits, hier_hint_word *hints)
+{
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints, 1);
+}
+
+static inline __attribute__((always_inline)) uint32_t write_run_hinted(hier *h, uint64_t first, uint32_t n,
+                                                                       int head_partial, int tail_partial,
+                                                                       uint32_t *part_hits, hier_hint_word *hints)
+{
+    const struct hier_fast *f = hier_fast_of(h);
+    if (f->run_miss_lean && f->run_miss_loop)
+        return write_run_miss(h, first, n, head_partial, tail_partial, part_hits, hints);
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints, 0);
+}
+
+/* pcie_run is compiled once per (write, hints or not, miss): the hint tests
  * leave the line loop.  The hints of an LLC whose hint words would not fit
  * in 32 bits are not used (they stay 0). */
 uint32_t hier_pcie_write_run(hier *h, uint64_t first, uint32_t n, int head_partial, int tail_partial,
                              uint32_t *part_hits, hier_hint_word *hints)
 {
     if (hints && hier_fast_of(h)->run_hints)
-        return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, hints);
-    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, NULL);
+        return write_run_hinted(h, first, n, head_partial, tail_partial, part_hits, hints);
+    return pcie_run(h, 1, first, n, head_partial, tail_partial, part_hits, NULL, 0);
 }
 
 uint32_t hier_pcie_read_run(hier *h, uint64_t first, uint32_t n, hier_hint_word *hints)
 {
     if (hints && hier_fast_of(h)->run_hints)
-        return pcie_run(h, 0, first, n, 0, 0, NULL, hints);
-    return pcie_run(h, 0, first, n, 0, 0, NULL, NULL);
+        return pcie_run(h, 0, first, n, 0, 0, NULL, hints, 0);
+    return pcie_run(h, 0, first, n, 0, 0, NULL, NULL, 0);
 }
 
 uint32_t hier_dma_run(hier *h, const hier_dma *d, hier_hint_word *hints, uint32_t *part_hits)

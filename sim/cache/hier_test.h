@@ -18,6 +18,7 @@ typedef struct hier_taken {
     uint64_t rd_owned;      /* PCIe reads with a known set found first through the snoop filter in an L2 in E/M */
     uint64_t wr_owned;      /* PCIe writes with a known set found the same way */
     uint64_t hint_moves;    /* core moves done from a hint's way */
+    uint64_t run_misses;    /* write-run lines missed in the tight loop (hier_run.c run_miss) */
 } hier_taken;
 
 typedef struct hier_paths {
