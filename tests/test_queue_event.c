@@ -182,7 +182,7 @@ Test(queue_event, lanes_pop_in_heap_order)
                 cr_assert_eq(lane >= 0 ? evq_push_lane(&a, lane, ev, &e) : evq_push(&a, ev, &e), 0);
             cr_assert_eq(evq_push(&b, ev, &e), 0);
         } else {
-            sim_event x, y;
+            sim_event x = {0}, y = {0};   /* read only after both pops returned 1 */
             const sim_event *p = evq_peek(&a);
             uint64_t next = evq_next_time(&a);
             /* With a lane empty, the time without it is the same. */
@@ -261,7 +261,7 @@ Test(queue_event, front_pops_in_heap_order)
             }
             cr_assert_eq(evq_push(&b, ev, &e), 0);
         } else {
-            sim_event x, y;
+            sim_event x = {0}, y = {0};   /* read only after both pops returned 1 */
             uint64_t next = evq_next_time(&a);
             for (int l = 0; l < EVQ_LANES; l++)
                 if (!a.lane[l].n)
@@ -353,7 +353,7 @@ Test(queue_event, single_slot_lane_pops_in_heap_order)
             cr_assert_eq(evq_push_lane(&a, lane, ev, &e), 0);
             cr_assert_eq(evq_push(&b, ev, &e), 0);
         } else {
-            sim_event x, y;
+            sim_event x = {0}, y = {0};   /* read only after both pops returned 1 */
             int ra = evq_pop(&a, &x), rb = evq_pop(&b, &y);
             cr_assert_eq(ra, rb);
             if (ra)
