@@ -182,7 +182,7 @@ Test(queue_event, lanes_pop_in_heap_order)
                 cr_assert_eq(lane >= 0 ? evq_push_lane(&a, lane, ev, &e) : evq_push(&a, ev, &e), 0);
             cr_assert_eq(evq_push(&b, ev, &e), 0);
         } else {
-            sim_event x, y;
+            sim_event x = {0}, y = {0};   /* read only after both pops returned 1 */
             const sim_event *p = evq_peek(&a);
             uint64_t next = evq_next_time(&a);
             /* With a lane empty, the time without it is the same. */
@@ -261,7 +261,7 @@ Test(queue_event, front_pops_in_heap_order)
             }
             cr_assert_eq(evq_push(&b, ev, &e), 0);
         } else {
-            sim_event x, y;
+            sim_event x = {0}, y = {0};   /* read only after both pops returned 1 */
             uint64_t next = evq_next_time(&a);
             for (int l = 0; l < EVQ_LANES; l++)
                 if (!a.lane[l].n)
@@ -353,7 +353,7 @@ Test(queue_event, single_slot_lane_pops_in_heap_order)
             cr_assert_eq(evq_push_lane(&a, lane, ev, &e), 0);
             cr_assert_eq(evq_push(&b, ev, &e), 0);
         } else {
-            sim_event x, y;
+            sim_event x = {0}, y = {0};   /* read only after both pops returned 1 */
             int ra = evq_pop(&a, &x), rb = evq_pop(&b, &y);
             cr_assert_eq(ra, rb);
             if (ra)
@@ -369,4 +369,30 @@ Test(queue_event, single_slot_lane_pops_in_heap_order)
     cr_assert_eq(evq_pop(&a, &x), 0);
     evq_free(&a);
     evq_free(&b);
+}
+
+/* evq_pop_ref hands out the event in place, from the front, a lane and the
+ * heap alike, in evq_pop's order; a push after it may reuse the slot, so
+ * the caller reads the fields first (dsim_run). */
+Test(queue_event, pop_ref_in_place_in_pop_order)
+{
+    evq q;
+    ddio_err e;
+    cr_assert_eq(evq_init(&q, 4, &e), 0);
+    cr_assert_eq(evq_push_lane(&q, 2, (sim_event){.time_ns = 30, .type = 3, .a = 1, .b = 11}, &e), 0);
+    cr_assert_eq(evq_push(&q, (sim_event){.time_ns = 20, .type = 4, .a = 2, .b = 12}, &e), 0);
+    cr_assert_eq(evq_push_lane(&q, 2, (sim_event){.time_ns = 30, .type = 3, .a = 3, .b = 13}, &e), 0);
+    const sim_event *ev = evq_pop_ref(&q);
+    cr_assert(ev && ev->type == 4 && ev->a == 2 && ev->b == 12 && evq_now(&q) == 20);
+    cr_assert(evq_front_fits(&q, 20));
+    evq_front_put(&q, (sim_event){.time_ns = 20, .type = 5, .a = 4});
+    ev = evq_pop_ref(&q);
+    cr_assert(ev && ev->type == 5 && ev->a == 4 && evq_now(&q) == 20);
+    ev = evq_pop_ref(&q);
+    cr_assert(ev && ev->type == 3 && ev->a == 1 && ev->b == 11 && evq_now(&q) == 30);
+    ev = evq_pop_ref(&q);
+    cr_assert(ev && ev->a == 3 && ev->b == 13 && ev->seq == 2);
+    cr_assert_null(evq_pop_ref(&q));
+    cr_assert_eq(evq_size(&q), 0);
+    evq_free(&q);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/queue/dsim_int.h"
+#include "sim/queue/dsim_nic.h"
 
 #define OPS_CAP 4096
 #define MEMO_MAX_LEN 16384u   /* longest packet whose expansion is remembered */
@@ -223,6 +223,8 @@ static void timeline_row(dsim *s)
             (unsigned long long)(s->n.drop_rx_ring + s->n.drop_nic_buffer + s->n.drop_tx));
 }
 
+/* Handle event `ev`, which points into the queue (evq_pop_ref): its fields
+ * are read before a handler pushes. */
 static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
 {
     switch (ev->type) {
@@ -263,19 +265,23 @@ static void dispatch(dsim *s, const sim_event *ev, const pktsrc_pkt **next)
     case EV_CORE_POLL: core_poll(s, (uint32_t)ev->a); break;
     case EV_TX_START: nic_tx_start(s); break;
     case EV_TX_DONE: nic_tx_done(s, (uint32_t)ev->a, (uint32_t)ev->b); break;
-    case EV_DISTRACTOR:
+    case EV_DISTRACTOR: {
+        uint64_t t = ev->time_ns;
         distractor_run(s);
         if (!s->measure_closed)
-            dsim_push(s, ev->time_ns + 1000, EV_DISTRACTOR, 0, 0, 0);
+            dsim_push(s, t + 1000, EV_DISTRACTOR, 0, 0, 0);
         break;
-    case EV_TIMELINE:
+    }
+    case EV_TIMELINE: {
         /* Nothing else pending: the run ended before this sample. */
         if (!evq_size(&s->q))
             break;
+        uint64_t t = ev->time_ns;
         timeline_row(s);
         if (!s->measure_closed)
-            dsim_push(s, ev->time_ns + (uint64_t)(s->opt->timeline_us * 1000.0), EV_TIMELINE, 0, 0, 0);
+            dsim_push(s, t + (uint64_t)(s->opt->timeline_us * 1000.0), EV_TIMELINE, 0, 0, 0);
         break;
+    }
     default: dsim_fail(s, DDIO_EXIT_IO, "internal: unknown event %d", ev->type);
     }
 }
@@ -637,14 +643,16 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         dsim_push(s, 0, EV_TIMELINE, 0, 0, 0);
     }
     double next_report = t0 + opt->progress_after_s;
-    sim_event ev;
+    const sim_event *ev;
     uint64_t events = 0, end_ns = 0;   /* s->end_ns, in a register while the loop runs */
     const int progress = opt->progress != NULL;   /* read once: the loop runs per event */
-    while (rc == 0 && !s->failed && evq_pop(&s->q, &ev)) {
-        dispatch(s, &ev, &next);
+    while (rc == 0 && !s->failed && (ev = evq_pop_ref(&s->q)) != NULL) {
         /* The run ends with its last event but an observer's: a timeline
-         * sample due after the drain must not lengthen sim_seconds. */
-        if (ev.type != EV_TIMELINE)
+         * sample due after the drain must not lengthen sim_seconds (its
+         * type read now: a handler's push may reuse the event's slot). */
+        int observer = ev->type == EV_TIMELINE;
+        dispatch(s, ev, &next);
+        if (!observer)
             end_ns = evq_now(&s->q);
         if (progress && (++events & 0xFFFF) == 0 && wall_now(opt) > next_report) {
             next_report = wall_now(opt) + 0.25;

@@ -333,11 +333,14 @@ static inline void dsim_delivered(dsim *s, uint32_t c, uint32_t buf, uint64_t t)
 }
 
 /* dsim_nic.c */
-void nic_arrival(dsim *s, const pktsrc_pkt *p);
+/* nic_arrival: dsim_nic.h (inline).  The NIC writes a frame of `len`
+ * bytes that arrived at `arrival` into core c's next posted buffer (there
+ * is one), if its packet buffer takes it. */
+void nic_rx_dma(dsim *s, uint32_t c, uint32_t len, uint64_t arrival);
 /* nic.rx_hold_bytes: write core c's held frames into the descriptors it
  * has posted (called after a refill). */
 void nic_rx_release(dsim *s, uint32_t c);
-void nic_rx_done(dsim *s, uint32_t core, uint32_t buf);
+/* nic_rx_done, nic_tx_done: dsim_nic.h (inline). */
 void nic_start_tx(dsim *s);
 /* Start the TX engine if it is idle and has work (inline: every sent
  * packet asks). */
@@ -347,7 +350,6 @@ static inline void nic_kick_tx(dsim *s)
         nic_start_tx(s);
 }
 void nic_tx_start(dsim *s);
-void nic_tx_done(dsim *s, uint32_t core, uint32_t buf);
 uint32_t nic_queue_of(dsim *s, const pktsrc_pkt *p);
 
 /* dsim_core.c */

@@ -335,27 +335,29 @@ static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
     return 0;
 }
 
-/* Remove the earliest event into *out; returns 1, or 0 when empty. */
-static inline int evq_pop(evq *q, sim_event *out)
+/* Remove the earliest event and return it in place, or NULL when empty:
+ * the pointer is valid until the next push, which may reuse its slot (a
+ * lane's ring, the heap's slot table, the front), so a caller reads what it
+ * needs before it pushes.  No copy of the event (evq_pop makes one). */
+static inline const sim_event *evq_pop_ref(evq *q)
 {
     if (q->front_n) {   /* its time is now: the clock stays */
         assert(q->front.time_ns == q->now_ns);
         q->front_n = 0;
-        *out = q->front;
-        return 1;
+        return &q->front;
     }
     /* evq_earliest without its emptiness test (the heap's count says). */
     const int src = evq_argmin(q);
     if (src >= 0) {
         evq_lane *l = &q->lane[src];
-        *out = l->ev[l->head++ & l->mask];
+        const sim_event *ev = &l->ev[l->head++ & l->mask];
         q->lane_key[src] = --l->n ? evq_event_key(&l->ev[l->head & l->mask]) : EVQ_NO_KEY;
-        q->now_ns = out->time_ns;
-        return 1;
+        q->now_ns = ev->time_ns;
+        return ev;
     }
     size_t n = q->n;
     if (!n)
-        return 0;
+        return NULL;
     evq_key *restrict h = q->heap;
     uint32_t slot = (uint32_t)h[0] & (EVQ_MAX_PENDING - 1);
     q->n = --n;
@@ -378,8 +380,18 @@ static inline int evq_pop(evq *q, sim_event *out)
     }
     h[i] = last;
     h[n] = EVQ_NO_KEY;   /* n == 0: the empty heap's top; else past the end */
-    *out = q->slots[slot];
-    q->now_ns = out->time_ns;
+    const sim_event *ev = &q->slots[slot];
+    q->now_ns = ev->time_ns;
+    return ev;
+}
+
+/* Remove the earliest event into *out; returns 1, or 0 when empty. */
+static inline int evq_pop(evq *q, sim_event *out)
+{
+    const sim_event *ev = evq_pop_ref(q);
+    if (!ev)
+        return 0;
+    *out = *ev;
     return 1;
 }
 
