@@ -94,16 +94,32 @@ static inline uint32_t lru_order_victim_ref(uint64_t o, uint32_t ways, uint64_t 
     return UINT32_MAX;
 }
 
-/* lru_order_victim_ref, fast: the LRU way when `mask` allows it (a full
- * mask's case); else, for masks of at most 4 ways (the DDIO, Shared or a
- * class's ways, whose lines sit near the MRU end when a DMA write misses:
- * the scan would walk most of the set), the allowed way of the highest
- * position, each found by the SWAR search; else the scan.  Ways >= `ways`
- * in `mask` are ignored, as the scan does; fields past the last way may
- * hold anything (the search for a way < `ways` meets its own field first). */
+/* The flag of `way`'s field in the SWAR search (lru_order_position): one
+ * bit, higher the nearer the way is to the LRU end. */
+static inline uint64_t lru_order_flag(uint64_t order, uint32_t way)
+{
+    uint64_t x = order ^ (LRU_ONES * way);
+    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    return z & (0 - z);
+}
+
+/* lru_order_victim_ref, fast: for a mask of two ways (the DDIO or the
+ * Shared ways: a DMA write's miss at many cores), the one whose flag is
+ * higher; the LRU way when `mask` allows it (a full mask's case); else,
+ * for masks of at most 4 ways (a class's ways, whose lines sit near the
+ * MRU end: the scan would walk most of the set), the allowed way of the
+ * highest position, each found by the SWAR search; else the scan.  Ways >=
+ * `ways` in `mask` are ignored, as the scan does; fields past the last way
+ * may hold anything (the search for a way < `ways` meets its own field
+ * first). */
 static inline uint32_t lru_order_victim(uint64_t o, uint32_t ways, uint64_t mask)
 {
     mask &= (1ull << ways) - 1;   /* ways <= 16 */
+    const uint64_t second = mask & (mask - 1);
+    if (second && !(second & (second - 1))) {
+        const uint32_t a = (uint32_t)__builtin_ctzll(mask), b = (uint32_t)__builtin_ctzll(second);
+        return lru_order_flag(o, a) > lru_order_flag(o, b) ? a : b;
+    }
     const uint32_t last = (uint32_t)(o >> (4 * (ways - 1))) & 0xF;
     if ((mask >> last) & 1)
         return last;
