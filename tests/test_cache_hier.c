@@ -534,7 +534,7 @@ Test(cache_hier, fast_paths_equal_general_path)
  * does (a write run, a core reading the first line or others, a read run),
  * with partial heads and tails, stray core accesses and other lines that
  * evict the buffers' lines (stale hints), LRU and BIP in both modes. */
-static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t llc_ways, uint64_t seed)
+static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t llc_ways, uint64_t seed, uint32_t other)
 {
     hier_config c = pair_config(mode, policy, policy);
     c.llc = (cache_geom){.line_size = 64, .slices = 3, .sets_per_slice = 8, .ways = llc_ways, .mapping = MAP_XOR, .seed = 5};
@@ -546,8 +546,8 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
         cr_assert(h[0].llc.block_bytes == 128 && h[0].llc.meta_off == 104 && h[0].llc.repl_off == 120);
     ddio_rng rng;
     ddio_rng_seed(&rng, seed);
-    enum { BUFS = 6, BUF_LINES = 12, OTHER = 200 };
-    const uint64_t lines = BUFS * BUF_LINES + OTHER;
+    enum { BUFS = 6, BUF_LINES = 12 };
+    const uint64_t lines = BUFS * BUF_LINES + other;
     hier_hint_word hints[BUFS * BUF_LINES];
     memset(hints, 0, sizeof hints);
     uint64_t total = 0;
@@ -571,7 +571,7 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
         /* The core reads the first line (and sometimes writes another, or
          * touches a line elsewhere, which may evict buffer lines). */
         uint32_t kind = (uint32_t)ddio_rng_below(&rng, 8);
-        uint64_t l2line = kind < 2 ? first + ddio_rng_below(&rng, n) : BUFS * BUF_LINES + ddio_rng_below(&rng, OTHER);
+        uint64_t l2line = kind < 2 ? first + ddio_rng_below(&rng, n) : BUFS * BUF_LINES + ddio_rng_below(&rng, other);
         for (int k = 0; k < 2; k++) {
             hier_result a, bb;
             hier_access(&h[0], REQ_CORE_RD, core, first, 0, &a);
@@ -610,22 +610,23 @@ static void tight_runs_equal(enum hier_mode mode, const char *policy, uint32_t l
 
 Test(cache_hier, dma_run_tight_loop_equals_general_path)
 {
-    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 6, 11);
-    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 6, 12);
-    tight_runs_equal(HIER_INCLUSIVE, "lru", 6, 13);
-    tight_runs_equal(HIER_INCLUSIVE, "bip", 6, 14);
-    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 11, 15);
-    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12, 16);
+    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 6, 11, 200);
+    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 6, 12, 200);
+    tight_runs_equal(HIER_INCLUSIVE, "lru", 6, 13, 200);
+    tight_runs_equal(HIER_INCLUSIVE, "bip", 6, 14, 200);
+    tight_runs_equal(HIER_NONINCLUSIVE, "lru", 11, 15, 200);
+    tight_runs_equal(HIER_NONINCLUSIVE, "bip", 12, 16, 200);
     /* The rule kinds' tight loops (hier_run_tight_of), a copy per run
      * direction: QLRU per U on the 9-12-way layout, on others, RRIP; with
-     * the same policy in the L2 (QLRU: the lean entry's hint byte). */
-    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 11, 17);
-    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 12, 18);
-    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H21_M2_R1_U2", 11, 19);
-    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H20_M3_R0_U0_UMO", 10, 20);
-    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 6, 21);
-    tight_runs_equal(HIER_NONINCLUSIVE, "srrip", 11, 22);
-    tight_runs_equal(HIER_NONINCLUSIVE, "duel:QLRU_H11_M1_R0_U0,QLRU_H11_MR31_R0_U0", 11, 23);
+     * the same policy in the L2 (QLRU: the lean entry's hint byte).  More
+     * other lines: full sets, whose QLRU hits may need U's lift. */
+    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 11, 17, 2000);
+    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H00_M1_R2_U1", 12, 18, 2000);
+    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H21_M2_R1_U2", 11, 19, 2000);
+    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H20_M3_R0_U0_UMO", 10, 20, 2000);
+    tight_runs_equal(HIER_NONINCLUSIVE, "QLRU_H11_M1_R0_U0", 6, 21, 2000);
+    tight_runs_equal(HIER_NONINCLUSIVE, "srrip", 6, 22, 2000);
+    tight_runs_equal(HIER_NONINCLUSIVE, "duel:QLRU_H11_M1_R0_U0,QLRU_H11_MR31_R0_U0", 11, 23, 2000);
 }
 
 /* The core fast path's L2(S) hits (a read, and a write that upgrades and
@@ -1034,12 +1035,13 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
         pair_expect_same_places(h, lines, i);
     }
     cr_assert_gt(l2_hits, 500, "the stream meets L2 hits");
-    /* A QLRU L2 in the lean entry keeps its hint byte and takes hits from it. */
+    /* A QLRU L2 in the lean entry keeps its hint byte and takes hits from
+     * it (a random stream: a line seldom hit twice in a row). */
     const int hinted = lean && strncmp(l2_policy, "QLRU", 4) == 0;
     cr_assert_eq(hier_paths_of(&h[0]).l2_hint_off != 0, hinted, "%s", l2_policy);
     cr_assert_eq(hier_paths_of(&h[1]).l2_hint_off, 0);
     if (hier_paths_of(&h[0]).counted)
-        cr_assert(hinted ? hier_paths_of(&h[0]).taken.l2_hinted > l2_hits / 4 : hier_paths_of(&h[0]).taken.l2_hinted == 0,
+        cr_assert(hinted ? hier_paths_of(&h[0]).taken.l2_hinted > l2_hits / 20 : hier_paths_of(&h[0]).taken.l2_hinted == 0,
                   "%llu of %llu L2 hits from the hint, %s", (unsigned long long)hier_paths_of(&h[0]).taken.l2_hinted,
                   (unsigned long long)l2_hits, l2_policy);
     pair_expect_same_state_and_free(h);
