@@ -356,8 +356,9 @@ static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_
 }
 
 /* Drop the L2 copy of `line`, if an L2 holds one (a PCIe write's
- * L2_DROP): inline when the L2 layout allows it (l2_lean, l2_recency),
- * else l2_take.  Returns the state the copy had, ST_I when there was none. */
+ * L2_DROP): inline when the L2 layout allows it (l2_lean, and l2_recency
+ * or an inline evict rule: remove_in's stores), else l2_take.  Returns
+ * the state the copy had, ST_I when there was none. */
 static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64_t line)
 {
     const struct hier_fast *const f = hier_fast_of(h);
@@ -366,12 +367,18 @@ static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64
     const int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
     if (owner < 0)
         return ST_I;
-    if (!f->l2_lean || !f->l2_recency)
+    if (!f->l2_lean || (!f->l2_recency && f->l2_evict.kind == REPL_EVICT_OPS))
         return l2_take(h, (uint32_t)owner, line, sway, sslot);
     uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
     const uint32_t way = l2_way_lean(h, b, line, sway);
     const uint8_t st = META_STATE(*sb_meta(f->l2_lay, b, way));
-    l2_remove_lean(h, b, way, sslot);
+    if (f->l2_recency) {
+        l2_remove_lean(h, b, way, sslot);
+    } else {
+        sb_clear(f->l2_lay, b, way);
+        repl_evict_remove(&f->l2_evict, b + f->l2_lay.repl_off, way);
+        snoop_erase_slot(&h->sf, sslot);
+    }
     return st;
 }
 
