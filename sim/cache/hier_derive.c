@@ -40,6 +40,13 @@ static void l2_lean_init(hier *h)
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         if (h->l2[c].repl->base != h->l2[c].blocks + f->l2_lay.repl_off || h->l2[c].repl->stride != f->l2_lay.block_bytes)
             f->l2_lean = 0;
+    /* QLRU's hint byte: in the block's padding past the policy's bytes,
+     * which nothing else uses (sb_layout_make). */
+    const repl_policy *p = h->l2[0].repl;
+    const uint64_t hint_off = f->l2_lay.repl_off + (uint64_t)p->ops->set_bytes(p->cfg.name, p->ways);
+    f->l2_hint_off = f->l2_lean == L2_LEAN_RULE && f->l2_hit.kind == REPL_HIT_QLRU && hint_off < f->l2_lay.block_bytes
+                         ? (uint32_t)hint_off
+                         : 0;
 }
 
 /* What the cache layouts and policies allow (each off with `on`): inline
@@ -193,7 +200,8 @@ static void derive_runs(hier *h)
     f->run_drop = f->drop_ways[REQ_PCIE_WR_FULL] & no63;
     f->run_plain_part = f->fast_ways[REQ_PCIE_WR_PART] & ~f->drop_ways[REQ_PCIE_WR_PART] & no63;
     f->run_hints = h->llc.nsets < HIER_HINT_MAX_SETS;
-    f->run_tight_rule = hier_run_tight_of(h);
+    f->run_tight_rule[0] = hier_run_tight_of(h, 0);
+    f->run_tight_rule[1] = hier_run_tight_of(h, 1);
     /* A full line's miss with no L2 copy in the write runs' tight loop:
      * fast path 5's cell of a line only in memory (no hit), its LRU fill
      * (llc_fill_lru) and counts summed over the run. */
@@ -215,7 +223,7 @@ hier_paths hier_paths_of(const hier *h)
 {
     const struct hier_fast *f = hier_fast_of(h);
     hier_paths p = {.llc_lean = f->llc_lean, .llc_rule_lean = f->llc_run_inline && !f->llc_lean,
-                    .l2_lean = f->l2_lean != 0, .l2_recency = f->l2_recency, .move_lean = f->move_lean,
+                    .l2_lean = f->l2_lean != 0, .l2_hint_off = f->l2_hint_off, .l2_recency = f->l2_recency, .move_lean = f->move_lean,
                     .rd_miss_fast = f->rd_miss_fast, .core_move_ways = f->core_move_ways};
     p.wr_miss_fast[REQ_PCIE_WR_FULL] = f->wr_miss_fast[REQ_PCIE_WR_FULL];
     p.wr_miss_fast[REQ_PCIE_WR_PART] = f->wr_miss_fast[REQ_PCIE_WR_PART];

@@ -453,7 +453,16 @@ static inline __attribute__((always_inline)) void core_entry_rule_in(hier *h, en
 {
     struct hier_fast *const f = hier_fast_of(h);
     uint8_t *b = l2_block_lean(h, core, line);
-    const int w = sb_way(sb_tags(b), f->l2_lay.tag_slots, line);
+    /* The hint's way first (core_l2_hinted found it, but its hit changes
+     * the ages), and kept for the line's next access. */
+    int w;
+    if (f->l2_hint_off && sb_tags(b)[l2_hint_get(f, b)] == line) {
+        w = (int)l2_hint_get(f, b);
+    } else {
+        w = sb_way(sb_tags(b), f->l2_lay.tag_slots, line);
+        if (w >= 0 && f->l2_hint_off)
+            l2_hint_put(f, b, (uint32_t)w);
+    }
     if (w >= 0) {
         core_l2_hit_lean(h, req, core, line, llc_set, b, (uint32_t)w, 0, res);
         return;
@@ -583,6 +592,23 @@ static __attribute__((noinline)) void core_upgrade_mru(hier *h, uint64_t line, u
         drop_shared_copy(h, line, llc_set);
 }
 
+/* An own-L2 hit whose replacement update is done (the lean entries'
+ * core_l2_mru, core_l2_hinted), on the line whose L2
+ * metadata byte is `meta`: own_l2_hit, a write to an S line a tail call
+ * (core_upgrade_mru). */
+static inline __attribute__((always_inline)) void l2_hit_finish(hier *h, enum coh_req req, uint64_t line,
+                                                             uint32_t llc_set, uint8_t *meta, hier_result *res)
+{
+    /* Only a write to an S copy may take the LLC's copy
+     * (coh_l2_hit_takes_llc): out of line, where the mode is tested, so
+     * that the entry keeps no frame. */
+    if (req == REQ_CORE_WR && *meta == ST_S) {
+        core_upgrade_mru(h, line, llc_set, res, meta);
+        return;
+    }
+    (void)own_l2_hit(h, req, meta, res);   /* 0: not a write to an S copy */
+}
+
 /* The most frequent access of all, in the entry itself with few enough
  * live values for a frame-less leaf: a core request whose line is the
  * most recent way of its own L2 set (core_l2_hit_lean without the order
@@ -596,19 +622,40 @@ static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_r
     const uint32_t w0 = (uint32_t)*sb_order(l2, b) & 0xF;
     if (sb_tags(b)[w0] != line)
         return 0;
-    uint8_t *meta = sb_meta(l2, b, w0);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(sb_way(sb_tags(b), l2.tag_slots, line) == (int)w0);
     assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
 #endif
-    /* Only a write to an S copy may take the LLC's copy
-     * (coh_l2_hit_takes_llc): out of line, where the mode is tested, so
-     * that the entry keeps no frame. */
-    if (req == REQ_CORE_WR && *meta == ST_S) {
-        core_upgrade_mru(h, line, llc_set, res, meta);
-        return 1;
-    }
-    (void)own_l2_hit(h, req, meta, res);   /* 0: not a write to an S copy */
+    l2_hit_finish(h, req, line, llc_set, sb_meta(l2, b, w0), res);
+    return 1;
+}
+
+/* core_l2_mru for an L2 of QLRU ages (l2_hint_off): the way last hit or
+ * filled in the set (the block's hint byte) tried first, and the hit
+ * taken here when U has nothing to do after it (repl_qlru_hit_set_done:
+ * the usual case); else core_entry_rule.  Returns 1 when done. */
+static inline __attribute__((always_inline)) int core_l2_hinted(hier *h, enum coh_req req, uint32_t core,
+                                                               uint64_t line, uint32_t llc_set, hier_result *res)
+{
+    const struct hier_fast *const f = hier_fast_of(h);
+    const sb_layout l2 = f->l2_lay;
+    uint8_t *b = l2_block_lean(h, core, line);
+    const uint32_t w = l2_hint_get(f, b);
+    assert(f->l2_hit.kind == REPL_HIT_QLRU);
+    if (sb_tags(b)[w] != line)
+        return 0;
+    uint64_t *x = (uint64_t *)(void *)(b + l2.repl_off);
+    const uint64_t y = repl_qlru_hit_set(&f->l2_hit, *x, w);
+    if (!repl_qlru_hit_set_done(&f->l2_hit, y))
+        return 0;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(sb_way(sb_tags(b), l2.tag_slots, line) == (int)w);
+    assert(snoop_get(&h->sf, line) == (int)core && "snoop filter and L2 disagree");
+    assert(repl_qlru_hit_word(&f->l2_hit, *x, w) == y);
+#endif
+    *x = y;
+    HIER_TAKEN(h, l2_hinted, 1);
+    l2_hit_finish(h, req, line, llc_set, sb_meta(l2, b, w), res);
     return 1;
 }
 
@@ -652,6 +699,8 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
         return;
     }
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && f->l2_lean == L2_LEAN_RULE && core < h->cfg.cores) {
+        if (f->l2_hint_off && core_l2_hinted(h, req, core, line, llc_set, res))
+            return;
         if (__builtin_constant_p(req) && req == REQ_CORE_RD)
             core_entry_rule_rd(h, core, line, llc_set, res);
         else if (__builtin_constant_p(req) && req == REQ_CORE_WR)

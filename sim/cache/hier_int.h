@@ -26,8 +26,9 @@ _Static_assert(HIER_MAX_CORES <= SNOOP_MAX_CORES && CACHE_MAX_WAYS <= SNOOP_MAX_
 
 /* The DMA runs' tight loop over the hinted lines hp..he of lines line..
  * for an LLC policy whose hit is not the nibble order's: a copy per rule
- * kind (QLRU: per ageing rule, its fields constants), chosen at init
- * (hier_run.c hier_run_tight_of); returns where it stopped. */
+ * kind (QLRU: per ageing rule, its fields constants) and run direction
+ * (`write` as the copy's), chosen at init (hier_run.c hier_run_tight_of);
+ * returns where it stopped. */
 typedef const hier_hint_word *(*hier_tight_fn)(hier *h, int write, const hier_hint_word *hp,
                                                const hier_hint_word *he, uint64_t line, uintptr_t blocks_m1,
                                                uint64_t plain_tight, uint32_t *cnt);
@@ -62,11 +63,12 @@ struct hier_fast {
     int run_miss_lean;              /* a write run's full line that misses, in no L2: in its tight loop (hier_run.c run_miss) */
     int run_miss_loop;              /* the next write run takes the tight loop with run_miss: the last one had a line
                                        that did not hit (a choice of speed, never of a result) */
-    hier_tight_fn run_tight_rule;   /* the tight loop of llc_hit when not the nibble order's (NULL: none) */
+    hier_tight_fn run_tight_rule[2];    /* the tight loop of llc_hit when not the nibble order's, for read and write runs (NULL: none) */
     int l2_lean;                    /* a core request's own-L2 hit: hier_fast.c core_l2_mru / core_entry_in (L2_LEAN_NIBBLE) or core_entry_rule (L2_LEAN_RULE), with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
     sb_layout l2_lay;               /* every L2's block layout, here for the lean entries */
+    uint32_t l2_hint_off;           /* L2_LEAN_RULE of QLRU ages: each L2 set block's byte past the policy's, the way last hit or filled, tried first (hier_fast.c core_l2_hinted); 0: none */
     int move_lean;                  /* a core move of an LLC line with both ends' layouts here: core_move_lean */
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -75,8 +77,8 @@ struct hier_fast {
 };
 
 /* hier_run.c: the tight loop for h's LLC hit rule (llc_run_inline, not
- * the nibble order), or NULL. */
-hier_tight_fn hier_run_tight_of(const hier *h);
+ * the nibble order) in write (1) or read (0) runs, or NULL. */
+hier_tight_fn hier_run_tight_of(const hier *h, int write);
 
 _Static_assert(sizeof(struct hier_fast) <= HIER_FAST_ROOM, "struct hier_fast fits in hier.fast_room");
 _Static_assert(_Alignof(struct hier_fast) <= 8, "hier.fast_room is 8-byte aligned");
@@ -259,6 +261,23 @@ static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t wa
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
+/* The way of L2 set block `b` the lean entry tries first (l2_hint_off),
+ * a guess: any way, checked against the line's tag; the blocks start zeroed. */
+static inline __attribute__((always_inline)) uint32_t l2_hint_get(const struct hier_fast *f, const uint8_t *b)
+{
+    const uint32_t w = b[f->l2_hint_off];
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(f->l2_hint_off && w < f->l2_lay.ways);
+#endif
+    return w;
+}
+
+static inline __attribute__((always_inline)) void l2_hint_put(const struct hier_fast *f, uint8_t *b, uint32_t way)
+{
+    assert(f->l2_hint_off && way < f->l2_lay.ways);
+    b[f->l2_hint_off] = (uint8_t)way;
+}
+
 /* Put the absent `line` in `core`'s L2 in state `state`, a victim first
  * through Table 1's eviction row (hier_l2_victim): the victim's snoop
  * entry goes before the line's, as with every L2 full the filter (sized
@@ -272,7 +291,10 @@ static inline __attribute__((always_inline)) void l2_insert_at_slot(hier *h, uin
     struct hier_fast *const f = hier_fast_of(h);
     cache *l2 = &h->l2[core];
     cache_evicted ev;
-    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, &f->l2_evict, l2_set_of(h, line), l2->full_mask, line, state, &ev);
+    const uint32_t set = l2_set_of(h, line);
+    uint32_t way = fill_in(l2, f->l2_recency, f->l2_lru_fill, &f->l2_evict, set, l2->full_mask, line, state, &ev);
+    if (f->l2_hint_off)
+        l2_hint_put(f, (uint8_t *)cache_tags(l2, set), way);   /* the line's next access is likely its next hit */
     if (ev.line != CACHE_INVALID)
         hier_l2_victim(h, core, ev.line, ev.meta, res);
     if (ev.line != CACHE_INVALID || slot == L2_NO_SLOT)
@@ -337,8 +359,9 @@ static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_
 }
 
 /* Drop the L2 copy of `line`, if an L2 holds one (a PCIe write's
- * L2_DROP): inline when the L2 layout allows it (l2_lean, l2_recency),
- * else l2_take.  Returns the state the copy had, ST_I when there was none. */
+ * L2_DROP): inline when the L2 layout allows it (l2_lean, and l2_recency
+ * or an inline evict rule: remove_in's stores), else l2_take.  Returns
+ * the state the copy had, ST_I when there was none. */
 static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64_t line)
 {
     const struct hier_fast *const f = hier_fast_of(h);
@@ -347,12 +370,18 @@ static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64
     const int owner = snoop_get_slot(&h->sf, line, &sway, &sslot);
     if (owner < 0)
         return ST_I;
-    if (!f->l2_lean || !f->l2_recency)
+    if (!f->l2_lean || (!f->l2_recency && f->l2_evict.kind == REPL_EVICT_OPS))
         return l2_take(h, (uint32_t)owner, line, sway, sslot);
     uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
     const uint32_t way = l2_way_lean(h, b, line, sway);
     const uint8_t st = META_STATE(*sb_meta(f->l2_lay, b, way));
-    l2_remove_lean(h, b, way, sslot);
+    if (f->l2_recency) {
+        l2_remove_lean(h, b, way, sslot);
+    } else {
+        sb_clear(f->l2_lay, b, way);
+        repl_evict_remove(&f->l2_evict, b + f->l2_lay.repl_off, way);
+        snoop_erase_slot(&h->sf, sslot);
+    }
     return st;
 }
 

@@ -126,34 +126,33 @@ tight_qlru(hier *h, int write, const hier_hint_word *hp, const hier_hint_word *h
     hier *h, int write, const hier_hint_word *hp, const hier_hint_word *he, uint64_t line, uintptr_t blocks_m1,       \
         uint64_t plain_tight, uint32_t *cnt
 
-static __attribute__((noinline)) const hier_hint_word *tight_qlru_u0(TIGHT_ARGS)
-{
-    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 0, 0);
-}
+/* The tight loops out of line, one per run direction each (`write` a
+ * constant: a read's state stays, a write's becomes M, with no test and
+ * one register more for the loop): name_rd and name_wr running `call`
+ * with `write` 0 and 1. */
+#define TIGHT_PAIR(name, call)                                                                                         \
+    static __attribute__((noinline)) const hier_hint_word *name##_rd(TIGHT_ARGS)                                      \
+    {                                                                                                                  \
+        assert(!write);                                                                                                \
+        enum { W = 0 };                                                                                                \
+        return call;                                                                                                   \
+    }                                                                                                                  \
+    static __attribute__((noinline)) const hier_hint_word *name##_wr(TIGHT_ARGS)                                      \
+    {                                                                                                                  \
+        assert(write);                                                                                                 \
+        enum { W = 1 };                                                                                                \
+        return call;                                                                                                   \
+    }
 
-static __attribute__((noinline)) const hier_hint_word *tight_qlru_u1(TIGHT_ARGS)
-{
-    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 1, 0);
-}
-
-static __attribute__((noinline)) const hier_hint_word *tight_qlru_u2(TIGHT_ARGS)
-{
-    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 2, 0);
-}
-
-static __attribute__((noinline)) const hier_hint_word *tight_qlru_u3(TIGHT_ARGS)
-{
-    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 3, 0);
-}
-
-static __attribute__((noinline)) const hier_hint_word *tight_qlru_umo(TIGHT_ARGS)
-{
-    return tight_qlru(h, write, hp, he, line, blocks_m1, plain_tight, cnt, 0, 1);
-}
+TIGHT_PAIR(tight_qlru_u0, tight_qlru(h, W, hp, he, line, blocks_m1, plain_tight, cnt, 0, 0))
+TIGHT_PAIR(tight_qlru_u1, tight_qlru(h, W, hp, he, line, blocks_m1, plain_tight, cnt, 1, 0))
+TIGHT_PAIR(tight_qlru_u2, tight_qlru(h, W, hp, he, line, blocks_m1, plain_tight, cnt, 2, 0))
+TIGHT_PAIR(tight_qlru_u3, tight_qlru(h, W, hp, he, line, blocks_m1, plain_tight, cnt, 3, 0))
+TIGHT_PAIR(tight_qlru_umo, tight_qlru(h, W, hp, he, line, blocks_m1, plain_tight, cnt, 0, 1))
 
 /* RRIP (any block layout), and QLRU on other layouts (the rule's fields
  * loaded), the kind a constant in each. */
-static __attribute__((noinline)) const hier_hint_word *tight_rrpv(TIGHT_ARGS)
+static inline __attribute__((always_inline)) const hier_hint_word *tight_rrpv(TIGHT_ARGS)
 {
     repl_hit_rule rk = hier_fast_of(h)->llc_hit;
     assert(rk.kind == REPL_HIT_RRPV);
@@ -161,7 +160,7 @@ static __attribute__((noinline)) const hier_hint_word *tight_rrpv(TIGHT_ARGS)
     return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt, NULL);
 }
 
-static __attribute__((noinline)) const hier_hint_word *tight_qlru_any(TIGHT_ARGS)
+static inline __attribute__((always_inline)) const hier_hint_word *tight_qlru_any(TIGHT_ARGS)
 {
     repl_hit_rule rk = hier_fast_of(h)->llc_hit;
     assert(rk.kind == REPL_HIT_QLRU);
@@ -169,24 +168,31 @@ static __attribute__((noinline)) const hier_hint_word *tight_qlru_any(TIGHT_ARGS
     return tight_lines(h, write, hp, he, line, blocks_m1, sb_layout_of(&h->llc), plain_tight, rk, cnt, NULL);
 }
 
+TIGHT_PAIR(tight_rrpv, tight_rrpv(h, W, hp, he, line, blocks_m1, plain_tight, cnt))
+TIGHT_PAIR(tight_qlru_any, tight_qlru_any(h, W, hp, he, line, blocks_m1, plain_tight, cnt))
+
+#undef TIGHT_PAIR
 #undef TIGHT_ARGS
 
-hier_tight_fn hier_run_tight_of(const hier *h)
+hier_tight_fn hier_run_tight_of(const hier *h, int write)
 {
     const struct hier_fast *f = hier_fast_of(h);
     const repl_hit_rule *r = &f->llc_hit;
     if (!f->llc_run_inline || r->kind == REPL_HIT_NIBBLE || r->kind == REPL_HIT_OPS)
         return NULL;
     if (r->kind == REPL_HIT_RRPV)
-        return tight_rrpv;
+        return write ? tight_rrpv_wr : tight_rrpv_rd;
     assert(r->kind == REPL_HIT_QLRU);
     if (!sb_same_places(sb_layout_of(&h->llc), sb_layout_make(12, sizeof(uint64_t))))
-        return tight_qlru_any;
+        return write ? tight_qlru_any_wr : tight_qlru_any_rd;
     if (r->qlru_umo)
-        return tight_qlru_umo;
-    static const hier_tight_fn by_u[4] = {tight_qlru_u0, tight_qlru_u1, tight_qlru_u2, tight_qlru_u3};
+        return write ? tight_qlru_umo_wr : tight_qlru_umo_rd;
+    static const hier_tight_fn by_u[2][4] = {
+        {tight_qlru_u0_rd, tight_qlru_u1_rd, tight_qlru_u2_rd, tight_qlru_u3_rd},
+        {tight_qlru_u0_wr, tight_qlru_u1_wr, tight_qlru_u2_wr, tight_qlru_u3_wr},
+    };
     assert(r->qlru_u < 4);
-    return by_u[r->qlru_u];
+    return by_u[write != 0][r->qlru_u];
 }
 
 /* One DMA run's constants and its counts so far (pcie_run).  A local of
@@ -412,8 +418,8 @@ static inline __attribute__((always_inline)) int run_tight(hier *h, run *r, uint
         const uint64_t line = r->first + base + start;
         const uint32_t misses0 = mc ? mc->misses : 0;
         if (r->kind != REPL_HIT_NIBBLE) {   /* the policy's copy, out of line: this one's registers stay the nibble loop's */
-            assert(hier_fast_of(h)->run_tight_rule);
-            hp = hier_fast_of(h)->run_tight_rule(h, write, hp, he, line, r->blocks_m1, r->plain_tight, cnt);
+            assert(hier_fast_of(h)->run_tight_rule[write]);
+            hp = hier_fast_of(h)->run_tight_rule[write](h, write, hp, he, line, r->blocks_m1, r->plain_tight, cnt);
         } else if (r->geom12) {   /* the layout as constants: fewer live registers */
             hp = tight_lines(h, write, hp, he, line, r->blocks_m1, sb_layout_make(12, sizeof(uint64_t)),
                              r->plain_tight, nibble_rule, cnt, mc);

@@ -252,18 +252,44 @@ static inline uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo, i
     return repl_qlru_at3(x, lo) ? x : x + o;
 }
 
+/* ... 1 when a hit on `way` under rule r leaves the ages x as they are:
+ * the way's age stays (a line hit again) and a way is at 3, so that no U
+ * lifts or steps (UMO: sufficient, not necessary).  Every H<xy> keeps
+ * age 0 alone (qlru_fix is 1, packed_rule checks it), so that way at 3 is
+ * another ... */
+static inline __attribute__((always_inline)) int repl_qlru_hit_keeps(const repl_hit_rule *r, uint64_t x, uint32_t way)
+{
+    return !((x >> (2 * way)) & 3) && repl_qlru_at3(x, r->qlru_lo) != 0;
+}
+
+/* ... the ages x with way `way`'s set as a hit makes it (rule r), before
+ * U ... */
+static inline __attribute__((always_inline)) uint64_t repl_qlru_hit_set(const repl_hit_rule *r, uint64_t x,
+                                                                        uint32_t way)
+{
+    const uint32_t sh = 2 * way, a = (uint32_t)(x >> sh) & 3;
+    const uint32_t v = ((uint32_t)r->qlru_table >> (2 * a)) & 3;
+    return (x & ~(3ull << sh)) | (uint64_t)v << sh;
+}
+
+/* ... 1 when the ages y = repl_qlru_hit_set(r, x, way) are the hit's
+ * result: a way is at 3 in y, so that no U lifts or steps (that way is
+ * another: a hit makes an age at most 2, packed_rule) ... */
+static inline __attribute__((always_inline)) int repl_qlru_hit_set_done(const repl_hit_rule *r, uint64_t y)
+{
+    return repl_qlru_at3(y, r->qlru_lo) != 0;
+}
+
 /* ... and the ages after a hit on `way` under rule r (REPL_HIT_QLRU). */
 static inline uint64_t repl_qlru_hit_word(const repl_hit_rule *r, uint64_t x, uint32_t way)
 {
-    const uint32_t sh = 2 * way, a = (uint32_t)(x >> sh) & 3;
-    /* The age stays and another way is at 3: no U lifts or steps (a
-     * line hit again).  Tested first, with the fewest operations: the
-     * hits of a forwarding run are mostly this. */
-    if (((r->qlru_fix >> a) & 1) && (repl_qlru_at3(x, r->qlru_lo) & ~(1ull << sh)))
+    /* Tested first, with the fewest operations: the hits of a forwarding
+     * run are mostly this. */
+    if (repl_qlru_hit_keeps(r, x, way))
         return x;
-    const uint32_t v = ((uint32_t)r->qlru_table >> (2 * a)) & 3;
-    const uint64_t y = (x & ~(3ull << sh)) | (uint64_t)v << sh;
-    return r->qlru_umo ? y : repl_qlru_age_word(r->qlru_u, y, r->qlru_lo, (int32_t)way);
+    const uint64_t y = repl_qlru_hit_set(r, x, way);
+    return r->qlru_umo || repl_qlru_hit_set_done(r, y) ? y
+                                                       : repl_qlru_age_word(r->qlru_u, y, r->qlru_lo, (int32_t)way);
 }
 
 /* A hit on `way` of the set whose policy state is at `state`, under rule r
