@@ -455,10 +455,8 @@ static inline __attribute__((always_inline)) void core_entry_rule_in(hier *h, en
     uint8_t *b = l2_block_lean(h, core, line);
     /* The hint's way first (core_l2_hinted found it, but its hit changes
      * the ages), and kept for the line's next access. */
-    int w;
-    if (f->l2_hint_off && sb_tags(b)[l2_hint_get(f, b)] == line) {
-        w = (int)l2_hint_get(f, b);
-    } else {
+    int w = f->l2_hint_off ? (int)l2_hint_get(f, b) : -1;
+    if (w < 0 || sb_tags(b)[w] != line) {
         w = sb_way(sb_tags(b), f->l2_lay.tag_slots, line);
         if (w >= 0 && f->l2_hint_off)
             l2_hint_put(f, b, (uint32_t)w);

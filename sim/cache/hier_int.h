@@ -61,8 +61,8 @@ struct hier_fast {
     uint64_t run_drop, run_plain_part;  /* write runs: full lines' drop ways, partial lines' plain ways (the same) */
     int run_hints;                  /* the runs keep hint words: the LLC has fewer than HIER_HINT_MAX_SETS sets */
     int run_miss_lean;              /* a write run's full line that misses, in no L2: in its tight loop (hier_run.c run_miss) */
-    int run_miss_loop;              /* the next write run takes the tight loop with run_miss: the last one had a line
-                                       that did not hit (a choice of speed, never of a result) */
+    int run_miss_loop;              /* the next write run takes the tight loop with run_miss: a quarter or more of the
+                                       last one's lines did not hit (a choice of speed, never of a result) */
     hier_tight_fn run_tight_rule[2];    /* the tight loop of llc_hit when not the nibble order's, for read and write runs (NULL: none) */
     int l2_lean;                    /* a core request's own-L2 hit: hier_fast.c core_l2_mru / core_entry_in (L2_LEAN_NIBBLE) or core_entry_rule (L2_LEAN_RULE), with: */
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */

@@ -617,9 +617,9 @@ static inline __attribute__((always_inline)) uint32_t pcie_run(hier *h, int writ
 }
 
 /* A write run with hints: pcie_run with run_miss in the tight loop
- * (`miss`) when the last write run had a line that did not hit (the next
- * one likely has too: at many cores most lines miss), else without it,
- * whose loop keeps its values in registers. */
+ * (`miss`) when a quarter or more of the last write run's lines did not
+ * hit (hier_fast.run_miss_loop: at many cores most lines miss), else
+ * without it, whose loop keeps its values in registers. */
 static __attribute__((noinline)) uint32_t write_run_miss(hier *h, uint64_t first, uint32_t n, int head_partial,
                                                          int tail_partial, uint32_t *part_hits, hier_hint_word *hints)
 {

@@ -28,13 +28,19 @@ static inline uint64_t lru_order_init(uint32_t ways)
     return o;
 }
 
-/* Recency position of `way`: SWAR zero-field search (the lowest flagged
- * field is always a true match). */
+/* The SWAR zero-field search on `x`, an order xor'ed with a way in every
+ * field: the top bit of each field found zero.  The lowest flag is always
+ * a true zero field, the way's position (a borrow only reaches the fields
+ * above it). */
+static inline uint64_t lru_order_zero_flags(uint64_t x)
+{
+    return (x - LRU_ONES) & ~x & LRU_HIGHS;
+}
+
+/* Recency position of `way`. */
 static inline uint32_t lru_order_position(uint64_t order, uint32_t way)
 {
-    uint64_t x = order ^ (LRU_ONES * way);
-    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
-    return (uint32_t)__builtin_ctzll(z) / 4;
+    return (uint32_t)__builtin_ctzll(lru_order_zero_flags(order ^ (LRU_ONES * way))) / 4;
 }
 
 /* Move `way` to the front: fields 0..pos-1 shift up one, `way` goes to 0.
@@ -42,8 +48,7 @@ static inline uint32_t lru_order_position(uint64_t order, uint32_t way)
  * 0..pos, without computing pos (no ctz, no variable shifts). */
 static inline uint64_t lru_order_to_mru(uint64_t o, uint32_t way)
 {
-    uint64_t x = o ^ (LRU_ONES * way);
-    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    uint64_t z = lru_order_zero_flags(o ^ (LRU_ONES * way));
     uint64_t upto = z ^ (z - 1);
     return (o & ~upto) | ((o << 4) & upto) | way;
 }
@@ -53,8 +58,7 @@ static inline uint64_t lru_order_to_mru(uint64_t o, uint32_t way)
  * later and `way` in front; it replaces fields 0..pos. */
 static inline uint64_t lru_order_to_mru_spread(uint64_t o, uint64_t way, uint64_t spread)
 {
-    uint64_t x = o ^ spread;
-    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    uint64_t z = lru_order_zero_flags(o ^ spread);
     uint64_t upto = z ^ (z - 1);
     return o ^ ((o ^ ((o << 4) | way)) & upto);
 }
@@ -65,8 +69,7 @@ static inline uint64_t lru_order_to_mru_spread(uint64_t o, uint64_t way, uint64_
  * below(ways) = below(ways - 1) << 4 | 0xF also holds for 16 ways. */
 static inline uint64_t lru_order_to_lru(uint64_t o, uint32_t way, uint32_t ways)
 {
-    uint64_t x = o ^ (LRU_ONES * way);
-    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    uint64_t z = lru_order_zero_flags(o ^ (LRU_ONES * way));
     uint64_t low = (z ^ (z - 1)) >> 4;
     uint32_t sh = 4 * (ways - 1);
     uint64_t below_last = (1ull << sh) - 1;
@@ -98,8 +101,7 @@ static inline uint32_t lru_order_victim_ref(uint64_t o, uint32_t ways, uint64_t 
  * bit, higher the nearer the way is to the LRU end. */
 static inline uint64_t lru_order_flag(uint64_t order, uint32_t way)
 {
-    uint64_t x = order ^ (LRU_ONES * way);
-    uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    const uint64_t z = lru_order_zero_flags(order ^ (LRU_ONES * way));
     return z & (0 - z);
 }
 

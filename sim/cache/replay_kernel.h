@@ -324,7 +324,7 @@ static inline __attribute__((always_inline)) void kernel_update(const kernel_env
      * every field), (o << 4) | way = (x << 4) ^ spread, so the fields
      * 0..pos of the new order are those of o ^ x ^ (x << 4). */
     const uint64_t x = o ^ ke->spread[way];
-    const uint64_t z = (x - LRU_ONES) & ~x & LRU_HIGHS;
+    const uint64_t z = lru_order_zero_flags(x);
     const uint64_t upto = z ^ (z - 1);
     *order = o ^ ((x ^ (x << 4)) & upto);
 }
