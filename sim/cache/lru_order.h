@@ -120,7 +120,11 @@ static inline uint32_t lru_order_victim(uint64_t o, uint32_t ways, uint64_t mask
     const uint64_t second = mask & (mask - 1);
     if (second && !(second & (second - 1))) {
         const uint32_t a = (uint32_t)__builtin_ctzll(mask), b = (uint32_t)__builtin_ctzll(second);
-        return lru_order_flag(o, a) > lru_order_flag(o, b) ? a : b;
+        /* A select, not a branch: at many cores the two ways' order is
+         * random, and the branch compilers make of `?:` here mispredicted
+         * on every other DMA write miss. */
+        const uint32_t pick_a = 0u - (uint32_t)(lru_order_flag(o, a) > lru_order_flag(o, b));
+        return b ^ ((a ^ b) & pick_a);
     }
     const uint32_t last = (uint32_t)(o >> (4 * (ways - 1))) & 0xF;
     if ((mask >> last) & 1)
