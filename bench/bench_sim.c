@@ -150,6 +150,27 @@ static sim_fig best_cpu_of_3(const char *profile, uint32_t cores, uint64_t packe
     return best;
 }
 
+/* best_cpu_of_3 of two configurations, their runs alternated (a, b, a,
+ * b, a, b): a ratio of the two is then not skewed by a change of the
+ * machine's load between the two measurements. */
+static void best_cpu_pair(const char *profile, uint32_t cores, uint64_t packets, const run_opts *ra,
+                          const run_opts *rb, sim_fig *fa, sim_fig *fb)
+{
+    sim_fig *best[2] = {fa, fb};
+    const run_opts *ro[2] = {ra, rb};
+    for (int j = 0; j < 2; j++) {
+        *best[j] = (sim_fig){0};
+        best[j]->cpu = 1e30;
+    }
+    for (int k = 0; k < 6; k++) {
+        sim_fig f;
+        if (run_child_opts(profile, cores, packets, ro[k & 1], &f) == 0 && f.mpps > 0 && f.cpu < best[k & 1]->cpu)
+            *best[k & 1] = f;
+    }
+    for (int j = 0; j < 2; j++)
+        best[j]->mpps = best[j]->cpu < 1e30 && best[j]->cpu > 0 ? (double)packets / best[j]->cpu / 1e6 : 0;
+}
+
 /* Every machine file as shipped (its policy, mapping, frames) next to the
  * same machine with LRU over the xor mapping, MAWI-style, one core: the
  * issue's bar is 0.8x. */
@@ -292,7 +313,8 @@ int bench_sim(cJSON *out)
      * second): the machine's LRU against every other shipped policy, Abel
      * and Reineke's QLRU variants (Coffee Lake's L3 policy in the LLC;
      * with its L2 policy in the L2 too) and a QLRU duel.  Ratio to LRU in
-     * the same process; the speed issue's bar is 0.9 (the targets table). */
+     * the same process, its runs alternated with the policy's
+     * (best_cpu_pair); the speed issue's bar is 0.9 (the targets table). */
     static const char *const pol[][2] = {
         {NULL, NULL},
         {"bip", NULL},
@@ -306,20 +328,28 @@ int bench_sim(cJSON *out)
     };
     printf("\n%-44s %-18s %12s %8s %10s\n", "LLC policy (mawi, 1 core)", "L2 policy", "Mpkt/CPU s", "vs lru",
            "write hit");
-    double lru = 0, slowest = 1e9;
+    double slowest = 1e9;
     char slowest_name[160] = "";
+    const run_opts lru_ro = {0};
     for (size_t i = 0; i < sizeof pol / sizeof pol[0]; i++) {
         const run_opts ro = {.llc_policy = pol[i][0], .l2_policy = pol[i][1]};
-        sim_fig best = best_cpu_of_3("mawi", 1, n, &ro);
-        if (i == 0)
-            lru = best.mpps;
+        sim_fig best, lru;
+        if (i == 0) {
+            best = lru = best_cpu_of_3("mawi", 1, n, &ro);
+        } else {
+            /* LRU again next to each policy, runs alternated: the ratio is
+             * of two measurements taken in the same minutes. */
+            best_cpu_pair("mawi", 1, n, &lru_ro, &ro, &lru, &best);
+        }
+        const double ratio = lru.mpps > 0 ? best.mpps / lru.mpps : 0;
         printf("%-44s %-18s %12.3f %7.3fx %9.2f%%\n", pol[i][0] ? pol[i][0] : "lru (the machine's)",
-               pol[i][1] ? pol[i][1] : "lru", best.mpps, best.mpps / lru, 100 * best.hit);
+               pol[i][1] ? pol[i][1] : "lru", best.mpps, ratio, 100 * best.hit);
         char label[160];
         snprintf(label, sizeof label, "LLC %s, L2 %s", pol[i][0] ? pol[i][0] : "lru", pol[i][1] ? pol[i][1] : "lru");
-        bench_record(out, "sim_policy_pkts_per_s", label, best.mpps * 1e6, "packets/s", "lru", lru * 1e6);
-        if (i > 0 && lru > 0 && best.mpps / lru < slowest) {
-            slowest = best.mpps / lru;
+        bench_record(out, "sim_policy_pkts_per_s", label, best.mpps * 1e6, "packets/s", "lru (alternated runs)",
+                     lru.mpps * 1e6);
+        if (i > 0 && ratio > 0 && ratio < slowest) {
+            slowest = ratio;
             snprintf(slowest_name, sizeof slowest_name, "%s", label);   /* both levels' policies */
         }
     }
