@@ -732,7 +732,9 @@ static inline __attribute__((always_inline)) void access_entry(hier *h, enum coh
 
 void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set < h->llc.nsets);
+#endif
     access_entry(h, req, core, line, llc_set, res);
 }
 
@@ -740,25 +742,33 @@ void hier_access_set(hier *h, enum coh_req req, uint32_t core, uint64_t line, ui
  * request tests fold away and core_entry / pcie_entry get constants. */
 void hier_core_rd_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set < h->llc.nsets);
+#endif
     access_entry(h, REQ_CORE_RD, core, line, llc_set, res);
 }
 
 void hier_core_wr_set(hier *h, uint32_t core, uint64_t line, uint32_t llc_set, hier_result *res)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set < h->llc.nsets);
+#endif
     access_entry(h, REQ_CORE_WR, core, line, llc_set, res);
 }
 
 void hier_pcie_rd_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set < h->llc.nsets);
+#endif
     access_entry(h, REQ_PCIE_RD, 0, line, llc_set, res);
 }
 
 void hier_pcie_wr_set(hier *h, uint64_t line, uint32_t llc_set, hier_result *res)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(llc_set < h->llc.nsets);
+#endif
     access_entry(h, REQ_PCIE_WR_FULL, 0, line, llc_set, res);
 }
 
@@ -808,7 +818,9 @@ static inline __attribute__((always_inline)) void access_hint_in(hier *h, enum c
                                                                  uint64_t hint, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
+#endif
     const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 63;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(set == cache_set(&h->llc, line) && "a line hint with a wrong set");

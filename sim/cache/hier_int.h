@@ -139,7 +139,9 @@ static inline uint8_t col_region(uint32_t col)
         [COL_DDIO] = REG_DDIO, [COL_L3] = REG_L3, [COL_SHARED] = REG_SHARED,
         [COL_L2_EM] = REG_L2, [COL_L2_S] = REG_L2, [COL_MEM] = REG_MEM,
     };
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(col < COL_COUNT);
+#endif
     return t[col < COL_COUNT ? col : COL_MEM]; /* the guard: -O2's array-bounds warning cannot see the assert */
 }
 

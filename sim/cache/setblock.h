@@ -325,14 +325,18 @@ static inline __attribute__((always_inline)) uint32_t fill_in(cache *c, int rece
     assert(b + l.repl_off == repl_line_state(c->repl, set));
 #endif
     mask &= l.full_mask;
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(mask != 0 && "allocation mask selects no way");
+#endif
     const uint64_t empty = sb_empty(l, b, mask);
     uint32_t way;
     if (!recency)
         way = repl_evict_way(er, b + l.repl_off, mask, empty);
     else
         way = empty ? (uint32_t)__builtin_ctzll(empty) : lru_order_victim(*sb_order(l, b), l.ways, mask);
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(way < l.ways && ((mask >> way) & 1));
+#endif
     if ((empty >> way) & 1) {
         ev->line = CACHE_INVALID;
         ev->meta = 0;
@@ -361,7 +365,9 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
         cache_remove(c, set, way);
         return;
     }
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(way < c->ways);
+#endif
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((uint8_t *)cache_tags(c, set) + c->repl_off == repl_line_state(c->repl, set));
 #endif

@@ -119,7 +119,9 @@ void snoop_erase(snoop_filter *sf, uint64_t line)
 
 void snoop_erase_shift(snoop_filter *sf, uint64_t i)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(i <= sf->mask && sf->keys[i] != SF_EMPTY);
+#endif
     /* Backward-shift deletion keeps every probe chain unbroken. */
     uint64_t j = i;
     for (;;) {

@@ -156,7 +156,9 @@ static inline void snoop_put_way_at(snoop_filter *sf, uint64_t slot, uint64_t li
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(slot == snoop_find(sf, line) && "a snoop filter slot found before a change");
 #endif
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(core >= 0 && core < SNOOP_MAX_CORES && way < SNOOP_MAX_WAYS);
+#endif
     if (sf->keys[slot] != line) {
         if (snoop_wants_growth(sf)) {   /* rare: the table doubles */
             snoop_grow(sf);
@@ -182,7 +184,9 @@ void snoop_erase_shift(snoop_filter *sf, uint64_t slot);
  * sparse): nothing to shift back. */
 static inline void snoop_erase_slot(snoop_filter *sf, uint64_t slot)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(slot <= sf->mask && sf->keys[slot] != UINT64_MAX);
+#endif
     if (snoop_occupied(sf, (slot + 1) & sf->mask)) {
         snoop_erase_shift(sf, slot);
         return;

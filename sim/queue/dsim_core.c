@@ -108,7 +108,9 @@ void core_init_latency(dsim *s)
  * replaces cost a jump per access). */
 static double access_latency(const dsim *s, const hier_result *r)
 {
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(r->region < REG_COUNT);
+#endif
     return s->region_ns[r->region];
 }
 

@@ -339,7 +339,7 @@ static inline int evq_push_lane(evq *q, int lane, sim_event ev, ddio_err *e)
  * the pointer is valid until the next push, which may reuse its slot (a
  * lane's ring, the heap's slot table, the front), so a caller reads what it
  * needs before it pushes.  No copy of the event (evq_pop makes one). */
-static inline const sim_event *evq_pop_ref(evq *q)
+static inline __attribute__((always_inline)) const sim_event *evq_pop_ref(evq *q)
 {
     if (q->front_n) {   /* its time is now: the clock stays */
         assert(q->front.time_ns == q->now_ns);
