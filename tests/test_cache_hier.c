@@ -452,7 +452,7 @@ static void pair_expect_same_state_and_free(hier h[2])
 {
     cr_expect_eq(memcmp(&h[0].stats, &h[1].stats, sizeof h[0].stats), 0, "counters differ");
     cr_expect_eq(memcmp(h[0].llc.blocks, h[1].llc.blocks, h[0].llc.block_bytes * h[0].llc.nsets), 0);
-    /* The L2 blocks but the lean entry's hint byte (a guess of the fast
+    /* The L2 blocks but the lean entry's hint bytes (guesses of the fast
      * path's own, which the general path leaves 0). */
     const uint32_t hint = hier_paths_of(&h[0]).l2_hint_off;
     for (uint32_t c = 0; c < h[0].cfg.cores; c++) {
@@ -462,7 +462,9 @@ static void pair_expect_same_state_and_free(hier h[2])
             const uint64_t cut = hint ? hint : bb;
             cr_expect_eq(memcmp(a, b, cut), 0, "L2 %u set %u differs", c, s);
             if (hint)
-                cr_expect_eq(memcmp(a + cut + 1, b + cut + 1, bb - cut - 1), 0, "L2 %u set %u differs", c, s);
+                cr_expect_eq(memcmp(a + cut + HIER_L2_HINT_BYTES, b + cut + HIER_L2_HINT_BYTES,
+                                    bb - cut - HIER_L2_HINT_BYTES),
+                             0, "L2 %u set %u differs", c, s);
         }
     }
     for (int k = 0; k < 2; k++)
@@ -1158,8 +1160,9 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
         pair_expect_same_places(h, lines, i);
     }
     cr_assert_gt(l2_hits, 500, "the stream meets L2 hits");
-    /* A QLRU L2 in the lean entry keeps its hint byte and takes hits from
-     * it (a random stream: a line seldom hit twice in a row). */
+    /* A QLRU L2 in the lean entry keeps its hint bytes and takes hits from
+     * them, from the second too (a random stream: a line seldom hit twice
+     * in a row). */
     const int hinted = lean && strncmp(l2_policy, "QLRU", 4) == 0;
     cr_assert_eq(hier_paths_of(&h[0]).l2_hint_off != 0, hinted, "%s", l2_policy);
     cr_assert_eq(hier_paths_of(&h[1]).l2_hint_off, 0);
@@ -1167,6 +1170,10 @@ static void lean_l2_equal(enum hier_mode mode, const char *l2_policy, uint32_t l
         cr_assert(hinted ? hier_paths_of(&h[0]).taken.l2_hinted > l2_hits / 20 : hier_paths_of(&h[0]).taken.l2_hinted == 0,
                   "%llu of %llu L2 hits from the hint, %s", (unsigned long long)hier_paths_of(&h[0]).taken.l2_hinted,
                   (unsigned long long)l2_hits, l2_policy);
+    if (hier_paths_of(&h[0]).counted)
+        cr_assert(hinted ? hier_paths_of(&h[0]).taken.l2_hinted2 > l2_hits / 50 : hier_paths_of(&h[0]).taken.l2_hinted2 == 0,
+                  "%llu of %llu L2 hits from the second hint, %s",
+                  (unsigned long long)hier_paths_of(&h[0]).taken.l2_hinted2, (unsigned long long)l2_hits, l2_policy);
     pair_expect_same_state_and_free(h);
 }
 

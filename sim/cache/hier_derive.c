@@ -40,11 +40,11 @@ static void l2_lean_init(hier *h)
     for (uint32_t c = 0; c < h->cfg.cores; c++)
         if (h->l2[c].repl->base != h->l2[c].blocks + f->l2_lay.repl_off || h->l2[c].repl->stride != f->l2_lay.block_bytes)
             f->l2_lean = 0;
-    /* QLRU's hint byte: in the block's padding past the policy's bytes,
+    /* QLRU's hint bytes: in the block's padding past the policy's bytes,
      * which nothing else uses (sb_layout_make). */
     const repl_policy *p = h->l2[0].repl;
     const uint64_t hint_off = f->l2_lay.repl_off + (uint64_t)p->ops->set_bytes(p->cfg.name, p->ways);
-    f->l2_hint_off = f->l2_lean == L2_LEAN_RULE && f->l2_hit.kind == REPL_HIT_QLRU && hint_off < f->l2_lay.block_bytes
+    f->l2_hint_off = f->l2_lean == L2_LEAN_RULE && f->l2_hit.kind == REPL_HIT_QLRU && hint_off + HIER_L2_HINT_BYTES <= f->l2_lay.block_bytes
                          ? (uint32_t)hint_off
                          : 0;
 }

@@ -453,14 +453,30 @@ static inline __attribute__((always_inline)) void core_entry_rule_in(hier *h, en
 {
     struct hier_fast *const f = hier_fast_of(h);
     uint8_t *b = l2_block_lean(h, core, line);
-    /* The hint's way first (core_l2_hinted found it, but its hit changes
-     * the ages), and kept for the line's next access. */
-    int w = f->l2_hint_off ? (int)l2_hint_get(f, b) : -1;
-    if (w < 0 || sb_tags(b)[w] != line) {
-        w = sb_way(sb_tags(b), f->l2_lay.tag_slots, line);
-        if (w >= 0 && f->l2_hint_off)
+    if (f->l2_hint_off) {
+        /* QLRU: the first hint's way (core_l2_hinted found it, but its
+         * hit changes the ages), then the second's (the way hit or filled
+         * before it: core_entry_in's second most recent, a line used again
+         * after one other line of its set), else a search; the way found
+         * is the first hint for the line's next access. */
+        int w = (int)l2_hint_get(f, b);
+        if (sb_tags(b)[w] != line) {
+            w = (int)l2_hint2_get(f, b);
+            if (sb_tags(b)[w] == line) {
+                HIER_TAKEN(h, l2_hinted2, 1);
+            } else {
+                w = sb_way(sb_tags(b), f->l2_lay.tag_slots, line);
+                if (w < 0) {
+                    core_rule_miss(h, req, core, line, llc_set, res);
+                    return;
+                }
+            }
             l2_hint_put(f, b, (uint32_t)w);
+        }
+        core_l2_hit_lean(h, req, core, line, llc_set, b, (uint32_t)w, 0, res);
+        return;
     }
+    const int w = sb_way(sb_tags(b), f->l2_lay.tag_slots, line);
     if (w >= 0) {
         core_l2_hit_lean(h, req, core, line, llc_set, b, (uint32_t)w, 0, res);
         return;
@@ -629,9 +645,10 @@ static inline __attribute__((always_inline)) int core_l2_mru(hier *h, enum coh_r
 }
 
 /* core_l2_mru for an L2 of QLRU ages (l2_hint_off): the way last hit or
- * filled in the set (the block's hint byte) tried first, and the hit
- * taken here when U has nothing to do after it (repl_qlru_hit_set_done:
- * the usual case); else core_entry_rule.  Returns 1 when done. */
+ * filled in the set (the block's first hint byte) tried first, and the
+ * hit taken here when U has nothing to do after it
+ * (repl_qlru_hit_set_done: the usual case); else core_entry_rule.
+ * Returns 1 when done. */
 static inline __attribute__((always_inline)) int core_l2_hinted(hier *h, enum coh_req req, uint32_t core,
                                                                uint64_t line, uint32_t llc_set, hier_result *res)
 {

@@ -68,7 +68,7 @@ struct hier_fast {
     int l2_mask_map;                /* the L2s map by a mask: a line's L2 set is line & l2_set_mask */
     uint64_t l2_set_mask;
     sb_layout l2_lay;               /* every L2's block layout, here for the lean entries */
-    uint32_t l2_hint_off;           /* L2_LEAN_RULE of QLRU ages: each L2 set block's byte past the policy's, the way last hit or filled, tried first (hier_fast.c core_l2_hinted); 0: none */
+    uint32_t l2_hint_off;           /* L2_LEAN_RULE of QLRU ages: each L2 set block's HIER_L2_HINT_BYTES past the policy's, the ways last hit or filled, tried first (hier_fast.c core_l2_hinted); 0: none */
     int move_lean;                  /* a core move of an LLC line with both ends' layouts here: core_move_lean */
     uint8_t *l2_blocks[HIER_MAX_CORES];   /* each core's L2 set blocks (l2[c].blocks): one load in the entry */
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
@@ -263,8 +263,11 @@ static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t wa
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
-/* The way of L2 set block `b` the lean entry tries first (l2_hint_off),
- * a guess: any way, checked against the line's tag; the blocks start zeroed. */
+/* The ways of L2 set block `b` the lean entry tries first (l2_hint_off):
+ * two bytes, the way last hit or filled and the one before it (LRU's most
+ * and second most recent, as far as hits and fills go), guesses: any
+ * ways, checked against the line's tag; the blocks start zeroed.  The
+ * last ... */
 static inline __attribute__((always_inline)) uint32_t l2_hint_get(const struct hier_fast *f, const uint8_t *b)
 {
     const uint32_t w = b[f->l2_hint_off];
@@ -274,10 +277,26 @@ static inline __attribute__((always_inline)) uint32_t l2_hint_get(const struct h
     return w;
 }
 
+/* ... the one before it ... */
+static inline __attribute__((always_inline)) uint32_t l2_hint2_get(const struct hier_fast *f, const uint8_t *b)
+{
+    const uint32_t w = b[f->l2_hint_off + 1];
+#ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(f->l2_hint_off && w < f->l2_lay.ways);
+#endif
+    return w;
+}
+
+/* ... and `way` hit or filled: it becomes the last, the last before it
+ * the one before (no change when it is the last already). */
 static inline __attribute__((always_inline)) void l2_hint_put(const struct hier_fast *f, uint8_t *b, uint32_t way)
 {
     assert(f->l2_hint_off && way < f->l2_lay.ways);
-    b[f->l2_hint_off] = (uint8_t)way;
+    uint8_t *p = b + f->l2_hint_off;
+    if (p[0] != way) {
+        p[1] = p[0];
+        p[0] = (uint8_t)way;
+    }
 }
 
 /* Put the absent `line` in `core`'s L2 in state `state`, a victim first

@@ -19,14 +19,18 @@ typedef struct hier_taken {
     uint64_t wr_owned;      /* PCIe writes with a known set found the same way */
     uint64_t hint_moves;    /* core moves done from a hint's way */
     uint64_t run_misses;    /* write-run lines missed in the tight loop (hier_run.c run_miss) */
-    uint64_t l2_hinted;     /* own-L2 hits taken in the entry from the set's hint byte (QLRU L2: core_l2_hinted) */
+    uint64_t l2_hinted;     /* own-L2 hits taken in the entry from the set's hint bytes (QLRU L2: core_l2_hinted) */
+    uint64_t l2_hinted2;    /* those of them from the second hint (the way hit or filled before the last) */
 } hier_taken;
+
+/* The lean own-L2 entry's hint bytes per L2 set block (hier_paths.l2_hint_off). */
+#define HIER_L2_HINT_BYTES 2
 
 typedef struct hier_paths {
     int llc_lean;           /* PCIe requests with a known set: the lean LLC_KEEP hit (LRU / BIP LLC) */
     int llc_rule_lean;      /* the same by another inline hit rule (RRIP, QLRU LLC: hier_fast.c pcie_entry_rule) */
     int l2_lean;            /* core requests: the lean own-L2 hit (L2s mapped by a mask, an inline hit rule) */
-    uint32_t l2_hint_off;   /* the lean own-L2 hit's hint byte in each L2 set block (QLRU), 0: none; the general path leaves it 0 */
+    uint32_t l2_hint_off;   /* the lean own-L2 hit's HIER_L2_HINT_BYTES hint bytes in each L2 set block (QLRU), 0: none; the general path leaves them 0 */
     int l2_recency;         /* LRU / BIP in the L2s: their removals inline (a PCIe write's drop of an L2 (E/M) copy in pcie_entry) */
     int move_lean;          /* the core's move of an LLC line into its L2 from the layouts (LRU both ends) */
     int rd_miss_fast;       /* a PCIe read the LLC misses */

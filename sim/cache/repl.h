@@ -234,20 +234,24 @@ static inline uint32_t repl_qlru_max_age(uint64_t x, uint64_t lo)
     return x ? 1 : 0;
 }
 
-/* ... U<u> after an access to way i (i < 0: a UMO miss) ... */
-static inline uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo, int32_t i)
+/* ... U0 / U1's lift of the ways `o`, none at 3: the oldest of them to 3,
+ * each field by the same amount (none overflows: each is at most the
+ * oldest) ... */
+static inline uint64_t repl_qlru_lift(uint64_t x, uint64_t o)
+{
+    const uint64_t fields = o | (o << 1);
+    return x + (uint64_t)(3 - repl_qlru_max_age(x & fields, o)) * o;
+}
+
+/* ... U<u> after an access to way i (i < 0: a UMO miss); inline in every
+ * caller up to the usual case, a way at 3 already, which leaves x ... */
+static inline __attribute__((always_inline)) uint64_t repl_qlru_age_word(uint32_t u, uint64_t x, uint64_t lo,
+                                                                        int32_t i)
 {
     /* The ways that age: all, or all but i (U1, U3). */
     const uint64_t o = (u & 1) && i >= 0 ? lo & ~(1ull << (2 * i)) : lo;
-    if (u <= 1) {
-        /* U0, U1: lift the oldest of those ways to 3, each field by the
-         * same amount (none overflows: each is at most the oldest); none
-         * when one is at 3 already, the usual case, tested first. */
-        if (repl_qlru_at3(x, o))
-            return x;
-        const uint64_t fields = o | (o << 1);
-        return x + (uint64_t)(3 - repl_qlru_max_age(x & fields, o)) * o;
-    }
+    if (u <= 1)   /* U0, U1: lift the oldest of those ways to 3 */
+        return repl_qlru_at3(x, o) ? x : repl_qlru_lift(x, o);
     /* U2, U3: one step when no way, i included, is at 3. */
     return repl_qlru_at3(x, lo) ? x : x + o;
 }
@@ -300,8 +304,12 @@ static inline __attribute__((always_inline)) void repl_hit_apply(const repl_hit_
     case REPL_HIT_NIBBLE: repl_order_hit((uint64_t *)(void *)state, way); break;
     case REPL_HIT_RRPV: state[way] = 0; break;
     case REPL_HIT_QLRU: {
+        /* The usual hit, which leaves the ages, inline in every caller
+         * (no store); repl_qlru_hit_word tests it first too. */
         uint64_t *x = (uint64_t *)(void *)state;
-        *x = repl_qlru_hit_word(r, *x, way);
+        const uint64_t v = *x;
+        if (!repl_qlru_hit_keeps(r, v, way))
+            *x = repl_qlru_hit_word(r, v, way);
         break;
     }
     default: assert(0 && "no inline hit rule"); break;
