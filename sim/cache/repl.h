@@ -53,7 +53,6 @@ typedef struct repl_hit_rule {
     repl_hit_kind kind;
     uint8_t qlru_hit[4];    /* QLRU: the age after a hit, by the age before */
     uint8_t qlru_table;     /* QLRU: qlru_hit as 2-bit fields (age a's at bits 2a), one register in a loop */
-    uint8_t qlru_fix;       /* QLRU: bit a set when a hit leaves age a as it is (qlru_hit[a] == a) */
     uint8_t qlru_u;         /* QLRU: the U<u> ageing rule */
     uint8_t qlru_umo;       /* QLRU: update on miss only (no ageing after a hit) */
     uint64_t qlru_lo;       /* QLRU: bit 2w set for every way w */
@@ -216,7 +215,7 @@ static inline int repl_hit_rule_same(const repl_hit_rule *a, const repl_hit_rule
     for (int i = 0; i < 4; i++)
         if (a->qlru_hit[i] != b->qlru_hit[i])
             return 0;
-    assert(a->qlru_fix == b->qlru_fix && a->qlru_table == b->qlru_table);   /* both from qlru_hit */
+    assert(a->qlru_table == b->qlru_table);   /* both from qlru_hit */
     return a->qlru_u == b->qlru_u && a->qlru_umo == b->qlru_umo && a->qlru_lo == b->qlru_lo;
 }
 
@@ -259,7 +258,7 @@ static inline __attribute__((always_inline)) uint64_t repl_qlru_age_word(uint32_
 /* ... 1 when a hit on `way` under rule r leaves the ages x as they are:
  * the way's age stays (a line hit again) and a way is at 3, so that no U
  * lifts or steps (UMO: sufficient, not necessary).  Every H<xy> keeps
- * age 0 alone (qlru_fix is 1, packed_rule checks it), so that way at 3 is
+ * age 0 alone (packed_rule checks it), so that way at 3 is
  * another ... */
 static inline __attribute__((always_inline)) int repl_qlru_hit_keeps(const repl_hit_rule *r, uint64_t x, uint32_t way)
 {

@@ -241,13 +241,13 @@ static repl_hit_rule packed_rule(const qlru_params *q)
     for (int a = 0; a < 4; a++) {
         r.qlru_hit[a] = q->hit[a];
         r.qlru_table = (uint8_t)(r.qlru_table | q->hit[a] << (2 * a));
-        r.qlru_fix = (uint8_t)(r.qlru_fix | (q->hit[a] == a) << a);
     }
     /* A hit on age 1, 2, 3 makes it 0, y <= 1 or x <= 2: only age 0
      * stays, which repl_qlru_hit_keeps relies on. */
-    assert(r.qlru_fix == 1 && "a hit keeps age 0 alone");
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < 4; a++) {
+        assert((q->hit[a] == a) == (a == 0) && "a hit keeps age 0 alone");
         assert(r.qlru_hit[a] <= 2 && "a hit makes an age at most 2 (repl_qlru_hit_set_done)");
+    }
     return r;
 }
 
