@@ -133,42 +133,36 @@ static sim_fig best_of_3(const char *profile, uint32_t cores, uint64_t packets, 
     return best;
 }
 
-/* Best of 3 by CPU time: the fewest CPU seconds of the three runs, as
- * simulated packets per CPU second in .mpps (the rest of that run's
- * figures with it).  What the policy and target tables compare: a shared
- * machine's waits for a CPU do not count. */
-static sim_fig best_cpu_of_3(const char *profile, uint32_t cores, uint64_t packets, const run_opts *ro)
+/* Best of 3 by CPU time of each of the `n` configurations ro[0..n-1],
+ * their runs alternated (0, 1, .., 0, 1, ..: a ratio of two is then not
+ * skewed by a change of the machine's load between their measurements):
+ * in best[j] the run of ro[j] with the fewest CPU seconds, as simulated
+ * packets per CPU second in .mpps (the rest of that run's figures with
+ * it).  What the policy and target tables compare: a shared machine's
+ * waits for a CPU do not count. */
+static void best_cpu_alternated(const char *profile, uint32_t cores, uint64_t packets, const run_opts *const *ro,
+                                sim_fig *best, int n)
 {
-    sim_fig best = {0};
-    best.cpu = 1e30;
-    for (int k = 0; k < 3; k++) {
-        sim_fig f;
-        if (run_child_opts(profile, cores, packets, ro, &f) == 0 && f.mpps > 0 && f.cpu < best.cpu)
-            best = f;
+    for (int j = 0; j < n; j++) {
+        best[j] = (sim_fig){0};
+        best[j].cpu = 1e30;
     }
-    best.mpps = best.cpu < 1e30 && best.cpu > 0 ? (double)packets / best.cpu / 1e6 : 0;
-    return best;
+    for (int k = 0; k < 3 * n; k++) {
+        sim_fig f;
+        sim_fig *b = &best[k % n];
+        if (run_child_opts(profile, cores, packets, ro[k % n], &f) == 0 && f.mpps > 0 && f.cpu < b->cpu)
+            *b = f;
+    }
+    for (int j = 0; j < n; j++)
+        best[j].mpps = best[j].cpu < 1e30 && best[j].cpu > 0 ? (double)packets / best[j].cpu / 1e6 : 0;
 }
 
-/* best_cpu_of_3 of two configurations, their runs alternated (a, b, a,
- * b, a, b): a ratio of the two is then not skewed by a change of the
- * machine's load between the two measurements. */
-static void best_cpu_pair(const char *profile, uint32_t cores, uint64_t packets, const run_opts *ra,
-                          const run_opts *rb, sim_fig *fa, sim_fig *fb)
+/* best_cpu_alternated of one configuration. */
+static sim_fig best_cpu_of_3(const char *profile, uint32_t cores, uint64_t packets, const run_opts *ro)
 {
-    sim_fig *best[2] = {fa, fb};
-    const run_opts *ro[2] = {ra, rb};
-    for (int j = 0; j < 2; j++) {
-        *best[j] = (sim_fig){0};
-        best[j]->cpu = 1e30;
-    }
-    for (int k = 0; k < 6; k++) {
-        sim_fig f;
-        if (run_child_opts(profile, cores, packets, ro[k & 1], &f) == 0 && f.mpps > 0 && f.cpu < best[k & 1]->cpu)
-            *best[k & 1] = f;
-    }
-    for (int j = 0; j < 2; j++)
-        best[j]->mpps = best[j]->cpu < 1e30 && best[j]->cpu > 0 ? (double)packets / best[j]->cpu / 1e6 : 0;
+    sim_fig best;
+    best_cpu_alternated(profile, cores, packets, &ro, &best, 1);
+    return best;
 }
 
 /* Every machine file as shipped (its policy, mapping, frames) next to the
@@ -314,7 +308,7 @@ int bench_sim(cJSON *out)
      * and Reineke's QLRU variants (Coffee Lake's L3 policy in the LLC;
      * with its L2 policy in the L2 too) and a QLRU duel.  Ratio to LRU in
      * the same process, its runs alternated with the policy's
-     * (best_cpu_pair); the speed issue's bar is 0.9 (the targets table). */
+     * (best_cpu_alternated); the speed issue's bar is 0.9 (the targets table). */
     static const char *const pol[][2] = {
         {NULL, NULL},
         {"bip", NULL},
@@ -339,7 +333,11 @@ int bench_sim(cJSON *out)
         } else {
             /* LRU again next to each policy, runs alternated: the ratio is
              * of two measurements taken in the same minutes. */
-            best_cpu_pair("mawi", 1, n, &lru_ro, &ro, &lru, &best);
+            const run_opts *const pair[2] = {&lru_ro, &ro};
+            sim_fig f[2];
+            best_cpu_alternated("mawi", 1, n, pair, f, 2);
+            lru = f[0];
+            best = f[1];
         }
         const double ratio = lru.mpps > 0 ? best.mpps / lru.mpps : 0;
         printf("%-44s %-18s %12.3f %7.3fx %9.2f%%\n", pol[i][0] ? pol[i][0] : "lru (the machine's)",
