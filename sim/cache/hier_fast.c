@@ -459,9 +459,9 @@ static inline __attribute__((always_inline)) void core_entry_rule_in(hier *h, en
          * before it: core_entry_in's second most recent, a line used again
          * after one other line of its set), else a search; the way found
          * is the first hint for the line's next access. */
-        int w = (int)l2_hint_get(f, b);
+        int w = (int)l2_hint_get(f, b, 0);
         if (sb_tags(b)[w] != line) {
-            w = (int)l2_hint2_get(f, b);
+            w = (int)l2_hint_get(f, b, 1);
             if (sb_tags(b)[w] == line) {
                 HIER_TAKEN(h, l2_hinted2, 1);
             } else {
@@ -655,7 +655,7 @@ static inline __attribute__((always_inline)) int core_l2_hinted(hier *h, enum co
     const struct hier_fast *const f = hier_fast_of(h);
     const sb_layout l2 = f->l2_lay;
     uint8_t *b = l2_block_lean(h, core, line);
-    const uint32_t w = l2_hint_get(f, b);
+    const uint32_t w = l2_hint_get(f, b, 0);
     assert(f->l2_hit.kind == REPL_HIT_QLRU);
     if (sb_tags(b)[w] != line)
         return 0;
@@ -835,11 +835,9 @@ static inline __attribute__((always_inline)) void access_hint_in(hier *h, enum c
                                                                  uint64_t hint, hier_result *res)
 {
     struct hier_fast *const f = hier_fast_of(h);
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(hint >= 0x100 && (uint32_t)(hint >> 8) - 1 < h->llc.nsets);
-#endif
     const uint32_t set = (uint32_t)(hint >> 8) - 1, way = (uint32_t)hint & 63;
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
+    assert(hint >= 0x100 && set < h->llc.nsets);
     assert(set == cache_set(&h->llc, line) && "a line hint with a wrong set");
 #endif
     if ((req == REQ_CORE_RD || req == REQ_CORE_WR) && (((f->core_move_ways & ~(1ull << 63)) >> way) & 1) &&

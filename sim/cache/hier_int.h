@@ -263,32 +263,23 @@ static inline uint8_t l2_take(hier *h, uint32_t core, uint64_t line, uint32_t wa
     return l2_take_at_slot(h, core, set, l2_way_of(h, core, set, line, way), slot);
 }
 
-/* The ways of L2 set block `b` the lean entry tries first (l2_hint_off):
- * two bytes, the way last hit or filled and the one before it (LRU's most
- * and second most recent, as far as hits and fills go), guesses: any
- * ways, checked against the line's tag; the blocks start zeroed.  The
- * last ... */
-static inline __attribute__((always_inline)) uint32_t l2_hint_get(const struct hier_fast *f, const uint8_t *b)
+/* Hint `k` of L2 set block `b`, a way the lean entry tries first
+ * (l2_hint_off): HIER_L2_HINT_BYTES bytes, k = 0 the way last hit or
+ * filled and k = 1 the one before it (LRU's most and second most recent,
+ * as far as hits and fills go), guesses: any ways, checked against the
+ * line's tag; the blocks start zeroed ... */
+static inline __attribute__((always_inline)) uint32_t l2_hint_get(const struct hier_fast *f, const uint8_t *b,
+                                                                  uint32_t k)
 {
-    const uint32_t w = b[f->l2_hint_off];
+    const uint32_t w = b[f->l2_hint_off + k];
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(f->l2_hint_off && w < f->l2_lay.ways);
+    assert(f->l2_hint_off && k < HIER_L2_HINT_BYTES && w < f->l2_lay.ways);
 #endif
     return w;
 }
 
-/* ... the one before it ... */
-static inline __attribute__((always_inline)) uint32_t l2_hint2_get(const struct hier_fast *f, const uint8_t *b)
-{
-    const uint32_t w = b[f->l2_hint_off + 1];
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(f->l2_hint_off && w < f->l2_lay.ways);
-#endif
-    return w;
-}
-
-/* ... and `way` hit or filled: it becomes the last, the last before it
- * the one before (no change when it is the last already). */
+/* ... and `way` hit or filled: it becomes hint 0, hint 0 hint 1 (no
+ * change when it is hint 0 already). */
 static inline __attribute__((always_inline)) void l2_hint_put(const struct hier_fast *f, uint8_t *b, uint32_t way)
 {
     assert(f->l2_hint_off && way < f->l2_lay.ways);
@@ -368,14 +359,14 @@ static inline __attribute__((always_inline)) uint32_t l2_way_lean(const hier *h,
 
 /* Remove the line in `way` of the L2 set block `b` (l2_block_lean), whose
  * snoop filter entry is at `slot`: l2_take_at_slot with LRU / BIP
- * (l2_recency). */
+ * (l2_recency) or an inline evict rule (remove_in's stores). */
 static inline __attribute__((always_inline)) void l2_remove_lean(hier *h, uint8_t *b, uint32_t way, uint64_t slot)
 {
     struct hier_fast *const f = hier_fast_of(h);
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
-    assert(f->l2_lean && f->l2_recency && way < f->l2_lay.ways);
+    assert(f->l2_lean && (f->l2_recency || f->l2_evict.kind != REPL_EVICT_OPS) && way < f->l2_lay.ways);
 #endif
-    sb_remove(f->l2_lay, b, way);
+    sb_remove_rule(f->l2_lay, b, way, f->l2_recency, &f->l2_evict);
     snoop_erase_slot(&h->sf, slot);
 }
 
@@ -396,13 +387,7 @@ static inline __attribute__((always_inline)) uint8_t l2_drop_any(hier *h, uint64
     uint8_t *b = l2_block_lean(h, (uint32_t)owner, line);
     const uint32_t way = l2_way_lean(h, b, line, sway);
     const uint8_t st = META_STATE(*sb_meta(f->l2_lay, b, way));
-    if (f->l2_recency) {
-        l2_remove_lean(h, b, way, sslot);
-    } else {
-        sb_clear(f->l2_lay, b, way);
-        repl_evict_remove(&f->l2_evict, b + f->l2_lay.repl_off, way);
-        snoop_erase_slot(&h->sf, sslot);
-    }
+    l2_remove_lean(h, b, way, sslot);
     return st;
 }
 

@@ -263,6 +263,20 @@ static inline __attribute__((always_inline)) void sb_remove(sb_layout l, uint8_t
     repl_order_remove(o, way, l.ways);
 }
 
+/* The line in `way` leaves block `b`: sb_remove when `recency` (LRU /
+ * BIP on the nibble order), else sb_clear and the policy's evict rule `er`
+ * (not REPL_EVICT_OPS). */
+static inline __attribute__((always_inline)) void sb_remove_rule(sb_layout l, uint8_t *b, uint32_t way, int recency,
+                                                                 const repl_evict_rule *er)
+{
+    if (recency) {
+        sb_remove(l, b, way);
+        return;
+    }
+    sb_clear(l, b, way);
+    repl_evict_remove(er, b + l.repl_off, way);
+}
+
 /* The empty ways of `mask` in block `b`. */
 static inline __attribute__((always_inline)) uint64_t sb_empty(sb_layout l, uint8_t *b, uint64_t mask)
 {
@@ -367,18 +381,9 @@ static inline __attribute__((always_inline)) void remove_in(cache *c, int recenc
     }
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(way < c->ways);
-#endif
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert((uint8_t *)cache_tags(c, set) + c->repl_off == repl_line_state(c->repl, set));
 #endif
-    const sb_layout l = sb_layout_of(c);
-    uint8_t *b = (uint8_t *)cache_tags(c, set);
-    if (recency) {
-        sb_remove(l, b, way);
-    } else {
-        sb_clear(l, b, way);
-        repl_evict_remove(er, b + l.repl_off, way);
-    }
+    sb_remove_rule(sb_layout_of(c), (uint8_t *)cache_tags(c, set), way, recency, er);
 }
 
 /* --- counting ------------------------------------------------------------------ */

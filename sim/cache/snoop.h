@@ -155,8 +155,6 @@ static inline void snoop_put_way_at(snoop_filter *sf, uint64_t slot, uint64_t li
 {
 #ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(slot == snoop_find(sf, line) && "a snoop filter slot found before a change");
-#endif
-#ifdef DDIOSIM_EXPENSIVE_CHECKS
     assert(core >= 0 && core < SNOOP_MAX_CORES && way < SNOOP_MAX_WAYS);
 #endif
     if (sf->keys[slot] != line) {
