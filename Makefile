@@ -76,6 +76,7 @@ check: build-rel
 
 bench: build
 	./$(BUILD)/ddiosim_bench
+	scripts/bench-vs-rev.sh --if-history
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
