@@ -366,7 +366,12 @@ static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, int tty, ddi
         o->sim.d.progress_ctx = &bar_drawn;
     }
     dsim_result r;
+    /* The trace the run parses, kept for the cross-check's traffic (one
+     * pass over the file instead of two). */
+    pktsrc_trace parsed;
+    o->sim.d.trace_out = o->no_model ? NULL : &parsed;
     int rc = dsim_run(cfg, &o->sim.d, &r, e);
+    o->sim.d.trace_out = NULL;
     if (bar_drawn)
         fprintf(stderr, "\r%60s\r", "");
     if (rc != 0)
@@ -378,10 +383,13 @@ static int run_and_report(ddio_config *cfg, sim_opts *o, FILE *out, int tty, ddi
     memset(&t, 0, sizeof t);
     if (!o->no_model) {
         const dsim_options *d = &o->sim.d;
-        if (mk_traffic_from_source(&t, &d->src, d->pkt_size, d->seed, cfg->workload.cores, 100000, e) == 0 &&
+        dsim_source src = d->src;
+        src.parsed = parsed.mem ? &parsed : NULL;
+        if (mk_traffic_from_source(&t, &src, d->pkt_size, d->seed, cfg->workload.cores, 100000, e) == 0 &&
             mk_traffic_fit(&t, cfg->workload.driver.data_room, e) == 0 &&
             mk_predict_for_sim(cfg, &t, &r, d->seed, &pred, e) == 0)
             pp = &pred;
+        pktsrc_trace_free(&parsed);
         if (!pp) {
             mk_traffic_free(&t);
             dsim_result_free(&r);

@@ -612,6 +612,8 @@ static int nothing_measured(const dsim *s, ddio_err *e)
 int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, ddio_err *e)
 {
     memset(out, 0, sizeof *out);
+    if (opt->trace_out)
+        memset(opt->trace_out, 0, sizeof *opt->trace_out);
     dsim *s = calloc(1, sizeof *s);
     if (!s)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
@@ -672,6 +674,8 @@ int dsim_run(const ddio_config *cfg, const dsim_options *opt, dsim_result *out, 
         results(s, out);
         out->wall_seconds = wall_now(opt) - t0;
         out->sim_mpps = out->wall_seconds > 0 ? (double)s->src.produced / out->wall_seconds / 1e6 : 0;
+        if (opt->trace_out)
+            pktsrc_keep_trace(&s->src, opt->trace_out);
     }
     teardown(s);
     free(s);

@@ -27,6 +27,12 @@ struct nic_trace_ev;   /* sim/queue/nic.h (dsim_options.nic_trace) */
 
 typedef struct dsim_options {
     dsim_source src;
+    /* NULL, or where a run that succeeds keeps the trace it held in memory
+     * (pktsrc_keep_trace; zeroed by dsim_run, and left so when there is
+     * none or the run fails; the caller frees it with pktsrc_trace_free),
+     * for a later source of the same trace (dsim_source.parsed:
+     * `simulate`'s model cross-check). */
+    pktsrc_trace *trace_out;
     uint64_t packets;           /* packets to inject (the trace loops if shorter); 0 = whole trace */
     double rate_gbps;           /* offered rate (frame bytes); 0 = trace timing; < 0 = line rate ("max") */
     uint32_t pkt_size;          /* 0, or force every frame to this size */

@@ -44,11 +44,15 @@ static int keep_ip6(pktsrc *s, const trace_pkt *p, uint32_t *idx)
     return 0;
 }
 
-/* Stop holding the trace in memory: it will be streamed. */
+/* Stop holding the trace in memory: it will be streamed (or the source
+ * is closed). */
 static void drop_mem(pktsrc *s)
 {
-    free(s->mem);
-    free(s->mem6);
+    if (!s->mem_lent) {
+        free(s->mem);
+        free(s->mem6);
+    }
+    s->mem_lent = 0;
     s->mem = NULL;
     s->mem6 = NULL;
     s->mem6_n = s->mem6_cap = 0;
@@ -117,6 +121,23 @@ static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *by
     return 0;
 }
 
+/* What trace_profile would find, from a trace parsed already (t fits s's
+ * source): its packets lent to s, read only. */
+static void lend_trace(pktsrc *s, const pktsrc_trace *t, uint64_t *pkts, double *bytes, double *dur_ns)
+{
+    assert(t->mem && t->mem_n > 0 && t->mem_n <= s->mem_max);
+    s->mem = t->mem;   /* not written: only keep_packet writes, in the pass this skips */
+    s->mem6 = t->mem6;
+    s->mem_n = t->mem_n;
+    s->mem6_n = s->mem6_cap = t->mem6_n;
+    s->mem_lent = 1;
+    s->reordered = t->reordered;
+    memcpy(s->skipped, t->skipped, sizeof s->skipped);
+    *pkts = t->mem_n;
+    *bytes = t->bytes;
+    *dur_ns = t->dur_ns;
+}
+
 int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate_gbps, double line_gbps,
                 uint32_t pkt_size, uint64_t seed, ddio_err *e)
 {
@@ -136,10 +157,14 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
         s->mem_max = src->trace_mem_max ? src->trace_mem_max : PKTSRC_TRACE_MEM_MAX;
         uint64_t n = 0;
         double bytes = 0, dur = 0;
-        if (trace_profile(s, trace, &n, &bytes, &dur, e) != 0) {
+        if (src->parsed && src->parsed->mem && pktsrc_trace_fits(src->parsed, src)) {
+            lend_trace(s, src->parsed, &n, &bytes, &dur);
+        } else if (trace_profile(s, trace, &n, &bytes, &dur, e) != 0) {
             pktsrc_close(s);
             return -1;
         }
+        s->trace_bytes = bytes;
+        s->trace_dur_ns = dur;
         double mean_len = pkt_size ? (double)pkt_size : bytes / (double)n;
         if (rate_gbps > 0 && dur > 0) {
             /* Scale so that n frames of mean_len bytes span the time the
@@ -389,6 +414,41 @@ int pktsrc_next_ref_slow(pktsrc *s, const pktsrc_pkt **pp, ddio_err *e)
     trace_packet(s, p, tp);
     s->produced++;
     return 1;
+}
+
+int pktsrc_keep_trace(pktsrc *s, pktsrc_trace *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!s->is_trace || !s->mem || s->mem_lent)
+        return 0;
+    t->mem = s->mem;
+    t->mem6 = s->mem6;
+    t->mem_n = s->mem_n;
+    t->mem6_n = s->mem6_n;
+    t->bytes = s->trace_bytes;
+    t->dur_ns = s->trace_dur_ns;
+    t->reordered = s->reordered;
+    memcpy(t->skipped, s->skipped, sizeof t->skipped);
+    t->path = s->path;
+    t->spool = s->spool;
+    t->keep_all = s->keep_all;
+    t->mem_max = s->mem_max;
+    s->mem_lent = 1;   /* t's now: pktsrc_close leaves them */
+    return 1;
+}
+
+int pktsrc_trace_fits(const pktsrc_trace *t, const dsim_source *src)
+{
+    const uint64_t mem_max = src->trace_mem_max ? src->trace_mem_max : PKTSRC_TRACE_MEM_MAX;
+    return src->trace && t->path && strcmp(t->path, src->trace) == 0 && t->spool == src->spool &&
+           t->keep_all == src->keep_all && t->mem_max == mem_max;
+}
+
+void pktsrc_trace_free(pktsrc_trace *t)
+{
+    free(t->mem);
+    free(t->mem6);
+    memset(t, 0, sizeof *t);
 }
 
 void pktsrc_close(pktsrc *s)

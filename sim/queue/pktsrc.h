@@ -74,6 +74,8 @@ static inline uint32_t pktsrc_rss_hash(const rss *r, const pktsrc_pkt *p)
               : rss_hash_ipv4(r, p->src_ip, p->dst_ip);
 }
 
+struct pktsrc_trace;
+
 /* Where packets come from. */
 typedef struct dsim_source {
     const char *trace;          /* pcap/pcapng path, or NULL for the generator */
@@ -86,7 +88,31 @@ typedef struct dsim_source {
     int keep_all;               /* trace: keep non-TCP/UDP packets too */
     uint64_t trace_mem_max;     /* trace: most packets held in memory (0: PKTSRC_TRACE_MEM_MAX; tests
                                    stream a small trace with 1) */
+    /* NULL, or `trace` parsed already (pktsrc_keep_trace of an earlier
+     * source of the same trace, spool, keep_all and trace_mem_max):
+     * pktsrc_open then reads its held packets instead of the file. */
+    const struct pktsrc_trace *parsed;
 } dsim_source;
+
+/* A trace's packets as a source holding them in memory parsed them, with
+ * what the parsing pass measured, kept after that source is closed
+ * (pktsrc_keep_trace) so that a later source of the same trace reads them
+ * instead of the file (dsim_source.parsed): the simulator's run and the
+ * model's traffic of one `simulate`.  Read only once kept; the caller
+ * owns it and frees it with pktsrc_trace_free. */
+typedef struct pktsrc_trace {
+    pktsrc_rec *mem;            /* the packets (pktsrc.mem), NULL: nothing kept */
+    uint8_t (*mem6)[32];        /* their IPv6 addresses (pktsrc.mem6) */
+    uint64_t mem_n, mem6_n;
+    double bytes, dur_ns;       /* the pass's wire bytes and first-to-last time */
+    uint64_t reordered;         /* the pass's pktsrc.reordered and .skipped */
+    uint64_t skipped[TRACE_NCLASSES];
+    /* What it was parsed as (pktsrc_trace_fits). */
+    const char *path;
+    const trace_spool *spool;
+    int keep_all;
+    uint64_t mem_max;
+} pktsrc_trace;
 
 typedef struct pktsrc {
     int is_trace;
@@ -100,6 +126,8 @@ typedef struct pktsrc {
     uint8_t tip6[32];           /* a streamed trace: the addresses of its current IPv6 packet */
     uint64_t mem_n, mem_pos;    /* packets in mem, the next one */
     uint64_t mem_max;           /* past this many packets the trace is streamed */
+    int mem_lent;               /* 1: mem and mem6 belong to a pktsrc_trace (not freed here) */
+    double trace_bytes, trace_dur_ns;   /* the parsing pass's (pktsrc_keep_trace) */
     gen g;
     gen_config gc;
     uint64_t limit, produced;   /* packets to produce (0 = until the trace ends), handed out */
@@ -157,5 +185,15 @@ static inline int pktsrc_next(pktsrc *s, pktsrc_pkt *p, ddio_err *e)
     return rc;
 }
 void pktsrc_close(pktsrc *s);
+
+/* Keep s's trace packets past pktsrc_close(s) in *t (zeroed first), when s
+ * holds them in memory: returns 1, and t then owns them; else 0 (a
+ * generator, a streamed trace, or packets s itself was lent).  Call
+ * before pktsrc_close(s). */
+int pktsrc_keep_trace(pktsrc *s, pktsrc_trace *t);
+/* Is t (not NULL) what a source of `src` would parse: the same trace
+ * path, spool, keep_all and memory bound? */
+int pktsrc_trace_fits(const pktsrc_trace *t, const dsim_source *src);
+void pktsrc_trace_free(pktsrc_trace *t);
 
 #endif
