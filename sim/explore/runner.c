@@ -75,6 +75,7 @@ int runner_job_config(const runner_job *j, const runner_opts *o, ddio_config *cf
                 return -1;
         }
     }
+    d->src.parsed = d->src.trace ? o->parsed : NULL;
     for (int i = 0; i < o->n_sets; i++)
         if (ddio_config_args_add(&a, DDIO_CFG_OPT_SET, o->sets[i], e) != 0)
             return -1;
@@ -359,6 +360,33 @@ static double cost(const runner_job *j)
     return 1;
 }
 
+/* Does job j run on the trace (it gives no pkt_size: runner_job_config)? */
+static int job_uses_trace(const runner_job *j)
+{
+    for (uint32_t i = 0; i < j->n_params; i++)
+        if (strcmp(j->param[i].name, "pkt_size") == 0)
+            return 0;
+    return 1;
+}
+
+/* o, or *copy: o with its trace parsed once into *t (zeroed first) for
+ * every point to borrow (runner_opts.parsed), when `needed`.  A trace that
+ * cannot be read or held is left to the points: each meets the error, or
+ * streams the trace, as without a parse. */
+static const runner_opts *with_parsed_trace(const runner_opts *o, int needed, runner_opts *copy, pktsrc_trace *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!needed || o->parsed || !o->trace || !o->trace[0])
+        return o;
+    const dsim_source src = {.trace = o->trace};
+    ddio_err e;
+    if (pktsrc_trace_load(t, &src, &e) != 0 || !t->mem)
+        return o;
+    *copy = *o;
+    copy->parsed = t;
+    return copy;
+}
+
 int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_outcome *out, ddio_err *e)
 {
     size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -379,6 +407,12 @@ int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_out
         }
         order[k] = i;
     }
+    int on_trace = 0;
+    for (size_t i = 0; i < n && !on_trace; i++)
+        on_trace = job_uses_trace(&job[i]);
+    runner_opts own;
+    pktsrc_trace parsed;
+    o = with_parsed_trace(o, on_trace, &own, &parsed);
     pool p = {.next = 0, .n = n, .order = order, .job = job, .o = o, .out = out, .failed = 0, .done = 0};
     pthread_mutex_init(&p.lock, NULL);
     int started = 0, rc = 0;
@@ -392,6 +426,7 @@ int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_out
         pthread_join(tid[t], NULL);
     pthread_mutex_destroy(&p.lock);
     rc = p.failed;
+    pktsrc_trace_free(&parsed);
     free(order);
     free(tid);
     return rc;
@@ -458,6 +493,9 @@ int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn j
         free(tid);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
+    runner_opts own;
+    pktsrc_trace parsed;
+    st.o = with_parsed_trace(o, n > 0, &own, &parsed);   /* its jobs come later: one parse for the stream */
     pthread_mutex_init(&st.lock, NULL);
     pthread_cond_init(&st.done, NULL);
     pthread_cond_init(&st.space, NULL);
@@ -494,6 +532,7 @@ int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn j
     pthread_cond_destroy(&st.done);
     pthread_cond_destroy(&st.space);
     pthread_mutex_destroy(&st.lock);
+    pktsrc_trace_free(&parsed);
     free(st.s);
     free(tid);
     return rc;

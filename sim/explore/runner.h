@@ -40,6 +40,11 @@ typedef struct runner_opts {
     int jobs;                   /* worker threads, >= 1 */
     const char *trace;          /* the traffic of points that give no pkt_size: the sample
                                    trace (NULL or "": such a point is an error) */
+    /* NULL, or `trace` parsed already (pktsrc_trace_load), lent to each
+     * point's simulator and model sources instead of a parse of their
+     * own.  runner_all and runner_stream set it for their points; read
+     * only, so the worker threads share it. */
+    const pktsrc_trace *parsed;
     const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
     int n_sets;
     int model_max_iter;         /* the model's fixed-point iteration cap; 0: predict's default */

@@ -437,6 +437,25 @@ int pktsrc_keep_trace(pktsrc *s, pktsrc_trace *t)
     return 1;
 }
 
+int pktsrc_trace_load(pktsrc_trace *t, const dsim_source *src, ddio_err *e)
+{
+    memset(t, 0, sizeof *t);
+    if (!src->trace)
+        return 0;
+    pktsrc *s = malloc(sizeof *s);
+    if (!s)
+        return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
+    dsim_source own = *src;
+    own.parsed = NULL;
+    int rc = pktsrc_open(s, &own, 0, 0, 100.0, 0, 1, e);
+    if (rc == 0) {
+        pktsrc_keep_trace(s, t);
+        pktsrc_close(s);
+    }
+    free(s);
+    return rc;
+}
+
 int pktsrc_trace_fits(const pktsrc_trace *t, const dsim_source *src)
 {
     const uint64_t mem_max = src->trace_mem_max ? src->trace_mem_max : PKTSRC_TRACE_MEM_MAX;

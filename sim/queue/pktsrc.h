@@ -191,6 +191,11 @@ void pktsrc_close(pktsrc *s);
  * generator, a streamed trace, or packets s itself was lent).  Call
  * before pktsrc_close(s). */
 int pktsrc_keep_trace(pktsrc *s, pktsrc_trace *t);
+/* Parse src's trace once into *t (zeroed first), as a source of src
+ * would: 0, with t->mem NULL when the trace is too large to hold (a source
+ * then streams it) or src is no trace; -1 and e set when the trace cannot
+ * be read (nothing kept). */
+int pktsrc_trace_load(pktsrc_trace *t, const dsim_source *src, ddio_err *e);
 /* Is t (not NULL) what a source of `src` would parse: the same trace
  * path, spool, keep_all and memory bound? */
 int pktsrc_trace_fits(const pktsrc_trace *t, const dsim_source *src);
