@@ -4,7 +4,10 @@
  * that measures it (its packets, bytes and duration) keeps what the
  * simulator reads of each packet in a compact array, which the run loops
  * over; a trace of more than PKTSRC_TRACE_MEM_MAX packets is streamed from
- * the file instead, a pass at a time, so memory stays bounded.
+ * the file instead, a pass at a time, so memory stays bounded.  The held
+ * packets outlive their source when kept (pktsrc_keep_trace,
+ * pktsrc_trace_load) and are lent to later sources of the same trace
+ * (dsim_source.parsed), which then skip the pass.
  *
  * Timing: `rate_gbps` 0 keeps the trace's own inter-arrival times, > 0
  * scales them so the mean offered rate (frame bytes) is that many Gb/s, < 0
