@@ -851,3 +851,131 @@ Test(traces_pcap, ipv6_flows_are_hashed_to_queues)
     unlink(path);
     free(path);
 }
+
+/* ---- the reader's fast path against libpcap ---- */
+
+/* `path` read twice with every record kept, by the reader as it is (its
+ * fast path for a plain classic pcap: `fast` says whether it starts
+ * there) and by libpcap alone: the same records, bytes, classes and
+ * tuples, and at a bad record the same error.  Returns the records read. */
+static uint64_t both_readers_agree(const char *path, int fast)
+{
+    trace_reader a, b;
+    ddio_err ea = {0}, eb = {0};
+    int oa = trace_reader_open(&a, path, 1, &ea), ob = trace_reader_open(&b, path, 1, &eb);
+    cr_assert_eq(oa, ob, "%s: %s / %s", path, ea.msg, eb.msg);
+    if (oa != 0) {
+        cr_expect_str_eq(ea.msg, eb.msg);
+        return 0;
+    }
+    trace_reader_use_libpcap(&b);
+    cr_expect_eq(a.fast != NULL, fast, "%s: the fast path %s", path, fast ? "is taken" : "is not for it");
+    uint64_t k = 0;
+    for (;; k++) {
+        trace_pkt p, q;
+        int ra = trace_reader_next(&a, &p, &ea), rb = trace_reader_next(&b, &q, &eb);
+        cr_assert_eq(ra, rb, "%s record %llu: %d / %d (%s / %s)", path, (unsigned long long)k, ra, rb, ea.msg, eb.msg);
+        if (ra < 0) {
+            cr_expect_str_eq(ea.msg, eb.msg, "%s", path);
+            cr_expect_eq(ea.exit_code, eb.exit_code);
+        }
+        if (ra != 1)
+            break;
+        cr_assert(p.ts_ns == q.ts_ns && p.wire_len == q.wire_len && p.cap_len == q.cap_len && p.cls == q.cls &&
+                      p.has_tuple == q.has_tuple && p.src_ip == q.src_ip && p.dst_ip == q.dst_ip &&
+                      p.src_port == q.src_port && p.dst_port == q.dst_port && p.proto == q.proto &&
+                      p.ipv6 == q.ipv6 && memcmp(p.data, q.data, p.cap_len) == 0,
+                  "%s record %llu", path, (unsigned long long)k);
+    }
+    cr_expect_eq(a.reordered, b.reordered);
+    cr_expect(memcmp(a.count, b.count, sizeof a.count) == 0, "%s: the classes", path);
+    trace_reader_close(&a);
+    trace_reader_close(&b);
+    return k;
+}
+
+Test(traces_pcap, fast_path_reads_the_samples_and_corpus_as_libpcap)
+{
+    const char *samples[] = {"mawi-64k.pcap", "imix-10k.pcap", "fixed1500-10k.pcap"};
+    const uint64_t records[] = {65536, 10000, 10000};
+    for (int i = 0; i < 3; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/traces/samples/%s", DDIOSIM_SOURCE_DIR, samples[i]);
+        cr_expect_eq(both_readers_agree(path, 1), records[i], "%s", samples[i]);
+    }
+    /* The pcap fuzz target's corpus: classic and pcapng, records over the
+     * snap length, a pcapng timestamp past 64-bit ns. */
+    const char *corpus[] = {"offset-after-record-over-snaplen.pcap", "pcapng-ts-beyond-64bit-ns.pcapng",
+                            "reorder-skipped-record", "seed-basic.pcapng", "seed-classes-eth.pcap"};
+    for (int i = 0; i < 5; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fuzz/corpus/pcap/%s", DDIOSIM_SOURCE_DIR, corpus[i]);
+        both_readers_agree(path, strstr(corpus[i], "pcapng") == NULL);
+    }
+}
+
+/* Hand-built files: timestamps libpcap takes as signed 32-bit fields (a
+ * second past 2^31, a fraction of 10^9 and more, a negative one) in a
+ * microsecond and a nanosecond file; a record over the snap length in the
+ * middle (libpcap cuts it: the fast path hands it over and libpcap reads
+ * the rest); a file cut inside a record and inside a header; a
+ * byte-swapped file and a version 2.3 one, which libpcap reads alone. */
+Test(traces_pcap, fast_path_hands_what_is_not_plain_to_libpcap)
+{
+    static buf b;
+    uint8_t f[256];
+    const uint32_t n = frame_v4(f, 200, 17, 0, 0x0a000001, 0x0a000002, 7, 9);
+    const uint32_t secs[] = {5, 0x80000001u, 5, 7, 7};
+    const uint32_t subs[] = {999999, 3, 1000000000u, 0xffffffffu, 0x7fffffffu};
+    for (int nsec = 0; nsec < 2; nsec++)
+        for (int i = 0; i < 5; i++) {
+            /* A plain record, then the case: only the first case is a
+             * valid time (the others: before 1970, a fraction of 10^9 ns
+             * or more, a negative one). */
+            memset(&b, 0, sizeof b);
+            file_header(&b, nsec ? 0xa1b23c4d : 0xa1b2c3d4, 65535, 1);
+            record(&b, 1, 0, f, n, n);
+            record(&b, secs[i], subs[i], f, n - 1, n);
+            char *path = save(&b);
+            cr_expect_eq(both_readers_agree(path, 1), i == 0 ? 2 : 1, "case %d, nsec %d", i, nsec);
+            unlink(path);
+            free(path);
+        }
+    /* Over the snap length in the middle, then plain records again. */
+    memset(&b, 0, sizeof b);
+    file_header(&b, 0xa1b2c3d4, 150, 1);
+    for (int i = 0; i < 6; i++)
+        record(&b, 10 + (uint32_t)i, 0, f, i == 2 ? n : 120, n);
+    char *over = save(&b);
+    cr_expect_eq(both_readers_agree(over, 1), 6);
+    trace_reader r;
+    ddio_err e = {0};
+    cr_assert_eq(trace_reader_open(&r, over, 1, &e), 0, "%s", e.msg);
+    trace_pkt p;
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(trace_reader_next(&r, &p, &e), 1, "%s", e.msg);
+    cr_expect_eq(p.cap_len, 150, "cut to the snap length");
+    cr_expect_null(r.fast, "libpcap reads from the record over the snap length on");
+    cr_assert_eq(trace_reader_next(&r, &p, &e), 1, "%s", e.msg);
+    cr_expect_eq(p.cap_len, 120);
+    trace_reader_close(&r);
+    /* Cut inside the data and inside a header: libpcap's error, the
+     * record's offset. */
+    char *ten = ten_packets();
+    cr_expect_eq(both_readers_agree(ten, 1), 10);
+    cut(ten, 24 + 4 * 116 + 16 + 50);
+    cr_expect_eq(both_readers_agree(ten, 1), 4);
+    cut(ten, 24 + 3 * 116 + 9);
+    cr_expect_eq(both_readers_agree(ten, 1), 3);
+    /* Byte-swapped, and version 2.3: libpcap alone. */
+    char *swapped = one_packet(0xa1b2c3d4, 1, 500001);
+    cr_expect_eq(both_readers_agree(swapped, 0), 1);
+    memset(&b, 0, sizeof b);
+    file_header(&b, 0xa1b2c3d4, 65535, 1);
+    b.d[6] = 3;   /* minor version 3: libpcap may swap the lengths */
+    record(&b, 1, 0, f, n, n);
+    char *v23 = save(&b);
+    cr_expect_eq(both_readers_agree(v23, 0), 1);
+    unlink(over), unlink(ten), unlink(swapped), unlink(v23);
+    free(over), free(ten), free(swapped), free(v23);
+}

@@ -14,6 +14,7 @@
 
 #include "sim/common/infile.h"
 #include "traces/ip.h"
+#include "traces/pcap_fast.h"
 
 /* DLT_IPV4 / DLT_LINUX_SLL2 are missing from old libpcap headers. */
 #ifndef DLT_IPV4
@@ -160,13 +161,14 @@ int trace_reader_open_stream(trace_reader *r, FILE *f, const char *path, int kee
      * file or a stream in memory (no descriptor: a spooled trace) can be
      * rewound: a pipe or standard input is taken to be classic pcap for
      * offsets. */
-    uint32_t rec_hdr = PCAP_REC_HDR;
-    struct stat st;
+    uint32_t rec_hdr = PCAP_REC_HDR, magic = 0;
+    struct stat st = {0};
     int regular = fileno(f) < 0 || (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
     if (regular) {
         uint8_t m[4] = {0};
         size_t got = fread(m, 1, 4, f);
         rec_hdr = got == 4 ? record_header_size(m) : 0;
+        memcpy(&magic, m, sizeof magic);   /* the host's byte order */
         rewind(f);
     }
     char errbuf[PCAP_ERRBUF_SIZE] = "";
@@ -196,7 +198,55 @@ int trace_reader_open_stream(trace_reader *r, FILE *f, const char *path, int kee
     r->rec_hdr = rec_hdr;
     long pos = regular ? ftell(f) : -1;
     r->next_off = pos >= 0 ? (uint64_t)pos : PCAP_FILE_HDR;
+    /* A seekable classic pcap in the host's byte order, version 2.4 (no
+     * swapped lengths): its plain records are read without libpcap. */
+    const int nsec = magic == 0xa1b23c4du;
+    if (pos >= 0 && rec_hdr == PCAP_REC_HDR && (magic == 0xa1b2c3d4u || nsec) && !pcap_is_swapped(p) &&
+        pcap_major_version(p) == 2 && pcap_minor_version(p) == 4 && pcap_snapshot(p) > 0)
+        r->fast = pcap_fast_open(f, (uint64_t)pos, (uint32_t)pcap_snapshot(p), nsec,
+                                 fileno(f) >= 0 ? (uint64_t)st.st_size : 0);
     return 0;
+}
+
+void trace_reader_use_libpcap(trace_reader *r)
+{
+    assert(r->records == 0);
+    pcap_fast_close(r->fast);
+    r->fast = NULL;
+}
+
+/* The next record as pcap_next_ex gives it: from the fast path while its
+ * records are plain, then from libpcap (the stream put back at the record
+ * the fast path left).  Returns pcap_next_ex's status, or PCAP_ERROR with
+ * *lost set when the stream could not be put back. */
+static int next_record(trace_reader *r, struct pcap_pkthdr *h, const u_char **data, uint64_t *off, int *lost)
+{
+    *lost = 0;
+    if (r->fast) {
+        pcap_fast_rec x;
+        int rc = pcap_fast_next(r->fast, &x, lost);
+        if (rc == 1) {
+            h->ts.tv_sec = (time_t)x.ts_sec;
+            h->ts.tv_usec = (suseconds_t)x.ts_frac;
+            h->caplen = x.caplen;
+            h->len = x.len;
+            *data = x.data;
+            *off = x.off;
+            return 1;
+        }
+        pcap_fast_close(r->fast);
+        r->fast = NULL;
+        if (rc == 0)
+            return PCAP_ERROR_BREAK;
+        if (*lost)
+            return PCAP_ERROR;
+        /* libpcap from this record on: its offsets as before. */
+    }
+    struct pcap_pkthdr *ph;
+    int rc = pcap_next_ex(r->pcap, &ph, data);
+    if (rc == 1)
+        *h = *ph;
+    return rc;
 }
 
 int trace_reader_next(trace_reader *r, trace_pkt *pkt, ddio_err *e)
@@ -213,16 +263,20 @@ int trace_reader_next(trace_reader *r, trace_pkt *pkt, ddio_err *e)
             if (pos >= 0)
                 off = (uint64_t)pos;
         }
-        struct pcap_pkthdr *h;
+        struct pcap_pkthdr hh, *h = &hh;
         const u_char *data;
-        int rc = pcap_next_ex(p, &h, &data);
+        int lost;
+        const int fast = r->fast != NULL;   /* this record from the fast path: no cut, offset known */
+        int rc = next_record(r, h, &data, &off, &lost);
         if (rc == PCAP_ERROR_BREAK)
             return 0;
         uint64_t k = r->records + 1;
         if (rc != 1)
             return ddio_errf(e, DDIO_EXIT_USAGE, "%s: packet %llu at byte %llu: %s", r->name,
                              (unsigned long long)k, (unsigned long long)off,
-                             rc == PCAP_ERROR ? pcap_geterr(p) : "unexpected libpcap status");
+                             lost                ? "cannot seek back to it in the stream"
+                             : rc == PCAP_ERROR ? pcap_geterr(p)
+                                                : "unexpected libpcap status");
         if (h->caplen > h->len)
             return ddio_errf(e, DDIO_EXIT_USAGE,
                              "%s: packet %llu at byte %llu: captured length %u exceeds wire length %u",
@@ -241,7 +295,7 @@ int trace_reader_next(trace_reader *r, trace_pkt *pkt, ddio_err *e)
         /* A record longer than the file's snap length comes back cut to it
          * (libpcap skips the rest): its size on disk is then only known
          * from the stream position. */
-        if (r->rec_hdr && h->caplen == (uint32_t)pcap_snapshot(p)) {
+        if (r->rec_hdr && h->caplen == (uint32_t)pcap_snapshot(p) && !(fast && r->fast)) {
             long pos = ftell(pcap_file(p));
             if (pos >= 0)
                 r->next_off = (uint64_t)pos;
@@ -281,6 +335,8 @@ uint64_t trace_reader_skipped(const trace_reader *r)
 
 void trace_reader_close(trace_reader *r)
 {
+    pcap_fast_close(r->fast);
+    r->fast = NULL;
     if (r->pcap)
         pcap_close(r->pcap);   /* also closes the FILE (stdin included, as pcap_open_offline does) */
     free(r->name);

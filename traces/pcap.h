@@ -57,6 +57,8 @@ typedef struct trace_pkt {
 
 typedef struct trace_reader {
     void *pcap;            /* pcap_t *, kept opaque so users need no libpcap headers */
+    void *fast;            /* pcap_fast *: a classic pcap's plain records read without libpcap
+                              (traces/pcap_fast.h), or NULL: libpcap reads them all */
     char *name;            /* file name, for error messages */
     int linktype;          /* DLT_* of the capture */
     int keep_all;
@@ -87,6 +89,9 @@ int trace_magic_known(const uint8_t m[4]);
  * inter-arrival gap of a clamped packet is 0 (docs/traces.md). */
 int trace_reader_next(trace_reader *r, trace_pkt *p, ddio_err *e);
 void trace_reader_close(trace_reader *r);
+/* Read every record through libpcap from now on, none by the reader's own
+ * fast path (tests compare the two); call before the first record. */
+void trace_reader_use_libpcap(trace_reader *r);
 /* Records skipped by the filter (0 in keep_all mode). */
 uint64_t trace_reader_skipped(const trace_reader *r);
 
