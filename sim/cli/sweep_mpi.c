@@ -152,6 +152,9 @@ int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const runner_opt
     free(text);
     char *out = NULL;           /* the previous point's message */
     size_t out_len = 0;
+    runner_opts own;
+    pktsrc_trace parsed;        /* the trace parsed once for this rank's points (needed or not: once a rank) */
+    o = runner_parse_trace(o, 1, &own, &parsed);
     for (;;) {
         MPI_Send(out ? out : "", (int)out_len, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
         free(out);
@@ -180,6 +183,7 @@ int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const runner_opt
         out_len = 16 + rl;
         free(row);
     }
+    pktsrc_trace_free(&parsed);
     sw_spec_free(&s);
     return 0;
 }

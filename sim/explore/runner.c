@@ -369,11 +369,7 @@ static int job_uses_trace(const runner_job *j)
     return 1;
 }
 
-/* o, or *copy: o with its trace parsed once into *t (zeroed first) for
- * every point to borrow (runner_opts.parsed), when `needed`.  A trace that
- * cannot be read or held is left to the points: each meets the error, or
- * streams the trace, as without a parse. */
-static const runner_opts *with_parsed_trace(const runner_opts *o, int needed, runner_opts *copy, pktsrc_trace *t)
+const runner_opts *runner_parse_trace(const runner_opts *o, int needed, runner_opts *copy, pktsrc_trace *t)
 {
     memset(t, 0, sizeof *t);
     if (!needed || o->parsed || !o->trace || !o->trace[0])
@@ -412,7 +408,7 @@ int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_out
         on_trace = job_uses_trace(&job[i]);
     runner_opts own;
     pktsrc_trace parsed;
-    o = with_parsed_trace(o, on_trace, &own, &parsed);
+    o = runner_parse_trace(o, on_trace, &own, &parsed);
     pool p = {.next = 0, .n = n, .order = order, .job = job, .o = o, .out = out, .failed = 0, .done = 0};
     pthread_mutex_init(&p.lock, NULL);
     int started = 0, rc = 0;
@@ -495,7 +491,7 @@ int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn j
     }
     runner_opts own;
     pktsrc_trace parsed;
-    st.o = with_parsed_trace(o, n > 0, &own, &parsed);   /* its jobs come later: one parse for the stream */
+    st.o = runner_parse_trace(o, n > 0, &own, &parsed);   /* its jobs come later: one parse for the stream */
     pthread_mutex_init(&st.lock, NULL);
     pthread_cond_init(&st.done, NULL);
     pthread_cond_init(&st.space, NULL);

@@ -42,8 +42,8 @@ typedef struct runner_opts {
                                    trace (NULL or "": such a point is an error) */
     /* NULL, or `trace` parsed already (pktsrc_trace_load), lent to each
      * point's simulator and model sources instead of a parse of their
-     * own.  runner_all and runner_stream set it for their points; read
-     * only, so the worker threads share it. */
+     * own.  runner_all and runner_stream set it for their points
+     * (runner_parse_trace); read only, so the worker threads share it. */
     const pktsrc_trace *parsed;
     const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
     int n_sets;
@@ -107,6 +107,13 @@ int runner_job_config(const runner_job *j, const runner_opts *o, ddio_config *cf
 /* Run one point (both engines as o->engines says).  Thread-safe.  Returns 0
  * or -1 with out->failed and out->err set. */
 int runner_point(const runner_job *j, const runner_opts *o, runner_outcome *out);
+
+/* o, or *copy: o with its trace parsed once into *t (zeroed first; the
+ * caller frees it with pktsrc_trace_free after the points) for every
+ * point to borrow (runner_opts.parsed), when `needed` (some point runs on
+ * the trace).  A trace that cannot be read or held is left to the points:
+ * each meets the error, or streams the trace, as without a parse. */
+const runner_opts *runner_parse_trace(const runner_opts *o, int needed, runner_opts *copy, pktsrc_trace *t);
 
 /* Run n points on o->jobs threads; out[i] is job[i]'s outcome whatever the
  * thread count.  Returns the number of failed points, or -1 with e filled
