@@ -76,7 +76,7 @@ check: build-rel
 
 bench: build
 	./$(BUILD)/ddiosim_bench
-	scripts/bench-vs-rev.sh --if-history
+	scripts/bench-vs-rev.sh --if-history --bin ./$(BUILD)/ddiosim
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)

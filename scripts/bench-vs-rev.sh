@@ -8,26 +8,31 @@
 # leaves out the set-up and the warm-up, with their ratio.  CPU time (user
 # + system), not wall time: on a shared machine a run that waits for a CPU
 # is not slower.
-#   scripts/bench-vs-rev.sh [--if-history] [REV [BIN [N]]]
+#   scripts/bench-vs-rev.sh [--if-history] [--bin BIN] [REV [N]]
 # --if-history: a checkout without REV in its history (an exported tree)
 # prints one line and exits 0 instead of failing (`make bench`).
 # REV: default 21d9d8e, the code the speed targets of docs/performance.md
-# are measured against (the speed issue was filed on it).  BIN: default
-# build/ddiosim.  N: default 400000 packets.  Both binaries simulate the
+# are measured against (the speed issue was filed on it).  BIN: this
+# build's binary, default build/ddiosim.  N: default 400000 packets.  Both binaries simulate the
 # same packets (their outputs are identical but for timing fields and
 # formatting; scripts/sim-equiv.sh checks that between revisions).
 # Errors (no such revision, a failed build or run) are one line and exit 2.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-if_history=0
-if [ "${1:-}" = --if-history ]; then
-  if_history=1
-  shift
-fi
-rev=${1:-21d9d8e}
-bin=${2:-$root/build/ddiosim}
-n=${3:-400000}
 die() { echo "bench-vs-rev: $*" >&2; exit 2; }
+if_history=0
+bin=$root/build/ddiosim
+while [ $# -gt 0 ]; do
+  case $1 in
+    --if-history) if_history=1; shift ;;
+    --bin) [ $# -ge 2 ] || die "--bin needs a path"; bin=$2; shift 2 ;;
+    -*) die "unknown option '$1' (usage: bench-vs-rev.sh [--if-history] [--bin BIN] [REV [N]])" ;;
+    *) break ;;
+  esac
+done
+[ $# -le 2 ] || die "too many arguments (usage: bench-vs-rev.sh [--if-history] [--bin BIN] [REV [N]])"
+rev=${1:-21d9d8e}
+n=${2:-400000}
 
 [[ $n =~ ^[1-9][0-9]*$ ]] || die "N '$n' is not a positive packet count"
 [ -x "$bin" ] || die "BIN '$bin' is not an executable (make build first)"
@@ -41,19 +46,19 @@ trap 'rm -rf "$tmp"' EXIT
 git -C "$root" archive --format=tar "$rev" | tar -x -C "$tmp/" || die "cannot extract revision '$rev'"
 echo "building $rev in $tmp ..." >&2
 { cmake -S "$tmp" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DDDIOSIM_TESTS=OFF &&
-  cmake --build "$tmp/build" -j "$(nproc)" --target ddiosim; } >"$tmp/build.log" 2>&1 ||
+  cmake --build "$tmp/build" -j "$(nproc 2>/dev/null || echo 2)" --target ddiosim; } >"$tmp/build.log" 2>&1 ||
   die "revision '$rev' did not build (its log: $(tail -n 1 "$tmp/build.log"))"
 old=$tmp/build/ddiosim
 
 # CPU seconds of one run of binary $1 with $2 packets and the options $3
-# (unquoted on purpose: a word list); the run's outputs are discarded.
-# Called in a command substitution: a failed run's line goes to stderr and
-# the caller exits.
+# (unquoted on purpose: a word list); the run's output is discarded, its
+# error kept for the message.  Called in a command substitution: a failed
+# run's line goes to stderr and the caller exits.
 cpu_of() {
   local t
   # shellcheck disable=SC2086  # $3 is a word list
-  t=$( { TIMEFORMAT='%3U %3S'; time "$1" simulate $3 --rate max --packets "$2" --no-model >/dev/null 2>&1; } 2>&1 ) ||
-    die "'$1 simulate $3 --packets $2' failed"
+  t=$( { TIMEFORMAT='%3U %3S'; time "$1" simulate $3 --rate max --packets "$2" --no-model >/dev/null 2>"$tmp/run.err"; } 2>&1 ) ||
+    die "'$1 simulate $3 --packets $2' failed: $(tail -n 1 "$tmp/run.err")"
   awk '{ printf "%.3f", $1 + $2 }' <<<"$t"
 }
 

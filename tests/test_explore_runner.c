@@ -1,8 +1,9 @@
 /* test_explore_runner.c - runner_all parses the points' trace once and
- * lends it to every point (runner_opts.parsed): each point's figures are
- * those of the point run alone (runner_point, which parses its own), and
- * a trace that cannot be read fails every point that uses it with the
- * error a lone point gives. */
+ * lends it to every point (runner_opts.parsed, runner_parse_trace): each
+ * point's figures are those of the point run alone (runner_point, which
+ * parses its own), a trace that cannot be read fails every point that
+ * uses it with the error a lone point gives, and nothing is parsed when
+ * no point runs on the trace. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -72,4 +73,28 @@ Test(explore_runner, an_unreadable_trace_fails_its_points_alone, .timeout = 120)
         cr_expect_eq(all[i].err.exit_code, one.err.exit_code);
     }
     cr_assert_not(all[2].failed, "the 1500 B point does not read the trace: %s", all[2].err.msg);
+}
+
+/* What runner_all lends: the trace parsed once, when a point needs it and
+ * the trace can be read. */
+Test(explore_runner, the_trace_is_parsed_when_a_point_needs_it)
+{
+    runner_job j[N_JOBS];
+    vd_param p[N_JOBS][2];
+    jobs(j, p);
+    cr_expect(runner_job_uses_trace(&j[0]) && !runner_job_uses_trace(&j[2]));
+    const runner_opts o = opts(DDIOSIM_SOURCE_DIR "/traces/samples/mawi-64k.pcap");
+    runner_opts own;
+    pktsrc_trace t;
+    const runner_opts *lent = runner_parse_trace(&o, 1, &own, &t);
+    cr_assert_eq(lent, &own);
+    cr_assert_eq(lent->parsed, &t);
+    cr_expect_eq(t.mem_n, 65536);
+    cr_expect_eq(runner_parse_trace(lent, 1, &own, &t), lent, "parsed already: no second parse");
+    pktsrc_trace_free(&t);
+    cr_expect_eq(runner_parse_trace(&o, 0, &own, &t), &o, "no point on the trace");
+    cr_expect_null(t.mem);
+    const runner_opts bad = opts(DDIOSIM_SOURCE_DIR "/traces/samples/README.md");
+    cr_expect_eq(runner_parse_trace(&bad, 1, &own, &t), &bad, "left to the points");
+    cr_expect_null(t.mem);
 }

@@ -159,3 +159,26 @@ Test(queue_pktsrc, a_parse_is_lent_only_to_the_same_trace)
     cr_assert_null(kept.mem);
     free(s);
 }
+
+/* pktsrc_trace_load: the trace held, or nothing past the memory budget
+ * (the pass stops there), or the reader's error. */
+Test(queue_pktsrc, a_trace_is_loaded_only_when_it_fits)
+{
+    pktsrc_trace t;
+    ddio_err e;
+    dsim_source from = {.trace = DDIOSIM_SOURCE_DIR "/traces/samples/imix-10k.pcap"};
+    cr_assert_eq(pktsrc_trace_load(&t, &from, &e), 0, "%s", e.msg);
+    cr_expect_eq(t.mem_n, 10000);
+    cr_expect(pktsrc_trace_fits(&t, &from));
+    pktsrc_trace_free(&t);
+    from.trace_mem_max = 9999;
+    cr_assert_eq(pktsrc_trace_load(&t, &from, &e), 0, "%s", e.msg);
+    cr_expect_null(t.mem, "past the budget: nothing kept");
+    const dsim_source bad = {.trace = DDIOSIM_SOURCE_DIR "/traces/samples/README.md"};
+    cr_expect_eq(pktsrc_trace_load(&t, &bad, &e), -1);
+    cr_expect_null(t.mem);
+    cr_expect(strstr(e.msg, "not a readable pcap") != NULL, "%s", e.msg);
+    const dsim_source profile = {.profile = "fixed:64"};
+    cr_expect_eq(pktsrc_trace_load(&t, &profile, &e), 0);
+    cr_expect_null(t.mem, "the generator: no trace");
+}

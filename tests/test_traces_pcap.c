@@ -979,3 +979,46 @@ Test(traces_pcap, fast_path_hands_what_is_not_plain_to_libpcap)
     unlink(over), unlink(ten), unlink(swapped), unlink(v23);
     free(over), free(ten), free(swapped), free(v23);
 }
+
+/* A little-endian classic pcap with snap length `snaplen` and a record of
+ * each captured length in caps[] (the frame of frame_v4, zero beyond). */
+static char *big_records(uint32_t snaplen, const uint32_t *caps, int n)
+{
+    char *path = write_temp(".pcap", "", 0);
+    FILE *fp = fopen(path, "wb");
+    cr_assert_not_null(fp);
+    static buf h;
+    memset(&h, 0, sizeof h);
+    file_header(&h, 0xa1b2c3d4, snaplen, 1);
+    uint8_t *frame = calloc(1, 300000);
+    cr_assert_not_null(frame);
+    frame_v4(frame, 200, 17, 0, 0x0a000001, 0x0a000002, 7, 9);
+    for (int i = 0; i < n; i++)
+        record(&h, 1 + (uint32_t)i, 0, frame, 0, caps[i] > 200 ? caps[i] : 200);
+    /* The headers were built without data: write each header, then its bytes. */
+    cr_assert_eq(fwrite(h.d, 1, 24, fp), 24);
+    for (int i = 0; i < n; i++) {
+        uint8_t *r = h.d + 24 + 16 * (size_t)i;
+        for (int k = 0; k < 4; k++)   /* the captured length, little-endian as the header */
+            r[8 + k] = (uint8_t)(caps[i] >> (8 * k));
+        cr_assert_eq(fwrite(r, 1, 16, fp), 16);
+        cr_assert_eq(fwrite(frame, 1, caps[i], fp), caps[i]);
+    }
+    fclose(fp);
+    free(frame);
+    return path;
+}
+
+/* A snap length above libpcap's 262 144-byte maximum: libpcap refuses a
+ * record longer than the maximum, whatever the file says, and reads one
+ * within it; the fast path hands the first over and reads the second. */
+Test(traces_pcap, fast_path_keeps_libpcaps_maximum_record)
+{
+    const uint32_t refused[] = {200, 270000, 200}, taken[] = {200, 200000, 200};
+    char *a = big_records(300000, refused, 3), *b = big_records(300000, taken, 3);
+    cr_expect_eq(both_readers_agree(a, 1), 1, "the 270 000-byte record is an error");
+    cr_expect_eq(both_readers_agree(b, 1), 3);
+    expect_error(a, "packet 2 at byte 240: invalid packet capture length 270000, bigger than maximum of 262144", 2);
+    unlink(a), unlink(b);
+    free(a), free(b);
+}

@@ -271,12 +271,13 @@ int trace_reader_next(trace_reader *r, trace_pkt *pkt, ddio_err *e)
         if (rc == PCAP_ERROR_BREAK)
             return 0;
         uint64_t k = r->records + 1;
+        if (rc != 1 && lost)   /* the stream, not the capture: an I/O failure */
+            return ddio_errf(e, DDIO_EXIT_IO, "%s: packet %llu at byte %llu: cannot seek back to it in the stream",
+                             r->name, (unsigned long long)k, (unsigned long long)off);
         if (rc != 1)
             return ddio_errf(e, DDIO_EXIT_USAGE, "%s: packet %llu at byte %llu: %s", r->name,
                              (unsigned long long)k, (unsigned long long)off,
-                             lost                ? "cannot seek back to it in the stream"
-                             : rc == PCAP_ERROR ? pcap_geterr(p)
-                                                : "unexpected libpcap status");
+                             rc == PCAP_ERROR ? pcap_geterr(p) : "unexpected libpcap status");
         if (h->caplen > h->len)
             return ddio_errf(e, DDIO_EXIT_USAGE,
                              "%s: packet %llu at byte %llu: captured length %u exceeds wire length %u",

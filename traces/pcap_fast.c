@@ -9,11 +9,15 @@
 enum {
     REC_HDR = 16,                 /* ts_sec, ts_frac, incl_len, orig_len: 32 bits each */
     BUF_BYTES = 1 << 20,          /* one fread per MiB of the file */
+    /* libpcap's max_snaplen_for_dlt for every link type the reader takes
+     * (MAXIMUM_SNAPLEN): a longer record is an error there, whatever the
+     * file's snap length says. */
+    MAX_CAPLEN = 262144,
 };
 
 struct pcap_fast {
     FILE *f;
-    uint32_t snapshot;
+    uint32_t plain_max;           /* a record this long or shorter is plain: min(snapshot, MAX_CAPLEN) */
     int nsec;
     uint8_t *buf;
     size_t len, pos;              /* bytes in buf, the next record's start in it */
@@ -25,15 +29,16 @@ struct pcap_fast {
 pcap_fast *pcap_fast_open(FILE *f, uint64_t off, uint32_t snapshot, int nsec, uint64_t size)
 {
     pcap_fast *x = calloc(1, sizeof *x);
+    const uint32_t plain_max = snapshot < MAX_CAPLEN ? snapshot : MAX_CAPLEN;
     size_t cap = size > off && size - off < BUF_BYTES ? (size_t)(size - off) : BUF_BYTES;
-    if (cap < (size_t)snapshot + REC_HDR)
-        cap = (size_t)snapshot + REC_HDR;   /* a whole record always fits */
+    if (cap < (size_t)plain_max + REC_HDR)
+        cap = (size_t)plain_max + REC_HDR;   /* a whole plain record always fits */
     uint8_t *b = x ? malloc(cap) : NULL;
     if (!b) {
         free(x);
         return NULL;
     }
-    *x = (pcap_fast){.f = f, .snapshot = snapshot, .nsec = nsec, .buf = b, .off = off, .cap = cap};
+    *x = (pcap_fast){.f = f, .plain_max = plain_max, .nsec = nsec, .buf = b, .off = off, .cap = cap};
     return x;
 }
 
@@ -63,9 +68,12 @@ static inline uint32_t rd32(const uint8_t *p)
     return v;
 }
 
-/* Hand the record at off back to libpcap: the stream at its start. */
+/* Hand the record at off back to libpcap: the stream at its start, its
+ * error flag cleared (a failed read is then libpcap's to meet again; left
+ * set, a later short read at the true end would be taken for an error). */
 static int give_back(pcap_fast *x, int *seek_failed)
 {
+    clearerr(x->f);
     *seek_failed = x->off > (uint64_t)LONG_MAX || fseek(x->f, (long)x->off, SEEK_SET) != 0;
     return -1;
 }
@@ -81,7 +89,7 @@ int pcap_fast_next(pcap_fast *x, pcap_fast_rec *out, int *seek_failed)
     }
     const uint8_t *h = x->buf + x->pos;
     const uint32_t incl = rd32(h + 8);
-    if (incl > x->snapshot || !have(x, REC_HDR + (size_t)incl))   /* cut to the snap length, or by the end */
+    if (incl > x->plain_max || !have(x, REC_HDR + (size_t)incl))   /* cut, refused, or cut by the end */
         return give_back(x, seek_failed);
     h = x->buf + x->pos;   /* have() may have moved it */
     /* pcap_next_packet: the fields are bpf_int32 in the file's header. */

@@ -1,11 +1,13 @@
 /* pcap_fast.h - the plain records of a classic pcap file read without
  * libpcap (private to traces/pcap.c): a record libpcap would hand over as
- * it is on disk (its captured bytes within the snap length, complete, in
- * the host's byte order) is read from a large buffer, no call per record
- * into stdio or libpcap; any other record (cut to the snap length, cut
- * off by the end of the file, a read error) is left to libpcap, the
- * stream put back at its start (pcap_fast_next returns -1), so that what
- * a reader returns and every error it reports are libpcap's.
+ * it is on disk (its captured bytes within the snap length and within
+ * libpcap's 262 144-byte maximum, complete, in the host's byte order) is
+ * read from a buffer of up to 1 MiB (or one record), no call per record
+ * into stdio or libpcap; any other record (cut to the snap length,
+ * refused as too long, cut off by the end of the file, a read error) is
+ * left to libpcap, the stream put back at its start (pcap_fast_next
+ * returns -1), so that what a reader returns and every error it reports
+ * are libpcap's.
  *
  * The records it hands over are exactly libpcap's for those files
  * (pcap_next_ex with PCAP_TSTAMP_PRECISION_NANO): the lengths as

@@ -153,8 +153,8 @@ int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const runner_opt
     char *out = NULL;           /* the previous point's message */
     size_t out_len = 0;
     runner_opts own;
-    pktsrc_trace parsed;        /* the trace parsed once for this rank's points (needed or not: once a rank) */
-    o = runner_parse_trace(o, 1, &own, &parsed);
+    pktsrc_trace parsed = {0};  /* the trace, parsed at this rank's first point on it */
+    int parse_tried = 0;
     for (;;) {
         MPI_Send(out ? out : "", (int)out_len, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
         free(out);
@@ -167,6 +167,10 @@ int sweep_mpi_worker(const sweep_mpi *m, const char *spec_name, const runner_opt
         vd_param p[VD_MAX_PARAMS];
         uint32_t np = sw_point_params(&s, (size_t)k[0], p);
         runner_job job = {.machine = s.machine, .workload = s.workload, .n_params = np, .param = p};
+        if (!parse_tried && runner_job_uses_trace(&job)) {
+            o = runner_parse_trace(o, 1, &own, &parsed);
+            parse_tried = 1;
+        }
         runner_outcome r;
         runner_point(&job, o, &r);
         char *row = sw_row(&s, o, f, sw_point_id(p, np), p, np, &r);

@@ -360,8 +360,7 @@ static double cost(const runner_job *j)
     return 1;
 }
 
-/* Does job j run on the trace (it gives no pkt_size: runner_job_config)? */
-static int job_uses_trace(const runner_job *j)
+int runner_job_uses_trace(const runner_job *j)
 {
     for (uint32_t i = 0; i < j->n_params; i++)
         if (strcmp(j->param[i].name, "pkt_size") == 0)
@@ -405,7 +404,7 @@ int runner_all(const runner_job *job, size_t n, const runner_opts *o, runner_out
     }
     int on_trace = 0;
     for (size_t i = 0; i < n && !on_trace; i++)
-        on_trace = job_uses_trace(&job[i]);
+        on_trace = runner_job_uses_trace(&job[i]);
     runner_opts own;
     pktsrc_trace parsed;
     o = runner_parse_trace(o, on_trace, &own, &parsed);
@@ -447,7 +446,29 @@ typedef struct stream {
     const runner_opts *o;
     runner_job_fn job_of;
     void *ctx;
+    /* The points' trace, parsed when the first point that runs on it
+     * comes (under `lock`): o with it lent, or o. */
+    int parse_tried;
+    runner_opts own;
+    pktsrc_trace parsed;
+    const runner_opts *lent;
 } stream;
+
+/* The options a stream's point `j` runs with: the first point on the
+ * trace parses it for every later one (runner_parse_trace). */
+static const runner_opts *stream_opts(stream *st, const runner_job *j)
+{
+    if (!runner_job_uses_trace(j))
+        return st->o;
+    pthread_mutex_lock(&st->lock);
+    if (!st->parse_tried) {
+        st->lent = runner_parse_trace(st->o, 1, &st->own, &st->parsed);
+        st->parse_tried = 1;
+    }
+    const runner_opts *o = st->lent;
+    pthread_mutex_unlock(&st->lock);
+    return o;
+}
 
 static void *stream_worker(void *arg)
 {
@@ -467,7 +488,7 @@ static void *stream_worker(void *arg)
         memset(&sl->out, 0, sizeof sl->out);
         sl->job_failed = st->job_of(i, st->ctx, &sl->job, sl->param, &sl->out.err) != 0;
         if (!sl->job_failed)
-            runner_point(&sl->job, st->o, &sl->out);
+            runner_point(&sl->job, stream_opts(st, &sl->job), &sl->out);
         pthread_mutex_lock(&st->lock);
         sl->state = 2;
         pthread_cond_broadcast(&st->done);
@@ -489,9 +510,7 @@ int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn j
         free(tid);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
-    runner_opts own;
-    pktsrc_trace parsed;
-    st.o = runner_parse_trace(o, n > 0, &own, &parsed);   /* its jobs come later: one parse for the stream */
+
     pthread_mutex_init(&st.lock, NULL);
     pthread_cond_init(&st.done, NULL);
     pthread_cond_init(&st.space, NULL);
@@ -528,7 +547,7 @@ int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn j
     pthread_cond_destroy(&st.done);
     pthread_cond_destroy(&st.space);
     pthread_mutex_destroy(&st.lock);
-    pktsrc_trace_free(&parsed);
+    pktsrc_trace_free(&st.parsed);
     free(st.s);
     free(tid);
     return rc;

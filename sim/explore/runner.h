@@ -42,7 +42,8 @@ typedef struct runner_opts {
                                    trace (NULL or "": such a point is an error) */
     /* NULL, or `trace` parsed already (pktsrc_trace_load), lent to each
      * point's simulator and model sources instead of a parse of their
-     * own.  runner_all and runner_stream set it for their points
+     * own.  runner_all, runner_stream (at the first point on the trace)
+     * and an MPI sweep's ranks set it for their points
      * (runner_parse_trace); read only, so the worker threads share it. */
     const pktsrc_trace *parsed;
     const char *const *sets;    /* --set PATH=VALUE applied to every point, after its parameters */
@@ -107,6 +108,9 @@ int runner_job_config(const runner_job *j, const runner_opts *o, ddio_config *cf
 /* Run one point (both engines as o->engines says).  Thread-safe.  Returns 0
  * or -1 with out->failed and out->err set. */
 int runner_point(const runner_job *j, const runner_opts *o, runner_outcome *out);
+
+/* Does job j run on o->trace (it gives no pkt_size: runner_job_config)? */
+int runner_job_uses_trace(const runner_job *j);
 
 /* o, or *copy: o with its trace parsed once into *t (zeroed first; the
  * caller frees it with pktsrc_trace_free after the points) for every

@@ -87,8 +87,10 @@ static void keep_packet(pktsrc *s, uint64_t n, uint64_t *cap, const trace_pkt *p
 
 /* One pass over a trace for its packet count, bytes and duration: what a
  * requested offered rate is scaled against; its packets kept in s->mem
- * when they fit. */
-static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *bytes, double *dur_ns, ddio_err *e)
+ * when they fit.  `held_only` (pktsrc_trace_load): stop where they no
+ * longer fit, the pass's figures then incomplete (s->mem NULL). */
+static int trace_profile(pktsrc *s, const char *path, int held_only, uint64_t *pkts, double *bytes, double *dur_ns,
+                         ddio_err *e)
 {
     trace_reader r;
     if (trace_spool_reader(s->spool, &r, path, s->keep_all, e) != 0)
@@ -104,6 +106,8 @@ static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *by
         b += p.wire_len;
         keep_packet(s, n, &cap, &p);
         n++;
+        if (held_only && !s->mem)
+            break;
     }
     s->reordered = r.reordered;
     for (int c = 1; c < TRACE_NCLASSES && !s->keep_all; c++)
@@ -119,6 +123,16 @@ static int trace_profile(pktsrc *s, const char *path, uint64_t *pkts, double *by
     *bytes = b;
     *dur_ns = last > first ? (double)(last - first) : 0.0;
     return 0;
+}
+
+/* A trace source's settings from src (src->trace set). */
+static void trace_setup(pktsrc *s, const dsim_source *src)
+{
+    s->is_trace = 1;
+    s->path = src->trace;
+    s->spool = src->spool;
+    s->keep_all = src->keep_all;
+    s->mem_max = src->trace_mem_max ? src->trace_mem_max : PKTSRC_TRACE_MEM_MAX;
 }
 
 /* What trace_profile would find, from a trace parsed already (t fits s's
@@ -151,15 +165,12 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
     s->scale = 1.0;
     s->keep_all = keep_all;
     if (trace) {
-        s->is_trace = 1;
-        s->path = trace;
-        s->spool = src->spool;
-        s->mem_max = src->trace_mem_max ? src->trace_mem_max : PKTSRC_TRACE_MEM_MAX;
+        trace_setup(s, src);
         uint64_t n = 0;
         double bytes = 0, dur = 0;
         if (src->parsed && src->parsed->mem && pktsrc_trace_fits(src->parsed, src)) {
             lend_trace(s, src->parsed, &n, &bytes, &dur);
-        } else if (trace_profile(s, trace, &n, &bytes, &dur, e) != 0) {
+        } else if (trace_profile(s, trace, 0, &n, &bytes, &dur, e) != 0) {
             pktsrc_close(s);
             return -1;
         }
@@ -442,16 +453,19 @@ int pktsrc_trace_load(pktsrc_trace *t, const dsim_source *src, ddio_err *e)
     memset(t, 0, sizeof *t);
     if (!src->trace)
         return 0;
-    pktsrc *s = malloc(sizeof *s);
+    pktsrc *s = calloc(1, sizeof *s);
     if (!s)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
-    dsim_source own = *src;
-    own.parsed = NULL;
-    int rc = pktsrc_open(s, &own, 0, 0, 100.0, 0, 1, e);
-    if (rc == 0) {
+    trace_setup(s, src);
+    uint64_t n = 0;
+    double bytes = 0, dur = 0;
+    const int rc = trace_profile(s, src->trace, 1, &n, &bytes, &dur, e);
+    if (rc == 0 && s->mem) {
+        s->trace_bytes = bytes;
+        s->trace_dur_ns = dur;
         pktsrc_keep_trace(s, t);
-        pktsrc_close(s);
     }
+    pktsrc_close(s);
     free(s);
     return rc;
 }

@@ -110,7 +110,8 @@ typedef struct pktsrc_trace {
     double bytes, dur_ns;       /* the pass's wire bytes and first-to-last time */
     uint64_t reordered;         /* the pass's pktsrc.reordered and .skipped */
     uint64_t skipped[TRACE_NCLASSES];
-    /* What it was parsed as (pktsrc_trace_fits). */
+    /* What it was parsed as (pktsrc_trace_fits): the source's own path
+     * string and spool, borrowed (they outlive the parse at every caller). */
     const char *path;
     const trace_spool *spool;
     int keep_all;
@@ -195,9 +196,10 @@ void pktsrc_close(pktsrc *s);
  * before pktsrc_close(s). */
 int pktsrc_keep_trace(pktsrc *s, pktsrc_trace *t);
 /* Parse src's trace once into *t (zeroed first), as a source of src
- * would: 0, with t->mem NULL when the trace is too large to hold (a source
- * then streams it) or src is no trace; -1 and e set when the trace cannot
- * be read (nothing kept). */
+ * would: 0, with t->mem NULL when the trace is too large to hold (the pass
+ * stops there; a source streams it) or src is no trace; -1 and e set when
+ * the trace cannot be read (nothing kept).  t borrows src->trace and
+ * src->spool (pktsrc_trace.path, .spool): they must outlive it. */
 int pktsrc_trace_load(pktsrc_trace *t, const dsim_source *src, ddio_err *e);
 /* Is t (not NULL) what a source of `src` would parse: the same trace
  * path, spool, keep_all and memory bound? */
