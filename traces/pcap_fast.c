@@ -22,7 +22,7 @@ struct pcap_fast {
     uint8_t *buf;
     size_t len, pos;              /* bytes in buf, the next record's start in it */
     uint64_t off;                 /* the file offset of buf[pos] */
-    size_t cap;                   /* buf's size: BUF_BYTES, or the largest record if larger */
+    size_t cap;                   /* buf's size: BUF_BYTES, or a smaller file's rest, and one plain record at least */
     int eof;                      /* fread met the end of the file (or an error: ferror) */
 };
 

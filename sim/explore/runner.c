@@ -447,8 +447,7 @@ typedef struct stream {
     runner_job_fn job_of;
     void *ctx;
     /* The points' trace, parsed when the first point that runs on it
-     * comes (under `lock`): o with it lent, or o. */
-    int parse_tried;
+     * comes (under `lock`): o with it lent, or o; NULL before. */
     runner_opts own;
     pktsrc_trace parsed;
     const runner_opts *lent;
@@ -461,10 +460,8 @@ static const runner_opts *stream_opts(stream *st, const runner_job *j)
     if (!runner_job_uses_trace(j))
         return st->o;
     pthread_mutex_lock(&st->lock);
-    if (!st->parse_tried) {
+    if (!st->lent)
         st->lent = runner_parse_trace(st->o, 1, &st->own, &st->parsed);
-        st->parse_tried = 1;
-    }
     const runner_opts *o = st->lent;
     pthread_mutex_unlock(&st->lock);
     return o;
@@ -510,7 +507,6 @@ int runner_stream(size_t n, const runner_opts *o, size_t window, runner_job_fn j
         free(tid);
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     }
-
     pthread_mutex_init(&st.lock, NULL);
     pthread_cond_init(&st.done, NULL);
     pthread_cond_init(&st.space, NULL);

@@ -85,12 +85,12 @@ static void keep_packet(pktsrc *s, uint64_t n, uint64_t *cap, const trace_pkt *p
         drop_mem(s);
 }
 
-/* One pass over a trace for its packet count, bytes and duration: what a
- * requested offered rate is scaled against; its packets kept in s->mem
- * when they fit.  `held_only` (pktsrc_trace_load): stop where they no
- * longer fit, the pass's figures then incomplete (s->mem NULL). */
-static int trace_profile(pktsrc *s, const char *path, int held_only, uint64_t *pkts, double *bytes, double *dur_ns,
-                         ddio_err *e)
+/* One pass over a trace for its packet count (*pkts), bytes and duration
+ * (s->trace_bytes, s->trace_dur_ns): what a requested offered rate is
+ * scaled against; its packets kept in s->mem when they fit.  `held_only`
+ * (pktsrc_trace_load): stop where they no longer fit, the pass's figures
+ * then incomplete (s->mem NULL). */
+static int trace_profile(pktsrc *s, const char *path, int held_only, uint64_t *pkts, ddio_err *e)
 {
     trace_reader r;
     if (trace_spool_reader(s->spool, &r, path, s->keep_all, e) != 0)
@@ -120,8 +120,8 @@ static int trace_profile(pktsrc *s, const char *path, int held_only, uint64_t *p
         return ddio_errf(e, DDIO_EXIT_USAGE, "%s: no usable packets (IPv4 or IPv6 TCP/UDP; --all keeps every packet)",
                          path);
     *pkts = n;
-    *bytes = b;
-    *dur_ns = last > first ? (double)(last - first) : 0.0;
+    s->trace_bytes = b;
+    s->trace_dur_ns = last > first ? (double)(last - first) : 0.0;
     return 0;
 }
 
@@ -137,7 +137,7 @@ static void trace_setup(pktsrc *s, const dsim_source *src)
 
 /* What trace_profile would find, from a trace parsed already (t fits s's
  * source): its packets lent to s, read only. */
-static void lend_trace(pktsrc *s, const pktsrc_trace *t, uint64_t *pkts, double *bytes, double *dur_ns)
+static void lend_trace(pktsrc *s, const pktsrc_trace *t, uint64_t *pkts)
 {
     assert(t->mem && t->mem_n > 0 && t->mem_n <= s->mem_max);
     s->mem = t->mem;   /* not written: only keep_packet writes, in the pass this skips */
@@ -147,9 +147,9 @@ static void lend_trace(pktsrc *s, const pktsrc_trace *t, uint64_t *pkts, double 
     s->mem_lent = 1;
     s->reordered = t->reordered;
     memcpy(s->skipped, t->skipped, sizeof s->skipped);
+    s->trace_bytes = t->bytes;
+    s->trace_dur_ns = t->dur_ns;
     *pkts = t->mem_n;
-    *bytes = t->bytes;
-    *dur_ns = t->dur_ns;
 }
 
 int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate_gbps, double line_gbps,
@@ -167,15 +167,13 @@ int pktsrc_open(pktsrc *s, const dsim_source *src, uint64_t packets, double rate
     if (trace) {
         trace_setup(s, src);
         uint64_t n = 0;
-        double bytes = 0, dur = 0;
         if (src->parsed && src->parsed->mem && pktsrc_trace_fits(src->parsed, src)) {
-            lend_trace(s, src->parsed, &n, &bytes, &dur);
-        } else if (trace_profile(s, trace, 0, &n, &bytes, &dur, e) != 0) {
+            lend_trace(s, src->parsed, &n);
+        } else if (trace_profile(s, trace, 0, &n, e) != 0) {
             pktsrc_close(s);
             return -1;
         }
-        s->trace_bytes = bytes;
-        s->trace_dur_ns = dur;
+        const double bytes = s->trace_bytes, dur = s->trace_dur_ns;
         double mean_len = pkt_size ? (double)pkt_size : bytes / (double)n;
         if (rate_gbps > 0 && dur > 0) {
             /* Scale so that n frames of mean_len bytes span the time the
@@ -458,13 +456,9 @@ int pktsrc_trace_load(pktsrc_trace *t, const dsim_source *src, ddio_err *e)
         return ddio_errf(e, DDIO_EXIT_IO, "out of memory");
     trace_setup(s, src);
     uint64_t n = 0;
-    double bytes = 0, dur = 0;
-    const int rc = trace_profile(s, src->trace, 1, &n, &bytes, &dur, e);
-    if (rc == 0 && s->mem) {
-        s->trace_bytes = bytes;
-        s->trace_dur_ns = dur;
+    const int rc = trace_profile(s, src->trace, 1, &n, e);
+    if (rc == 0 && s->mem)
         pktsrc_keep_trace(s, t);
-    }
     pktsrc_close(s);
     free(s);
     return rc;

@@ -131,7 +131,7 @@ typedef struct pktsrc {
     uint64_t mem_n, mem_pos;    /* packets in mem, the next one */
     uint64_t mem_max;           /* past this many packets the trace is streamed */
     int mem_lent;               /* 1: mem and mem6 belong to a pktsrc_trace (not freed here) */
-    double trace_bytes, trace_dur_ns;   /* the parsing pass's (pktsrc_keep_trace) */
+    double trace_bytes, trace_dur_ns;   /* a trace: its wire bytes and first-to-last time (the parsing pass's) */
     gen g;
     gen_config gc;
     uint64_t limit, produced;   /* packets to produce (0 = until the trace ends), handed out */
